@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// Runs every *.test.ts under src/ and test/ with node's test runner (Node 20 does not expand
+// globs itself). Extra arguments narrow the run: `npm test -- src/errors`.
+import { spawnSync } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+
+const root = new URL("..", import.meta.url).pathname;
+const roots = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ["src", "test"];
+
+function collect(path, out) {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (!stats) return out;
+  if (stats.isFile()) {
+    if (path.endsWith(".test.ts")) out.push(path);
+    return out;
+  }
+  for (const entry of readdirSync(path)) {
+    if (entry === "node_modules" || entry.startsWith(".")) continue;
+    collect(join(path, entry), out);
+  }
+  return out;
+}
+
+const files = roots.flatMap((r) => collect(join(root, r), [])).map((f) => relative(root, f)).sort();
+if (files.length === 0) {
+  console.error("no test files found under", roots.join(", "));
+  process.exit(1);
+}
+const result = spawnSync(
+  process.execPath,
+  ["--import", "tsx", "--test", "--test-reporter=spec", "--test-concurrency=2", ...files],
+  { cwd: root, stdio: "inherit", env: process.env },
+);
+process.exit(result.status ?? 1);

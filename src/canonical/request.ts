@@ -1,0 +1,162 @@
+/**
+ * The canonical request: every ingress format decodes into this shape and every provider adapter
+ * builds its upstream request from it. Types only; this folder imports nothing.
+ */
+
+export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
+
+/** Provider-bound opaque reasoning state (signatures, encrypted content). Never shown to users. */
+export interface OpaqueReasoningState {
+  /** Provider kind that produced it, e.g. `anthropic`, `openai-responses`, `google`. */
+  providerKind: string;
+  /** Upstream model id that produced it; state is dropped when the next turn goes elsewhere. */
+  upstreamModel: string;
+  signature?: string;
+  redactedData?: string;
+  encryptedContent?: string;
+  itemId?: string;
+}
+
+export interface CacheControl {
+  type: "ephemeral";
+  ttl?: string;
+}
+
+export type MediaSource =
+  | { kind: "url"; url: string }
+  | { kind: "base64"; mediaType: string; data: string };
+
+export interface TextPart {
+  type: "text";
+  text: string;
+  cacheControl?: CacheControl;
+}
+
+export interface ImagePart {
+  type: "image";
+  source: MediaSource;
+  detail?: "low" | "high" | "auto";
+  cacheControl?: CacheControl;
+}
+
+export interface FilePart {
+  type: "file";
+  source: MediaSource;
+  filename?: string;
+  title?: string;
+  cacheControl?: CacheControl;
+}
+
+export interface ToolCallPart {
+  type: "tool-call";
+  id: string;
+  name: string;
+  /** JSON text of the arguments, kept byte-exact. */
+  arguments: string;
+  providerState?: OpaqueReasoningState;
+}
+
+export interface ToolResultPart {
+  type: "tool-result";
+  toolCallId: string;
+  content: Array<TextPart | ImagePart>;
+  isError?: boolean;
+}
+
+export interface ReasoningPart {
+  type: "reasoning";
+  text: string;
+  providerState?: OpaqueReasoningState;
+}
+
+export type UserContentPart = TextPart | ImagePart | FilePart;
+export type AssistantContentPart = TextPart | ToolCallPart | ReasoningPart;
+
+export type CanonicalMessage =
+  | { role: "user"; content: UserContentPart[]; name?: string }
+  | { role: "assistant"; content: AssistantContentPart[]; name?: string }
+  | { role: "tool"; content: ToolResultPart[] };
+
+export interface FunctionTool {
+  name: string;
+  description?: string;
+  /** JSON Schema object of the arguments. */
+  parameters?: Record<string, unknown>;
+  strict?: boolean;
+  cacheControl?: CacheControl;
+}
+
+export type ToolChoice =
+  | { type: "auto" }
+  | { type: "none" }
+  | { type: "required" }
+  | { type: "tool"; name: string };
+
+export type ResponseFormat =
+  | { type: "text" }
+  | { type: "json_object" }
+  | {
+      type: "json_schema";
+      name: string;
+      schema: Record<string, unknown>;
+      strict?: boolean;
+      description?: string;
+    };
+
+export type ServerToolId = "web_search" | "web_fetch" | "pdf" | "datetime" | "image";
+
+export interface ServerToolActivation {
+  id: ServerToolId;
+  maxUses: number;
+  events: boolean;
+  parameters?: Record<string, unknown>;
+}
+
+export interface SamplingOptions {
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  minP?: number;
+  topA?: number;
+  frequencyPenalty?: number;
+  presencePenalty?: number;
+  repetitionPenalty?: number;
+  seed?: number;
+  logitBias?: Record<string, number>;
+  logprobs?: boolean;
+  topLogprobs?: number;
+}
+
+export interface ReasoningOptions {
+  effort?: ReasoningEffort;
+  /** Explicit thinking budget in tokens (messages-format `thinking.budget_tokens`). */
+  budgetTokens?: number;
+  /** false when the caller explicitly disabled reasoning. */
+  enabled?: boolean;
+}
+
+export interface CanonicalRequest {
+  /** Catalog model slug `<creator>/<model>`. */
+  model: string;
+  system: TextPart[];
+  messages: CanonicalMessage[];
+  tools: FunctionTool[];
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  /** Caller's output cap; undefined means "the model's maximum output". */
+  maxOutputTokens?: number;
+  sampling: SamplingOptions;
+  stop?: string[];
+  responseFormat?: ResponseFormat;
+  reasoning?: ReasoningOptions;
+  verbosity?: string;
+  serverTools: ServerToolActivation[];
+  toolEvents: boolean;
+  user?: string;
+  stream: boolean;
+  /**
+   * Unknown top-level fields of the ingress body, forwarded verbatim to upstreams that speak a
+   * compatible wire format (spec §2.2: "forwarded verbatim to the upstream").
+   */
+  passthrough: Record<string, unknown>;
+}

@@ -1,0 +1,65 @@
+/**
+ * Canonical stream parts. Adapters yield them; encoders render them. Lifecycles are fixed:
+ * `text-start → text-delta* → text-end`, `reasoning-start → reasoning-delta* → reasoning-end`,
+ * `tool-input-start → tool-input-delta* → tool-input-end → tool-call`, then `usage` and `finish`.
+ */
+import type { OpaqueReasoningState } from "./request.js";
+
+export type FinishReason =
+  | "stop"
+  | "stop-sequence"
+  | "length"
+  | "tool-calls"
+  | "content-filter"
+  | "refusal"
+  | "pause"
+  | "context-window"
+  | "error"
+  | "other";
+
+export interface CanonicalUsage {
+  /** All prompt tokens, cached ones included (OpenAI convention). */
+  inputTokens: number;
+  /** All generated tokens, reasoning included. */
+  outputTokens: number;
+  /** Prompt tokens served from cache (subset of inputTokens). */
+  cachedInputTokens: number;
+  /** Prompt tokens written to cache with the default (5-minute) TTL (subset of inputTokens). */
+  cacheWriteTokens: number;
+  /** Prompt tokens written to cache with a 1-hour TTL (subset of inputTokens). */
+  cacheWrite1hTokens: number;
+  /** Reasoning tokens (subset of outputTokens). */
+  reasoningTokens: number;
+}
+
+export interface UpstreamErrorInfo {
+  code: string;
+  message: string;
+  param?: string | null;
+  retryAfterSeconds?: number;
+  upstreamStatus?: number;
+}
+
+export type CanonicalStreamPart =
+  | { type: "response-metadata"; upstreamId?: string; upstreamModel?: string }
+  | { type: "text-start"; id: string }
+  | { type: "text-delta"; id: string; delta: string }
+  | { type: "text-end"; id: string }
+  | { type: "reasoning-start"; id: string }
+  | { type: "reasoning-delta"; id: string; delta: string }
+  | { type: "reasoning-end"; id: string; providerState?: OpaqueReasoningState }
+  /** `index` is the position of the call among this turn's tool calls (0, 1, …). */
+  | { type: "tool-input-start"; id: string; index: number; name: string }
+  | { type: "tool-input-delta"; id: string; delta: string }
+  | { type: "tool-input-end"; id: string }
+  | {
+      type: "tool-call";
+      id: string;
+      index: number;
+      name: string;
+      arguments: string;
+      providerState?: OpaqueReasoningState;
+    }
+  | { type: "usage"; usage: CanonicalUsage }
+  | { type: "finish"; reason: FinishReason; stopSequence?: string; rawReason?: string }
+  | { type: "error"; error: UpstreamErrorInfo };

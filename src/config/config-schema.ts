@@ -1,0 +1,102 @@
+/**
+ * Schema of the YAML config file (`GATEWAY_CONFIG`). Field names stay snake_case as in the file;
+ * `load-config.ts` turns the validated file into the runtime catalog.
+ */
+import { z } from "zod";
+
+export const PROVIDER_KINDS = ["openai-compatible"] as const;
+
+export const MODEL_FEATURES = [
+  "tools",
+  "vision",
+  "json_mode",
+  "reasoning",
+  "streaming",
+  "prompt_caching",
+] as const;
+
+/** A price in USD per 1M tokens; kept as the decimal text of the file so conversion is exact. */
+const priceSchema = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)]);
+
+export const providerConfigSchema = z.strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lowercase letters, digits, - and _"),
+  kind: z.enum(PROVIDER_KINDS),
+  base_url: z.url({ protocol: /^https?$/ }),
+  api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name").optional(),
+  /** Per-phase deadlines in milliseconds. */
+  timeouts: z
+    .strictObject({
+      connect_ms: z.int().positive().optional(),
+      first_byte_ms: z.int().positive().optional(),
+      idle_ms: z.int().positive().optional(),
+    })
+    .optional(),
+  /** Extra request headers sent upstream (values are literal; secrets belong in api_key_env). */
+  headers: z.record(z.string(), z.string()).optional(),
+});
+
+export const benchmarkSchema = z.strictObject({
+  label: z.string().min(1),
+  score: z.number(),
+  unit: z.enum(["%", "elo", "pass@1"]).default("%"),
+  mode: z.string().optional(),
+  source_url: z.url(),
+  tier: z.enum(["primary", "extra"]),
+});
+
+export const modelConfigSchema = z.strictObject({
+  slug: z.string().regex(/^[a-z0-9][a-z0-9._-]*\/[a-zA-Z0-9][a-zA-Z0-9._:-]*$/, "<creator>/<model>"),
+  name: z.string().min(1),
+  provider: z.strictObject({
+    slug: z.string().min(1),
+    name: z.string().min(1),
+    brand_color: z.string().regex(/^#[0-9a-fA-F]{6}$/).optional(),
+  }),
+  description: z.string(),
+  release_date: z.union([z.literal(""), z.iso.date()]).default(""),
+  context_length: z.int().positive(),
+  max_output_tokens: z.int().positive(),
+  pricing: z.strictObject({
+    prompt: priceSchema,
+    completion: priceSchema,
+    cached_prompt: priceSchema.optional(),
+    /** Prompt-cache write, default (5-minute) TTL. */
+    cache_write: priceSchema.optional(),
+    /** Prompt-cache write, 1-hour TTL. */
+    cache_write_1h: priceSchema.optional(),
+  }),
+  features: z.array(z.enum(MODEL_FEATURES)),
+  datacenter_locations: z.array(z.string()),
+  hugging_face_id: z.string().optional(),
+  benchmarks: z.array(benchmarkSchema).default([]),
+  weekly_token_volume: z.int().nonnegative().optional(),
+  routes: z
+    .array(z.strictObject({ provider: z.string().min(1), model: z.string().min(1) }))
+    .min(1, "at least one route"),
+});
+
+export const gatewayConfigSchema = z.strictObject({
+  providers: z.array(providerConfigSchema).min(1),
+  models: z.array(modelConfigSchema).min(1),
+  limits: z
+    .strictObject({
+      /** Largest accepted request body; larger → payload_too_large 413. */
+      max_body_bytes: z.int().positive().default(10 * 1024 * 1024),
+    })
+    .prefault({}),
+  bootstrap: z
+    .strictObject({
+      /** Credit (USD) of the default workspace created on first embedded start. */
+      default_workspace_credits_usd: priceSchema.default("5"),
+    })
+    .prefault({}),
+  server_tools: z
+    .strictObject({
+      image: z.strictObject({ provider: z.string().min(1), model: z.string().min(1) }).optional(),
+    })
+    .prefault({}),
+});
+
+export type ProviderConfigFile = z.infer<typeof providerConfigSchema>;
+export type ModelConfigFile = z.infer<typeof modelConfigSchema>;
+export type GatewayConfigFile = z.infer<typeof gatewayConfigSchema>;

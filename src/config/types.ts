@@ -1,0 +1,72 @@
+/** Runtime (camelCase, validated, money-as-integers) view of the config. */
+import type { MODEL_FEATURES, PROVIDER_KINDS } from "./config-schema.js";
+
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+export type ModelFeature = (typeof MODEL_FEATURES)[number];
+
+export interface ProviderTimeouts {
+  connectMs: number;
+  firstByteMs: number;
+  idleMs: number;
+}
+
+export interface ProviderConfig {
+  id: string;
+  kind: ProviderKind;
+  /** Base URL without trailing slash, e.g. `https://api.openai.com/v1`. */
+  baseUrl: string;
+  apiKeyEnv?: string;
+  /** Resolved from `apiKeyEnv` at start; undefined when the variable is unset. */
+  apiKey?: string;
+  timeouts: ProviderTimeouts;
+  headers: Record<string, string>;
+}
+
+/** Integer pico-USD per token for each token class (DESIGN.md §4). */
+export interface ModelPrices {
+  promptPicoUsd: bigint;
+  completionPicoUsd: bigint;
+  cachedPromptPicoUsd: bigint;
+  cacheWritePicoUsd: bigint;
+  cacheWrite1hPicoUsd: bigint;
+}
+
+export interface ModelRoute {
+  provider: ProviderConfig;
+  upstreamModel: string;
+}
+
+export interface CatalogModel {
+  slug: string;
+  name: string;
+  provider: { slug: string; name: string; brandColor?: string };
+  description: string;
+  releaseDate: string;
+  contextLength: number;
+  maxOutputTokens: number;
+  /** Prices as written in the file (USD per 1M tokens), for the public catalog. */
+  pricingUsdPerMillion: { prompt: number; completion: number; cachedPrompt?: number };
+  prices: ModelPrices;
+  features: ModelFeature[];
+  datacenterLocations: string[];
+  huggingFaceId?: string;
+  benchmarks: Array<{
+    label: string;
+    score: number;
+    unit: string;
+    mode?: string;
+    sourceUrl: string;
+    tier: "primary" | "extra";
+  }>;
+  weeklyTokenVolume?: number;
+  routes: ModelRoute[];
+}
+
+export interface GatewayConfig {
+  providers: ProviderConfig[];
+  models: CatalogModel[];
+  modelsBySlug: Map<string, CatalogModel>;
+  maxBodyBytes: number;
+  defaultWorkspaceCreditsMicroUsd: number;
+  imageGenerationConfigured: boolean;
+}

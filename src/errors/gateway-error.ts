@@ -1,0 +1,44 @@
+import { clampRetryAfter, ERROR_CATALOG, type ErrorCode } from "./catalog.js";
+
+export interface GatewayErrorOptions {
+  param?: string | null;
+  retryAfterSeconds?: number;
+  upstreamStatus?: number;
+  cause?: unknown;
+}
+
+/** The only error type that crosses module boundaries; its code is one of spec §7.1. */
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly param: string | null;
+  readonly upstreamStatus?: number;
+  private readonly retryAfterHint?: number;
+
+  constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "GatewayError";
+    this.code = code;
+    this.param = options.param ?? null;
+    this.upstreamStatus = options.upstreamStatus;
+    this.retryAfterHint = options.retryAfterSeconds;
+  }
+
+  get status(): number {
+    return ERROR_CATALOG[this.code].status;
+  }
+
+  /** Present exactly for the retryable codes (spec §7.3), clamped to 1..120. */
+  get retryAfterSeconds(): number | undefined {
+    return ERROR_CATALOG[this.code].retryable ? clampRetryAfter(this.retryAfterHint) : undefined;
+  }
+
+  static invalidRequest(message: string, param?: string | null): GatewayError {
+    return new GatewayError("invalid_request", message, { param: param ?? null });
+  }
+}
+
+/** Anything thrown that is not a GatewayError is an internal error; its message is not leaked. */
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new GatewayError("internal_error", "Internal error", { cause: error });
+}

@@ -1,0 +1,48 @@
+/**
+ * The contract of an ingress format (chat completions, responses, messages): decode a wire body to
+ * the canonical request, encode a canonical result or stream back to the wire.
+ */
+import type {
+  CanonicalRequest,
+  CanonicalResult,
+  CanonicalStreamPart,
+  CanonicalUsage,
+  FinishReason,
+} from "../canonical/index.js";
+import type { GatewayError } from "../errors/gateway-error.js";
+import type { IngressFormatName } from "../storage/types.js";
+
+export interface EncodeContext {
+  requestId: string;
+  /** The catalog slug the caller asked for (echoed as `model`). */
+  model: string;
+  /** Unix seconds. */
+  createdAt: number;
+}
+
+export interface Settlement {
+  usage: CanonicalUsage;
+  costMicroUsd: number;
+  finishReason: FinishReason;
+}
+
+export interface StreamEncoder {
+  /** SSE frames for one canonical part (possibly the empty string). */
+  push(part: CanonicalStreamPart): string;
+  /** Frames after the upstream finished and the cost is known (chat: usage chunk + `[DONE]`). */
+  finish(settlement: Settlement): string;
+  /** Frames reporting an error after the stream started; nothing may follow them. */
+  fail(error: GatewayError): string;
+  /** A keep-alive frame (SSE comment, or the format's ping event). */
+  keepAlive(): string;
+}
+
+export interface IngressFormat {
+  readonly name: IngressFormatName;
+  /** Throws GatewayError `invalid_request` with `param` naming the offending field. */
+  decode(body: unknown): CanonicalRequest;
+  encodeResult(result: CanonicalResult, settlement: Settlement, context: EncodeContext): unknown;
+  createStreamEncoder(context: EncodeContext): StreamEncoder;
+  /** The error body in this format's envelope (spec §7.2). */
+  encodeError(error: GatewayError, requestId: string): unknown;
+}

@@ -1,0 +1,34 @@
+/**
+ * The contract every provider adapter fulfils. Shared code never branches on a vendor name: it
+ * picks the adapter registered for a route's provider kind.
+ */
+import type { CanonicalRequest, CanonicalResult, CanonicalStreamPart } from "../canonical/index.js";
+import type { CatalogModel, ProviderConfig } from "../config/types.js";
+
+export interface UpstreamCall {
+  request: CanonicalRequest;
+  model: CatalogModel;
+  provider: ProviderConfig;
+  upstreamModel: string;
+  /** The output cap to send: the caller's cap, else the model's maximum output. */
+  maxOutputTokens: number;
+  /** Aborted when the client goes away or the gateway gives up; the adapter must cancel upstream I/O. */
+  signal: AbortSignal;
+  /** Gateway request id, for upstream correlation headers and logs. */
+  requestId: string;
+}
+
+export interface ProviderAdapter {
+  readonly kind: string;
+  /**
+   * Non-streaming call. Throws a GatewayError classified into the spec's taxonomy on any failure
+   * (HTTP error, refused connection, deadline, unparseable body).
+   */
+  generate(call: UpstreamCall): Promise<CanonicalResult>;
+  /**
+   * Streaming call. Errors before the first part are thrown as GatewayError (so the engine can
+   * still answer with a plain HTTP error); errors after it are yielded as an `error` part and the
+   * iteration ends. The last parts of a successful stream are `usage` (when known) and `finish`.
+   */
+  stream(call: UpstreamCall): AsyncIterable<CanonicalStreamPart>;
+}
