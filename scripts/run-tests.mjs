@@ -22,7 +22,10 @@ function collect(path, out) {
   return out;
 }
 
-const files = roots.flatMap((r) => collect(join(root, r), [])).map((f) => relative(root, f)).sort();
+const files = roots
+  .flatMap((r) => collect(join(root, r), []))
+  .map((f) => relative(root, f))
+  .sort();
 if (files.length === 0) {
   console.error("no test files found under", roots.join(", "));
   process.exit(1);

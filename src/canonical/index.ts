@@ -1,3 +1,3 @@
 export type * from "./request.js";
-export type * from "./stream.js";
 export * from "./result.js";
+export type * from "./stream.js";

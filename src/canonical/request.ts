@@ -22,9 +22,7 @@ export interface CacheControl {
   ttl?: string;
 }
 
-export type MediaSource =
-  | { kind: "url"; url: string }
-  | { kind: "base64"; mediaType: string; data: string };
+export type MediaSource = { kind: "url"; url: string } | { kind: "base64"; mediaType: string; data: string };
 
 export interface TextPart {
   type: "text";

@@ -22,7 +22,10 @@ export const providerConfigSchema = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lowercase letters, digits, - and _"),
   kind: z.enum(PROVIDER_KINDS),
   base_url: z.url({ protocol: /^https?$/ }),
-  api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name").optional(),
+  api_key_env: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name")
+    .optional(),
   /** Per-phase deadlines in milliseconds. */
   timeouts: z
     .strictObject({
@@ -50,7 +53,10 @@ export const modelConfigSchema = z.strictObject({
   provider: z.strictObject({
     slug: z.string().min(1),
     name: z.string().min(1),
-    brand_color: z.string().regex(/^#[0-9a-fA-F]{6}$/).optional(),
+    brand_color: z
+      .string()
+      .regex(/^#[0-9a-fA-F]{6}$/)
+      .optional(),
   }),
   description: z.string(),
   release_date: z.union([z.literal(""), z.iso.date()]).default(""),
@@ -81,7 +87,10 @@ export const gatewayConfigSchema = z.strictObject({
   limits: z
     .strictObject({
       /** Largest accepted request body; larger → payload_too_large 413. */
-      max_body_bytes: z.int().positive().default(10 * 1024 * 1024),
+      max_body_bytes: z
+        .int()
+        .positive()
+        .default(10 * 1024 * 1024),
     })
     .prefault({}),
   bootstrap: z

@@ -42,3 +42,23 @@ export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   return new GatewayError("internal_error", "Internal error", { cause: error });
 }
+
+/** Rebuilds a GatewayError from the plain error info carried by an `error` stream part. */
+export function createGatewayErrorFromInfo(info: {
+  code: string;
+  message: string;
+  param?: string | null;
+  retryAfterSeconds?: number;
+  upstreamStatus?: number;
+}): GatewayError {
+  const code = isErrorCode(info.code) ? info.code : "provider_unavailable";
+  return new GatewayError(code, info.message, {
+    param: info.param,
+    retryAfterSeconds: info.retryAfterSeconds,
+    upstreamStatus: info.upstreamStatus,
+  });
+}
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CATALOG, code);
+}

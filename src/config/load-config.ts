@@ -1,0 +1,162 @@
+/**
+ * Reads and validates the YAML config, then builds the runtime catalog. A bad file stops the
+ * process with a message naming the field (`models[3].pricing.prompt: …`).
+ */
+import { readFileSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
+import type { z } from "zod";
+import { convertUsdPerMillionToPicoPerToken, parseDecimalMillionths } from "../metering/prices.js";
+import { type GatewayConfigFile, gatewayConfigSchema, type ModelConfigFile } from "./config-schema.js";
+import type { CatalogModel, GatewayConfig, ProviderConfig } from "./types.js";
+
+const DEFAULT_TIMEOUTS = { connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000 };
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(`cannot read config file ${path}: ${(error as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(`config file ${path} is not valid YAML: ${(error as Error).message}`);
+  }
+  return buildConfig(raw, env, path);
+}
+
+export function buildConfig(raw: unknown, env: NodeJS.ProcessEnv, origin = "config"): GatewayConfig {
+  const parsed = gatewayConfigSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(`${origin}: ${describeIssues(parsed.error.issues)}`);
+  return resolveConfig(parsed.data, env, origin);
+}
+
+function describeIssues(issues: z.core.$ZodIssue[]): string {
+  return issues
+    .slice(0, 5)
+    .map((issue) => `${formatPath(issue.path)}: ${issue.message}`)
+    .join("; ");
+}
+
+function formatPath(path: PropertyKey[]): string {
+  let out = "";
+  for (const segment of path) {
+    out += typeof segment === "number" ? `[${segment}]` : `${out ? "." : ""}${String(segment)}`;
+  }
+  return out || "(root)";
+}
+
+function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: string): GatewayConfig {
+  const providers = new Map<string, ProviderConfig>();
+  file.providers.forEach((provider, index) => {
+    if (providers.has(provider.id)) {
+      throw new ConfigError(`${origin}: providers[${index}].id: duplicate provider id "${provider.id}"`);
+    }
+    providers.set(provider.id, {
+      id: provider.id,
+      kind: provider.kind,
+      baseUrl: provider.base_url.replace(/\/+$/, ""),
+      apiKeyEnv: provider.api_key_env,
+      apiKey: provider.api_key_env ? env[provider.api_key_env] || undefined : undefined,
+      timeouts: {
+        connectMs: provider.timeouts?.connect_ms ?? DEFAULT_TIMEOUTS.connectMs,
+        firstByteMs: provider.timeouts?.first_byte_ms ?? DEFAULT_TIMEOUTS.firstByteMs,
+        idleMs: provider.timeouts?.idle_ms ?? DEFAULT_TIMEOUTS.idleMs,
+      },
+      headers: provider.headers ?? {},
+    });
+  });
+
+  const modelsBySlug = new Map<string, CatalogModel>();
+  file.models.forEach((model, index) => {
+    const where = `${origin}: models[${index}]`;
+    if (modelsBySlug.has(model.slug)) throw new ConfigError(`${where}.slug: duplicate slug "${model.slug}"`);
+    modelsBySlug.set(model.slug, resolveModel(model, providers, where));
+  });
+
+  if (file.server_tools.image && !providers.has(file.server_tools.image.provider)) {
+    throw new ConfigError(
+      `${origin}: server_tools.image.provider: unknown provider "${file.server_tools.image.provider}"`,
+    );
+  }
+
+  return {
+    providers: [...providers.values()],
+    models: [...modelsBySlug.values()],
+    modelsBySlug,
+    maxBodyBytes: file.limits.max_body_bytes,
+    defaultWorkspaceCreditsMicroUsd: Number(
+      parseDecimalMillionths(file.bootstrap.default_workspace_credits_usd),
+    ),
+    imageGenerationConfigured: file.server_tools.image !== undefined,
+  };
+}
+
+function resolveModel(
+  model: ModelConfigFile,
+  providers: Map<string, ProviderConfig>,
+  where: string,
+): CatalogModel {
+  const routes = model.routes.map((route, routeIndex) => {
+    const provider = providers.get(route.provider);
+    if (!provider) {
+      throw new ConfigError(`${where}.routes[${routeIndex}].provider: unknown provider "${route.provider}"`);
+    }
+    return { provider, upstreamModel: route.model };
+  });
+  const price = (value: number | string | undefined, field: string, fallback: bigint): bigint => {
+    if (value === undefined) return fallback;
+    try {
+      return convertUsdPerMillionToPicoPerToken(value);
+    } catch (error) {
+      throw new ConfigError(`${where}.pricing.${field}: ${(error as Error).message}`);
+    }
+  };
+  const prompt = price(model.pricing.prompt, "prompt", 0n);
+  const cacheWrite = price(model.pricing.cache_write, "cache_write", prompt);
+  return {
+    slug: model.slug,
+    name: model.name,
+    provider: {
+      slug: model.provider.slug,
+      name: model.provider.name,
+      brandColor: model.provider.brand_color,
+    },
+    description: model.description,
+    releaseDate: model.release_date,
+    contextLength: model.context_length,
+    maxOutputTokens: model.max_output_tokens,
+    pricingUsdPerMillion: {
+      prompt: Number(model.pricing.prompt),
+      completion: Number(model.pricing.completion),
+      cachedPrompt:
+        model.pricing.cached_prompt === undefined ? undefined : Number(model.pricing.cached_prompt),
+    },
+    prices: {
+      promptPicoUsd: prompt,
+      completionPicoUsd: price(model.pricing.completion, "completion", 0n),
+      cachedPromptPicoUsd: price(model.pricing.cached_prompt, "cached_prompt", prompt),
+      cacheWritePicoUsd: cacheWrite,
+      cacheWrite1hPicoUsd: price(model.pricing.cache_write_1h, "cache_write_1h", cacheWrite),
+    },
+    features: model.features,
+    datacenterLocations: model.datacenter_locations,
+    huggingFaceId: model.hugging_face_id,
+    benchmarks: model.benchmarks.map((benchmark) => ({
+      label: benchmark.label,
+      score: benchmark.score,
+      unit: benchmark.unit,
+      mode: benchmark.mode,
+      sourceUrl: benchmark.source_url,
+      tier: benchmark.tier,
+    })),
+    weeklyTokenVolume: model.weekly_token_volume,
+    routes,
+  };
+}

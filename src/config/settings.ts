@@ -1,0 +1,32 @@
+/** Process settings from the environment (the config file holds the catalog and providers). */
+import { resolve } from "node:path";
+
+export interface Settings {
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  dataDir: string;
+  configPath: string;
+  internalSharedSecret?: string;
+  logLevel: string;
+}
+
+export const DEFAULT_CONFIG_PATH = new URL("../../config/gateway.yaml", import.meta.url).pathname;
+
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const port = Number(env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`PORT must be an integer 0..65535, got "${env.PORT}"`);
+  }
+  return {
+    port,
+    host: env.HOST || "127.0.0.1",
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    dataDir: resolve(env.GATEWAY_DATA_DIR || "./.data"),
+    configPath: resolve(env.GATEWAY_CONFIG || DEFAULT_CONFIG_PATH),
+    internalSharedSecret: env.INTERNAL_SHARED_SECRET || undefined,
+    logLevel: env.LOG_LEVEL || "info",
+  };
+}

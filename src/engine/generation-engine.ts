@@ -1,0 +1,137 @@
+/**
+ * One path for every generation, whatever the ingress format: admit → record (in progress) →
+ * call the route's adapter → settle (cost, record, balance). Streaming and non-streaming share
+ * admission and settlement; `GenerationStream` handles the streamed run.
+ */
+import type { CanonicalRequest, CanonicalResult } from "../canonical/index.js";
+import type { GatewayConfig, ProviderKind } from "../config/types.js";
+import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
+import type { Settlement } from "../ingress/ingress-format.js";
+import type { Logger } from "../logging/logger.js";
+import { computeCostMicroUsd } from "../metering/compute-cost.js";
+import { estimateUsage } from "../metering/estimate-usage.js";
+import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
+import type { ApiKeyWithWorkspace, GenerationOutcome, IngressFormatName, Store } from "../storage/types.js";
+import { admitRequest, resolveOutputCap } from "./admit-request.js";
+import { GenerationStream } from "./generation-stream.js";
+import { createOutcome } from "./settle.js";
+
+export interface EngineDependencies {
+  config: GatewayConfig;
+  store: Store;
+  adapters: ReadonlyMap<ProviderKind, ProviderAdapter>;
+  logger: Logger;
+}
+
+export interface GenerationInput {
+  requestId: string;
+  format: IngressFormatName;
+  caller: ApiKeyWithWorkspace;
+  request: CanonicalRequest;
+  /** performance.now() when the request arrived. */
+  startedAt: number;
+}
+
+/** A request that passed admission and has its in-progress record. */
+export interface AdmittedGeneration extends GenerationInput {
+  call: Omit<UpstreamCall, "signal">;
+  adapter: ProviderAdapter;
+}
+
+export class GenerationEngine {
+  constructor(private readonly deps: EngineDependencies) {}
+
+  async admit(input: GenerationInput): Promise<AdmittedGeneration> {
+    const { model } = await admitRequest(this.deps.config, this.deps.store, input.caller, input.request);
+    const route = model.routes[0];
+    const adapter = this.deps.adapters.get(route.provider.kind);
+    if (!adapter) {
+      throw new GatewayError("internal_error", `No adapter for provider kind "${route.provider.kind}"`);
+    }
+    await this.deps.store.generations.start({
+      id: input.requestId,
+      workspaceId: input.caller.workspace.id,
+      apiKeyId: input.caller.key.id,
+      model: model.slug,
+      ingressFormat: input.format,
+      source: input.caller.key.source,
+      stream: input.request.stream,
+    });
+    return {
+      ...input,
+      adapter,
+      call: {
+        request: input.request,
+        model,
+        provider: route.provider,
+        upstreamModel: route.upstreamModel,
+        maxOutputTokens: resolveOutputCap(model, input.request.maxOutputTokens),
+        requestId: input.requestId,
+      },
+    };
+  }
+
+  /** Non-streaming run. Throws GatewayError after recording the failure. */
+  async generate(
+    admitted: AdmittedGeneration,
+    signal: AbortSignal,
+  ): Promise<{ result: CanonicalResult; settlement: Settlement }> {
+    let result: CanonicalResult;
+    try {
+      result = await admitted.adapter.generate({ ...admitted.call, signal });
+    } catch (thrown) {
+      const error = toGatewayError(thrown);
+      if (signal.aborted) {
+        // The caller left before any output: the prompt was likely processed upstream, so bill the
+        // estimated input (documented in docs/metering.md).
+        const usage = estimateUsage(admitted.request, "");
+        await this.settle(
+          admitted,
+          createOutcome(admitted, "cancelled", usage, this.cost(admitted, usage), null),
+        );
+      } else {
+        await this.recordFailure(admitted, error);
+      }
+      throw error;
+    }
+    const costMicroUsd = this.cost(admitted, result.usage);
+    await this.settle(
+      admitted,
+      createOutcome(admitted, "ok", result.usage, costMicroUsd, result.finishReason, result.upstreamModel),
+    );
+    return { result, settlement: { usage: result.usage, costMicroUsd, finishReason: result.finishReason } };
+  }
+
+  /**
+   * Streaming run. Resolves once the first canonical part arrived, so an upstream that fails
+   * before producing anything still gets a plain HTTP error (recorded, then thrown).
+   */
+  async openStream(admitted: AdmittedGeneration, signal: AbortSignal): Promise<GenerationStream> {
+    return GenerationStream.open(admitted, signal, {
+      settle: (outcome) => this.settle(admitted, outcome),
+      cost: (usage) => this.cost(admitted, usage),
+    });
+  }
+
+  async recordFailure(admitted: AdmittedGeneration, error: GatewayError): Promise<void> {
+    const usage = estimateUsage(admitted.request, "");
+    const outcome = createOutcome(admitted, "error", { ...usage, inputTokens: 0, outputTokens: 0 }, 0, null);
+    await this.settle(admitted, { ...outcome, errorCode: error.code });
+  }
+
+  private cost(admitted: AdmittedGeneration, usage: CanonicalResult["usage"]): number {
+    return computeCostMicroUsd(usage, admitted.call.model.prices);
+  }
+
+  private async settle(admitted: AdmittedGeneration, outcome: GenerationOutcome): Promise<void> {
+    try {
+      await this.deps.store.generations.finish(admitted.requestId, outcome);
+    } catch (error) {
+      // Never lose the usage silently: the log line carries everything needed to replay it.
+      this.deps.logger.error(
+        { err: error, requestId: admitted.requestId, outcome },
+        "failed to record generation outcome",
+      );
+    }
+  }
+}

@@ -1,0 +1,76 @@
+/** Assembles the HTTP application. The only place that knows every route. */
+import { Hono } from "hono";
+import type { AdminService } from "../admin/admin-service.js";
+import { type Authenticator, readBearerToken } from "../auth/authenticate.js";
+import type { GatewayConfig } from "../config/types.js";
+import type { GenerationEngine } from "../engine/generation-engine.js";
+import { createCommonErrorEnvelope } from "../errors/envelopes.js";
+import { GatewayError } from "../errors/gateway-error.js";
+import { chatCompletionsFormat } from "../ingress/chat-completions/index.js";
+import type { Logger } from "../logging/logger.js";
+import type { SharedState, Store } from "../storage/types.js";
+import type { AppEnv } from "./app-env.js";
+import { createErrorResponse } from "./error-response.js";
+import { createGenerationHandler } from "./handle-generation.js";
+import { createOpenApiDocument } from "./openapi-document.js";
+import { requestIdMiddleware } from "./request-id.js";
+import { createAdminRoutes } from "./routes/admin-routes.js";
+import { createGenerationLookupRoute } from "./routes/generation-lookup-route.js";
+import { createHealthRoutes } from "./routes/health-routes.js";
+import { createModelsRoute } from "./routes/models-route.js";
+
+export interface AppDependencies {
+  config: GatewayConfig;
+  store: Store;
+  state: SharedState;
+  authenticator: Authenticator;
+  engine: GenerationEngine;
+  admin: AdminService;
+  internalSecret: string;
+  logger: Logger;
+  isDraining: () => boolean;
+  /** Overrides the 15 s SSE keep-alive (tests). */
+  keepAliveMs?: number;
+}
+
+export function createApp(deps: AppDependencies): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", requestIdMiddleware(deps.logger));
+
+  app.route("/", createHealthRoutes(deps.store, deps.state, deps.isDraining));
+  app.route("/", createModelsRoute(deps.config));
+  app.route("/", createGenerationLookupRoute(deps.store, deps.authenticator));
+  app.route("/internal/admin", createAdminRoutes(deps.admin, deps.internalSecret));
+
+  const openApiBody = JSON.stringify(createOpenApiDocument());
+  app.get("/openapi.json", (c) => {
+    c.header("Content-Type", "application/json");
+    c.header("Cache-Control", "public, max-age=300");
+    return c.body(openApiBody);
+  });
+
+  const generationDeps = {
+    engine: deps.engine,
+    authenticator: deps.authenticator,
+    maxBodyBytes: deps.config.maxBodyBytes,
+    keepAliveMs: deps.keepAliveMs,
+  };
+  app.post(
+    "/api/v1/chat/completions",
+    createGenerationHandler(chatCompletionsFormat, generationDeps, (c) =>
+      readBearerToken(c.req.header("authorization")),
+    ),
+  );
+
+  app.notFound((c) => {
+    const error = GatewayError.invalidRequest(`No route for ${c.req.method} ${c.req.path}`, null);
+    return c.json(createCommonErrorEnvelope(error, c.get("requestId")), 404);
+  });
+  app.onError((thrown, c) => {
+    const requestId = c.get("requestId") ?? "unknown";
+    deps.logger.error({ err: thrown, requestId }, "unhandled error");
+    const error = new GatewayError("internal_error", "Internal error");
+    return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
+  });
+  return app;
+}

@@ -1,0 +1,98 @@
+/**
+ * /openapi.json: OpenAPI 3.1 generated from the same zod schemas that validate requests.
+ * Every implemented endpoint is registered here (test/openapi.test.ts compares with the router).
+ */
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { ZodType } from "zod";
+import { chatCompletionRequestSchema } from "../ingress/chat-completions/request-schema.js";
+import { chatCompletionResponseSchema } from "../ingress/chat-completions/response-schema.js";
+import {
+  commonErrorSchema,
+  generationSchema,
+  livenessSchema,
+  modelListSchema,
+  readinessSchema,
+} from "./openapi-schemas.js";
+
+const json = (schema: ZodType, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+const errorResponses = {
+  "4XX": json(commonErrorSchema, "Error in the common envelope"),
+  "5XX": json(commonErrorSchema, "Error in the common envelope"),
+};
+
+export function createOpenApiDocument(): Record<string, unknown> {
+  const app = new OpenAPIHono();
+  const registry = app.openAPIRegistry;
+  registry.registerComponent("securitySchemes", "bearerKey", { type: "http", scheme: "bearer" });
+  const bearer = [{ bearerKey: [] }];
+
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/chat/completions",
+    summary: "Create a chat completion (any catalog model)",
+    security: bearer,
+    request: {
+      body: { required: true, content: { "application/json": { schema: chatCompletionRequestSchema } } },
+    },
+    responses: {
+      200: {
+        description: "A chat.completion object; with stream:true an SSE stream of chat.completion.chunk",
+        content: {
+          "application/json": { schema: chatCompletionResponseSchema },
+          "text/event-stream": { schema: { type: "string" } },
+        },
+      },
+      ...errorResponses,
+    },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/models",
+    summary: "The public model catalog",
+    responses: { 200: json(modelListSchema, "Catalog") },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/generation",
+    summary: "Metadata of one request, by request id",
+    security: bearer,
+    request: { query: generationQuerySchema() },
+    responses: { 200: json(generationSchema, "Generation metadata"), ...errorResponses },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/healthz",
+    summary: "Liveness",
+    responses: { 200: json(livenessSchema, "Alive") },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/readyz",
+    summary: "Readiness (PostgreSQL and Redis)",
+    responses: { 200: json(readinessSchema, "Ready"), 503: json(readinessSchema, "Degraded") },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/openapi.json",
+    summary: "This document",
+    responses: { 200: { description: "OpenAPI 3.1 document" } },
+  });
+
+  return app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "AI gateway",
+      version: "1",
+      description: "Chat completions, responses and messages formats for every catalog model.",
+    },
+    servers: [{ url: "/" }],
+  }) as unknown as Record<string, unknown>;
+}
+
+function generationQuerySchema() {
+  return z.object({ id: z.string().openapi({ description: "The request id (X-Request-Id)" }) });
+}

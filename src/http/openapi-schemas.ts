@@ -1,0 +1,110 @@
+/**
+ * Zod schemas of the responses that are not an ingress format's own (catalog, generation lookup,
+ * health, errors). They exist to document the API in /openapi.json; the renderers in routes/
+ * produce exactly these shapes (test/openapi.test.ts checks real responses against them).
+ */
+import { z } from "@hono/zod-openapi";
+import { ERROR_CODES } from "../errors/catalog.js";
+
+export const errorCodeSchema = z.enum(ERROR_CODES as [string, ...string[]]).openapi("ErrorCode");
+
+export const commonErrorSchema = z
+  .object({
+    error: z.object({
+      message: z.string(),
+      type: z.string().openapi({ example: "invalid_request_error" }),
+      code: errorCodeSchema,
+      param: z.string().nullable().optional(),
+      request_id: z.string().optional(),
+      retry_after_seconds: z.int().min(1).max(120).optional().openapi({
+        description: "Present exactly when the Retry-After header is set (the five retryable codes)",
+      }),
+    }),
+  })
+  .openapi("Error");
+
+export const messagesErrorSchema = z
+  .object({
+    type: z.literal("error"),
+    error: z.object({
+      type: z.string(),
+      code: errorCodeSchema,
+      message: z.string(),
+      retry_after_seconds: z.int().min(1).max(120).optional(),
+    }),
+    request_id: z.string().optional(),
+  })
+  .openapi("MessagesError");
+
+export const catalogModelSchema = z
+  .object({
+    slug: z.string().openapi({ example: "openai/gpt-4.1" }),
+    name: z.string(),
+    provider: z.object({ slug: z.string(), name: z.string(), brand_color: z.string().optional() }),
+    description: z.string(),
+    release_date: z.string().openapi({ description: "YYYY-MM-DD, empty when unset" }),
+    context_length: z.int(),
+    max_output_tokens: z.int(),
+    pricing: z
+      .object({ prompt: z.number(), completion: z.number(), cached_prompt: z.number().optional() })
+      .openapi({ description: "USD per 1M tokens" }),
+    features: z.array(z.enum(["tools", "vision", "json_mode", "reasoning", "streaming", "prompt_caching"])),
+    datacenter_locations: z.array(z.string()),
+    hugging_face_id: z.string().optional(),
+    benchmarks: z.array(
+      z.object({
+        label: z.string(),
+        score: z.number(),
+        unit: z.enum(["%", "elo", "pass@1"]),
+        mode: z.string().optional(),
+        source_url: z.string(),
+        tier: z.enum(["primary", "extra"]),
+      }),
+    ),
+    weekly_token_volume: z.int().optional(),
+  })
+  .openapi("CatalogModel");
+
+export const modelListSchema = z
+  .object({
+    data: z.array(catalogModelSchema),
+    meta: z.object({ image_generation_configured: z.boolean() }),
+  })
+  .openapi("ModelList");
+
+export const generationSchema = z
+  .object({
+    data: z.object({
+      id: z.string(),
+      model: z.string(),
+      ingress_format: z.enum(["chat_completions", "responses", "vendor_messages"]),
+      source: z.enum(["api", "playground", "chat"]),
+      status: z.enum(["in_progress", "ok", "error", "cancelled"]),
+      stream: z.boolean(),
+      upstream_provider: z.string().nullable(),
+      upstream_model: z.string().nullable(),
+      tokens_prompt: z.int(),
+      tokens_completion: z.int(),
+      tokens_reasoning: z.int(),
+      tokens_cached_prompt: z.int(),
+      tokens_cache_write: z.int(),
+      total_cost: z.number().openapi({ description: "credits (USD)" }),
+      cost_micro_usd: z.string().openapi({ description: "exact micro-USD of total_cost" }),
+      tool_costs_micro_usd: z.record(z.string(), z.string()),
+      latency_ms: z.int().nullable(),
+      finish_reason: z.string().nullable(),
+      error_code: errorCodeSchema.nullable(),
+      created_at: z.string(),
+      finished_at: z.string().nullable(),
+    }),
+  })
+  .openapi("Generation");
+
+export const livenessSchema = z.object({ status: z.literal("ok") }).openapi("Liveness");
+
+export const readinessSchema = z
+  .object({
+    status: z.enum(["ok", "degraded"]),
+    checks: z.object({ redis: z.enum(["ok", "down"]), postgres: z.enum(["ok", "down"]) }),
+  })
+  .openapi("Readiness");

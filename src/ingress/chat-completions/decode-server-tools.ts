@@ -1,0 +1,73 @@
+/**
+ * Server-tool activations (spec §2.2) from their three sources: `tools` elements of type
+ * `<vendor>:<tool>`, `plugins`, and `web_search_options` (which activates `web_search`).
+ *
+ * A tool activated more than once becomes one activation: the smallest explicit `max_uses` wins
+ * (default 1000), `events` is on if any source turns it on, and parameters merge with later sources
+ * overriding earlier ones (order: tools, plugins, web_search_options). Parameters stay in the wire
+ * form the client sent (snake_case keys); they are the tool's own options, not gateway fields.
+ */
+import type { ServerToolActivation, ServerToolId } from "../../canonical/index.js";
+import { isFunctionTool } from "./decode-tools.js";
+import type {
+  ChatCompletionRequestBody,
+  ChatPluginBody,
+  ChatWebSearchOptionsBody,
+} from "./request-schema.js";
+
+/** Spec §2.2: `max_uses` defaults to 1000. */
+export const DEFAULT_SERVER_TOOL_MAX_USES = 1000;
+
+interface ActivationSource {
+  id: ServerToolId;
+  maxUses?: number;
+  events?: boolean;
+  parameters?: Record<string, unknown>;
+}
+
+type ServerToolFields = Pick<ChatCompletionRequestBody, "tools" | "plugins" | "web_search_options">;
+
+export function decodeServerTools(request: ServerToolFields): ServerToolActivation[] {
+  const sources: ActivationSource[] = [];
+  for (const tool of request.tools ?? []) {
+    if (isFunctionTool(tool)) continue;
+    // The schema guarantees `<vendor>:<tool>` with a known tool id after the colon.
+    const id = tool.type.slice(tool.type.indexOf(":") + 1) as ServerToolId;
+    sources.push({ id, maxUses: tool.max_uses, events: tool.events, parameters: tool.parameters });
+  }
+  for (const plugin of request.plugins ?? []) sources.push(decodePlugin(plugin));
+  if (request.web_search_options) sources.push(decodeWebSearchOptions(request.web_search_options));
+  return mergeActivations(sources);
+}
+
+function decodePlugin(plugin: ChatPluginBody): ActivationSource {
+  const { id, events, max_uses: maxUses, ...extra } = plugin;
+  return { id, maxUses, events, parameters: Object.keys(extra).length > 0 ? extra : undefined };
+}
+
+function decodeWebSearchOptions(options: ChatWebSearchOptionsBody): ActivationSource {
+  const parameters: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options))
+    if (value !== null && value !== undefined) parameters[key] = value;
+  return { id: "web_search", parameters: Object.keys(parameters).length > 0 ? parameters : undefined };
+}
+
+function mergeActivations(sources: readonly ActivationSource[]): ServerToolActivation[] {
+  const merged = new Map<ServerToolId, { explicitMaxUses?: number; activation: ServerToolActivation }>();
+  for (const source of sources) {
+    let entry = merged.get(source.id);
+    if (entry === undefined) {
+      entry = { activation: { id: source.id, maxUses: DEFAULT_SERVER_TOOL_MAX_USES, events: false } };
+      merged.set(source.id, entry);
+    }
+    if (source.maxUses !== undefined) {
+      entry.explicitMaxUses = Math.min(entry.explicitMaxUses ?? source.maxUses, source.maxUses);
+      entry.activation.maxUses = entry.explicitMaxUses;
+    }
+    if (source.events === true) entry.activation.events = true;
+    if (source.parameters !== undefined) {
+      entry.activation.parameters = { ...entry.activation.parameters, ...source.parameters };
+    }
+  }
+  return [...merged.values()].map((entry) => entry.activation);
+}

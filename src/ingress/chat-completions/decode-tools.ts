@@ -1,0 +1,47 @@
+/**
+ * Function tools of `tools`, and `tool_choice`. A `tools` element is a function tool when its
+ * `type` is `function`; every other element is a server-tool activation (decode-server-tools.ts).
+ */
+import type { FunctionTool, ToolChoice } from "../../canonical/index.js";
+import { GatewayError } from "../../errors/gateway-error.js";
+import type { ChatToolBody, ChatToolChoiceBody } from "./request-schema.js";
+
+export type FunctionToolBody = Extract<ChatToolBody, { function: unknown }>;
+export type ServerToolActivationBody = Exclude<ChatToolBody, FunctionToolBody>;
+
+export function isFunctionTool(tool: ChatToolBody): tool is FunctionToolBody {
+  // Sound because the schema only lets `<vendor>:<tool>` types through for the other variant.
+  return tool.type === "function";
+}
+
+export function decodeFunctionTools(tools: readonly ChatToolBody[] | null | undefined): FunctionTool[] {
+  const functionTools: FunctionTool[] = [];
+  for (const tool of tools ?? []) if (isFunctionTool(tool)) functionTools.push(decodeFunctionTool(tool));
+  return functionTools;
+}
+
+/** Throws `invalid_request` (param `tool_choice`) when it names a function that is not in `tools`. */
+export function decodeToolChoice(
+  choice: ChatToolChoiceBody | null | undefined,
+  functionTools: readonly FunctionTool[],
+): ToolChoice | undefined {
+  if (choice === null || choice === undefined) return undefined;
+  if (typeof choice === "string") return { type: choice };
+  const name = choice.function.name;
+  if (!functionTools.some((tool) => tool.name === name)) {
+    throw GatewayError.invalidRequest(
+      `tool_choice names function "${name}", which is not in tools`,
+      "tool_choice",
+    );
+  }
+  return { type: "tool", name };
+}
+
+function decodeFunctionTool(tool: FunctionToolBody): FunctionTool {
+  const { name, description, parameters, strict } = tool.function;
+  const decoded: FunctionTool = { name };
+  if (typeof description === "string") decoded.description = description;
+  if (parameters !== null && parameters !== undefined) decoded.parameters = parameters;
+  if (typeof strict === "boolean") decoded.strict = strict;
+  return decoded;
+}

@@ -1,0 +1,151 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { CanonicalResult } from "../../canonical/index.js";
+import { createEmptyUsage } from "../../canonical/index.js";
+import type { EncodeContext, Settlement } from "../ingress-format.js";
+import { decodeChatRequest } from "./decode-request.js";
+import { encodeChatResult } from "./encode-result.js";
+
+const context: EncodeContext = {
+  requestId: "req_9",
+  model: "anthropic/claude-sonnet-4.5",
+  createdAt: 1_750_000_000,
+};
+
+function settle(result: CanonicalResult, costMicroUsd = 0): Settlement {
+  return { usage: result.usage, costMicroUsd, finishReason: result.finishReason };
+}
+
+test("a text result becomes the §2.3 chat.completion object", () => {
+  const result: CanonicalResult = {
+    content: [
+      { type: "text", text: "Hello" },
+      { type: "text", text: " there" },
+    ],
+    finishReason: "stop-sequence",
+    usage: {
+      ...createEmptyUsage(),
+      inputTokens: 10,
+      outputTokens: 3,
+      cachedInputTokens: 4,
+      reasoningTokens: 0,
+    },
+  };
+  assert.deepEqual(encodeChatResult(result, settle(result, 2_500_000), context), {
+    id: "gen-req_9",
+    object: "chat.completion",
+    created: 1_750_000_000,
+    model: "anthropic/claude-sonnet-4.5",
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content: "Hello there", refusal: null },
+        finish_reason: "stop",
+        logprobs: null,
+      },
+    ],
+    usage: {
+      prompt_tokens: 10,
+      completion_tokens: 3,
+      total_tokens: 13,
+      prompt_tokens_details: { cached_tokens: 4 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+      cost: 2.5,
+    },
+  });
+});
+
+test("tool calls, reasoning and cache writes: content null, arguments exact, details only with state", () => {
+  const result: CanonicalResult = {
+    content: [
+      { type: "reasoning", text: "Need the weather." },
+      { type: "tool-call", id: "call_1", name: "get_weather", arguments: '{"city": "Oslo"}' },
+    ],
+    finishReason: "tool-calls",
+    usage: {
+      ...createEmptyUsage(),
+      inputTokens: 50,
+      outputTokens: 20,
+      cacheWriteTokens: 30,
+      cacheWrite1hTokens: 5,
+      reasoningTokens: 12,
+    },
+  };
+  const encoded = encodeChatResult(result, settle(result, 1), context);
+  assert.deepEqual(encoded.choices[0].message, {
+    role: "assistant",
+    content: null,
+    refusal: null,
+    reasoning: "Need the weather.",
+    tool_calls: [
+      { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city": "Oslo"}' } },
+    ],
+  });
+  assert.equal(encoded.choices[0].finish_reason, "tool_calls");
+  assert.deepEqual(encoded.usage.prompt_tokens_details, { cached_tokens: 0, cache_write_tokens: 35 });
+  assert.deepEqual(encoded.usage.completion_tokens_details, { reasoning_tokens: 12 });
+  assert.equal(encoded.usage.cost, 0.000001);
+});
+
+test("reasoning_details round-trip: what the encoder returns, the decoder turns back into the same parts", () => {
+  const thinking = {
+    providerKind: "anthropic",
+    upstreamModel: "claude-sonnet-4-5",
+    signature: "EqQBCkgIARABGAIiQL",
+  };
+  const result: CanonicalResult = {
+    content: [
+      { type: "reasoning", text: "Step one.", providerState: thinking },
+      {
+        type: "reasoning",
+        text: "",
+        providerState: { providerKind: "anthropic", upstreamModel: "claude-sonnet-4-5", redactedData: "ENC" },
+      },
+      { type: "text", text: "Calling." },
+      {
+        type: "tool-call",
+        id: "toolu_1",
+        name: "f",
+        arguments: "{}",
+        providerState: { providerKind: "google", upstreamModel: "gemini-3-pro", signature: "gsig" },
+      },
+    ],
+    finishReason: "tool-calls",
+    usage: createEmptyUsage(),
+  };
+  const message = encodeChatResult(result, settle(result), context).choices[0].message;
+  assert.equal(message.reasoning, "Step one.");
+  assert.equal(message.reasoning_details?.length, 3);
+  const decoded = decodeChatRequest({
+    model: "a/b",
+    messages: [{ role: "user", content: "go" }, message],
+  });
+  assert.deepEqual(decoded.messages[1], { role: "assistant", content: result.content });
+});
+
+test("finish reasons map to the four chat values", () => {
+  const expectations = {
+    stop: "stop",
+    "stop-sequence": "stop",
+    length: "length",
+    "context-window": "length",
+    "tool-calls": "tool_calls",
+    "content-filter": "content_filter",
+    refusal: "content_filter",
+    pause: "stop",
+    error: "stop",
+    other: "stop",
+  } as const;
+  for (const [reason, expected] of Object.entries(expectations)) {
+    const result: CanonicalResult = {
+      content: [],
+      finishReason: reason as CanonicalResult["finishReason"],
+      usage: createEmptyUsage(),
+    };
+    assert.equal(
+      encodeChatResult(result, settle(result), context).choices[0].finish_reason,
+      expected,
+      reason,
+    );
+  }
+});

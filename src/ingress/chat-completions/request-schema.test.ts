@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
+import { chatCompletionRequestSchema, KNOWN_REQUEST_FIELDS, REASONING_EFFORTS } from "./request-schema.js";
+import { chatCompletionChunkSchema, chatCompletionResponseSchema } from "./response-schema.js";
+
+interface GeneratedSchema {
+  properties: Record<string, { enum?: unknown[]; maximum?: number }>;
+  required?: string[];
+  additionalProperties?: unknown;
+}
+
+function generateSchemas(): Record<string, GeneratedSchema> {
+  const registry = new OpenAPIRegistry();
+  registry.register("ChatCompletionRequest", chatCompletionRequestSchema);
+  registry.register("ChatCompletion", chatCompletionResponseSchema);
+  registry.register("ChatCompletionChunk", chatCompletionChunkSchema);
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: "3.1.0",
+    info: { title: "test", version: "1" },
+  });
+  return document.components?.schemas as Record<string, GeneratedSchema>;
+}
+
+test("the OpenAPI description lists reasoning_effort low/medium/high while validation accepts all levels", () => {
+  const request = generateSchemas().ChatCompletionRequest;
+  assert.deepEqual(request.properties.reasoning_effort.enum, ["low", "medium", "high"]);
+  for (const effort of REASONING_EFFORTS) {
+    const parsed = chatCompletionRequestSchema.safeParse({
+      model: "a/b",
+      messages: [{ role: "user", content: "x" }],
+      reasoning_effort: effort,
+    });
+    assert.ok(parsed.success, effort);
+  }
+});
+
+test("the request schema documents every §2.2 field, requires model and messages, and allows extras", () => {
+  const request = generateSchemas().ChatCompletionRequest;
+  const specFields = [
+    "model",
+    "messages",
+    "tools",
+    "tool_choice",
+    "parallel_tool_calls",
+    "max_tokens",
+    "max_completion_tokens",
+    "temperature",
+    "top_p",
+    "stop",
+    "response_format",
+    "reasoning_effort",
+    "stream",
+    "stream_options",
+    "plugins",
+    "web_search_options",
+    "hi_tool_events",
+    "user",
+    "service_tier",
+    "n",
+    "seed",
+    "frequency_penalty",
+    "presence_penalty",
+    "logit_bias",
+    "logprobs",
+    "top_logprobs",
+    "min_p",
+    "top_a",
+    "repetition_penalty",
+    "verbosity",
+    "prediction",
+    "modalities",
+    "audio",
+  ];
+  assert.deepEqual(Object.keys(request.properties).sort(), [...specFields].sort());
+  assert.deepEqual([...KNOWN_REQUEST_FIELDS].sort(), [...specFields].sort());
+  assert.deepEqual(request.required, ["model", "messages"]);
+  assert.notEqual(request.additionalProperties, false);
+  assert.equal(request.properties.temperature.maximum, 2);
+});
+
+test("response schemas are named components", () => {
+  const schemas = generateSchemas();
+  assert.ok(schemas.ChatCompletion);
+  assert.ok(schemas.ChatCompletionChunk);
+  assert.ok(schemas.ChatCompletionUsage);
+});

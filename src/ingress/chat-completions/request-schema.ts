@@ -1,0 +1,328 @@
+/**
+ * The chat-completions request body (spec §2.2) as a zod schema. It validates requests and, through
+ * the `.openapi(...)` names, documents them in /openapi.json.
+ *
+ * Conventions:
+ * - Wire names stay snake_case here; `decode-request.ts` turns them into canonical camelCase.
+ * - Objects are loose: the top level must be (unknown fields are forwarded upstream) and nested
+ *   objects are too, because SDKs and vendors add fields (`refusal`, `annotations`, `cache_control`).
+ * - Optional top-level and message fields also accept `null` and treat it as absent: many clients
+ *   serialise unset options as `null`, and OpenAI accepts that.
+ * - Custom `error` strings are predicates ("must be …"); `describe-validation-issue.ts` prefixes them
+ *   with the parameter name.
+ */
+import { z } from "@hono/zod-openapi";
+import { reasoningDetailSchema } from "./reasoning-details.js";
+
+export const SERVER_TOOL_IDS = ["web_search", "web_fetch", "pdf", "datetime", "image"] as const;
+
+/** Every effort level the canonical request knows; validation accepts all of them. */
+export const REASONING_EFFORTS = ["none", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
+
+/** Spec §2.2: the machine-readable description lists only these three. */
+const DOCUMENTED_REASONING_EFFORTS = ["low", "medium", "high"];
+
+/** `<vendor>:<tool>`, e.g. `hi:web_search`, `openrouter:web_fetch`. */
+const SERVER_TOOL_TYPE_PATTERN = new RegExp(`^[^:\\s]+:(${SERVER_TOOL_IDS.join("|")})$`);
+
+/**
+ * Not in spec §2.2: OpenRouter-style prompt-cache breakpoints on content parts, which clients use
+ * for Anthropic prompt caching through chat completions; the canonical parts carry them.
+ */
+const cacheControlSchema = z
+  .object({ type: z.literal("ephemeral"), ttl: z.string().optional() })
+  .loose()
+  .optional()
+  .openapi({ description: "prompt-cache breakpoint (honoured by upstreams that support it)" });
+
+const textPartSchema = z
+  .object({ type: z.literal("text"), text: z.string(), cache_control: cacheControlSchema })
+  .loose()
+  .openapi("ChatTextContentPart");
+
+const imageUrlPartSchema = z
+  .object({
+    type: z.literal("image_url"),
+    image_url: z
+      .object({
+        url: z.string().openapi({ description: "http(s) URL or `data:<mime>;base64,<data>` URL" }),
+        detail: z.enum(["low", "high", "auto"]).optional(),
+      })
+      .loose(),
+    cache_control: cacheControlSchema,
+  })
+  .loose()
+  .openapi("ChatImageContentPart");
+
+const filePartSchema = z
+  .object({
+    type: z.literal("file"),
+    file: z
+      .object({
+        filename: z.string().optional(),
+        file_data: z.string().optional().openapi({ description: "`data:<mime>;base64,<data>` URL" }),
+        file_url: z.string().optional().openapi({ description: "fetchable http(s) URL" }),
+        file_id: z.string().optional().openapi({ description: "not supported; use file_data or file_url" }),
+      })
+      .loose(),
+    cache_control: cacheControlSchema,
+  })
+  .loose()
+  .openapi("ChatFileContentPart");
+
+const userContentPartSchema = z
+  .discriminatedUnion("type", [textPartSchema, imageUrlPartSchema, filePartSchema])
+  .openapi("ChatUserContentPart");
+
+const toolContentPartSchema = z.discriminatedUnion("type", [textPartSchema, imageUrlPartSchema]);
+
+/** `content` of a message whose parts may only be text (system, developer, assistant). */
+const textContentSchema = z
+  .union([z.string(), z.array(textPartSchema), z.null()], {
+    error: "must be a string, an array of text parts or null",
+  })
+  .optional();
+
+const toolCallSchema = z
+  .object({
+    id: z.string(),
+    type: z.literal("function"),
+    function: z
+      .object({
+        name: z.string(),
+        arguments: z.string().openapi({ description: "JSON-encoded arguments, kept byte-exact" }),
+      })
+      .loose(),
+  })
+  .loose()
+  .openapi("ChatMessageToolCall");
+
+const systemMessageSchema = z
+  .object({
+    role: z.enum(["system", "developer"]),
+    content: textContentSchema,
+    name: z.string().nullish(),
+  })
+  .loose()
+  .openapi("ChatSystemMessage", { description: "`developer` is treated as `system`" });
+
+const userMessageSchema = z
+  .object({
+    role: z.literal("user"),
+    content: z
+      .union([z.string(), z.array(userContentPartSchema), z.null()], {
+        error: "must be a string, an array of content parts or null",
+      })
+      .optional(),
+    name: z.string().nullish(),
+  })
+  .loose()
+  .openapi("ChatUserMessage");
+
+const assistantMessageSchema = z
+  .object({
+    role: z.literal("assistant"),
+    content: textContentSchema,
+    name: z.string().nullish(),
+    reasoning: z.string().nullish().openapi({ description: "prior reasoning text" }),
+    reasoning_details: z.array(reasoningDetailSchema).nullish().openapi({
+      description: "opaque provider reasoning state, sent back exactly as the gateway returned it",
+    }),
+    tool_calls: z.array(toolCallSchema).nullish(),
+  })
+  .loose()
+  .openapi("ChatAssistantMessage");
+
+const toolMessageSchema = z
+  .object({
+    role: z.literal("tool"),
+    content: z
+      .union([z.string(), z.array(toolContentPartSchema), z.null()], {
+        error: "must be a string, an array of text or image parts or null",
+      })
+      .optional(),
+    tool_call_id: z.string(),
+  })
+  .loose()
+  .openapi("ChatToolMessage");
+
+const messageSchema = z
+  .discriminatedUnion("role", [
+    systemMessageSchema,
+    userMessageSchema,
+    assistantMessageSchema,
+    toolMessageSchema,
+  ])
+  .openapi("ChatMessage");
+
+const functionToolSchema = z
+  .object({
+    type: z.literal("function"),
+    function: z
+      .object({
+        name: z.string().min(1),
+        description: z.string().nullish(),
+        parameters: z
+          .record(z.string(), z.unknown())
+          .nullish()
+          .openapi({ description: "JSON Schema object" }),
+        strict: z.boolean().nullish(),
+      })
+      .loose(),
+  })
+  .loose()
+  .openapi("ChatFunctionTool");
+
+const maxUsesSchema = z.number().int().min(1);
+
+const serverToolActivationSchema = z
+  .object({
+    type: z.string().regex(SERVER_TOOL_TYPE_PATTERN, {
+      error: `must be "function" or "<vendor>:<tool>" with <tool> one of ${SERVER_TOOL_IDS.join(", ")}`,
+      // Without abort zod treats this branch as the union's only near match and hides the function
+      // tool branch's more useful errors (e.g. a missing function.name).
+      abort: true,
+    }),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    max_uses: maxUsesSchema.optional(),
+    events: z.boolean().optional(),
+  })
+  .loose()
+  .openapi("ChatServerToolActivation", { description: "activates a server tool, e.g. `hi:web_search`" });
+
+const toolSchema = z.union([functionToolSchema, serverToolActivationSchema], {
+  error: `must be a function tool {type: "function", function} or a server tool {type: "<vendor>:<tool>"}`,
+});
+
+const toolChoiceSchema = z
+  .union(
+    [
+      z.enum(["auto", "none", "required"]),
+      z.object({ type: z.literal("function"), function: z.object({ name: z.string() }).loose() }).loose(),
+    ],
+    { error: 'must be one of auto, none, required or {type: "function", function: {name}}' },
+  )
+  .openapi("ChatToolChoice");
+
+const responseFormatSchema = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("text") }).loose(),
+    z.object({ type: z.literal("json_object") }).loose(),
+    z
+      .object({
+        type: z.literal("json_schema"),
+        json_schema: z
+          .object({
+            name: z.string(),
+            schema: z.record(z.string(), z.unknown()),
+            strict: z.boolean().nullish(),
+            description: z.string().nullish(),
+          })
+          .loose(),
+      })
+      .loose(),
+  ])
+  .openapi("ChatResponseFormat");
+
+const pluginSchema = z
+  .object({
+    id: z.enum(SERVER_TOOL_IDS),
+    events: z.boolean().optional(),
+    max_uses: maxUsesSchema.optional().openapi({ description: "default 1000" }),
+  })
+  .loose()
+  .openapi("ChatPlugin", { description: "server-tool activation; further properties are tool parameters" });
+
+const webSearchOptionsSchema = z
+  .object({
+    search_context_size: z.enum(["low", "medium", "high"]).nullish(),
+    user_location: z
+      .object({
+        type: z.literal("approximate"),
+        approximate: z
+          .object({
+            city: z.string().nullish(),
+            region: z.string().nullish(),
+            country: z.string().nullish(),
+            timezone: z.string().nullish(),
+          })
+          .loose(),
+      })
+      .loose()
+      .nullish(),
+  })
+  .loose()
+  .openapi("ChatWebSearchOptions");
+
+const predictionSchema = z
+  .object({
+    type: z.literal("content"),
+    content: z.union([z.string(), z.array(textPartSchema)], {
+      error: "must be a string or an array of text parts",
+    }),
+  })
+  .loose();
+
+const penaltySchema = z.number().min(-2).max(2);
+const unitIntervalSchema = z.number().min(0).max(1);
+const positiveIntegerSchema = z.number().int().positive();
+
+export const chatCompletionRequestSchema = z
+  .object({
+    model: z.string().min(1).openapi({ description: "model slug `<creator>/<model>`" }),
+    messages: z.array(messageSchema).min(1),
+    tools: z.array(toolSchema).nullish(),
+    tool_choice: toolChoiceSchema.nullish(),
+    parallel_tool_calls: z.boolean().nullish(),
+    max_tokens: positiveIntegerSchema
+      .nullish()
+      .openapi({ description: "legacy alias of max_completion_tokens" }),
+    max_completion_tokens: positiveIntegerSchema.nullish(),
+    temperature: z.number().min(0).max(2).nullish(),
+    top_p: unitIntervalSchema.nullish(),
+    stop: z
+      .union([z.string(), z.array(z.string())], { error: "must be a string or an array of strings" })
+      .nullish(),
+    response_format: responseFormatSchema.nullish(),
+    reasoning_effort: z.enum(REASONING_EFFORTS).openapi({ enum: DOCUMENTED_REASONING_EFFORTS }).nullish(),
+    stream: z.boolean().nullish(),
+    stream_options: z
+      .object({ include_usage: z.boolean().nullish() })
+      .loose()
+      .nullish()
+      .openapi({ description: "accepted; the final usage chunk is always emitted" }),
+    plugins: z.array(pluginSchema).nullish(),
+    web_search_options: webSearchOptionsSchema.nullish(),
+    hi_tool_events: z.boolean().nullish(),
+    user: z.string().nullish(),
+    service_tier: z.string().nullish().openapi({ description: "not supported: rejected" }),
+    n: z.number().int().min(1).nullish().openapi({ description: "only 1 is supported" }),
+    seed: z.number().int().nullish(),
+    frequency_penalty: penaltySchema.nullish(),
+    presence_penalty: penaltySchema.nullish(),
+    logit_bias: z.record(z.string(), z.number().min(-100).max(100)).nullish(),
+    logprobs: z.boolean().nullish(),
+    top_logprobs: z.number().int().min(0).nullish().openapi({ description: "requires logprobs: true" }),
+    min_p: unitIntervalSchema.nullish(),
+    top_a: unitIntervalSchema.nullish(),
+    repetition_penalty: z.number().min(0).max(2).nullish(),
+    verbosity: z.enum(["low", "medium", "high", "xhigh", "max"]).nullish(),
+    prediction: predictionSchema.nullish(),
+    modalities: z.array(z.string()).nullish().openapi({ description: 'only "text" is supported' }),
+    audio: z.unknown().optional().openapi({ description: "not supported: rejected" }),
+  })
+  .loose()
+  .openapi("ChatCompletionRequest");
+
+export type ChatCompletionRequestBody = z.infer<typeof chatCompletionRequestSchema>;
+export type ChatMessageBody = z.infer<typeof messageSchema>;
+export type ChatUserContentPartBody = z.infer<typeof userContentPartSchema>;
+export type ChatToolBody = z.infer<typeof toolSchema>;
+export type ChatToolChoiceBody = z.infer<typeof toolChoiceSchema>;
+export type ChatPluginBody = z.infer<typeof pluginSchema>;
+export type ChatWebSearchOptionsBody = z.infer<typeof webSearchOptionsSchema>;
+
+/** Top-level fields the schema knows; every other top-level field is passed through verbatim. */
+export const KNOWN_REQUEST_FIELDS: ReadonlySet<string> = new Set(
+  Object.keys(chatCompletionRequestSchema.shape),
+);

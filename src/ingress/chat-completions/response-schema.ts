@@ -1,0 +1,94 @@
+/**
+ * The chat-completions response (spec §2.3) and stream chunk (§6.1) as zod schemas, for
+ * /openapi.json only: the encoders build these objects directly and tests check their shape.
+ */
+import { z } from "@hono/zod-openapi";
+import { reasoningDetailSchema } from "./reasoning-details.js";
+
+const finishReasonSchema = z.enum(["stop", "length", "tool_calls", "content_filter"]);
+
+const toolCallSchema = z.object({
+  id: z.string(),
+  type: z.literal("function"),
+  function: z.object({ name: z.string(), arguments: z.string() }),
+});
+
+export const chatCompletionUsageSchema = z
+  .object({
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    total_tokens: z.number().int(),
+    prompt_tokens_details: z.object({
+      cached_tokens: z.number().int(),
+      cache_write_tokens: z.number().int().optional().openapi({ description: "omitted when 0" }),
+      audio_tokens: z.number().int().optional().openapi({ description: "omitted when 0" }),
+    }),
+    completion_tokens_details: z.object({
+      reasoning_tokens: z.number().int(),
+      audio_tokens: z.number().int().optional(),
+      accepted_prediction_tokens: z.number().int().optional(),
+      rejected_prediction_tokens: z.number().int().optional(),
+    }),
+    cost: z.number().openapi({ description: "total cost in credits (USD)" }),
+  })
+  .openapi("ChatCompletionUsage");
+
+export const chatCompletionResponseSchema = z
+  .object({
+    id: z.string().openapi({ description: "`gen-<request id>`" }),
+    object: z.literal("chat.completion"),
+    created: z.number().int().openapi({ description: "Unix seconds" }),
+    model: z.string(),
+    choices: z.array(
+      z.object({
+        index: z.number().int(),
+        message: z.object({
+          role: z.literal("assistant"),
+          content: z.string().nullable(),
+          refusal: z.null(),
+          reasoning: z.string().optional(),
+          reasoning_details: z.array(reasoningDetailSchema).optional(),
+          tool_calls: z.array(toolCallSchema).optional(),
+        }),
+        finish_reason: finishReasonSchema,
+        logprobs: z.null(),
+      }),
+    ),
+    usage: chatCompletionUsageSchema,
+  })
+  .openapi("ChatCompletion");
+
+export const chatCompletionChunkSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("chat.completion.chunk"),
+    created: z.number().int(),
+    model: z.string(),
+    choices: z.array(
+      z.object({
+        index: z.number().int(),
+        delta: z.object({
+          role: z.literal("assistant").optional(),
+          content: z.string().nullable().optional(),
+          reasoning: z.string().optional(),
+          reasoning_details: z.array(reasoningDetailSchema).optional(),
+          tool_calls: z
+            .array(
+              z.object({
+                index: z.number().int(),
+                id: z.string().optional(),
+                type: z.literal("function").optional(),
+                function: z.object({ name: z.string().optional(), arguments: z.string() }),
+              }),
+            )
+            .optional(),
+        }),
+        finish_reason: finishReasonSchema.nullable(),
+        logprobs: z.null(),
+      }),
+    ),
+    usage: chatCompletionUsageSchema
+      .optional()
+      .openapi({ description: "only on the last chunk, whose choices are empty" }),
+  })
+  .openapi("ChatCompletionChunk");

@@ -1,0 +1,40 @@
+/** `npm start`: one gateway on embedded defaults, or on Postgres + Redis when configured. */
+import { ConfigError } from "./config/load-config.js";
+import { readSettings } from "./config/settings.js";
+import { startGateway } from "./gateway.js";
+import { createLogger } from "./logging/logger.js";
+
+const settings = readSettings();
+const logger = createLogger(settings.logLevel);
+let announcement: string | undefined;
+
+try {
+  const gateway = await startGateway({
+    settings,
+    logger,
+    announce: (text) => {
+      announcement = text;
+    },
+  });
+  if (announcement) process.stdout.write(`${announcement.replace("HOST_PORT", gateway.url.slice(7))}\n`);
+  process.stdout.write(`Gateway listening on ${gateway.url} (OpenAPI: ${gateway.url}/openapi.json)\n`);
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, "shutting down");
+    gateway.close().then(
+      () => process.exit(0),
+      (error) => {
+        logger.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+  process.once("SIGINT", () => shutdown("SIGINT"));
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`Invalid configuration: ${error.message}\n`);
+  } else {
+    process.stderr.write(`Gateway failed to start: ${(error as Error).stack ?? error}\n`);
+  }
+  process.exit(1);
+}

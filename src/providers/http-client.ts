@@ -1,0 +1,237 @@
+/**
+ * The one place that performs upstream HTTP (DESIGN.md §1). undici pools per origin with
+ * keep-alive; every phase has a deadline from `ProviderConfig.timeouts`:
+ * - `connectMs`   → the pool's connect timeout (TCP + TLS),
+ * - `firstByteMs` → undici `headersTimeout` (request written → response headers),
+ * - `idleMs`      → undici `bodyTimeout`, which undici re-arms on every body chunk, so it is an
+ *                   idle deadline between chunks and fires when the upstream stalls after headers.
+ * Redirects are never followed: `Pool.request` has no redirect handling, and a 3xx is reported as
+ * an upstream failure (a provider base URL that redirects is a configuration error, and following
+ * it would hand our credentials to another origin).
+ */
+import { type Dispatcher, Pool } from "undici";
+import type { ProviderTimeouts } from "../config/types.js";
+import { GatewayError } from "../errors/gateway-error.js";
+import { classifyUpstreamError, type UpstreamHeaders } from "./classify-upstream-error.js";
+
+export type UpstreamBody = Dispatcher.ResponseData["body"];
+
+export interface UpstreamHttpRequest {
+  /** Absolute URL, e.g. `${provider.baseUrl}/chat/completions`. */
+  url: string;
+  method?: "GET" | "POST";
+  headers: Record<string, string>;
+  body?: string;
+  timeouts: ProviderTimeouts;
+  /** Aborting cancels the request or the body being read (undici destroys the socket). */
+  signal?: AbortSignal;
+}
+
+export interface UpstreamHttpResponse {
+  status: number;
+  headers: UpstreamHeaders;
+  /** Unconsumed body; the caller must read it to the end or `destroy()` it. */
+  body: UpstreamBody;
+}
+
+export interface UpstreamHttpClient {
+  /**
+   * Sends the request and resolves once response headers arrive with a 2xx status. Rejects with a
+   * GatewayError for non-2xx responses (classified from status, headers and body) and network
+   * failures. When `signal` aborts, rejects with `signal.reason` (AbortSignal convention: the
+   * caller that aborted knows why, so no provider failure is invented).
+   */
+  send(request: UpstreamHttpRequest): Promise<UpstreamHttpResponse>;
+  /** Closes every pool, waiting for in-flight requests. */
+  close(): Promise<void>;
+  /** Destroys every pool and its sockets immediately. */
+  destroy(): Promise<void>;
+}
+
+export interface UpstreamHttpClientOptions {
+  /** How long an idle keep-alive socket is kept (default 30 s). */
+  keepAliveTimeoutMs?: number;
+  /** How much of an error body is read for classification (default 64 KiB). */
+  maxErrorBodyBytes?: number;
+}
+
+const DEFAULT_KEEP_ALIVE_MS = 30_000;
+const DEFAULT_MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** Cap for a non-streamed response body; far above any real completion. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+export function createUpstreamHttpClient(options: UpstreamHttpClientOptions = {}): UpstreamHttpClient {
+  const keepAliveTimeout = options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_MS;
+  const maxErrorBodyBytes = options.maxErrorBodyBytes ?? DEFAULT_MAX_ERROR_BODY_BYTES;
+  // Keyed by origin and connect deadline: the connect timeout is a pool option, and two providers
+  // on one origin may configure different ones.
+  const pools = new Map<string, Pool>();
+
+  function getPool(origin: string, connectMs: number): Pool {
+    const key = `${origin} ${connectMs}`;
+    let pool = pools.get(key);
+    if (pool === undefined) {
+      pool = new Pool(origin, {
+        connect: { timeout: connectMs },
+        keepAliveTimeout,
+        keepAliveMaxTimeout: Math.max(keepAliveTimeout, 600_000),
+        // One request per socket at a time: a slow stream must never block another request.
+        pipelining: 1,
+      });
+      pools.set(key, pool);
+    }
+    return pool;
+  }
+
+  async function send(request: UpstreamHttpRequest): Promise<UpstreamHttpResponse> {
+    const url = new URL(request.url);
+    const pool = getPool(url.origin, request.timeouts.connectMs);
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await pool.request({
+        path: `${url.pathname}${url.search}`,
+        method: request.method ?? "POST",
+        headers: request.headers,
+        body: request.body ?? null,
+        headersTimeout: request.timeouts.firstByteMs,
+        bodyTimeout: request.timeouts.idleMs,
+        signal: request.signal,
+      });
+    } catch (error) {
+      throw toUpstreamFailure(error, request.signal);
+    }
+    const headers = response.headers as UpstreamHeaders;
+    if (response.statusCode >= 200 && response.statusCode < 300) {
+      return { status: response.statusCode, headers, body: response.body };
+    }
+    if (request.signal?.aborted) {
+      response.body.destroy();
+      throw request.signal.reason;
+    }
+    // A truncated or stalled error body still classifies by status and headers.
+    const bodyText = await readLimitedText(response.body, maxErrorBodyBytes).catch(() => "");
+    throw classifyUpstreamError({ status: response.statusCode, headers, bodyText });
+  }
+
+  async function closeAll(method: "close" | "destroy"): Promise<void> {
+    const all = [...pools.values()];
+    pools.clear();
+    await Promise.all(all.map((pool) => pool[method]().catch(() => undefined)));
+  }
+
+  return { send, close: () => closeAll("close"), destroy: () => closeAll("destroy") };
+}
+
+let sharedClient: UpstreamHttpClient | undefined;
+
+/** The process-wide client used by adapters that are not given one. Pools are created lazily. */
+export function getSharedUpstreamHttpClient(): UpstreamHttpClient {
+  sharedClient ??= createUpstreamHttpClient();
+  return sharedClient;
+}
+
+/**
+ * Reads a whole 2xx body as UTF-8 text. Rejects with a GatewayError on network failure, deadline
+ * or when the body exceeds `maxBytes`; with `signal.reason` when `signal` aborted.
+ */
+export async function readUpstreamText(
+  body: UpstreamBody,
+  options: { maxBytes?: number; signal?: AbortSignal } = {},
+): Promise<string> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+      size += buffer.length;
+      if (size > maxBytes) {
+        body.destroy();
+        throw new GatewayError("provider_unavailable", "The upstream response exceeded the size limit");
+      }
+      chunks.push(buffer);
+    }
+  } catch (error) {
+    throw toUpstreamFailure(error, options.signal);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * What to throw for an error raised while talking to an upstream: the abort reason when the
+ * caller aborted, a GatewayError as is, else the classified network failure.
+ */
+export function toUpstreamFailure(error: unknown, signal?: AbortSignal): unknown {
+  if (signal?.aborted) return signal.reason ?? error;
+  return mapNetworkError(error);
+}
+
+/** Maps a network-level failure (undici or node:net error) to the spec's taxonomy. */
+export function mapNetworkError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  const code = findErrorCode(error);
+  switch (code) {
+    case "UND_ERR_CONNECT_TIMEOUT":
+    case "ETIMEDOUT":
+      return new GatewayError("provider_timeout", "Timed out connecting to the upstream provider", {
+        cause: error,
+      });
+    case "UND_ERR_HEADERS_TIMEOUT":
+      return new GatewayError("provider_timeout", "The upstream provider did not start answering in time", {
+        cause: error,
+      });
+    case "UND_ERR_BODY_TIMEOUT":
+      return new GatewayError("provider_timeout", "The upstream provider stopped sending data", {
+        cause: error,
+      });
+    case "ECONNREFUSED":
+      return new GatewayError("provider_unavailable", "The upstream provider refused the connection", {
+        cause: error,
+      });
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return new GatewayError("provider_unavailable", "The upstream provider's host name did not resolve", {
+        cause: error,
+      });
+    case "ECONNRESET":
+    case "EPIPE":
+    case "UND_ERR_SOCKET":
+    case "UND_ERR_CLOSED":
+    case "UND_ERR_DESTROYED":
+      return new GatewayError("provider_unavailable", "The upstream provider closed the connection", {
+        cause: error,
+      });
+    default:
+      return new GatewayError("provider_unavailable", "The upstream request failed", { cause: error });
+  }
+}
+
+/** The first error code found on the error, its causes, or an AggregateError's members. */
+function findErrorCode(error: unknown, depth = 0): string | undefined {
+  if (typeof error !== "object" || error === null || depth > 4) return undefined;
+  const candidate = error as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof candidate.code === "string") return candidate.code;
+  if (Array.isArray(candidate.errors)) {
+    for (const member of candidate.errors) {
+      const code = findErrorCode(member, depth + 1);
+      if (code !== undefined) return code;
+    }
+  }
+  return findErrorCode(candidate.cause, depth + 1);
+}
+
+/** Reads at most `maxBytes` of a body, then drops the rest (destroying the socket). */
+async function readLimitedText(body: UpstreamBody, maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    chunks.push(buffer);
+    size += buffer.length;
+    if (size >= maxBytes) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, maxBytes).toString("utf8");
+}

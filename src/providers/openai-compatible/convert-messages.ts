@@ -1,0 +1,137 @@
+/**
+ * Canonical system + messages → Chat Completions `messages`. Conversions keep text byte-exact;
+ * empty text is never sent as a block of its own (hosts reject empty blocks, sharp-edges E29).
+ */
+import type {
+  AssistantContentPart,
+  CanonicalMessage,
+  FilePart,
+  ImagePart,
+  MediaSource,
+  TextPart,
+  ToolResultPart,
+  UserContentPart,
+} from "../../canonical/index.js";
+import type { ChatContentPart, ChatMessage, ChatToolCall } from "./wire-types.js";
+
+export function convertMessages(system: TextPart[], messages: CanonicalMessage[]): ChatMessage[] {
+  const result: ChatMessage[] = [];
+  const systemMessage = convertSystem(system);
+  if (systemMessage !== undefined) result.push(systemMessage);
+  for (const message of messages) {
+    switch (message.role) {
+      case "user":
+        result.push(convertUserMessage(message.content, message.name));
+        break;
+      case "assistant":
+        result.push(convertAssistantMessage(message.content, message.name));
+        break;
+      case "tool":
+        // Chat wants one `tool` message per result.
+        for (const part of message.content) result.push(convertToolResult(part));
+        break;
+    }
+  }
+  return result;
+}
+
+/**
+ * One system message: a string for one part, text parts for several (joining them would invent
+ * separators the caller never wrote).
+ */
+function convertSystem(system: TextPart[]): ChatMessage | undefined {
+  const parts = system.filter((part) => part.text !== "");
+  if (parts.length === 0) return undefined;
+  if (parts.length === 1) return { role: "system", content: parts[0].text };
+  return { role: "system", content: parts.map((part) => ({ type: "text", text: part.text })) };
+}
+
+function convertUserMessage(content: UserContentPart[], name: string | undefined): ChatMessage {
+  const nameField = name === undefined ? {} : { name };
+  // A lone text part goes as a plain string: the shape every compatible host accepts.
+  if (content.length === 1 && content[0].type === "text") {
+    return { role: "user", content: content[0].text, ...nameField };
+  }
+  const parts = content.flatMap((part): ChatContentPart[] => {
+    if (part.type === "image") return [convertImage(part)];
+    if (part.type === "file") return [convertFile(part)];
+    return part.text === "" ? [] : [{ type: "text", text: part.text }];
+  });
+  return { role: "user", content: parts, ...nameField };
+}
+
+function convertAssistantMessage(content: AssistantContentPart[], name: string | undefined): ChatMessage {
+  let text = "";
+  let reasoning = "";
+  const toolCalls: ChatToolCall[] = [];
+  for (const part of content) {
+    if (part.type === "text") text += part.text;
+    else if (part.type === "reasoning") reasoning += part.text;
+    // Opaque provider state (signatures, encrypted content) has no Chat field and is bound to
+    // the provider and model that produced it, so only the call itself travels.
+    else
+      toolCalls.push({
+        id: part.id,
+        type: "function",
+        function: { name: part.name, arguments: part.arguments },
+      });
+  }
+  // `content: null` with tool calls is the wire's own shape; an empty string would be an empty block.
+  const message: ChatMessage = {
+    role: "assistant",
+    content: text !== "" ? text : toolCalls.length > 0 ? null : "",
+    ...(name === undefined ? {} : { name }),
+    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+    ...(reasoning !== "" ? { reasoning } : {}),
+  };
+  return message;
+}
+
+function convertToolResult(part: ToolResultPart): ChatMessage {
+  const allText = part.content.every((item) => item.type === "text");
+  if (allText) {
+    return {
+      role: "tool",
+      tool_call_id: part.toolCallId,
+      content: part.content.map((item) => (item.type === "text" ? item.text : "")).join(""),
+    };
+  }
+  const content = part.content.flatMap((item): ChatContentPart[] => {
+    if (item.type === "image") return [convertImage(item)];
+    return item.text === "" ? [] : [{ type: "text", text: item.text }];
+  });
+  return { role: "tool", tool_call_id: part.toolCallId, content };
+}
+
+function convertImage(part: ImagePart): ChatContentPart {
+  return {
+    type: "image_url",
+    image_url: { url: toUrl(part.source), ...(part.detail === undefined ? {} : { detail: part.detail }) },
+  };
+}
+
+/**
+ * Chat's `file` part takes a data URL in `file_data`; a URL source is passed as is, which
+ * compatible routers (OpenRouter among them) accept. `filename` is required by OpenAI.
+ */
+function convertFile(part: FilePart): ChatContentPart {
+  return {
+    type: "file",
+    file: {
+      filename: part.filename ?? part.title ?? defaultFilename(part.source),
+      file_data: toUrl(part.source),
+    },
+  };
+}
+
+function toUrl(source: MediaSource): string {
+  return source.kind === "url" ? source.url : `data:${source.mediaType};base64,${source.data}`;
+}
+
+function defaultFilename(source: MediaSource): string {
+  if (source.kind === "base64") {
+    const subtype = /^[a-z]+\/([a-z0-9.+-]+)/i.exec(source.mediaType)?.[1];
+    if (subtype !== undefined) return `file.${subtype === "plain" ? "txt" : subtype}`;
+  }
+  return "file";
+}

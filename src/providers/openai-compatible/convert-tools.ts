@@ -1,0 +1,39 @@
+import type { FunctionTool, ResponseFormat, ToolChoice } from "../../canonical/index.js";
+import type { ChatResponseFormat, ChatTool, ChatToolChoice } from "./wire-types.js";
+
+/** Canonical tools → Chat's nested `{type:"function", function:{…}}` shape (not Responses' flat one). */
+export function convertTools(tools: FunctionTool[]): ChatTool[] {
+  return tools.map((tool) => ({
+    type: "function",
+    function: {
+      name: tool.name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      ...(tool.parameters === undefined ? {} : { parameters: tool.parameters }),
+      ...(tool.strict === undefined ? {} : { strict: tool.strict }),
+    },
+  }));
+}
+
+export function convertToolChoice(choice: ToolChoice): ChatToolChoice {
+  switch (choice.type) {
+    case "auto":
+    case "none":
+    case "required":
+      return choice.type;
+    case "tool":
+      return { type: "function", function: { name: choice.name } };
+  }
+}
+
+export function convertResponseFormat(format: ResponseFormat): ChatResponseFormat {
+  if (format.type !== "json_schema") return { type: format.type };
+  return {
+    type: "json_schema",
+    json_schema: {
+      name: format.name,
+      schema: format.schema,
+      ...(format.strict === undefined ? {} : { strict: format.strict }),
+      ...(format.description === undefined ? {} : { description: format.description }),
+    },
+  };
+}

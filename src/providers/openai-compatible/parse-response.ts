@@ -1,0 +1,57 @@
+/** A non-streamed `chat.completion` body → CanonicalResult. */
+import type { CanonicalResult, ResultContent } from "../../canonical/index.js";
+import { GatewayError } from "../../errors/gateway-error.js";
+import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
+import { mapFinishReason } from "./map-finish-reason.js";
+import { mapUsage } from "./map-usage.js";
+import { createToolCallId, normalizeArguments, readReasoningText } from "./read-message-fields.js";
+import type { ChatCompletionWire } from "./wire-types.js";
+
+/**
+ * Reads `choices[0]` (the gateway never asks for n>1). Throws a GatewayError for a body that is
+ * not a completion: an `error` envelope sent with HTTP 200 or a body without choices.
+ */
+export function parseChatCompletionsResponse(json: unknown): CanonicalResult {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new GatewayError("provider_unavailable", "The upstream provider returned an unexpected body");
+  }
+  const completion = json as ChatCompletionWire;
+  if (completion.error !== undefined && completion.error !== null) throw classifyStreamErrorFrame(completion);
+  const choice = completion.choices?.find((item) => (item.index ?? 0) === 0);
+  if (choice === undefined) {
+    throw new GatewayError("provider_unavailable", "The upstream provider returned no choices");
+  }
+
+  const message = choice.message ?? {};
+  const content: ResultContent[] = [];
+  const reasoning = readReasoningText(message);
+  if (reasoning !== "") content.push({ type: "reasoning", text: reasoning });
+  const refusal = typeof message.refusal === "string" && message.refusal !== "" ? message.refusal : undefined;
+  const text = refusal ?? (typeof message.content === "string" ? message.content : "");
+  if (text !== "") content.push({ type: "text", text });
+  for (const call of message.tool_calls ?? []) {
+    content.push({
+      type: "tool-call",
+      id: typeof call.id === "string" && call.id !== "" ? call.id : createToolCallId(),
+      name: call.function?.name ?? "",
+      arguments: normalizeArguments(call.function?.arguments),
+    });
+  }
+
+  const rawFinishReason = choice.finish_reason ?? undefined;
+  const hasToolCalls = content.some((part) => part.type === "tool-call");
+  const finishReason =
+    refusal !== undefined && !hasToolCalls
+      ? "refusal"
+      : mapFinishReason(rawFinishReason, { hasToolCalls, hasRefusal: false });
+  return {
+    ...(typeof completion.id === "string" && completion.id !== "" ? { upstreamId: completion.id } : {}),
+    ...(typeof completion.model === "string" && completion.model !== ""
+      ? { upstreamModel: completion.model }
+      : {}),
+    content,
+    finishReason,
+    ...(rawFinishReason === undefined ? {} : { rawFinishReason }),
+    usage: mapUsage(completion.usage),
+  };
+}

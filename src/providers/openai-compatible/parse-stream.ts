@@ -1,0 +1,161 @@
+/**
+ * Chat Completions SSE chunks → canonical stream parts (wire-formats.md §1 "Streaming",
+ * sharp-edges A1–A9, D28, F41).
+ *
+ * Only choice 0 is read (the gateway never asks for n>1). Parts come out in strict lifecycles:
+ * text and reasoning blocks never overlap, both are closed before tool calls open, tool calls
+ * close when `finish_reason` arrives, and `usage` (from the usage-only final chunk) and `finish`
+ * come last. `response-metadata` is emitted just before the first content part, not on the first
+ * chunk: until content exists a failure can still be thrown as a plain error (and retried).
+ */
+import type { CanonicalStreamPart, CanonicalUsage } from "../../canonical/index.js";
+import { GatewayError } from "../../errors/gateway-error.js";
+import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
+import type { SseEvent } from "../sse-reader.js";
+import { createToolCallAccumulator } from "./accumulate-tool-calls.js";
+import { mapFinishReason } from "./map-finish-reason.js";
+import { mapUsage } from "./map-usage.js";
+import { readReasoningText } from "./read-message-fields.js";
+import type { ChatCompletionChunkWire } from "./wire-types.js";
+
+export interface ChatStreamParser {
+  /** Folds one parsed chunk in; returns the parts it completes. */
+  acceptChunk(chunk: ChatCompletionChunkWire): CanonicalStreamPart[];
+  /**
+   * Ends the stream: `usage` (when known) and `finish`. Throws a GatewayError when choice 0 never
+   * got a `finish_reason` (the upstream stopped early, sharp-edges D28).
+   */
+  finish(): CanonicalStreamPart[];
+}
+
+export function createChatStreamParser(): ChatStreamParser {
+  let upstreamId: string | undefined;
+  let upstreamModel: string | undefined;
+  let metadataSent = false;
+  let textId: string | undefined;
+  let reasoningId: string | undefined;
+  let blockCount = 0;
+  let hasRefusal = false;
+  let rawFinishReason: string | undefined;
+  let usage: CanonicalUsage | undefined;
+  const toolCalls = createToolCallAccumulator();
+
+  function closeText(parts: CanonicalStreamPart[]): void {
+    if (textId === undefined) return;
+    parts.push({ type: "text-end", id: textId });
+    textId = undefined;
+  }
+
+  function closeReasoning(parts: CanonicalStreamPart[]): void {
+    if (reasoningId === undefined) return;
+    parts.push({ type: "reasoning-end", id: reasoningId });
+    reasoningId = undefined;
+  }
+
+  function appendText(parts: CanonicalStreamPart[], delta: string): void {
+    closeReasoning(parts);
+    if (textId === undefined) {
+      textId = `text-${blockCount++}`;
+      parts.push({ type: "text-start", id: textId });
+    }
+    parts.push({ type: "text-delta", id: textId, delta });
+  }
+
+  function appendReasoning(parts: CanonicalStreamPart[], delta: string): void {
+    closeText(parts);
+    if (reasoningId === undefined) {
+      reasoningId = `reasoning-${blockCount++}`;
+      parts.push({ type: "reasoning-start", id: reasoningId });
+    }
+    parts.push({ type: "reasoning-delta", id: reasoningId, delta });
+  }
+
+  function withMetadata(parts: CanonicalStreamPart[]): CanonicalStreamPart[] {
+    if (metadataSent || parts.length === 0) return parts;
+    metadataSent = true;
+    return [{ type: "response-metadata", upstreamId, upstreamModel }, ...parts];
+  }
+
+  return {
+    acceptChunk(chunk) {
+      // Azure's prompt-filter chunk carries `id: ""` and `model: ""`: keep the first real values.
+      if (upstreamId === undefined && typeof chunk.id === "string" && chunk.id !== "") upstreamId = chunk.id;
+      if (upstreamModel === undefined && typeof chunk.model === "string" && chunk.model !== "") {
+        upstreamModel = chunk.model;
+      }
+      // Normal chunks say `"usage": null`; the usage-only final chunk has `choices: []`.
+      if (typeof chunk.usage === "object" && chunk.usage !== null) usage = mapUsage(chunk.usage);
+
+      const choice = Array.isArray(chunk.choices)
+        ? chunk.choices.find((item) => (item.index ?? 0) === 0)
+        : undefined;
+      if (choice === undefined || rawFinishReason !== undefined) return [];
+      const parts: CanonicalStreamPart[] = [];
+      const delta = choice.delta ?? {};
+
+      const reasoning = readReasoningText(delta);
+      if (reasoning !== "") appendReasoning(parts, reasoning);
+      if (typeof delta.content === "string" && delta.content !== "") appendText(parts, delta.content);
+      if (typeof delta.refusal === "string" && delta.refusal !== "") {
+        // A refusal is what the caller gets to read; the finish reason says it was one.
+        hasRefusal = true;
+        appendText(parts, delta.refusal);
+      }
+      if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) {
+        closeText(parts);
+        closeReasoning(parts);
+        for (const toolCall of delta.tool_calls) parts.push(...toolCalls.accept(toolCall));
+      }
+      if (typeof choice.finish_reason === "string" && choice.finish_reason !== "") {
+        rawFinishReason = choice.finish_reason;
+        closeText(parts);
+        closeReasoning(parts);
+        parts.push(...toolCalls.finish());
+      }
+      return withMetadata(parts);
+    },
+
+    finish() {
+      if (rawFinishReason === undefined) {
+        throw new GatewayError("provider_unavailable", "upstream stream ended early");
+      }
+      const parts: CanonicalStreamPart[] = [];
+      if (usage !== undefined) parts.push({ type: "usage", usage });
+      parts.push({
+        type: "finish",
+        reason: mapFinishReason(rawFinishReason, { hasToolCalls: toolCalls.count > 0, hasRefusal }),
+        rawReason: rawFinishReason,
+      });
+      return withMetadata(parts);
+    },
+  };
+}
+
+/**
+ * Parses a Chat Completions event stream. Throws a GatewayError for an error frame, a frame that
+ * is not JSON, or a stream that ends without a finish reason; errors of `events` (network,
+ * deadlines, aborts) propagate unchanged. The caller decides whether a throw becomes an `error`
+ * part (after the first part) or a plain error (before it).
+ */
+export async function* parseChatCompletionsStream(
+  events: AsyncIterable<SseEvent>,
+): AsyncGenerator<CanonicalStreamPart> {
+  const parser = createChatStreamParser();
+  for await (const event of events) {
+    const data = event.data.trim();
+    if (data === "") continue;
+    if (data === "[DONE]") break;
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
+    }
+    if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) continue;
+    // oai-node treats a truthy top-level `error` (or an `error` event) as a failure; so do we.
+    if (event.event === "error" || (chunk as { error?: unknown }).error)
+      throw classifyStreamErrorFrame(chunk);
+    yield* parser.acceptChunk(chunk as ChatCompletionChunkWire);
+  }
+  yield* parser.finish();
+}

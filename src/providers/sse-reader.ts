@@ -1,0 +1,70 @@
+/**
+ * Reads an upstream `text/event-stream` body into SSE events. eventsource-parser does the framing
+ * (LF, CR and CRLF line ends, `:` comments, multi-line `data:`, `event:` names); a streaming
+ * TextDecoder keeps multi-byte UTF-8 characters intact when they straddle two network chunks.
+ * Payloads are returned as text: JSON padding (Anthropic's trailing spaces) is the JSON parser's
+ * business, never string matching's.
+ */
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { GatewayError } from "../errors/gateway-error.js";
+
+export interface SseEvent {
+  /** The `event:` name, undefined when the frame had none. */
+  event?: string;
+  data: string;
+  id?: string;
+}
+
+export interface ReadSseOptions {
+  /**
+   * Largest single event (or unterminated line) the parser buffers, in characters. A stream that
+   * exceeds it fails with `provider_unavailable` instead of growing memory without bound.
+   */
+  maxEventSize?: number;
+}
+
+const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024;
+
+/**
+ * Yields the SSE events of `body` in order. Errors of the body (deadlines, resets, aborts) are
+ * propagated unchanged so the caller can classify them with its own context. At the end of the
+ * body an event still missing its blank-line terminator is delivered rather than dropped: some
+ * servers close right after the last `data:` line.
+ */
+export async function* readSseEvents(
+  body: AsyncIterable<Uint8Array | string>,
+  options: ReadSseOptions = {},
+): AsyncGenerator<SseEvent> {
+  const pending: SseEvent[] = [];
+  let overflow = false;
+  const parser = createParser({
+    maxBufferSize: options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE,
+    onEvent: (message: EventSourceMessage) => pending.push(toSseEvent(message)),
+    onError: (error) => {
+      if (error.type === "max-buffer-size-exceeded") overflow = true;
+      // Unknown fields and bad `retry:` values are ignorable per the SSE spec.
+    },
+  });
+  const decoder = new TextDecoder("utf-8");
+
+  for await (const chunk of body) {
+    parser.feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
+    if (overflow) {
+      throw new GatewayError("provider_unavailable", "The upstream stream sent an oversized event");
+    }
+    while (pending.length > 0) yield pending.shift()!;
+  }
+
+  const rest = decoder.decode();
+  // Two line ends dispatch a final unterminated event (one ends the line, one ends the event).
+  parser.feed(`${rest}\n\n`);
+  while (pending.length > 0) yield pending.shift()!;
+}
+
+function toSseEvent(message: EventSourceMessage): SseEvent {
+  return {
+    data: message.data,
+    ...(message.event === undefined ? {} : { event: message.event }),
+    ...(message.id === undefined ? {} : { id: message.id }),
+  };
+}
