@@ -30,6 +30,8 @@ export interface GatewayOptions {
   keepAliveMs?: number;
   /** Grace period for in-flight requests on shutdown. */
   drainMs?: number;
+  /** Prefix of every Redis key and channel (tests isolate themselves with it). */
+  statePrefix?: string;
 }
 
 export interface RunningGateway {
@@ -51,7 +53,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const logger = options.logger ?? createLogger(settings.logLevel);
   const config = options.config ?? loadConfigFile(settings.configPath);
   const store = await openStore({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir });
-  const state = await openSharedState({ redisUrl: settings.redisUrl });
+  const state = await openSharedState({
+    redisUrl: settings.redisUrl,
+    prefix: options.statePrefix,
+    onError: (error) => logger.warn({ err: error }, "redis connection error"),
+  });
 
   const internalSecret =
     settings.internalSharedSecret ??

@@ -5,7 +5,8 @@
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
-import { convertUsdPerMillionToPicoPerToken, parseDecimalMillionths } from "../metering/prices.js";
+import { tryParseUsdToMicroUsd } from "../metering/money.js";
+import { convertUsdPerMillionToPicoPerToken } from "../metering/prices.js";
 import { type GatewayConfigFile, gatewayConfigSchema, type ModelConfigFile } from "./config-schema.js";
 import type { CatalogModel, GatewayConfig, ProviderConfig } from "./types.js";
 
@@ -91,8 +92,9 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
     models: [...modelsBySlug.values()],
     modelsBySlug,
     maxBodyBytes: file.limits.max_body_bytes,
-    defaultWorkspaceCreditsMicroUsd: Number(
-      parseDecimalMillionths(file.bootstrap.default_workspace_credits_usd),
+    defaultWorkspaceCreditsMicroUsd: parseBootstrapCredits(
+      file.bootstrap.default_workspace_credits_usd,
+      origin,
     ),
     imageGenerationConfigured: file.server_tools.image !== undefined,
   };
@@ -159,4 +161,11 @@ function resolveModel(
     weeklyTokenVolume: model.weekly_token_volume,
     routes,
   };
+}
+
+function parseBootstrapCredits(value: number | string, origin: string): number {
+  const result = tryParseUsdToMicroUsd(value);
+  if (!result.ok)
+    throw new ConfigError(`${origin}: bootstrap.default_workspace_credits_usd: ${result.reason}`);
+  return result.microUsd;
 }

@@ -103,14 +103,23 @@ export class GenerationEngine {
   }
 
   /**
-   * Streaming run. Resolves once the first canonical part arrived, so an upstream that fails
-   * before producing anything still gets a plain HTTP error (recorded, then thrown).
+   * Streaming run. Resolves once the first canonical part arrived (or `firstPartWaitMs` passed),
+   * so an upstream that fails at once still gets a plain HTTP error (recorded, then thrown).
    */
-  async openStream(admitted: AdmittedGeneration, signal: AbortSignal): Promise<GenerationStream> {
-    return GenerationStream.open(admitted, signal, {
-      settle: (outcome) => this.settle(admitted, outcome),
-      cost: (usage) => this.cost(admitted, usage),
-    });
+  async openStream(
+    admitted: AdmittedGeneration,
+    signal: AbortSignal,
+    firstPartWaitMs: number,
+  ): Promise<GenerationStream> {
+    return GenerationStream.open(
+      admitted,
+      signal,
+      {
+        settle: (outcome) => this.settle(admitted, outcome),
+        cost: (usage) => this.cost(admitted, usage),
+      },
+      firstPartWaitMs,
+    );
   }
 
   async recordFailure(admitted: AdmittedGeneration, error: GatewayError): Promise<void> {

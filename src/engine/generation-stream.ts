@@ -24,19 +24,27 @@ export class GenerationStream {
   private deliveredText = "";
   private cancelled = false;
   private settlement?: Promise<Settlement>;
+  private pendingFirst?: Promise<IteratorResult<CanonicalStreamPart>>;
+  private firstArrived = false;
 
   private constructor(
     private readonly admitted: AdmittedGeneration,
     private readonly iterator: AsyncIterator<CanonicalStreamPart>,
     private readonly controller: AbortController,
     private readonly hooks: StreamHooks,
-    private readonly first: CanonicalStreamPart | undefined,
   ) {}
 
+  /**
+   * Starts the upstream call and waits up to `firstPartWaitMs` for its first part. A failure in
+   * that window is thrown, so the caller still answers with a plain HTTP error. A slow first part
+   * (a reasoning model thinking quietly) does not hold the response back longer than that: the
+   * stream starts, keep-alives flow, and a later failure becomes an in-band error frame.
+   */
   static async open(
     admitted: AdmittedGeneration,
     signal: AbortSignal,
     hooks: StreamHooks,
+    firstPartWaitMs: number,
   ): Promise<GenerationStream> {
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal.reason);
@@ -45,30 +53,57 @@ export class GenerationStream {
     const iterator = admitted.adapter
       .stream({ ...admitted.call, signal: controller.signal })
       [Symbol.asyncIterator]();
-    let first: IteratorResult<CanonicalStreamPart>;
-    try {
-      first = await iterator.next();
-    } catch (thrown) {
-      const error = toGatewayError(thrown);
-      const stream = new GenerationStream(admitted, iterator, controller, hooks, undefined);
-      stream.error = error;
-      await stream.settle();
-      throw error;
+    const firstStep = iterator.next();
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([
+      firstStep.then(
+        (step) => ({ kind: "step" as const, step }),
+        (error: unknown) => ({ kind: "thrown" as const, error }),
+      ),
+      new Promise<{ kind: "slow" }>((resolve) => {
+        timer = setTimeout(() => resolve({ kind: "slow" }), firstPartWaitMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    const stream = new GenerationStream(admitted, iterator, controller, hooks);
+    if (waited.kind === "slow") {
+      stream.pendingFirst = firstStep;
+      return stream;
     }
-    if (!first.done && first.value.type === "error") {
-      // Failed before any output: still a plain HTTP error for the caller.
-      const error = createGatewayErrorFromInfo(first.value.error);
-      const stream = new GenerationStream(admitted, iterator, controller, hooks, undefined);
-      stream.error = error;
+    const failure =
+      waited.kind === "thrown"
+        ? toGatewayError(waited.error)
+        : waited.step.done
+          ? new GatewayError("provider_unavailable", "Upstream stream ended without any output")
+          : waited.step.value.type === "error"
+            ? createGatewayErrorFromInfo(waited.step.value.error)
+            : undefined;
+    if (failure) {
+      stream.error = failure;
       await stream.settle();
-      throw error;
+      throw failure;
     }
-    return new GenerationStream(admitted, iterator, controller, hooks, first.done ? undefined : first.value);
+    stream.pendingFirst = firstStep;
+    return stream;
+  }
+
+  /** true when the first part has not arrived yet (the response starts without it). */
+  get startedBeforeFirstPart(): boolean {
+    return this.firstArrived === false;
   }
 
   /** The parts, in upstream order. Ends after `finish` or an `error` part. */
   async *parts(): AsyncGenerator<CanonicalStreamPart> {
-    let next: CanonicalStreamPart | undefined = this.first;
+    let next: CanonicalStreamPart | undefined;
+    try {
+      const first = await this.pendingFirst!;
+      next = first.done ? undefined : first.value;
+    } catch (thrown) {
+      if (this.cancelled) return;
+      const error = toGatewayError(thrown);
+      next = { type: "error", error: { code: error.code, message: error.message } };
+    }
+    this.firstArrived = true;
     while (next !== undefined) {
       this.observe(next);
       yield next;

@@ -11,7 +11,7 @@ import type { IngressFormat } from "../ingress/ingress-format.js";
 import type { AppEnv } from "./app-env.js";
 import { createErrorResponse } from "./error-response.js";
 import { readJsonBody } from "./read-json-body.js";
-import { createSseResponse } from "./sse-response.js";
+import { createSseResponse, KEEP_ALIVE_INTERVAL_MS } from "./sse-response.js";
 
 export interface GenerationRouteDeps {
   engine: GenerationEngine;
@@ -42,7 +42,11 @@ export function createGenerationHandler(
       const context = { requestId, model: request.model, createdAt: Math.floor(Date.now() / 1000) };
       const signal = c.req.raw.signal;
       if (request.stream) {
-        const stream = await deps.engine.openStream(admitted, signal);
+        const stream = await deps.engine.openStream(
+          admitted,
+          signal,
+          deps.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS,
+        );
         return createSseResponse(stream, format.createStreamEncoder(context), {
           requestId,
           logger,

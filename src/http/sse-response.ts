@@ -32,6 +32,8 @@ export function createSseResponse(
         controller.close();
       };
       keepAlive = setInterval(() => write(format.keepAlive()), options.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS);
+      // Started before the upstream's first part: show the client the stream is alive right away.
+      if (stream.startedBeforeFirstPart) write(format.keepAlive());
       const onClientGone = () => {
         clearInterval(keepAlive);
         stream.cancel();

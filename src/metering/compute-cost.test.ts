@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createEmptyUsage } from "../canonical/index.js";
 import type { ModelPrices } from "../config/types.js";
-import { computeCostMicroUsd, convertMicroUsdToUsd } from "./compute-cost.js";
-import { convertUsdPerMillionToPicoPerToken, parseDecimalMillionths } from "./prices.js";
+import { computeCostMicroUsd } from "./compute-cost.js";
+import { convertMicroUsdToUsd } from "./money.js";
+import { convertUsdPerMillionToPicoPerToken } from "./prices.js";
 
 // claude-sonnet-class prices: $3 in, $15 out, $0.30 cache read, $3.75 5-minute write, $6 1-hour write.
 const prices: ModelPrices = {
@@ -18,9 +19,9 @@ test("prices convert exactly from USD per million to pico-USD per token", () => 
   assert.equal(convertUsdPerMillionToPicoPerToken("0.075"), 75_000n);
   assert.equal(convertUsdPerMillionToPicoPerToken(0.15), 150_000n);
   assert.equal(convertUsdPerMillionToPicoPerToken("1.25"), 1_250_000n);
-  assert.equal(parseDecimalMillionths("0.000001"), 1n);
-  assert.throws(() => parseDecimalMillionths("0.0000001"), /more than 6 decimal places/);
-  assert.throws(() => parseDecimalMillionths("-1"), /not a non-negative decimal/);
+  assert.equal(convertUsdPerMillionToPicoPerToken("0.000001"), 1n);
+  assert.throws(() => convertUsdPerMillionToPicoPerToken("0.0000001"), /more than 6 decimals/);
+  assert.throws(() => convertUsdPerMillionToPicoPerToken("-1"), /must not be negative/);
 });
 
 test("each token class is billed once at its rate", () => {

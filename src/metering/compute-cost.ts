@@ -24,8 +24,3 @@ export function computeCostMicroUsd(usage: CanonicalUsage, prices: ModelPrices):
     BigInt(usage.outputTokens) * prices.completionPicoUsd;
   return Number((pico + PICO_PER_MICRO - 1n) / PICO_PER_MICRO);
 }
-
-/** micro-USD → USD as a JSON number (only for display fields such as `usage.cost`). */
-export function convertMicroUsdToUsd(microUsd: number): number {
-  return microUsd / 1_000_000;
-}

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { type Authenticator, readBearerToken } from "../../auth/authenticate.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
-import { convertMicroUsdToUsd } from "../../metering/compute-cost.js";
+import { convertMicroUsdToUsd } from "../../metering/money.js";
 import type { GenerationRecord, Store } from "../../storage/types.js";
 import type { AppEnv } from "../app-env.js";
 import { createErrorResponse } from "../error-response.js";

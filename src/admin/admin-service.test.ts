@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { createTestStore, forEachStorageMode } from "../../test/helpers/storage-modes.js";
+import { KEY_CHANGED_CHANNEL } from "../auth/authenticate.js";
+import { GatewayError } from "../errors/gateway-error.js";
+import { openSharedState } from "../storage/shared-state.js";
+import type { SharedState } from "../storage/types.js";
+import { createAdminService } from "./admin-service.js";
+
+function isInvalidRequest(pattern: RegExp, param?: string) {
+  return (error: unknown) =>
+    error instanceof GatewayError &&
+    error.code === "invalid_request" &&
+    pattern.test(error.message) &&
+    (param === undefined || error.param === param);
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+forEachStorageMode("admin service: workspaces with exact credit", async ({ store }) => {
+  const admin = createAdminService({ store, state: await openSharedState({}) });
+  const workspace = await admin.createWorkspace({ name: "  Acme  ", creditsUsd: "0.000001" });
+  assert.equal(workspace.name, "Acme");
+  assert.equal(workspace.balanceMicroUsd, 1);
+  assert.equal(workspace.invoicing, false);
+  assert.equal((await admin.creditWorkspace(workspace.id, "2.5")).balanceMicroUsd, 2_500_001);
+  assert.equal((await admin.creditWorkspace(workspace.id, -0.5)).balanceMicroUsd, 2_000_001);
+  const updated = await admin.updateWorkspace(workspace.id, { locked: true, invoicing: true });
+  assert.deepEqual([updated.locked, updated.invoicing], [true, true]);
+
+  await assert.rejects(
+    admin.createWorkspace({ name: " " }),
+    isInvalidRequest(/name must not be empty/, "name"),
+  );
+  await assert.rejects(
+    admin.createWorkspace({ name: "x", creditsUsd: "-1" }),
+    isInvalidRequest(/negative/, "credits_usd"),
+  );
+  await assert.rejects(
+    admin.createWorkspace({ name: "x", creditsUsd: "1.0000001" }),
+    isInvalidRequest(/6 decimals/, "credits_usd"),
+  );
+  await assert.rejects(admin.creditWorkspace(workspace.id, "0"), isInvalidRequest(/zero/, "usd"));
+  await assert.rejects(admin.creditWorkspace(workspace.id, "ten"), isInvalidRequest(/decimal/, "usd"));
+  await assert.rejects(
+    admin.creditWorkspace("ws_missing", "1"),
+    isInvalidRequest(/Unknown workspace "ws_missing"/),
+  );
+  await assert.rejects(admin.updateWorkspace(workspace.id, {}), isInvalidRequest(/Nothing to update/));
+  await assert.rejects(
+    admin.updateWorkspace("ws_missing", { locked: false }),
+    isInvalidRequest(/Unknown workspace/),
+  );
+});
+
+forEachStorageMode("admin service: keys, status changes and their broadcast", async ({ store }) => {
+  const state = await openSharedState({});
+  const announced: string[] = [];
+  await state.subscribe(KEY_CHANGED_CHANNEL, (message) => announced.push(message));
+  const admin = createAdminService({ store, state });
+  const workspace = await admin.createWorkspace({ name: "Acme" });
+
+  const expiresAt = new Date(Date.now() + 86_400_000);
+  const { key, secret } = await admin.createKey({
+    workspaceId: workspace.id,
+    name: "ci",
+    models: ["openai/gpt-4o", " anthropic/claude-sonnet-4 ", "openai/gpt-4o"],
+    expiresAt,
+    memberId: "user_1",
+  });
+  assert.match(secret, /^hi-/);
+  assert.deepEqual(key.allowedModels, ["openai/gpt-4o", "anthropic/claude-sonnet-4"]);
+  assert.equal(key.expiresAt?.getTime(), expiresAt.getTime());
+  assert.equal(key.memberId, "user_1");
+
+  assert.equal((await admin.setKeyStatus(key.id, "disabled")).status, "disabled");
+  assert.equal((await admin.setKeyStatus(key.id, "active")).status, "active");
+  assert.equal((await admin.setKeyStatus(key.id, "revoked")).status, "revoked");
+  await assert.rejects(admin.setKeyStatus(key.id, "active"), isInvalidRequest(/revocation is final/));
+  await assert.rejects(admin.setKeyStatus("key_missing", "disabled"), isInvalidRequest(/Unknown API key/));
+  await flush();
+  assert.deepEqual(announced, Array(3).fill(JSON.stringify({ keyId: key.id })));
+
+  assert.deepEqual(
+    (await admin.listKeys(workspace.id)).map((each) => [each.id, each.status]),
+    [[key.id, "revoked"]],
+  );
+  await assert.rejects(admin.listKeys("ws_missing"), isInvalidRequest(/Unknown workspace/, "workspace_id"));
+});
+
+test("admin service: key input validation", async () => {
+  const { store, cleanup } = await createTestStore("embedded");
+  try {
+    const admin = createAdminService({ store, state: await openSharedState({}) });
+    const { id } = await admin.createWorkspace({ name: "W" });
+    const cases: Array<[Parameters<typeof admin.createKey>[0], RegExp, string]> = [
+      [{ workspaceId: "ws_missing" }, /Unknown workspace/, "workspace_id"],
+      [{ workspaceId: "" }, /workspace_id is required/, "workspace_id"],
+      [{ workspaceId: id, models: [] }, /must not be empty/, "models"],
+      [{ workspaceId: id, models: ["gpt-4o"] }, /creator\/model/, "models"],
+      [{ workspaceId: id, models: ["openai/gpt 4o"] }, /creator\/model/, "models"],
+      [{ workspaceId: id, expiresAt: new Date(Date.now() - 1_000) }, /in the future/, "expires_at"],
+      [{ workspaceId: id, expiresAt: new Date("nope") }, /valid date/, "expires_at"],
+      [{ workspaceId: id, name: "x".repeat(201) }, /at most 200/, "name"],
+      [{ workspaceId: id, memberId: 42 as unknown as string }, /must be a string/, "member_id"],
+    ];
+    for (const [input, pattern, param] of cases) {
+      await assert.rejects(admin.createKey(input), isInvalidRequest(pattern, param), JSON.stringify(input));
+    }
+    assert.deepEqual(await admin.listKeys(id), []);
+  } finally {
+    await cleanup();
+  }
+});
+
+test("admin service: a failed broadcast does not undo the committed change", async () => {
+  const { store, cleanup } = await createTestStore("embedded");
+  try {
+    const brokenState: SharedState = {
+      ...(await openSharedState({})),
+      publish: async () => {
+        throw new Error("Redis down");
+      },
+    };
+    const admin = createAdminService({ store, state: brokenState });
+    const { id } = await admin.createWorkspace({ name: "W" });
+    const { key } = await admin.createKey({ workspaceId: id });
+    assert.equal((await admin.setKeyStatus(key.id, "disabled")).status, "disabled");
+    assert.equal((await store.apiKeys.get(key.id))?.status, "disabled");
+  } finally {
+    await cleanup();
+  }
+});

@@ -1,0 +1,180 @@
+/**
+ * Workspace and key administration, shared by the admin HTTP routes and the admin CLI. Validates
+ * everything it is given (callers may pass raw user input) and turns USD text into exact micro-USD.
+ */
+import { KEY_CHANGED_CHANNEL } from "../auth/authenticate.js";
+import { modelConfigSchema } from "../config/config-schema.js";
+import { GatewayError } from "../errors/gateway-error.js";
+import type { ApiKeyRecord, ApiKeyStatus, SharedState, Store, Workspace } from "../storage/types.js";
+import { createUnknownWorkspaceError } from "../storage/workspace-repository.js";
+import { parseUsdToMicroUsd } from "./parse-usd.js";
+
+export interface CreateWorkspaceInput {
+  name: string;
+  /** Decimal USD, e.g. "5" or "0.000001". Default 0. */
+  creditsUsd?: string | number;
+  invoicing?: boolean;
+}
+
+export interface CreateKeyInput {
+  workspaceId: string;
+  name?: string;
+  /** Allowlist of model slugs (`creator/model`); absent: every model. */
+  models?: string[];
+  expiresAt?: Date;
+  memberId?: string;
+}
+
+export interface AdminService {
+  createWorkspace(input: CreateWorkspaceInput): Promise<Workspace>;
+  /** Adds credit; a negative amount removes some. */
+  creditWorkspace(id: string, usd: string | number): Promise<Workspace>;
+  updateWorkspace(id: string, changes: { invoicing?: boolean; locked?: boolean }): Promise<Workspace>;
+  /** `secret` is the key material: returned here once, never stored. */
+  createKey(input: CreateKeyInput): Promise<{ key: ApiKeyRecord; secret: string }>;
+  setKeyStatus(id: string, status: ApiKeyStatus): Promise<ApiKeyRecord>;
+  listKeys(workspaceId: string): Promise<ApiKeyRecord[]>;
+}
+
+export const KEY_STATUSES: readonly ApiKeyStatus[] = ["active", "disabled", "revoked"];
+const MAX_TEXT_LENGTH = 200;
+const MAX_MODELS = 1_000;
+const modelSlugSchema = modelConfigSchema.shape.slug;
+
+export function createAdminService({ store, state }: { store: Store; state: SharedState }): AdminService {
+  async function requireWorkspace(id: unknown, param: string): Promise<Workspace> {
+    const workspaceId = readId(id, param);
+    const workspace = await store.workspaces.get(workspaceId);
+    if (!workspace) throw createUnknownWorkspaceError(workspaceId, param);
+    return workspace;
+  }
+
+  return {
+    async createWorkspace(input) {
+      const name = readText(input.name, "name", { required: true });
+      const creditsMicroUsd =
+        input.creditsUsd === undefined ? 0 : parseUsdToMicroUsd(input.creditsUsd, { param: "credits_usd" });
+      const invoicing = readOptionalBoolean(input.invoicing, "invoicing") ?? false;
+      return store.workspaces.create({ name, creditsMicroUsd, invoicing });
+    },
+
+    async creditWorkspace(id, usd) {
+      const amount = parseUsdToMicroUsd(usd, { param: "usd", allowNegative: true, allowZero: false });
+      return store.workspaces.credit(readId(id, "id"), amount);
+    },
+
+    async updateWorkspace(id, changes) {
+      const invoicing = readOptionalBoolean(changes.invoicing, "invoicing");
+      const locked = readOptionalBoolean(changes.locked, "locked");
+      if (invoicing === undefined && locked === undefined) {
+        throw GatewayError.invalidRequest("Nothing to update: give invoicing and/or locked");
+      }
+      return store.workspaces.update(readId(id, "id"), { invoicing, locked });
+    },
+
+    async createKey(input) {
+      const workspace = await requireWorkspace(input.workspaceId, "workspace_id");
+      const name = readText(input.name, "name", { required: false }) ?? "";
+      const memberId = readText(input.memberId, "member_id", { required: false }) ?? null;
+      const allowedModels = input.models === undefined ? null : readModels(input.models);
+      const expiresAt = input.expiresAt === undefined ? null : readFutureDate(input.expiresAt, "expires_at");
+      return store.apiKeys.create({ workspaceId: workspace.id, name, allowedModels, expiresAt, memberId });
+    },
+
+    async setKeyStatus(id, status) {
+      const keyId = readId(id, "id");
+      if (!KEY_STATUSES.includes(status)) {
+        throw GatewayError.invalidRequest(`status must be one of ${KEY_STATUSES.join(", ")}`, "status");
+      }
+      const existing = await store.apiKeys.get(keyId);
+      if (!existing) throw GatewayError.invalidRequest(`Unknown API key "${keyId}"`, "id");
+      if (existing.status === "revoked" && status !== "revoked") {
+        throw GatewayError.invalidRequest(`API key "${keyId}" is revoked; revocation is final`, "id");
+      }
+      const key = await store.apiKeys.setStatus(keyId, status);
+      await announceKeyChange(state, keyId);
+      return key;
+    },
+
+    async listKeys(workspaceId) {
+      const workspace = await requireWorkspace(workspaceId, "workspace_id");
+      return store.apiKeys.list(workspace.id);
+    },
+  };
+}
+
+/**
+ * Tells every instance to drop its cached copy of the key. The database change is already
+ * committed, so a failed publish is not an error: the authenticator's cache TTL (well under the
+ * 30 s of spec §5.6) bounds how long a stale entry can live.
+ */
+async function announceKeyChange(state: SharedState, keyId: string): Promise<void> {
+  try {
+    await state.publish(KEY_CHANGED_CHANNEL, JSON.stringify({ keyId }));
+  } catch {
+    // See above: propagation then falls back to cache expiry.
+  }
+}
+
+function readId(value: unknown, param: string): string {
+  if (typeof value !== "string" || value.trim() === "") {
+    throw GatewayError.invalidRequest(`${param} is required`, param);
+  }
+  return value.trim();
+}
+
+function readText(value: unknown, param: string, options: { required: true }): string;
+function readText(value: unknown, param: string, options: { required: false }): string | undefined;
+function readText(value: unknown, param: string, options: { required: boolean }): string | undefined {
+  if (value === undefined || value === null) {
+    if (options.required) throw GatewayError.invalidRequest(`${param} is required`, param);
+    return undefined;
+  }
+  if (typeof value !== "string") throw GatewayError.invalidRequest(`${param} must be a string`, param);
+  const text = value.trim();
+  if (options.required && text === "") throw GatewayError.invalidRequest(`${param} must not be empty`, param);
+  if (text.length > MAX_TEXT_LENGTH) {
+    throw GatewayError.invalidRequest(`${param} must be at most ${MAX_TEXT_LENGTH} characters`, param);
+  }
+  return text;
+}
+
+function readOptionalBoolean(value: unknown, param: string): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "boolean") throw GatewayError.invalidRequest(`${param} must be true or false`, param);
+  return value;
+}
+
+function readModels(models: unknown): string[] {
+  if (!Array.isArray(models))
+    throw GatewayError.invalidRequest("models must be a list of model slugs", "models");
+  if (models.length === 0) {
+    // An empty allowlist would allow nothing; omitting the list is how "every model" is said.
+    throw GatewayError.invalidRequest("models must not be empty; omit it to allow every model", "models");
+  }
+  if (models.length > MAX_MODELS) {
+    throw GatewayError.invalidRequest(`models may list at most ${MAX_MODELS} slugs`, "models");
+  }
+  const slugs = new Set<string>();
+  for (const model of models) {
+    const slug = typeof model === "string" ? model.trim() : model;
+    if (!modelSlugSchema.safeParse(slug).success) {
+      throw GatewayError.invalidRequest(
+        `models: "${String(model)}" is not a model slug of the form creator/model`,
+        "models",
+      );
+    }
+    slugs.add(slug as string);
+  }
+  return [...slugs];
+}
+
+function readFutureDate(value: unknown, param: string): Date {
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) {
+    throw GatewayError.invalidRequest(`${param} must be a valid date`, param);
+  }
+  if (value.getTime() <= Date.now()) {
+    throw GatewayError.invalidRequest(`${param} must be in the future, got ${value.toISOString()}`, param);
+  }
+  return value;
+}

@@ -1,0 +1,83 @@
+/**
+ * Wire (snake_case JSON) form of admin records, shared by the admin routes, the CLI's `--json`
+ * output and the CLI's HTTP transport, which decodes it back. Money travels twice: `balance_usd`
+ * for reading, `balance_micro_usd` as an exact decimal string. Key hashes never leave storage.
+ */
+import type { ApiKeyRecord, ApiKeyStatus, RequestSource, Workspace } from "../storage/types.js";
+import { convertMicroUsdToUsd } from "./parse-usd.js";
+
+export interface WorkspaceJson {
+  id: string;
+  name: string;
+  balance_usd: number;
+  balance_micro_usd: string;
+  invoicing: boolean;
+  locked: boolean;
+  created_at: string;
+}
+
+export interface KeyJson {
+  id: string;
+  workspace_id: string;
+  name: string;
+  display: string;
+  status: ApiKeyStatus;
+  models: string[] | null;
+  expires_at: string | null;
+  member_id: string | null;
+  source: RequestSource;
+  created_at: string;
+}
+
+export function encodeWorkspace(workspace: Workspace): WorkspaceJson {
+  return {
+    id: workspace.id,
+    name: workspace.name,
+    balance_usd: convertMicroUsdToUsd(workspace.balanceMicroUsd),
+    balance_micro_usd: String(workspace.balanceMicroUsd),
+    invoicing: workspace.invoicing,
+    locked: workspace.locked,
+    created_at: workspace.createdAt.toISOString(),
+  };
+}
+
+export function encodeKey(key: ApiKeyRecord): KeyJson {
+  return {
+    id: key.id,
+    workspace_id: key.workspaceId,
+    name: key.name,
+    display: key.display,
+    status: key.status,
+    models: key.allowedModels,
+    expires_at: key.expiresAt?.toISOString() ?? null,
+    member_id: key.memberId,
+    source: key.source,
+    created_at: key.createdAt.toISOString(),
+  };
+}
+
+export function decodeWorkspace(json: WorkspaceJson): Workspace {
+  return {
+    id: json.id,
+    name: json.name,
+    balanceMicroUsd: Number(json.balance_micro_usd),
+    invoicing: json.invoicing,
+    locked: json.locked,
+    createdAt: new Date(json.created_at),
+  };
+}
+
+export function decodeKey(json: KeyJson): ApiKeyRecord {
+  return {
+    id: json.id,
+    workspaceId: json.workspace_id,
+    name: json.name,
+    display: json.display,
+    status: json.status,
+    allowedModels: json.models,
+    expiresAt: json.expires_at === null ? null : new Date(json.expires_at),
+    memberId: json.member_id,
+    source: json.source,
+    createdAt: new Date(json.created_at),
+  };
+}

@@ -1,0 +1,360 @@
+// End to end: the CLI as a child process, in direct mode (its own embedded database) and through a
+// running gateway's admin API.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import {
+  createTempDir,
+  createTestDatabase,
+  createTestStore,
+  requireMode,
+  TEST_REDIS_URL,
+  type TestStore,
+} from "../../test/helpers/storage-modes.js";
+import { createAdminService } from "../admin/admin-service.js";
+import { writeAdminToken } from "../admin/admin-token.js";
+import { KEY_CHANGED_CHANNEL } from "../auth/authenticate.js";
+import { createAdminRoutes } from "../http/routes/admin-routes.js";
+import { openSharedState } from "../storage/shared-state.js";
+
+const PROJECT_ROOT = new URL("../../", import.meta.url).pathname;
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function runCli(args: string[], env: Record<string, string>, entry = "src/cli/admin.ts"): Promise<CliResult> {
+  const cleanEnv = { ...process.env };
+  for (const name of ["DATABASE_URL", "REDIS_URL", "INTERNAL_SHARED_SECRET", "PORT", "GATEWAY_URL"]) {
+    delete cleanEnv[name];
+  }
+  const nodeArgs = entry.endsWith(".ts") ? ["--import", "tsx", entry, ...args] : [entry, ...args];
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      nodeArgs,
+      { cwd: PROJECT_ROOT, env: { ...cleanEnv, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** A port with nothing listening: the gateway probe must fail and the CLI go direct. */
+async function findClosedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("admin CLI in direct mode (embedded database)", () => {
+  let folder: { path: string; cleanup(): Promise<void> };
+  let env: Record<string, string>;
+
+  before(async () => {
+    folder = await createTempDir();
+    env = {
+      GATEWAY_URL: `http://127.0.0.1:${await findClosedPort()}`,
+      GATEWAY_DATA_DIR: join(folder.path, "data"),
+    };
+  });
+  after(async () => {
+    await folder.cleanup();
+  });
+
+  test("workspaces and keys end to end, with --json output", async () => {
+    const created = await runCli(
+      ["--json", "workspace", "create", "--name", "Acme", "--credits", "5.000001"],
+      env,
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const { workspace } = JSON.parse(created.stdout);
+    assert.match(workspace.id, /^ws_/);
+    assert.equal(workspace.balance_micro_usd, "5000001");
+    assert.equal(workspace.invoicing, false);
+
+    const credited = await runCli(["workspace", "credit", workspace.id, "-0.000001", "--json"], env);
+    assert.equal(credited.code, 0, credited.stderr);
+    assert.equal(JSON.parse(credited.stdout).workspace.balance_micro_usd, "5000000");
+
+    const updated = await runCli(
+      ["workspace", "update", workspace.id, "--invoicing", "on", "--locked", "off"],
+      env,
+    );
+    assert.equal(updated.code, 0, updated.stderr);
+    assert.match(updated.stdout, /invoicing\s+on/);
+    assert.match(updated.stdout, /balance\s+\$5 \(5000000 micro-USD\)/);
+
+    const key = await runCli(
+      [
+        "key",
+        "create",
+        "--workspace",
+        workspace.id,
+        "--name",
+        "ci",
+        "--models",
+        "openai/gpt-4o, anthropic/claude-sonnet-4",
+        "--expires",
+        "2099-12-31",
+        "--member",
+        "user_7",
+      ],
+      env,
+    );
+    assert.equal(key.code, 0, key.stderr);
+    const secret = /^\s+(hi-[0-9A-Za-z]{40})$/m.exec(key.stdout)?.[1];
+    assert.ok(secret, key.stdout);
+    assert.match(key.stdout, /will not be shown again|only time the key is shown/);
+    const keyId = /^Created API key (key_\w+)/m.exec(key.stdout)?.[1];
+    assert.ok(keyId);
+
+    const jsonKey = await runCli(["--json", "key", "create", "--workspace", workspace.id], env);
+    assert.equal(jsonKey.code, 0, jsonKey.stderr);
+    const parsedKey = JSON.parse(jsonKey.stdout);
+    assert.match(parsedKey.secret, /^hi-/);
+    assert.equal(parsedKey.key.models, null);
+
+    for (const [action, status] of [
+      ["disable", "disabled"],
+      ["enable", "active"],
+      ["revoke", "revoked"],
+    ]) {
+      const changed = await runCli(["--json", "key", action, keyId], env);
+      assert.equal(changed.code, 0, changed.stderr);
+      assert.equal(JSON.parse(changed.stdout).key.status, status);
+    }
+
+    const listed = await runCli(["key", "list", "--workspace", workspace.id], env);
+    assert.equal(listed.code, 0, listed.stderr);
+    const lines = listed.stdout.trimEnd().split("\n");
+    assert.equal(lines.length, 3);
+    assert.match(lines[0], /^ID\s+NAME\s+DISPLAY\s+STATUS\s+MODELS\s+EXPIRES\s+MEMBER\s+CREATED$/);
+    // Aligned: every row's STATUS column starts where the header's does.
+    const statusColumn = lines[0].indexOf("STATUS");
+    assert.ok(lines[1].slice(statusColumn).startsWith("revoked"));
+    assert.ok(lines[2].slice(statusColumn).startsWith("active"));
+    assert.ok(lines[1].includes("openai/gpt-4o,anthropic/claude-sonnet-4"));
+    assert.ok(!listed.stdout.includes(secret));
+
+    const listedJson = await runCli(["key", "list", "--workspace", workspace.id, "--json"], env);
+    assert.deepEqual(
+      JSON.parse(listedJson.stdout).data.map((each: { status: string }) => each.status),
+      ["revoked", "active"],
+    );
+
+    const reenable = await runCli(["key", "enable", keyId], env);
+    assert.equal(reenable.code, 1);
+    assert.match(reenable.stderr, /revocation is final/);
+    assert.equal(reenable.stdout, "");
+  });
+
+  test("errors: human text on stderr, the error envelope on stdout with --json", async () => {
+    const unknown = await runCli(["--json", "workspace", "credit", "ws_missing", "1"], env);
+    assert.equal(unknown.code, 1);
+    const envelope = JSON.parse(unknown.stdout);
+    assert.equal(envelope.error.code, "invalid_request");
+    assert.match(envelope.error.message, /Unknown workspace "ws_missing"/);
+
+    const badAmount = await runCli(["workspace", "create", "--name", "x", "--credits", "0.0000001"], env);
+    assert.equal(badAmount.code, 1);
+    assert.match(badAmount.stderr, /^error: .*more than 6 decimals/m);
+
+    const badOption = await runCli(["key", "list", "--workspace", "ws_x", "--bogus"], env);
+    assert.equal(badOption.code, 1);
+    assert.match(badOption.stderr, /Unknown option '--bogus'/);
+
+    const badExpiry = await runCli(
+      ["--json", "key", "create", "--workspace", "ws_x", "--expires", "soon"],
+      env,
+    );
+    assert.equal(badExpiry.code, 1);
+    assert.match(JSON.parse(badExpiry.stdout).error.message, /ISO-8601/);
+
+    const unknownCommand = await runCli(["workspace", "delete", "ws_x"], env);
+    assert.equal(unknownCommand.code, 1);
+    assert.match(unknownCommand.stderr, /Unknown command "workspace delete"/);
+
+    const missing = await runCli([], env);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /Missing command/);
+  });
+
+  test("--help prints usage through npx's bin shim too", async () => {
+    const help = await runCli(["--help"], env, "bin/gateway-admin.js");
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /^Usage: gateway-admin/);
+    for (const command of [
+      "workspace create",
+      "workspace credit",
+      "workspace update",
+      "key create",
+      "key list",
+    ]) {
+      assert.ok(help.stdout.includes(command), command);
+    }
+    const commandHelp = await runCli(["key", "create", "--help"], env);
+    assert.equal(commandHelp.code, 0);
+    assert.match(commandHelp.stdout, /--expires <ISO-8601>/);
+  });
+
+  test("a data folder held by another process is refused, not opened twice", async () => {
+    const dataDir = join(folder.path, "busy");
+    const { mkdir } = await import("node:fs/promises");
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(join(dataDir, "pglite.lock"), String(process.pid));
+    const result = await runCli(["key", "list", "--workspace", "ws_x"], {
+      ...env,
+      GATEWAY_DATA_DIR: dataDir,
+    });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /in use by process/);
+  });
+});
+
+describe("admin CLI through a running gateway", () => {
+  let context: TestStore;
+  let server: ReturnType<typeof serve>;
+  let gatewayUrl: string;
+  let folder: { path: string; cleanup(): Promise<void> };
+  let fileToken: string;
+  const secret = "cli-test-secret";
+
+  before(async () => {
+    folder = await createTempDir();
+    fileToken = await writeAdminToken(folder.path);
+    context = await createTestStore("embedded");
+    const admin = createAdminService({ store: context.store, state: await openSharedState({}) });
+    const app = new Hono();
+    app.get("/healthz", (c) => c.json({ status: "ok" }));
+    // Accepts the configured secret; a second mount stands in for an embedded gateway's file token.
+    app.route("/internal/admin", createAdminRoutes(admin, secret));
+    const fileTokenApp = new Hono();
+    fileTokenApp.get("/healthz", (c) => c.json({ status: "ok" }));
+    fileTokenApp.route("/internal/admin", createAdminRoutes(admin, fileToken));
+    const root = new Hono();
+    root.route("/secret", app);
+    root.route("/file", fileTokenApp);
+    await new Promise<void>((resolve) => {
+      server = serve({ fetch: root.fetch, port: 0, hostname: "127.0.0.1" }, (info) => {
+        gatewayUrl = `http://127.0.0.1:${info.port}`;
+        resolve();
+      });
+    });
+  });
+  after(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await context.cleanup();
+    await folder.cleanup();
+  });
+
+  test("uses the admin API with INTERNAL_SHARED_SECRET", async () => {
+    const env = {
+      GATEWAY_URL: `${gatewayUrl}/secret`,
+      INTERNAL_SHARED_SECRET: secret,
+      GATEWAY_DATA_DIR: folder.path,
+    };
+    const created = await runCli(
+      ["--json", "workspace", "create", "--name", "Remote", "--credits", "1.5"],
+      env,
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const { workspace } = JSON.parse(created.stdout);
+    const stored = await context.store.workspaces.get(workspace.id);
+    assert.equal(stored?.balanceMicroUsd, 1_500_000, "the gateway's own store holds the workspace");
+
+    const key = await runCli(
+      ["--json", "key", "create", "--workspace", workspace.id, "--models", "openai/gpt-4o"],
+      env,
+    );
+    assert.equal(key.code, 0, key.stderr);
+    const { key: keyJson } = JSON.parse(key.stdout);
+    const revoked = await runCli(["key", "revoke", keyJson.id], env);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.equal((await context.store.apiKeys.get(keyJson.id))?.status, "revoked");
+
+    const failed = await runCli(["--json", "key", "enable", keyJson.id], env);
+    assert.equal(failed.code, 1);
+    assert.match(JSON.parse(failed.stdout).error.message, /revocation is final/);
+
+    const wrongSecret = await runCli(["key", "list", "--workspace", workspace.id], {
+      ...env,
+      INTERNAL_SHARED_SECRET: "wrong",
+    });
+    assert.equal(wrongSecret.code, 1);
+    assert.match(wrongSecret.stderr, /X-Internal-Token/);
+  });
+
+  test("falls back to the admin-token file of the data folder", async () => {
+    const env = { GATEWAY_URL: `${gatewayUrl}/file`, GATEWAY_DATA_DIR: folder.path };
+    const created = await runCli(["workspace", "create", "--name", "ViaFile", "--invoicing"], env);
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stdout, /invoicing\s+on/);
+  });
+
+  test("refuses to guess when a gateway runs but no token is available", async () => {
+    const emptyDir = join(folder.path, "empty");
+    const result = await runCli(["key", "list", "--workspace", "ws_x"], {
+      GATEWAY_URL: `${gatewayUrl}/secret`,
+      GATEWAY_DATA_DIR: emptyDir,
+    });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /no admin token is available/);
+  });
+});
+
+test("admin CLI in direct mode against PostgreSQL broadcasts key changes on Redis", async (t) => {
+  if (!(await requireMode(t, "postgres")) || !(await requireMode(t, "redis"))) return;
+  const database = await createTestDatabase();
+  // Unprefixed, like the gateway: the CLI publishes on the real channel name.
+  const listener = await openSharedState({ redisUrl: TEST_REDIS_URL });
+  try {
+    const heard: string[] = [];
+    await listener.subscribe(KEY_CHANGED_CHANNEL, (message) => heard.push(message));
+    const env = {
+      GATEWAY_URL: `http://127.0.0.1:${await findClosedPort()}`,
+      DATABASE_URL: database.url,
+      REDIS_URL: TEST_REDIS_URL,
+      GATEWAY_DATA_DIR: "/nonexistent/not-used-with-postgres",
+    };
+    const created = await runCli(["--json", "workspace", "create", "--name", "PG", "--credits", "3000"], env);
+    assert.equal(created.code, 0, created.stderr);
+    const { workspace } = JSON.parse(created.stdout);
+    assert.equal(workspace.balance_micro_usd, "3000000000");
+    const key = await runCli(["--json", "key", "create", "--workspace", workspace.id], env);
+    assert.equal(key.code, 0, key.stderr);
+    const keyId = JSON.parse(key.stdout).key.id;
+    const disabled = await runCli(["key", "disable", keyId], env);
+    assert.equal(disabled.code, 0, disabled.stderr);
+    const deadline = Date.now() + 3_000;
+    while (!heard.includes(JSON.stringify({ keyId })) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(heard.includes(JSON.stringify({ keyId })), "running gateways are told to drop the cached key");
+
+    const down = await runCli(["key", "list", "--workspace", workspace.id], {
+      ...env,
+      DATABASE_URL: "postgres://postgres:hunter2@127.0.0.1:1/none",
+    });
+    assert.equal(down.code, 1);
+    assert.match(
+      down.stderr,
+      /Could not open PostgreSQL at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/none/,
+    );
+    assert.ok(!down.stderr.includes("hunter2"));
+  } finally {
+    await listener.close();
+    await database.drop();
+  }
+});

@@ -1,0 +1,91 @@
+/** The admin service as seen through a running gateway's admin API (`/internal/admin`). */
+import type { AdminService } from "../admin/admin-service.js";
+import { decodeKey, decodeWorkspace, type KeyJson, type WorkspaceJson } from "../admin/admin-wire.js";
+import { ERROR_CATALOG, type ErrorCode } from "../errors/catalog.js";
+import { GatewayError } from "../errors/gateway-error.js";
+
+const REQUEST_TIMEOUT_MS = 15_000;
+const ACTION_BY_STATUS = { active: "enable", disabled: "disable", revoked: "revoke" } as const;
+
+export function createHttpAdminClient(baseUrl: string, token: string): AdminService {
+  const adminUrl = `${baseUrl.replace(/\/+$/, "")}/internal/admin`;
+
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(adminUrl + path, {
+        method,
+        headers: {
+          "X-Internal-Token": token,
+          ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw new GatewayError(
+        "internal_error",
+        `Gateway at ${baseUrl} did not answer: ${(error as Error).message}`,
+      );
+    }
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    if (response.ok && json !== undefined) return json as T;
+    throw readErrorEnvelope(json, response.status);
+  }
+
+  const encodePathSegment = encodeURIComponent;
+
+  return {
+    async createWorkspace(input) {
+      const result = await call<{ workspace: WorkspaceJson }>("POST", "/workspaces", {
+        name: input.name,
+        credits_usd: input.creditsUsd,
+        invoicing: input.invoicing,
+      });
+      return decodeWorkspace(result.workspace);
+    },
+    async creditWorkspace(id, usd) {
+      const path = `/workspaces/${encodePathSegment(id)}/credit`;
+      return decodeWorkspace((await call<{ workspace: WorkspaceJson }>("POST", path, { usd })).workspace);
+    },
+    async updateWorkspace(id, changes) {
+      const path = `/workspaces/${encodePathSegment(id)}`;
+      return decodeWorkspace((await call<{ workspace: WorkspaceJson }>("PATCH", path, changes)).workspace);
+    },
+    async createKey(input) {
+      const result = await call<{ key: KeyJson; secret: string }>("POST", "/keys", {
+        workspace_id: input.workspaceId,
+        name: input.name,
+        models: input.models,
+        expires_at: input.expiresAt?.toISOString(),
+        member_id: input.memberId,
+      });
+      return { key: decodeKey(result.key), secret: result.secret };
+    },
+    async setKeyStatus(id, status) {
+      const path = `/keys/${encodePathSegment(id)}/${ACTION_BY_STATUS[status]}`;
+      return decodeKey((await call<{ key: KeyJson }>("POST", path)).key);
+    },
+    async listKeys(workspaceId) {
+      const path = `/keys?workspace_id=${encodeURIComponent(workspaceId)}`;
+      return (await call<{ data: KeyJson[] }>("GET", path)).data.map(decodeKey);
+    },
+  };
+}
+
+function readErrorEnvelope(json: unknown, status: number): GatewayError {
+  const error = (json as { error?: { code?: unknown; message?: unknown; param?: unknown } } | undefined)
+    ?.error;
+  if (error && typeof error.code === "string" && Object.hasOwn(ERROR_CATALOG, error.code)) {
+    return new GatewayError(error.code as ErrorCode, String(error.message ?? "Admin API error"), {
+      param: typeof error.param === "string" ? error.param : null,
+    });
+  }
+  return new GatewayError("internal_error", `Admin API answered HTTP ${status} without an error envelope`);
+}

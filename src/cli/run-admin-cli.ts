@@ -1,0 +1,275 @@
+/**
+ * The admin CLI: `<group> <action> [arguments]` plus the global `--json` and `--help`. Arguments are
+ * validated before any connection is made; the work itself is the admin service's.
+ */
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import type { AdminService } from "../admin/admin-service.js";
+import { encodeKey, encodeWorkspace } from "../admin/admin-wire.js";
+import { parseExpiry } from "../admin/parse-expiry.js";
+import { createCommonErrorEnvelope } from "../errors/envelopes.js";
+import { GatewayError } from "../errors/gateway-error.js";
+import { type AdminTransport, openAdminTransport } from "./admin-transport.js";
+import { formatCreatedKey, formatKey, formatKeyTable, formatWorkspace } from "./format-admin-output.js";
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+type OptionValues = Record<string, string | boolean | undefined>;
+type ParsedOptions = NonNullable<ParseArgsConfig["options"]>;
+
+interface CommandOutput {
+  /** The `--json` document. */
+  json: unknown;
+  text: string;
+}
+
+interface CommandSpec {
+  usage: string;
+  options: ParsedOptions;
+  positionals: string[];
+  /** Turns raw arguments into the call to make; throws invalid_request before anything connects. */
+  prepare(values: OptionValues, positionals: string[]): (admin: AdminService) => Promise<CommandOutput>;
+}
+
+const GLOBAL_OPTIONS: ParsedOptions = {
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+};
+const GLOBAL_FLAGS = new Set(["--json", "--help", "-h"]);
+
+const COMMANDS: Record<string, CommandSpec> = {
+  "workspace create": {
+    usage: "workspace create --name <name> [--credits <USD>] [--invoicing]",
+    options: { name: { type: "string" }, credits: { type: "string" }, invoicing: { type: "boolean" } },
+    positionals: [],
+    prepare: (values) => async (admin) => {
+      if (values.name === undefined) throw GatewayError.invalidRequest("--name is required", "name");
+      const workspace = await admin.createWorkspace({
+        name: values.name as string,
+        creditsUsd: values.credits as string | undefined,
+        invoicing: values.invoicing === true,
+      });
+      return {
+        json: { workspace: encodeWorkspace(workspace) },
+        text: formatWorkspace(`Created workspace ${workspace.id}`, workspace),
+      };
+    },
+  },
+  "workspace credit": {
+    usage: "workspace credit <workspace-id> <USD>   (a negative amount removes credit)",
+    options: {},
+    positionals: ["workspace-id", "USD"],
+    prepare:
+      (_, [id, usd]) =>
+      async (admin) => {
+        const workspace = await admin.creditWorkspace(id, usd);
+        return {
+          json: { workspace: encodeWorkspace(workspace) },
+          text: formatWorkspace(`Credited workspace ${workspace.id} with ${usd} USD`, workspace),
+        };
+      },
+  },
+  "workspace update": {
+    usage: "workspace update <workspace-id> [--invoicing on|off] [--locked on|off]",
+    options: { invoicing: { type: "string" }, locked: { type: "string" } },
+    positionals: ["workspace-id"],
+    prepare: (values, [id]) => {
+      const invoicing = readOnOff(values.invoicing, "invoicing");
+      const locked = readOnOff(values.locked, "locked");
+      if (invoicing === undefined && locked === undefined) {
+        throw GatewayError.invalidRequest("Nothing to update: give --invoicing and/or --locked");
+      }
+      return async (admin) => {
+        const workspace = await admin.updateWorkspace(id, { invoicing, locked });
+        return {
+          json: { workspace: encodeWorkspace(workspace) },
+          text: formatWorkspace(`Updated workspace ${workspace.id}`, workspace),
+        };
+      };
+    },
+  },
+  "key create": {
+    usage:
+      "key create --workspace <workspace-id> [--name <name>] [--models a/b,c/d] [--expires <ISO-8601>] [--member <id>]",
+    options: {
+      workspace: { type: "string" },
+      name: { type: "string" },
+      models: { type: "string" },
+      expires: { type: "string" },
+      member: { type: "string" },
+    },
+    positionals: [],
+    prepare: (values) => {
+      if (values.workspace === undefined)
+        throw GatewayError.invalidRequest("--workspace is required", "workspace");
+      const models =
+        values.models === undefined
+          ? undefined
+          : (values.models as string)
+              .split(",")
+              .map((slug) => slug.trim())
+              .filter((slug) => slug !== "");
+      const expiresAt =
+        values.expires === undefined ? undefined : parseExpiry(values.expires as string, "--expires");
+      return async (admin) => {
+        const { key, secret } = await admin.createKey({
+          workspaceId: values.workspace as string,
+          name: values.name as string | undefined,
+          models,
+          expiresAt,
+          memberId: values.member as string | undefined,
+        });
+        return { json: { key: encodeKey(key), secret }, text: formatCreatedKey(key, secret) };
+      };
+    },
+  },
+  "key list": {
+    usage: "key list --workspace <workspace-id>",
+    options: { workspace: { type: "string" } },
+    positionals: [],
+    prepare: (values) => {
+      if (values.workspace === undefined)
+        throw GatewayError.invalidRequest("--workspace is required", "workspace");
+      const workspaceId = values.workspace as string;
+      return async (admin) => {
+        const keys = await admin.listKeys(workspaceId);
+        return { json: { data: keys.map(encodeKey) }, text: formatKeyTable(workspaceId, keys) };
+      };
+    },
+  },
+  ...createStatusCommands(),
+};
+
+function createStatusCommands(): Record<string, CommandSpec> {
+  const actions = [
+    ["disable", "disabled", "Disabled"],
+    ["enable", "active", "Enabled"],
+    ["revoke", "revoked", "Revoked (final)"],
+  ] as const;
+  return Object.fromEntries(
+    actions.map(([action, status, verb]) => [
+      `key ${action}`,
+      {
+        usage: `key ${action} <key-id>`,
+        options: {},
+        positionals: ["key-id"],
+        prepare:
+          (_: OptionValues, [id]: string[]) =>
+          async (admin: AdminService) => {
+            const key = await admin.setKeyStatus(id, status);
+            return { json: { key: encodeKey(key) }, text: formatKey(`${verb} API key ${key.id}`, key) };
+          },
+      } satisfies CommandSpec,
+    ]),
+  );
+}
+
+export const ADMIN_CLI_USAGE = `Usage: gateway-admin [--json] <command>
+
+Commands:
+${Object.values(COMMANDS)
+  .map((command) => `  ${command.usage}`)
+  .join("\n")}
+
+Options:
+  --json   machine output: one JSON document on stdout (errors too, as an error envelope)
+  --help   show this help
+
+Without a running gateway (probed at GATEWAY_URL, default http://127.0.0.1:$PORT or :8080) the
+CLI opens the database itself: DATABASE_URL, else the embedded database in GATEWAY_DATA_DIR
+(default ./.data); REDIS_URL, when set, carries key changes to other gateway instances. With a
+running gateway it uses the admin API, authenticated by INTERNAL_SHARED_SECRET or the gateway's
+GATEWAY_DATA_DIR/admin-token. Expiry dates without a time zone are read as UTC.
+`;
+
+export async function runAdminCli(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  io: CliIo,
+  openTransport: typeof openAdminTransport = openAdminTransport,
+): Promise<number> {
+  const beforeSeparator = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
+  const json = beforeSeparator.includes("--json");
+  const help = beforeSeparator.includes("--help") || beforeSeparator.includes("-h");
+  let transport: AdminTransport | undefined;
+  try {
+    const { name, rest } = splitCommand(argv);
+    const command = name === undefined ? undefined : COMMANDS[name];
+    if (help) {
+      io.stdout(command ? `Usage: gateway-admin [--json] ${command.usage}\n` : ADMIN_CLI_USAGE);
+      return 0;
+    }
+    if (!command) {
+      throw GatewayError.invalidRequest(
+        name === undefined ? "Missing command (see --help)" : `Unknown command "${name}" (see --help)`,
+      );
+    }
+    const { values, positionals } = parseCommandArguments(command, rest);
+    const run = command.prepare(values, positionals);
+    transport = await openTransport({ env, warn: (message) => io.stderr(`${message}\n`) });
+    const output = await run(transport.admin);
+    io.stdout(json ? `${JSON.stringify(output.json, null, 2)}\n` : output.text);
+    return 0;
+  } catch (error) {
+    // A local operator may see internal messages: they are the only clue when a database is down.
+    const gatewayError =
+      error instanceof GatewayError ? error : new GatewayError("internal_error", (error as Error).message);
+    if (json) io.stdout(`${JSON.stringify(createCommonErrorEnvelope(gatewayError), null, 2)}\n`);
+    else io.stderr(`error: ${gatewayError.message}\n`);
+    return 1;
+  } finally {
+    await transport?.close();
+  }
+}
+
+/** The command is the first two words that are not global flags: `key create`, `workspace credit`. */
+function splitCommand(argv: string[]): { name: string | undefined; rest: string[] } {
+  const words: number[] = [];
+  for (let index = 0; index < argv.length && words.length < 2; index++) {
+    const token = argv[index];
+    if (GLOBAL_FLAGS.has(token)) continue;
+    if (token.startsWith("-")) break;
+    words.push(index);
+  }
+  if (words.length < 2) return { name: words.length === 1 ? argv[words[0]] : undefined, rest: [] };
+  return {
+    name: `${argv[words[0]]} ${argv[words[1]]}`,
+    rest: argv.filter((_, index) => !words.includes(index)),
+  };
+}
+
+function parseCommandArguments(
+  command: CommandSpec,
+  args: string[],
+): { values: OptionValues; positionals: string[] } {
+  // parseArgs would read "-5" as an unknown short option; negative amounts are positionals here.
+  const negativeNumbers = args.filter((arg) => /^-\d/.test(arg));
+  const others = args.filter((arg) => !/^-\d/.test(arg));
+  const prepared =
+    negativeNumbers.length > 0 && !others.includes("--") ? [...others, "--", ...negativeNumbers] : args;
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: prepared,
+      options: { ...GLOBAL_OPTIONS, ...command.options },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw GatewayError.invalidRequest(`${(error as Error).message}\nUsage: gateway-admin ${command.usage}`);
+  }
+  if (parsed.positionals.length !== command.positionals.length) {
+    const expected = command.positionals.map((name) => `<${name}>`).join(" ") || "no positional arguments";
+    throw GatewayError.invalidRequest(`Expected ${expected}\nUsage: gateway-admin ${command.usage}`);
+  }
+  return { values: parsed.values as OptionValues, positionals: parsed.positionals };
+}
+
+function readOnOff(value: string | boolean | undefined, option: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === "on" || value === "true") return true;
+  if (value === "off" || value === "false") return false;
+  throw GatewayError.invalidRequest(`--${option} must be on or off, got "${String(value)}"`, option);
+}

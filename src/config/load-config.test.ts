@@ -1,0 +1,104 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { stringify } from "yaml";
+import { buildConfig, ConfigError, loadConfigFile } from "./load-config.js";
+import { DEFAULT_CONFIG_PATH } from "./settings.js";
+
+const provider = {
+  id: "p",
+  kind: "openai-compatible",
+  base_url: "http://127.0.0.1:1/v1",
+  api_key_env: "P_KEY",
+};
+const model = {
+  slug: "acme/model-1",
+  name: "Model 1",
+  provider: { slug: "acme", name: "Acme" },
+  description: "d",
+  release_date: "2026-01-02",
+  context_length: 1000,
+  max_output_tokens: 100,
+  pricing: { prompt: "0.075", completion: 0.3 },
+  features: ["tools"],
+  datacenter_locations: ["us"],
+  routes: [{ provider: "p", model: "model-1" }],
+};
+
+test("the shipped catalog is valid and lists OpenAI, Anthropic and Google models with prices", () => {
+  const config = loadConfigFile(DEFAULT_CONFIG_PATH, {});
+  const creators = new Set(config.models.map((entry) => entry.slug.split("/")[0]));
+  for (const creator of ["openai", "anthropic", "google"]) assert.ok(creators.has(creator), creator);
+  for (const entry of config.models) {
+    assert.ok(entry.prices.promptPicoUsd > 0n && entry.prices.completionPicoUsd > 0n, entry.slug);
+    assert.ok(entry.contextLength > entry.maxOutputTokens, entry.slug);
+    assert.ok(entry.routes.length > 0, entry.slug);
+  }
+});
+
+test("prices become exact integer pico-USD per token; missing ones default sensibly", () => {
+  const config = buildConfig({ providers: [provider], models: [model] }, { P_KEY: "secret" });
+  const [entry] = config.models;
+  assert.equal(entry.prices.promptPicoUsd, 75_000n);
+  assert.equal(entry.prices.completionPicoUsd, 300_000n);
+  assert.equal(entry.prices.cachedPromptPicoUsd, 75_000n, "cache reads default to the prompt price");
+  assert.equal(entry.prices.cacheWrite1hPicoUsd, 75_000n);
+  assert.equal(entry.routes[0].provider.apiKey, "secret");
+  assert.equal(config.defaultWorkspaceCreditsMicroUsd, 5_000_000);
+  assert.equal(config.maxBodyBytes, 10 * 1024 * 1024);
+});
+
+test("a bad config names the offending field", () => {
+  const cases: Array<[unknown, RegExp]> = [
+    [
+      { providers: [provider], models: [{ ...model, pricing: { prompt: "abc", completion: 1 } }] },
+      /models\[0\]\.pricing\.prompt/,
+    ],
+    [{ providers: [provider], models: [{ ...model, context_length: -5 }] }, /models\[0\]\.context_length/],
+    [
+      { providers: [provider], models: [{ ...model, routes: [{ provider: "nope", model: "x" }] }] },
+      /models\[0\]\.routes\[0\]\.provider: unknown provider "nope"/,
+    ],
+    [{ providers: [{ ...provider, kind: "carrier-pigeon" }], models: [model] }, /providers\[0\]\.kind/],
+    [{ providers: [provider], models: [model, model] }, /models\[1\]\.slug: duplicate slug/],
+    [{ providers: [provider], models: [{ ...model, slug: "no-slash" }] }, /models\[0\]\.slug/],
+    [
+      { providers: [provider], models: [{ ...model, features: ["telepathy"] }] },
+      /models\[0\]\.features\[0\]/,
+    ],
+    [
+      { providers: [provider], models: [{ ...model, pricing: { prompt: "0.0000001", completion: 1 } }] },
+      /more than 6 decimals/,
+    ],
+  ];
+  for (const [raw, pattern] of cases) {
+    assert.throws(
+      () => buildConfig(raw, {}),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, pattern);
+        return true;
+      },
+    );
+  }
+});
+
+test("npm start with a bad config exits non-zero with a message naming the field", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gw-config-"));
+  const path = join(dir, "bad.yaml");
+  writeFileSync(
+    path,
+    stringify({ providers: [provider], models: [{ ...model, max_output_tokens: "lots" }] }),
+  );
+  const result = spawnSync(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: new URL("../..", import.meta.url).pathname,
+    env: { ...process.env, GATEWAY_CONFIG: path, GATEWAY_DATA_DIR: join(dir, "data"), PORT: "0" },
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+  assert.equal(result.status, 1, result.stderr);
+  assert.match(result.stderr, /Invalid configuration: .*models\[0\]\.max_output_tokens/);
+});

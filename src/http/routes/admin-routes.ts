@@ -1,0 +1,128 @@
+/**
+ * Admin API (mounted at `/internal/admin`): workspaces, credit and keys. Callers present the
+ * internal secret in `X-Internal-Token`; everything else is the admin service's job. Wire fields
+ * are snake_case; errors use the common envelope.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { type Context, Hono } from "hono";
+import { z } from "zod";
+import type { AdminService } from "../../admin/admin-service.js";
+import { encodeKey, encodeWorkspace } from "../../admin/admin-wire.js";
+import { parseExpiry } from "../../admin/parse-expiry.js";
+import { createCommonErrorEnvelope, createErrorHeaders } from "../../errors/envelopes.js";
+import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
+import type { ApiKeyStatus } from "../../storage/types.js";
+import { readJsonBody } from "../read-json-body.js";
+
+const MAX_ADMIN_BODY_BYTES = 64 * 1024;
+const usdSchema = z.union([z.string(), z.number()]);
+
+const createWorkspaceBody = z.strictObject({
+  name: z.string(),
+  credits_usd: usdSchema.optional(),
+  invoicing: z.boolean().optional(),
+});
+const creditBody = z.strictObject({ usd: usdSchema });
+const updateWorkspaceBody = z.strictObject({
+  invoicing: z.boolean().optional(),
+  locked: z.boolean().optional(),
+});
+const createKeyBody = z.strictObject({
+  workspace_id: z.string(),
+  name: z.string().optional(),
+  models: z.array(z.string()).nullable().optional(),
+  expires_at: z.string().nullable().optional(),
+  member_id: z.string().nullable().optional(),
+});
+
+const STATUS_BY_ACTION: Record<string, ApiKeyStatus> = {
+  disable: "disabled",
+  enable: "active",
+  revoke: "revoked",
+};
+
+export function createAdminRoutes(admin: AdminService, internalSecret: string): Hono {
+  const app = new Hono();
+
+  app.onError((error) => renderError(toGatewayError(error)));
+  app.notFound((c) =>
+    renderError(GatewayError.invalidRequest(`No admin route ${c.req.method} ${c.req.path}`), 404),
+  );
+
+  app.use("*", async (c, next) => {
+    const token = c.req.header("x-internal-token");
+    if (!internalSecret || token === undefined || !isSameSecret(token, internalSecret)) {
+      return renderError(new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token"));
+    }
+    await next();
+  });
+
+  app.post("/workspaces", async (c) => {
+    const body = await readBody(c, createWorkspaceBody);
+    const workspace = await admin.createWorkspace({
+      name: body.name,
+      creditsUsd: body.credits_usd,
+      invoicing: body.invoicing,
+    });
+    return c.json({ workspace: encodeWorkspace(workspace) }, 201);
+  });
+
+  app.post("/workspaces/:id/credit", async (c) => {
+    const body = await readBody(c, creditBody);
+    const workspace = await admin.creditWorkspace(c.req.param("id"), body.usd);
+    return c.json({ workspace: encodeWorkspace(workspace) });
+  });
+
+  app.patch("/workspaces/:id", async (c) => {
+    const body = await readBody(c, updateWorkspaceBody);
+    const workspace = await admin.updateWorkspace(c.req.param("id"), body);
+    return c.json({ workspace: encodeWorkspace(workspace) });
+  });
+
+  app.post("/keys", async (c) => {
+    const body = await readBody(c, createKeyBody);
+    const { key, secret } = await admin.createKey({
+      workspaceId: body.workspace_id,
+      name: body.name,
+      models: body.models ?? undefined,
+      expiresAt: body.expires_at == null ? undefined : parseExpiry(body.expires_at, "expires_at"),
+      memberId: body.member_id ?? undefined,
+    });
+    return c.json({ key: encodeKey(key), secret }, 201);
+  });
+
+  app.post("/keys/:id/:action{disable|enable|revoke}", async (c) => {
+    const key = await admin.setKeyStatus(c.req.param("id"), STATUS_BY_ACTION[c.req.param("action")]);
+    return c.json({ key: encodeKey(key) });
+  });
+
+  app.get("/keys", async (c) => {
+    const workspaceId = c.req.query("workspace_id");
+    if (!workspaceId) throw GatewayError.invalidRequest("workspace_id is required", "workspace_id");
+    const keys = await admin.listKeys(workspaceId);
+    return c.json({ data: keys.map(encodeKey) });
+  });
+
+  return app;
+}
+
+/** Hashing first gives timingSafeEqual equal lengths and hides the secret's length. */
+function isSameSecret(given: string, expected: string): boolean {
+  const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+async function readBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
+  const parsed = schema.safeParse(await readJsonBody(c.req.raw, MAX_ADMIN_BODY_BYTES));
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const param = issue.path.length > 0 ? issue.path.join(".") : null;
+  throw GatewayError.invalidRequest(param ? `${param}: ${issue.message}` : issue.message, param);
+}
+
+function renderError(error: GatewayError, status: number = error.status): Response {
+  return new Response(JSON.stringify(createCommonErrorEnvelope(error)), {
+    status,
+    headers: { "Content-Type": "application/json", ...createErrorHeaders(error) },
+  });
+}

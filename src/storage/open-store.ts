@@ -1,0 +1,93 @@
+/**
+ * Opens the store of either runtime mode (DESIGN §2): PostgreSQL when a database URL is given,
+ * otherwise PGlite persisted under `<dataDir>/pglite`. Migrations run before the store is returned.
+ */
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { createApiKeyRepository } from "./api-key-repository.js";
+import { acquireDataDirLock } from "./data-dir-lock.js";
+import { createGenerationRepository } from "./generation-repository.js";
+import { migrate } from "./migrate.js";
+import { redactUrl } from "./redact-url.js";
+import { createPgliteClient, createPostgresClient, type SqlClient } from "./sql-client.js";
+import type { Store } from "./types.js";
+import { createWorkspaceRepository } from "./workspace-repository.js";
+
+export interface OpenStoreOptions {
+  /** `postgres://…`; when absent the embedded PGlite database is used. */
+  databaseUrl?: string;
+  /** Embedded mode's folder (created when missing); `memory://` keeps everything in memory. */
+  dataDir: string;
+  statementTimeoutMs?: number;
+  onError?: (error: Error) => void;
+}
+
+export const IN_MEMORY_DATA_DIR = "memory://";
+
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  return (await openStoreWithSqlClient(options)).store;
+}
+
+/** Also hands out the SQL client underneath, for tests and maintenance tasks that inspect tables. */
+export async function openStoreWithSqlClient(
+  options: OpenStoreOptions,
+): Promise<{ store: Store; client: SqlClient }> {
+  if (options.databaseUrl) {
+    const client = createPostgresClient(options.databaseUrl, {
+      statementTimeoutMs: options.statementTimeoutMs,
+      onError: options.onError,
+    });
+    try {
+      return await prepareStore(client, "postgres", async () => {});
+    } catch (error) {
+      const message = `Could not open PostgreSQL at ${redactUrl(options.databaseUrl)}: ${(error as Error).message}`;
+      throw new Error(message, { cause: error });
+    }
+  }
+  if (options.dataDir === IN_MEMORY_DATA_DIR) {
+    return prepareStore(await createPgliteClient(IN_MEMORY_DATA_DIR), "embedded", async () => {});
+  }
+  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  const release = await acquireDataDirLock(options.dataDir);
+  try {
+    return await prepareStore(await createPgliteClient(join(options.dataDir, "pglite")), "embedded", release);
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+async function prepareStore(
+  client: SqlClient,
+  mode: Store["mode"],
+  releaseLock: () => Promise<void>,
+): Promise<{ store: Store; client: SqlClient }> {
+  try {
+    await migrate(client);
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw error;
+  }
+  return { store: createStore(client, mode, releaseLock), client };
+}
+
+export function createStore(
+  client: SqlClient,
+  mode: Store["mode"],
+  releaseLock: () => Promise<void> = async () => {},
+): Store {
+  let closing: Promise<void> | undefined;
+  return {
+    mode,
+    workspaces: createWorkspaceRepository(client),
+    apiKeys: createApiKeyRepository(client),
+    generations: createGenerationRepository(client),
+    async ping() {
+      await client.query("SELECT 1");
+    },
+    close() {
+      closing ??= client.close().finally(releaseLock);
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * Distributed mode's SharedState over ioredis. Two connections: a subscribed Redis connection can
+ * run nothing but (UN)SUBSCRIBE, so commands and pub/sub are separate. Every command has a deadline
+ * and nothing queues while Redis is down, so callers fail fast instead of hanging (DESIGN §4).
+ */
+import { Redis, type RedisOptions } from "ioredis";
+import { redactUrl } from "./redact-url.js";
+import type { SharedState } from "./types.js";
+
+export interface RedisSharedStateOptions {
+  redisUrl: string;
+  /** Prepended to keys and channel names; lets tests and co-tenants share one Redis. */
+  prefix?: string;
+  connectTimeoutMs?: number;
+  commandTimeoutMs?: number;
+  onError?: (error: Error) => void;
+}
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 1_000;
+
+function withDeadline<T>(promise: Promise<T>, milliseconds: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`Redis ${what} timed out after ${milliseconds} ms`)),
+      milliseconds,
+    );
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+export async function createRedisSharedState(options: RedisSharedStateOptions): Promise<SharedState> {
+  const prefix = options.prefix ?? "";
+  const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const onError = options.onError ?? (() => {});
+  const connectionOptions: RedisOptions = {
+    lazyConnect: true,
+    connectTimeout: connectTimeoutMs,
+    commandTimeout: commandTimeoutMs,
+    maxRetriesPerRequest: 1,
+    // While disconnected, commands are rejected at once rather than queued until Redis returns.
+    enableOfflineQueue: false,
+    // Keep reconnecting in the background, backing off to one attempt every 2 s.
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    // Resubscription is ours (see "ready" below) so channels added during an outage are not lost.
+    autoResubscribe: false,
+  };
+  // keyPrefix covers keys only; channel names are prefixed by hand below.
+  const commands = new Redis(options.redisUrl, { ...connectionOptions, keyPrefix: prefix || undefined });
+  const subscriber = new Redis(options.redisUrl, connectionOptions);
+  commands.on("error", onError);
+  subscriber.on("error", onError);
+
+  const handlers = new Map<string, Set<(message: string) => void>>();
+  subscriber.on("message", (channel: string, message: string) => {
+    for (const handler of handlers.get(channel) ?? []) {
+      try {
+        handler(message);
+      } catch {
+        // A failing subscriber must not stop delivery to the others.
+      }
+    }
+  });
+
+  try {
+    await withDeadline(Promise.all([commands.connect(), subscriber.connect()]), connectTimeoutMs, "connect");
+  } catch (error) {
+    commands.disconnect();
+    subscriber.disconnect();
+    throw new Error(`Redis not reachable at ${redactUrl(options.redisUrl)}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  // Registered after the first connect, so it only fires on reconnects.
+  subscriber.on("ready", () => {
+    if (handlers.size > 0) subscriber.subscribe(...handlers.keys()).catch(onError);
+  });
+
+  return {
+    mode: "redis",
+    async ping() {
+      await withDeadline(commands.ping(), commandTimeoutMs, "PING");
+    },
+    async publish(channel, message) {
+      await withDeadline(commands.publish(prefix + channel, message), commandTimeoutMs, "PUBLISH");
+    },
+    async subscribe(channel, onMessage) {
+      const fullChannel = prefix + channel;
+      let channelHandlers = handlers.get(fullChannel);
+      if (!channelHandlers) {
+        channelHandlers = new Set();
+        handlers.set(fullChannel, channelHandlers);
+      }
+      channelHandlers.add(onMessage);
+      try {
+        // SUBSCRIBE is idempotent, so re-sending it for a second handler is harmless.
+        await withDeadline(subscriber.subscribe(fullChannel), commandTimeoutMs, "SUBSCRIBE");
+      } catch (error) {
+        removeHandler(fullChannel, onMessage);
+        throw error;
+      }
+      return async () => {
+        if (removeHandler(fullChannel, onMessage) && subscriber.status === "ready") {
+          await withDeadline(subscriber.unsubscribe(fullChannel), commandTimeoutMs, "UNSUBSCRIBE");
+        }
+      };
+    },
+    async close() {
+      handlers.clear();
+      await Promise.all([quit(commands), quit(subscriber)]);
+    },
+  };
+
+  /** Returns true when the channel has no handler left. */
+  function removeHandler(channel: string, onMessage: (message: string) => void): boolean {
+    const channelHandlers = handlers.get(channel);
+    channelHandlers?.delete(onMessage);
+    if (channelHandlers && channelHandlers.size > 0) return false;
+    handlers.delete(channel);
+    return true;
+  }
+
+  async function quit(connection: Redis): Promise<void> {
+    try {
+      await withDeadline(connection.quit(), commandTimeoutMs, "QUIT");
+    } catch {
+      connection.disconnect();
+    }
+  }
+}

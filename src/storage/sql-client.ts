@@ -1,0 +1,136 @@
+/**
+ * The single SQL seam: repositories and the migrator talk to this interface only, so Postgres (pg)
+ * and embedded PGlite run exactly the same statements.
+ */
+import { PGlite, type Transaction as PgliteTransaction } from "@electric-sql/pglite";
+import pg from "pg";
+
+export type SqlParameter = string | number | bigint | boolean | Date | null | readonly string[];
+
+export interface SqlClient {
+  query<T = Record<string, unknown>>(text: string, params?: readonly SqlParameter[]): Promise<T[]>;
+  /** Runs a script of `;`-separated statements without parameters (migrations). */
+  executeScript(text: string): Promise<void>;
+  /** Commits when `fn` resolves, rolls back when it throws. Nested calls join the outer transaction. */
+  transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface PostgresClientOptions {
+  /** Server-side deadline of every statement; the client gives up shortly after as well. */
+  statementTimeoutMs?: number;
+  connectionTimeoutMs?: number;
+  maxConnections?: number;
+  /** Errors of idle pooled connections (e.g. the server restarted); without a listener they crash. */
+  onError?: (error: Error) => void;
+}
+
+const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+const DEFAULT_CONNECTION_TIMEOUT_MS = 5_000;
+/** Slack between the server's statement_timeout and the client's own deadline (network stalls). */
+const CLIENT_DEADLINE_SLACK_MS = 2_000;
+
+export function createPostgresClient(url: string, options: PostgresClientOptions = {}): SqlClient {
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs + CLIENT_DEADLINE_SLACK_MS,
+    // A crashed caller must not hold row locks forever.
+    idle_in_transaction_session_timeout: statementTimeoutMs * 3,
+    keepAlive: true,
+    application_name: "hi-gateway",
+  });
+  pool.on("error", options.onError ?? (() => {}));
+
+  const wrapConnection = (connection: pg.PoolClient): SqlClient => {
+    const client: SqlClient = {
+      async query<T>(text: string, params: readonly SqlParameter[] = []) {
+        const result = await connection.query(text, params as unknown[]);
+        return result.rows as T[];
+      },
+      async executeScript(text) {
+        // Without parameters pg uses the simple protocol, which accepts several statements.
+        await connection.query(text);
+      },
+      transaction: (fn) => fn(client),
+      close: async () => {},
+    };
+    return client;
+  };
+
+  return {
+    async query<T>(text: string, params: readonly SqlParameter[] = []) {
+      const result = await pool.query(text, params as unknown[]);
+      return result.rows as T[];
+    },
+    async executeScript(text) {
+      await pool.query(text);
+    },
+    async transaction(fn) {
+      const connection = await pool.connect();
+      let broken = false;
+      try {
+        await connection.query("BEGIN");
+        const result = await fn(wrapConnection(connection));
+        await connection.query("COMMIT");
+        return result;
+      } catch (error) {
+        try {
+          await connection.query("ROLLBACK");
+        } catch {
+          broken = true; // Do not hand a connection in an unknown state back to the pool.
+        }
+        throw error;
+      } finally {
+        connection.release(broken);
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * PGlite is one connection to one in-process backend. It already runs `query`, `exec` and
+ * `transaction` one at a time behind its own exclusive lock, so a transaction can never interleave
+ * with another caller's statements; that lock is the mutex we rely on. Consequence: code inside a
+ * transaction must use the `tx` it was given — calling the outer client there would wait forever.
+ */
+export async function createPgliteClient(dataDir: string): Promise<SqlClient> {
+  return wrapPglite(await PGlite.create(dataDir));
+}
+
+/** Adopts an open PGlite instance (tests start from a pre-migrated snapshot this way). */
+export function wrapPglite(database: PGlite): SqlClient {
+  const wrapTransaction = (tx: PgliteTransaction): SqlClient => {
+    const client: SqlClient = {
+      async query<T>(text: string, params: readonly SqlParameter[] = []) {
+        return (await tx.query<T>(text, params as unknown[])).rows;
+      },
+      async executeScript(text) {
+        await tx.exec(text);
+      },
+      transaction: (fn) => fn(client),
+      close: async () => {},
+    };
+    return client;
+  };
+
+  return {
+    async query<T>(text: string, params: readonly SqlParameter[] = []) {
+      return (await database.query<T>(text, params as unknown[])).rows;
+    },
+    async executeScript(text) {
+      await database.exec(text);
+    },
+    transaction: (fn) => database.transaction((tx) => fn(wrapTransaction(tx))),
+    async close() {
+      if (!database.closed) await database.close();
+    },
+  };
+}
