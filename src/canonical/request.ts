@@ -153,6 +153,13 @@ export interface CanonicalRequest {
   user?: string;
   stream: boolean;
   /**
+   * `anthropic-beta` values the caller sent (messages format). Forwarded only to upstreams of kind
+   * `anthropic`; ignored on translated paths.
+   */
+  anthropicBeta?: string[];
+  /** Caller metadata (messages format `metadata`); adapters forward what their upstream accepts. */
+  metadata?: Record<string, unknown>;
+  /**
    * Unknown top-level fields of the ingress body, forwarded verbatim to upstreams that speak a
    * compatible wire format (spec §2.2: "forwarded verbatim to the upstream").
    */

@@ -4,7 +4,13 @@
  */
 import { z } from "zod";
 
-export const PROVIDER_KINDS = ["openai-compatible"] as const;
+export const PROVIDER_KINDS = [
+  "openai-compatible",
+  "openai-chat",
+  "openai-responses",
+  "anthropic",
+  "google",
+] as const;
 
 export const MODEL_FEATURES = [
   "tools",
@@ -36,6 +42,18 @@ export const providerConfigSchema = z.strictObject({
     .optional(),
   /** Extra request headers sent upstream (values are literal; secrets belong in api_key_env). */
   headers: z.record(z.string(), z.string()).optional(),
+  /**
+   * Per-host differences of OpenAI-compatible servers, as data (the adapter never branches on a
+   * host's name): parameters the host rejects, the tool-call id shape it demands, the name of its
+   * output-cap field.
+   */
+  quirks: z
+    .strictObject({
+      excluded_params: z.array(z.string()).default([]),
+      tool_call_id_format: z.enum(["any", "alphanumeric-9"]).default("any"),
+      max_tokens_field: z.enum(["max_completion_tokens", "max_tokens"]).default("max_completion_tokens"),
+    })
+    .optional(),
 });
 
 export const benchmarkSchema = z.strictObject({

@@ -71,6 +71,11 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
         idleMs: provider.timeouts?.idle_ms ?? DEFAULT_TIMEOUTS.idleMs,
       },
       headers: provider.headers ?? {},
+      quirks: {
+        excludedParams: provider.quirks?.excluded_params ?? [],
+        toolCallIdFormat: provider.quirks?.tool_call_id_format ?? "any",
+        maxTokensField: provider.quirks?.max_tokens_field ?? "max_completion_tokens",
+      },
     });
   });
 

@@ -20,6 +20,15 @@ export interface ProviderConfig {
   apiKey?: string;
   timeouts: ProviderTimeouts;
   headers: Record<string, string>;
+  quirks: ProviderQuirks;
+}
+
+export interface ProviderQuirks {
+  /** Top-level request fields never sent to this host. */
+  excludedParams: string[];
+  /** `alphanumeric-9`: tool-call ids rewritten to 9 [a-zA-Z0-9] characters (Mistral), consistently. */
+  toolCallIdFormat: "any" | "alphanumeric-9";
+  maxTokensField: "max_completion_tokens" | "max_tokens";
 }
 
 /** Integer pico-USD per token for each token class (DESIGN.md §4). */

@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { createTestCall } from "../../../test/helpers/adapter-inputs.js";
 import {
   type FakeOpenAiUpstream,
   fakeReply,
@@ -16,7 +17,6 @@ import {
 import type { CanonicalStreamPart } from "../../canonical/index.js";
 import { createUpstreamHttpClient } from "../http-client.js";
 import { createOpenAiCompatibleAdapter } from "./adapter.js";
-import { createTestCall } from "./test-support.js";
 
 const projectRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const fixtureDir = join(projectRoot, "..", "shared", "fixtures", "openai", "chat");

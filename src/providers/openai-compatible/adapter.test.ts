@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { after, before, test } from "node:test";
+import { createTestCall } from "../../../test/helpers/adapter-inputs.js";
 import {
   buildChatCompletion,
   buildChunk,
@@ -16,7 +17,6 @@ import { GatewayError } from "../../errors/gateway-error.js";
 import { createUpstreamHttpClient } from "../http-client.js";
 import type { UpstreamCall } from "../provider-adapter.js";
 import { createOpenAiCompatibleAdapter } from "./adapter.js";
-import { createTestCall } from "./test-support.js";
 
 let upstream: FakeOpenAiUpstream;
 const httpClient = createUpstreamHttpClient();

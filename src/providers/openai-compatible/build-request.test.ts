@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { createTestCall } from "../../../test/helpers/adapter-inputs.js";
 import { buildChatCompletionsRequest } from "./build-request.js";
-import { createTestCall } from "./test-support.js";
 
 test("URL, headers and the minimal body", () => {
   const call = createTestCall({

@@ -1,7 +1,7 @@
-/** Builders of adapter inputs for this folder's tests (not used by production code). */
-import type { CanonicalRequest } from "../../canonical/index.js";
-import type { CatalogModel, ProviderConfig } from "../../config/types.js";
-import type { UpstreamCall } from "../provider-adapter.js";
+/** Builders of provider-adapter inputs (canonical request, provider, model, call) for adapter tests. */
+import type { CanonicalRequest } from "../../src/canonical/index.js";
+import type { CatalogModel, ProviderConfig } from "../../src/config/types.js";
+import type { UpstreamCall } from "../../src/providers/provider-adapter.js";
 
 export function createTestRequest(overrides: Partial<CanonicalRequest> = {}): CanonicalRequest {
   return {
@@ -26,6 +26,7 @@ export function createTestProvider(overrides: Partial<ProviderConfig> = {}): Pro
     apiKey: "sk-test-key-0123456789",
     timeouts: { connectMs: 2000, firstByteMs: 5000, idleMs: 5000 },
     headers: {},
+    quirks: { excludedParams: [], toolCallIdFormat: "any", maxTokensField: "max_completion_tokens" },
     ...overrides,
   };
 }
