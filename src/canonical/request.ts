@@ -9,7 +9,10 @@ export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "
 export interface OpaqueReasoningState {
   /** Provider kind that produced it, e.g. `anthropic`, `openai-responses`, `google`. */
   providerKind: string;
-  /** Upstream model id that produced it; state is dropped when the next turn goes elsewhere. */
+  /**
+   * Upstream model id that produced it; state is dropped when the next turn goes elsewhere.
+   * Empty when unknown (native state a client brought along): then only the kind must match.
+   */
   upstreamModel: string;
   signature?: string;
   redactedData?: string;

@@ -31,7 +31,7 @@ export function createGenerationHandler(
     try {
       const caller = await deps.authenticator.authenticate(readApiKey(c));
       const body = await readJsonBody(c.req.raw, deps.maxBodyBytes);
-      const request = format.decode(body);
+      const request = format.decode(body, c.req.raw.headers);
       const admitted = await deps.engine.admit({
         requestId,
         format: format.name,

@@ -39,8 +39,11 @@ export interface StreamEncoder {
 
 export interface IngressFormat {
   readonly name: IngressFormatName;
-  /** Throws GatewayError `invalid_request` with `param` naming the offending field. */
-  decode(body: unknown): CanonicalRequest;
+  /**
+   * Throws GatewayError `invalid_request` with `param` naming the offending field. `headers` are
+   * the request's headers, for formats that carry request options there (`anthropic-beta`).
+   */
+  decode(body: unknown, headers?: Headers): CanonicalRequest;
   encodeResult(result: CanonicalResult, settlement: Settlement, context: EncodeContext): unknown;
   createStreamEncoder(context: EncodeContext): StreamEncoder;
   /** The error body in this format's envelope (spec §7.2). */

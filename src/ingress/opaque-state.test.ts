@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { isStateForUpstream, unwrapOpaqueState, wrapOpaqueState } from "./opaque-state.js";
+
+test("wrapped state round-trips byte-identical", () => {
+  const signature = "EqQBCkYIBxgCKkA+/=\u00e9\u{1F600}";
+  const state = { providerKind: "anthropic", upstreamModel: "claude-x", signature };
+  const text = wrapOpaqueState(state);
+  assert.match(text, /^hi1\.[A-Za-z0-9_-]+$/);
+  assert.deepEqual(unwrapOpaqueState(text, "openai-responses", "encryptedContent"), state);
+});
+
+test("a native string is attributed to the format's provider with an unknown model", () => {
+  assert.deepEqual(unwrapOpaqueState("gAAAAB-native", "openai-responses", "encryptedContent"), {
+    providerKind: "openai-responses",
+    upstreamModel: "",
+    encryptedContent: "gAAAAB-native",
+  });
+  assert.deepEqual(unwrapOpaqueState("hi1.%%%", "anthropic", "signature"), {
+    providerKind: "anthropic",
+    upstreamModel: "",
+    signature: "hi1.%%%",
+  });
+});
+
+test("state reaches only its own provider kind and model", () => {
+  const state = { providerKind: "google", upstreamModel: "gemini-a", signature: "s" };
+  assert.equal(isStateForUpstream(state, "google", "gemini-a"), true);
+  assert.equal(isStateForUpstream(state, "google", "gemini-b"), false);
+  assert.equal(isStateForUpstream(state, "anthropic", "gemini-a"), false);
+  assert.equal(isStateForUpstream({ ...state, upstreamModel: "" }, "google", "gemini-b"), true);
+  assert.equal(isStateForUpstream(undefined, "google", "gemini-a"), false);
+});

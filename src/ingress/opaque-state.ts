@@ -1,0 +1,77 @@
+/**
+ * Opaque reasoning state travels through formats that have only one string for it (Messages
+ * `thinking.signature`, Responses `reasoning.encrypted_content`). We wrap the provider's state with
+ * the provider kind and model that produced it, so the next turn can forward it byte-identical to
+ * the same upstream and drop it anywhere else. Clients treat these strings as opaque, as they must.
+ *
+ * Wire form: `hi1.` + base64url(JSON {k, m, s?, r?, e?, i?}). A string without the prefix came from
+ * the vendor directly (a client that talked to the provider before); it is attributed to the
+ * format's native provider kind with an unknown model.
+ */
+import type { OpaqueReasoningState } from "../canonical/index.js";
+
+const PREFIX = "hi1.";
+
+interface WrappedState {
+  k: string;
+  m: string;
+  s?: string;
+  r?: string;
+  e?: string;
+  i?: string;
+}
+
+export function wrapOpaqueState(state: OpaqueReasoningState): string {
+  const wrapped: WrappedState = { k: state.providerKind, m: state.upstreamModel };
+  if (state.signature !== undefined) wrapped.s = state.signature;
+  if (state.redactedData !== undefined) wrapped.r = state.redactedData;
+  if (state.encryptedContent !== undefined) wrapped.e = state.encryptedContent;
+  if (state.itemId !== undefined) wrapped.i = state.itemId;
+  return PREFIX + Buffer.from(JSON.stringify(wrapped), "utf8").toString("base64url");
+}
+
+/**
+ * Reads a string produced by {@link wrapOpaqueState}; anything else is treated as the native
+ * state of `nativeKind` (returned with `upstreamModel: ""`, meaning "unknown model") under the field
+ * `nativeField`.
+ */
+export function unwrapOpaqueState(
+  text: string,
+  nativeKind: string,
+  nativeField: "signature" | "redactedData" | "encryptedContent",
+): OpaqueReasoningState {
+  if (text.startsWith(PREFIX)) {
+    try {
+      const wrapped = JSON.parse(Buffer.from(text.slice(PREFIX.length), "base64url").toString("utf8")) as WrappedState;
+      if (typeof wrapped.k === "string" && typeof wrapped.m === "string") {
+        return {
+          providerKind: wrapped.k,
+          upstreamModel: wrapped.m,
+          ...(wrapped.s === undefined ? {} : { signature: wrapped.s }),
+          ...(wrapped.r === undefined ? {} : { redactedData: wrapped.r }),
+          ...(wrapped.e === undefined ? {} : { encryptedContent: wrapped.e }),
+          ...(wrapped.i === undefined ? {} : { itemId: wrapped.i }),
+        };
+      }
+    } catch {
+      // Not ours after all: fall through and treat it as native.
+    }
+  }
+  return { providerKind: nativeKind, upstreamModel: "", [nativeField]: text };
+}
+
+/**
+ * Whether state may be forwarded to an upstream: same provider kind, and the same model unless the
+ * model is unknown (native state a client brought along; the provider itself will validate it).
+ */
+export function isStateForUpstream(
+  state: OpaqueReasoningState | undefined,
+  providerKind: string,
+  upstreamModel: string,
+): state is OpaqueReasoningState {
+  return (
+    state !== undefined &&
+    state.providerKind === providerKind &&
+    (state.upstreamModel === "" || state.upstreamModel === upstreamModel)
+  );
+}
