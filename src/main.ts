@@ -16,8 +16,6 @@ try {
       announcement = text;
     },
   });
-  if (announcement) process.stdout.write(`${announcement.replace("HOST_PORT", gateway.url.slice(7))}\n`);
-  process.stdout.write(`Gateway listening on ${gateway.url} (OpenAPI: ${gateway.url}/openapi.json)\n`);
   const shutdown = (signal: string) => {
     logger.info({ signal }, "shutting down");
     gateway.close().then(
@@ -28,8 +26,11 @@ try {
       },
     );
   };
+  // Registered before anything is printed: a supervisor may signal as soon as it sees the line.
   process.once("SIGTERM", () => shutdown("SIGTERM"));
   process.once("SIGINT", () => shutdown("SIGINT"));
+  if (announcement) process.stdout.write(`${announcement.replace("HOST_PORT", gateway.url.slice(7))}\n`);
+  process.stdout.write(`Gateway listening on ${gateway.url} (OpenAPI: ${gateway.url}/openapi.json)\n`);
 } catch (error) {
   if (error instanceof ConfigError) {
     process.stderr.write(`Invalid configuration: ${error.message}\n`);

@@ -17,7 +17,7 @@ export async function bootstrapEmbeddedWorkspace(
     invoicing: false,
   });
   const { secret } = await store.apiKeys.create({ workspaceId: workspace.id, name: "default" });
-  const model = config.models[0]?.slug ?? "openai/gpt-4.1-mini";
+  const model = pickExampleModel(config);
   const credits = (config.defaultWorkspaceCreditsMicroUsd / 1_000_000).toFixed(2);
   return [
     "",
@@ -33,4 +33,17 @@ export async function bootstrapEmbeddedWorkspace(
     `    -d '{"model":"${model}","messages":[{"role":"user","content":"Hello!"}]}'`,
     "",
   ].join("\n");
+}
+
+/** The curl example uses the cheapest model whose provider key is set (else the cheapest overall). */
+function pickExampleModel(config: GatewayConfig): string {
+  const byPrice = [...config.models].sort((a, b) =>
+    a.prices.completionPicoUsd === b.prices.completionPicoUsd
+      ? 0
+      : a.prices.completionPicoUsd < b.prices.completionPicoUsd
+        ? -1
+        : 1,
+  );
+  const ready = byPrice.find((model) => model.routes.some((route) => route.provider.apiKey !== undefined));
+  return (ready ?? byPrice[0]).slug;
 }
