@@ -42,7 +42,9 @@ export function unwrapOpaqueState(
 ): OpaqueReasoningState {
   if (text.startsWith(PREFIX)) {
     try {
-      const wrapped = JSON.parse(Buffer.from(text.slice(PREFIX.length), "base64url").toString("utf8")) as WrappedState;
+      const wrapped = JSON.parse(
+        Buffer.from(text.slice(PREFIX.length), "base64url").toString("utf8"),
+      ) as WrappedState;
       if (typeof wrapped.k === "string" && typeof wrapped.m === "string") {
         return {
           providerKind: wrapped.k,
