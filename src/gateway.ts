@@ -14,6 +14,8 @@ import { bootstrapEmbeddedWorkspace } from "./engine/bootstrap.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { createApp } from "./http/create-app.js";
 import { createLogger, type Logger } from "./logging/logger.js";
+import { createAnthropicAdapter } from "./providers/anthropic/adapter.js";
+import { createGoogleAdapter } from "./providers/google/adapter.js";
 import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/adapter.js";
 import type { ProviderAdapter } from "./providers/provider-adapter.js";
 import { openStore } from "./storage/open-store.js";
@@ -45,7 +47,11 @@ export interface RunningGateway {
 }
 
 export function createAdapters(): Map<ProviderKind, ProviderAdapter> {
-  return new Map<ProviderKind, ProviderAdapter>([["openai-compatible", createOpenAiCompatibleAdapter()]]);
+  return new Map<ProviderKind, ProviderAdapter>([
+    ["openai-compatible", createOpenAiCompatibleAdapter()],
+    ["anthropic", createAnthropicAdapter()],
+    ["google", createGoogleAdapter()],
+  ]);
 }
 
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {

@@ -18,6 +18,12 @@ export interface OpaqueReasoningState {
   redactedData?: string;
   encryptedContent?: string;
   itemId?: string;
+  /**
+   * Set when the state belongs to a tool call rather than to reasoning (Gemini thought signatures
+   * ride on function calls). Formats without a slot on their tool-call shape carry such state in a
+   * reasoning item / thinking block and re-attach it to this call id on decode.
+   */
+  toolCallId?: string;
 }
 
 export interface CacheControl {

@@ -1,5 +1,5 @@
 /** Assembles the HTTP application. The only place that knows every route. */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { AdminService } from "../admin/admin-service.js";
 import { type Authenticator, readBearerToken } from "../auth/authenticate.js";
 import type { GatewayConfig } from "../config/types.js";
@@ -7,10 +7,13 @@ import type { GenerationEngine } from "../engine/generation-engine.js";
 import { createCommonErrorEnvelope } from "../errors/envelopes.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { chatCompletionsFormat } from "../ingress/chat-completions/index.js";
+import { messagesFormat } from "../ingress/messages/index.js";
+import { responsesFormat } from "../ingress/responses/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { SharedState, Store } from "../storage/types.js";
 import type { AppEnv } from "./app-env.js";
 import { createErrorResponse } from "./error-response.js";
+import { createCountTokensHandler } from "./handle-count-tokens.js";
 import { createGenerationHandler } from "./handle-generation.js";
 import { createOpenApiDocument } from "./openapi-document.js";
 import { requestIdMiddleware } from "./request-id.js";
@@ -55,11 +58,18 @@ export function createApp(deps: AppDependencies): Hono<AppEnv> {
     maxBodyBytes: deps.config.maxBodyBytes,
     keepAliveMs: deps.keepAliveMs,
   };
+  const readBearer = (c: Context<AppEnv>) => readBearerToken(c.req.header("authorization"));
+  // The messages format also accepts Anthropic's own header (spec §5.2).
+  const readMessagesKey = (c: Context<AppEnv>) => readBearer(c) ?? c.req.header("x-api-key");
   app.post(
     "/api/v1/chat/completions",
-    createGenerationHandler(chatCompletionsFormat, generationDeps, (c) =>
-      readBearerToken(c.req.header("authorization")),
-    ),
+    createGenerationHandler(chatCompletionsFormat, generationDeps, readBearer),
+  );
+  app.post("/api/v1/responses", createGenerationHandler(responsesFormat, generationDeps, readBearer));
+  app.post("/api/v1/messages", createGenerationHandler(messagesFormat, generationDeps, readMessagesKey));
+  app.post(
+    "/api/v1/messages/count_tokens",
+    createCountTokensHandler(deps.authenticator, deps.config, readMessagesKey),
   );
 
   app.notFound((c) => {

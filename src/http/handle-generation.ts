@@ -39,7 +39,7 @@ export function createGenerationHandler(
         request,
         startedAt: c.get("startedAt"),
       });
-      const context = { requestId, model: request.model, createdAt: Math.floor(Date.now() / 1000) };
+      const context = { requestId, model: request.model, createdAt: Math.floor(Date.now() / 1000), request };
       const signal = c.req.raw.signal;
       if (request.stream) {
         const stream = await deps.engine.openStream(

@@ -7,9 +7,17 @@ import type { ZodType } from "zod";
 import { chatCompletionRequestSchema } from "../ingress/chat-completions/request-schema.js";
 import { chatCompletionResponseSchema } from "../ingress/chat-completions/response-schema.js";
 import {
+  messagesCountTokensRequestSchema,
+  messagesCountTokensResponseSchema,
+  messagesRequestSchema,
+  messagesResponseSchema,
+} from "../ingress/messages/index.js";
+import { responsesRequestSchema, responsesResponseSchema } from "../ingress/responses/index.js";
+import {
   commonErrorSchema,
   generationSchema,
   livenessSchema,
+  messagesErrorSchema,
   modelListSchema,
   readinessSchema,
 } from "./openapi-schemas.js";
@@ -28,6 +36,11 @@ export function createOpenApiDocument(): Record<string, unknown> {
   const app = new OpenAPIHono();
   const registry = app.openAPIRegistry;
   registry.registerComponent("securitySchemes", "bearerKey", { type: "http", scheme: "bearer" });
+  registry.registerComponent("securitySchemes", "apiKeyHeader", {
+    type: "apiKey",
+    in: "header",
+    name: "x-api-key",
+  });
   const bearer = [{ bearerKey: [] }];
 
   registry.registerPath({
@@ -48,6 +61,57 @@ export function createOpenApiDocument(): Record<string, unknown> {
       },
       ...errorResponses,
     },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/responses",
+    summary: "Create a response (stateless; any catalog model)",
+    security: bearer,
+    request: {
+      body: { required: true, content: { "application/json": { schema: responsesRequestSchema } } },
+    },
+    responses: {
+      200: {
+        description: "A response object; with stream:true an SSE stream of response events",
+        content: {
+          "application/json": { schema: responsesResponseSchema },
+          "text/event-stream": { schema: { type: "string" } },
+        },
+      },
+      ...errorResponses,
+    },
+  });
+  const messagesErrors = {
+    "4XX": json(messagesErrorSchema, "Error in the messages envelope"),
+    "5XX": json(messagesErrorSchema, "Error in the messages envelope"),
+  };
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/messages",
+    summary: "Create a message (messages format; any catalog model)",
+    description: "Authenticate with Authorization: Bearer or x-api-key; no version header is required.",
+    security: [...bearer, { apiKeyHeader: [] }],
+    request: { body: { required: true, content: { "application/json": { schema: messagesRequestSchema } } } },
+    responses: {
+      200: {
+        description: "A message; with stream:true an SSE stream of message events",
+        content: {
+          "application/json": { schema: messagesResponseSchema },
+          "text/event-stream": { schema: { type: "string" } },
+        },
+      },
+      ...messagesErrors,
+    },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/messages/count_tokens",
+    summary: "Count the input tokens of a messages request (free, no generation)",
+    security: [...bearer, { apiKeyHeader: [] }],
+    request: {
+      body: { required: true, content: { "application/json": { schema: messagesCountTokensRequestSchema } } },
+    },
+    responses: { 200: json(messagesCountTokensResponseSchema, "Token count"), ...messagesErrors },
   });
   registry.registerPath({
     method: "get",

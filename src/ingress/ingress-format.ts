@@ -18,6 +18,8 @@ export interface EncodeContext {
   model: string;
   /** Unix seconds. */
   createdAt: number;
+  /** The decoded request, for formats whose responses echo request settings (Responses). */
+  request?: CanonicalRequest;
 }
 
 export interface Settlement {

@@ -4,7 +4,7 @@
  * the provider kind and model that produced it, so the next turn can forward it byte-identical to
  * the same upstream and drop it anywhere else. Clients treat these strings as opaque, as they must.
  *
- * Wire form: `hi1.` + base64url(JSON {k, m, s?, r?, e?, i?}). A string without the prefix came from
+ * Wire form: `hi1.` + base64url(JSON {k, m, s?, r?, e?, i?, t?}). A string without the prefix came from
  * the vendor directly (a client that talked to the provider before); it is attributed to the
  * format's native provider kind with an unknown model.
  */
@@ -19,6 +19,7 @@ interface WrappedState {
   r?: string;
   e?: string;
   i?: string;
+  t?: string;
 }
 
 export function wrapOpaqueState(state: OpaqueReasoningState): string {
@@ -27,6 +28,7 @@ export function wrapOpaqueState(state: OpaqueReasoningState): string {
   if (state.redactedData !== undefined) wrapped.r = state.redactedData;
   if (state.encryptedContent !== undefined) wrapped.e = state.encryptedContent;
   if (state.itemId !== undefined) wrapped.i = state.itemId;
+  if (state.toolCallId !== undefined) wrapped.t = state.toolCallId;
   return PREFIX + Buffer.from(JSON.stringify(wrapped), "utf8").toString("base64url");
 }
 
@@ -53,6 +55,7 @@ export function unwrapOpaqueState(
           ...(wrapped.r === undefined ? {} : { redactedData: wrapped.r }),
           ...(wrapped.e === undefined ? {} : { encryptedContent: wrapped.e }),
           ...(wrapped.i === undefined ? {} : { itemId: wrapped.i }),
+          ...(wrapped.t === undefined ? {} : { toolCallId: wrapped.t }),
         };
       }
     } catch {

@@ -1,0 +1,43 @@
+/**
+ * `POST /api/v1/messages/count_tokens`: agents call it every turn, so it is cheap — a local
+ * tokenizer estimate, no upstream call, no charge, no generation rate limit (sharp-edges G53).
+ */
+import type { Context } from "hono";
+import type { Authenticator } from "../auth/authenticate.js";
+import type { GatewayConfig } from "../config/types.js";
+import { resolveModel } from "../engine/admit-request.js";
+import { createMessagesErrorEnvelope } from "../errors/envelopes.js";
+import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
+import { countMessagesTokens } from "../ingress/messages/index.js";
+import type { AppEnv } from "./app-env.js";
+import { createErrorResponse } from "./error-response.js";
+import { readJsonBody } from "./read-json-body.js";
+
+export function createCountTokensHandler(
+  authenticator: Authenticator,
+  config: GatewayConfig,
+  readApiKey: (c: Context<AppEnv>) => string | undefined,
+) {
+  return async (c: Context<AppEnv>): Promise<Response> => {
+    const requestId = c.get("requestId");
+    try {
+      const caller = await authenticator.authenticate(readApiKey(c));
+      const body = await readJsonBody(c.req.raw, config.maxBodyBytes);
+      const model =
+        typeof body === "object" && body !== null ? (body as { model?: unknown }).model : undefined;
+      if (typeof model === "string") {
+        const entry = resolveModel(config, model);
+        const allowed = caller.key.allowedModels;
+        if (allowed && allowed.length > 0 && !allowed.includes(entry.slug)) {
+          throw new GatewayError("model_not_allowed", `This API key may not use model "${entry.slug}"`, {
+            param: "model",
+          });
+        }
+      }
+      return c.json(countMessagesTokens(body, c.req.raw.headers));
+    } catch (thrown) {
+      const error = toGatewayError(thrown);
+      return createErrorResponse(error, createMessagesErrorEnvelope(error, requestId), requestId);
+    }
+  };
+}

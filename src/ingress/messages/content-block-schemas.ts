@@ -1,0 +1,140 @@
+/**
+ * Content blocks of a messages-format conversation (spec §2.6) as zod schemas, split by the role
+ * that may send them. Wire names stay snake_case; `decode-content-blocks.ts` makes them canonical.
+ *
+ * Objects are loose: Anthropic keeps adding block fields (`citations`, `context`, `caller`) and
+ * SDKs echo response fields back, so unknown nested fields are ignored rather than refused.
+ */
+import { z } from "@hono/zod-openapi";
+
+export const cacheControlSchema = z
+  .object({
+    type: z.literal("ephemeral"),
+    ttl: z.string().optional().openapi({ description: '"5m" (default) or "1h"' }),
+  })
+  .loose()
+  .openapi("MessagesCacheControl", { description: "prompt-cache breakpoint" });
+
+export const textBlockSchema = z
+  .object({
+    type: z.literal("text"),
+    text: z.string(),
+    cache_control: cacheControlSchema.nullish(),
+  })
+  .loose()
+  .openapi("MessagesTextBlock");
+
+/**
+ * Media sources. `text` (a plain-text document) is Anthropic's own shape and maps losslessly to a
+ * base64 `text/plain` file; `file` (a Files API id) is refused in the decoder: the gateway has no
+ * file store to resolve it against.
+ */
+const base64SourceSchema = z
+  .object({ type: z.literal("base64"), media_type: z.string().min(1), data: z.string() })
+  .loose();
+const urlSourceSchema = z.object({ type: z.literal("url"), url: z.string() }).loose();
+const fileSourceSchema = z
+  .object({ type: z.literal("file"), file_id: z.string() })
+  .loose()
+  .openapi({ description: "not supported; use base64 or url" });
+const textSourceSchema = z
+  .object({ type: z.literal("text"), media_type: z.string().optional(), data: z.string() })
+  .loose();
+
+const imageSourceSchema = z
+  .discriminatedUnion("type", [base64SourceSchema, urlSourceSchema, fileSourceSchema])
+  .openapi("MessagesImageSource");
+
+const documentSourceSchema = z
+  .discriminatedUnion("type", [base64SourceSchema, urlSourceSchema, fileSourceSchema, textSourceSchema])
+  .openapi("MessagesDocumentSource");
+
+export const imageBlockSchema = z
+  .object({
+    type: z.literal("image"),
+    source: imageSourceSchema,
+    cache_control: cacheControlSchema.nullish(),
+  })
+  .loose()
+  .openapi("MessagesImageBlock");
+
+const documentBlockSchema = z
+  .object({
+    type: z.literal("document"),
+    source: documentSourceSchema,
+    title: z.string().nullish(),
+    cache_control: cacheControlSchema.nullish(),
+  })
+  .loose()
+  .openapi("MessagesDocumentBlock", { description: "a PDF or plain-text document" });
+
+const toolResultBlockSchema = z
+  .object({
+    type: z.literal("tool_result"),
+    tool_use_id: z.string().min(1),
+    content: z
+      .union([z.string(), z.array(z.discriminatedUnion("type", [textBlockSchema, imageBlockSchema]))], {
+        error: "must be a string or an array of text and image blocks",
+      })
+      .optional(),
+    is_error: z.boolean().nullish(),
+    cache_control: cacheControlSchema.nullish(),
+  })
+  .loose()
+  .openapi("MessagesToolResultBlock");
+
+const thinkingBlockSchema = z
+  .object({
+    type: z.literal("thinking"),
+    thinking: z.string(),
+    signature: z.string().nullish().openapi({ description: "opaque; send back exactly as received" }),
+  })
+  .loose()
+  .openapi("MessagesThinkingBlock");
+
+const redactedThinkingBlockSchema = z
+  .object({ type: z.literal("redacted_thinking"), data: z.string() })
+  .loose()
+  .openapi("MessagesRedactedThinkingBlock");
+
+const toolUseBlockSchema = z
+  .object({
+    type: z.literal("tool_use"),
+    id: z.string().min(1),
+    name: z.string().min(1),
+    input: z.record(z.string(), z.unknown()),
+    cache_control: cacheControlSchema.nullish(),
+  })
+  .loose()
+  .openapi("MessagesToolUseBlock");
+
+/**
+ * Transcript blocks of Anthropic's own server tools, which clients replay from earlier turns. The
+ * gateway runs server tools itself, so there is nothing to forward them to; they are accepted and
+ * dropped (the assistant text that used their results stays).
+ */
+const serverToolUseBlockSchema = z.object({ type: z.literal("server_tool_use") }).loose();
+const webSearchToolResultBlockSchema = z.object({ type: z.literal("web_search_tool_result") }).loose();
+const webFetchToolResultBlockSchema = z.object({ type: z.literal("web_fetch_tool_result") }).loose();
+
+export const userBlockSchema = z
+  .discriminatedUnion("type", [textBlockSchema, imageBlockSchema, documentBlockSchema, toolResultBlockSchema])
+  .openapi("MessagesUserContentBlock");
+
+export const assistantBlockSchema = z
+  .discriminatedUnion("type", [
+    textBlockSchema,
+    thinkingBlockSchema,
+    redactedThinkingBlockSchema,
+    toolUseBlockSchema,
+    serverToolUseBlockSchema,
+    webSearchToolResultBlockSchema,
+    webFetchToolResultBlockSchema,
+  ])
+  .openapi("MessagesAssistantContentBlock");
+
+export type MessagesTextBlockBody = z.infer<typeof textBlockSchema>;
+export type MessagesImageBlockBody = z.infer<typeof imageBlockSchema>;
+export type MessagesUserBlockBody = z.infer<typeof userBlockSchema>;
+export type MessagesAssistantBlockBody = z.infer<typeof assistantBlockSchema>;
+export type MessagesCacheControlBody = z.infer<typeof cacheControlSchema>;

@@ -1,0 +1,507 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { OpaqueReasoningState } from "../../canonical/index.js";
+import { GatewayError } from "../../errors/gateway-error.js";
+import { wrapOpaqueState } from "../opaque-state.js";
+import { decodeMessagesRequest } from "./decode-request.js";
+
+const minimal = {
+  model: "anthropic/claude-sonnet-4.5",
+  max_tokens: 1024,
+  messages: [{ role: "user", content: "Hi" }],
+};
+
+function decodeWith(extra: Record<string, unknown>, headers?: Headers) {
+  return decodeMessagesRequest({ ...minimal, ...extra }, headers);
+}
+
+/** Asserts the body is rejected as invalid_request naming `param`; returns the message. */
+function assertRejected(body: unknown, param: string | null, messagePattern?: RegExp): string {
+  let caught: unknown;
+  try {
+    decodeMessagesRequest(body);
+  } catch (error) {
+    caught = error;
+  }
+  assert.ok(caught instanceof GatewayError, `expected a GatewayError for ${JSON.stringify(body)}`);
+  assert.equal(caught.code, "invalid_request");
+  assert.equal(caught.status, 400);
+  assert.equal(caught.param, param);
+  if (messagePattern) assert.match(caught.message, messagePattern);
+  return caught.message;
+}
+
+test("a minimal request decodes to a canonical request with the output cap and defaults", () => {
+  assert.deepEqual(decodeMessagesRequest(minimal), {
+    model: "anthropic/claude-sonnet-4.5",
+    system: [],
+    messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }],
+    tools: [],
+    sampling: {},
+    serverTools: [],
+    toolEvents: false,
+    stream: false,
+    passthrough: {},
+    maxOutputTokens: 1024,
+  });
+});
+
+test("sampling, stop sequences, stream, metadata, hi_tool_events and unknown fields", () => {
+  const request = decodeWith({
+    temperature: 0.3,
+    top_p: 0.9,
+    top_k: 40,
+    stop_sequences: ["END", "STOP"],
+    stream: true,
+    metadata: { user_id: "user-7", trace: "abc" },
+    hi_tool_events: true,
+    cache_control: { type: "ephemeral", ttl: "5m" },
+    service_tier: "auto",
+  });
+  assert.deepEqual(request.sampling, { temperature: 0.3, topP: 0.9, topK: 40 });
+  assert.deepEqual(request.stop, ["END", "STOP"]);
+  assert.equal(request.stream, true);
+  assert.deepEqual(request.metadata, { user_id: "user-7", trace: "abc" });
+  assert.equal(request.user, "user-7");
+  assert.equal(request.toolEvents, true);
+  assert.deepEqual(request.passthrough, {
+    cache_control: { type: "ephemeral", ttl: "5m" },
+    service_tier: "auto",
+  });
+  assert.equal(decodeWith({ stop_sequences: [] }).stop, undefined);
+});
+
+test("thinking and output_config.effort map to canonical reasoning", () => {
+  assert.deepEqual(decodeWith({ thinking: { type: "enabled", budget_tokens: 2048 } }).reasoning, {
+    enabled: true,
+    budgetTokens: 2048,
+  });
+  assert.deepEqual(decodeWith({ thinking: { type: "adaptive", display: "omitted" } }).reasoning, {
+    enabled: true,
+  });
+  assert.deepEqual(decodeWith({ thinking: { type: "disabled" } }).reasoning, { enabled: false });
+  assert.deepEqual(decodeWith({ output_config: { effort: "xhigh" } }).reasoning, { effort: "xhigh" });
+  assert.deepEqual(
+    decodeWith({ thinking: { type: "adaptive" }, output_config: { effort: "max" } }).reasoning,
+    { enabled: true, effort: "max" },
+  );
+  assert.equal(decodeWith({}).reasoning, undefined);
+});
+
+test("output_config.format becomes a JSON-schema response format", () => {
+  const schema = { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] };
+  assert.deepEqual(
+    decodeWith({ output_config: { format: { type: "json_schema", schema } } }).responseFormat,
+    {
+      type: "json_schema",
+      name: "output",
+      schema,
+    },
+  );
+});
+
+test("tools and every tool_choice form; disable_parallel_tool_use turns parallel calls off", () => {
+  const tools = [
+    {
+      name: "get_weather",
+      description: "Weather by city",
+      input_schema: { type: "object", properties: { city: { type: "string" } } },
+      cache_control: { type: "ephemeral", ttl: "1h" },
+    },
+    { type: "custom", name: "noop", input_schema: { type: "object" }, strict: true },
+  ];
+  const request = decodeWith({ tools, tool_choice: { type: "auto" } });
+  assert.deepEqual(request.tools, [
+    {
+      name: "get_weather",
+      description: "Weather by city",
+      parameters: { type: "object", properties: { city: { type: "string" } } },
+      cacheControl: { type: "ephemeral", ttl: "1h" },
+    },
+    { name: "noop", parameters: { type: "object" }, strict: true },
+  ]);
+  assert.deepEqual(request.toolChoice, { type: "auto" });
+  assert.equal(request.parallelToolCalls, undefined);
+  assert.deepEqual(decodeWith({ tools, tool_choice: { type: "any" } }).toolChoice, { type: "required" });
+  assert.deepEqual(decodeWith({ tools, tool_choice: { type: "none" } }).toolChoice, { type: "none" });
+  const forced = decodeWith({
+    tools,
+    tool_choice: { type: "tool", name: "noop", disable_parallel_tool_use: true },
+  });
+  assert.deepEqual(forced.toolChoice, { type: "tool", name: "noop" });
+  assert.equal(forced.parallelToolCalls, false);
+  assert.equal(
+    decodeWith({ tools, tool_choice: { type: "any", disable_parallel_tool_use: false } }).parallelToolCalls,
+    undefined,
+  );
+});
+
+test("Anthropic web_search / web_fetch tools and plugins activate the gateway's server tools", () => {
+  const request = decodeWith({
+    tools: [
+      {
+        type: "web_search_20250305",
+        name: "web_search",
+        max_uses: 3,
+        allowed_domains: ["example.com"],
+        blocked_domains: null,
+        user_location: null,
+      },
+      { type: "web_fetch_20250910", name: "web_fetch", max_uses: null },
+      { name: "f", input_schema: { type: "object" } },
+    ],
+    plugins: [
+      { id: "web_search", events: true },
+      { id: "datetime", max_uses: 2, timezone: "UTC" },
+    ],
+  });
+  assert.deepEqual(request.tools, [{ name: "f", parameters: { type: "object" } }]);
+  assert.deepEqual(request.serverTools, [
+    { id: "web_search", maxUses: 3, events: true, parameters: { allowed_domains: ["example.com"] } },
+    { id: "web_fetch", maxUses: 1000, events: false },
+    { id: "datetime", maxUses: 2, events: false, parameters: { timezone: "UTC" } },
+  ]);
+});
+
+test("system prompt: top-level first, then system turns hoisted in order; blank text dropped, cache_control kept", () => {
+  const request = decodeWith({
+    system: [
+      { type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } },
+      { type: "text", text: "  " },
+    ],
+    messages: [
+      { role: "system", content: "Use metric units." },
+      { role: "user", content: "Hi" },
+      { role: "system", content: [{ type: "text", text: "Answer in French." }] },
+      { role: "assistant", content: "Bonjour" },
+    ],
+  });
+  assert.deepEqual(request.system, [
+    { type: "text", text: "Be brief.", cacheControl: { type: "ephemeral" } },
+    { type: "text", text: "Use metric units." },
+    { type: "text", text: "Answer in French." },
+  ]);
+  assert.deepEqual(
+    request.messages.map((message) => message.role),
+    ["user", "assistant"],
+  );
+  assert.deepEqual(decodeWith({ system: "Plain." }).system, [{ type: "text", text: "Plain." }]);
+});
+
+test("user blocks: text, base64 and URL images, PDF and text documents", () => {
+  const request = decodeWith({
+    messages: [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Look", cache_control: { type: "ephemeral" } },
+          { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
+          { type: "image", source: { type: "url", url: "https://example.com/a.jpg" } },
+          {
+            type: "document",
+            title: "Report",
+            source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" },
+            cache_control: { type: "ephemeral" },
+          },
+          { type: "document", source: { type: "url", url: "https://example.com/b.pdf" } },
+          { type: "document", source: { type: "text", media_type: "text/plain", data: "Hello doc" } },
+        ],
+      },
+    ],
+  });
+  assert.deepEqual(request.messages[0], {
+    role: "user",
+    content: [
+      { type: "text", text: "Look", cacheControl: { type: "ephemeral" } },
+      { type: "image", source: { kind: "base64", mediaType: "image/png", data: "iVBORw0KGgo=" } },
+      { type: "image", source: { kind: "url", url: "https://example.com/a.jpg" } },
+      {
+        type: "file",
+        source: { kind: "base64", mediaType: "application/pdf", data: "JVBERi0=" },
+        title: "Report",
+        cacheControl: { type: "ephemeral" },
+      },
+      { type: "file", source: { kind: "url", url: "https://example.com/b.pdf" } },
+      {
+        type: "file",
+        source: {
+          kind: "base64",
+          mediaType: "text/plain",
+          data: Buffer.from("Hello doc").toString("base64"),
+        },
+      },
+    ],
+  });
+});
+
+test("tool results are split out of the user turn into one tool message in place; the other blocks follow", () => {
+  const request = decodeWith({
+    messages: [
+      { role: "user", content: "Weather in Paris and Rome?" },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "toolu_a", name: "get_weather", input: { city: "Paris" } },
+          { type: "tool_use", id: "toolu_b", name: "get_weather", input: { city: "Rome" } },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "toolu_a", content: "Sunny", is_error: false },
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_b",
+            is_error: true,
+            content: [
+              { type: "text", text: "Service down" },
+              { type: "text", text: " " },
+              { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBO" } },
+            ],
+          },
+          { type: "text", text: "Summarise please." },
+        ],
+      },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_c" }] },
+    ],
+  });
+  assert.deepEqual(request.messages.slice(2), [
+    {
+      role: "tool",
+      content: [
+        { type: "tool-result", toolCallId: "toolu_a", content: [{ type: "text", text: "Sunny" }] },
+        {
+          type: "tool-result",
+          toolCallId: "toolu_b",
+          isError: true,
+          content: [
+            { type: "text", text: "Service down" },
+            { type: "image", source: { kind: "base64", mediaType: "image/png", data: "iVBO" } },
+          ],
+        },
+      ],
+    },
+    { role: "user", content: [{ type: "text", text: "Summarise please." }] },
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "toolu_c", content: [] }] },
+  ]);
+});
+
+test("assistant blocks: tool_use input becomes exact JSON text; blank text and server-tool transcript blocks are dropped", () => {
+  const request = decodeWith({
+    messages: [
+      { role: "user", content: "Go" },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "" },
+          { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "x" } },
+          { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] },
+          { type: "text", text: "Found it.", citations: null },
+          {
+            type: "tool_use",
+            id: "toolu_1",
+            name: "save",
+            input: { path: "a.txt", lines: [1, 2], ok: true },
+          },
+        ],
+      },
+      { role: "assistant", content: " \n " },
+      { role: "user", content: "  " },
+    ],
+  });
+  assert.deepEqual(request.messages, [
+    { role: "user", content: [{ type: "text", text: "Go" }] },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "Found it." },
+        {
+          type: "tool-call",
+          id: "toolu_1",
+          name: "save",
+          arguments: '{"path":"a.txt","lines":[1,2],"ok":true}',
+        },
+      ],
+    },
+  ]);
+});
+
+test("thinking blocks: native and gateway signatures become provider state; empty text with a signature survives", () => {
+  const gatewayState: OpaqueReasoningState = {
+    providerKind: "google",
+    upstreamModel: "gemini-3-pro",
+    signature: "g",
+  };
+  const redactedState: OpaqueReasoningState = {
+    providerKind: "anthropic",
+    upstreamModel: "claude-sonnet-4-5",
+    redactedData: "RD",
+  };
+  const request = decodeWith({
+    messages: [
+      { role: "user", content: "Hi" },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "Native.", signature: "EqEECkYICxgC" },
+          { type: "thinking", thinking: "", signature: wrapOpaqueState(gatewayState) },
+          { type: "thinking", thinking: "Unsigned." },
+          { type: "thinking", thinking: "Empty signature.", signature: "" },
+          { type: "thinking", thinking: "" },
+          { type: "redacted_thinking", data: "NATIVE_REDACTED" },
+          { type: "redacted_thinking", data: wrapOpaqueState(redactedState) },
+          { type: "text", text: "Hello" },
+        ],
+      },
+    ],
+  });
+  assert.deepEqual(request.messages[1].content, [
+    {
+      type: "reasoning",
+      text: "Native.",
+      providerState: { providerKind: "anthropic", upstreamModel: "", signature: "EqEECkYICxgC" },
+    },
+    { type: "reasoning", text: "", providerState: gatewayState },
+    { type: "reasoning", text: "Unsigned." },
+    { type: "reasoning", text: "Empty signature." },
+    {
+      type: "reasoning",
+      text: "",
+      providerState: { providerKind: "anthropic", upstreamModel: "", redactedData: "NATIVE_REDACTED" },
+    },
+    { type: "reasoning", text: "", providerState: redactedState },
+    { type: "text", text: "Hello" },
+  ]);
+});
+
+test("a carrier thinking block whose tool call is not in the turn is dropped", () => {
+  const orphan = wrapOpaqueState({
+    providerKind: "google",
+    upstreamModel: "gemini-3-pro",
+    signature: "s",
+    toolCallId: "gone",
+  });
+  const request = decodeWith({
+    messages: [
+      { role: "user", content: "Hi" },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "", signature: orphan },
+          { type: "text", text: "Hello" },
+        ],
+      },
+    ],
+  });
+  assert.deepEqual(request.messages[1].content, [{ type: "text", text: "Hello" }]);
+});
+
+test("anthropic-beta: comma-separated and repeated headers become distinct names; anthropic-version is accepted", () => {
+  const headers = new Headers({ "anthropic-version": "2099-01-01" });
+  headers.append("anthropic-beta", "prompt-caching-2024-07-31, interleaved-thinking-2025-05-14");
+  headers.append("anthropic-beta", " context-1m-2025-08-07 ,,prompt-caching-2024-07-31");
+  assert.deepEqual(decodeWith({}, headers).anthropicBeta, [
+    "prompt-caching-2024-07-31",
+    "interleaved-thinking-2025-05-14",
+    "context-1m-2025-08-07",
+  ]);
+  assert.equal(decodeWith({}, new Headers()).anthropicBeta, undefined);
+  assert.equal(decodeWith({}).anthropicBeta, undefined);
+});
+
+test("required fields and ranges are rejected with the parameter named", () => {
+  const { max_tokens: _omitted, ...withoutMaxTokens } = minimal;
+  assertRejected(withoutMaxTokens, "max_tokens", /max_tokens is required/);
+  assertRejected({ ...minimal, max_tokens: 0 }, "max_tokens", /greater than 0/);
+  assertRejected({ ...minimal, max_tokens: 1.5 }, "max_tokens");
+  assertRejected({ ...minimal, model: "" }, "model");
+  assertRejected({ ...minimal, messages: [] }, "messages", /at least 1 item/);
+  assertRejected({ ...minimal, temperature: 1.5 }, "temperature", /at most 1/);
+  assertRejected({ ...minimal, top_p: -0.1 }, "top_p");
+  assertRejected({ ...minimal, top_k: 2.5 }, "top_k");
+  assertRejected({ ...minimal, stop_sequences: "END" }, "stop_sequences");
+  assertRejected([minimal], null, /JSON object/);
+});
+
+test("messages and blocks of the wrong shape are rejected with their path", () => {
+  assertRejected(
+    { ...minimal, messages: [{ role: "tool", content: "x" }] },
+    "messages[0].role",
+    /user, assistant, system/,
+  );
+  assertRejected({ ...minimal, messages: [{ role: "user" }] }, "messages[0].content", /is required/);
+  assertRejected(
+    {
+      ...minimal,
+      messages: [{ role: "user", content: [{ type: "tool_use", id: "t", name: "f", input: {} }] }],
+    },
+    "messages[0].content[0].type",
+    /text, image, document, tool_result/,
+  );
+  assertRejected(
+    {
+      ...minimal,
+      messages: [{ role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: "{}" }] }],
+    },
+    "messages[0].content[0].input",
+    /object/,
+  );
+  assertRejected(
+    {
+      ...minimal,
+      messages: [{ role: "user", content: [{ type: "image", source: { type: "file", file_id: "f_1" } }] }],
+    },
+    "messages[0].content[0].source.file_id",
+    /not supported/,
+  );
+  assertRejected(
+    {
+      ...minimal,
+      messages: [
+        { role: "user", content: [{ type: "image", source: { type: "url", url: "file:///etc/passwd" } }] },
+      ],
+    },
+    "messages[0].content[0].source.url",
+    /http\(s\)/,
+  );
+  assertRejected(
+    { ...minimal, messages: [{ role: "system", content: "Only a system prompt." }] },
+    "messages",
+    /at least one user or assistant message/,
+  );
+});
+
+test("rejected features and inconsistent options name their field", () => {
+  assertRejected(
+    { ...minimal, response_format: { type: "json_object" } },
+    "response_format",
+    /use a tool definition/,
+  );
+  assertRejected(
+    { ...minimal, thinking: { type: "adaptive", budget_tokens: 2048 } },
+    "thinking.budget_tokens",
+  );
+  assertRejected(
+    { ...minimal, thinking: { type: "sometimes" } },
+    "thinking.type",
+    /enabled, disabled, adaptive/,
+  );
+  assertRejected({ ...minimal, output_config: { effort: "extreme" } }, "output_config.effort");
+  assertRejected({ ...minimal, tool_choice: { type: "tool" } }, "tool_choice.name", /is required/);
+  assertRejected(
+    {
+      ...minimal,
+      tools: [{ name: "f", input_schema: { type: "object" } }],
+      tool_choice: { type: "tool", name: "g" },
+    },
+    "tool_choice.name",
+    /not in tools/,
+  );
+  assertRejected({ ...minimal, tools: [{ name: "f" }] }, "tools[0].input_schema", /is required/);
+  assertRejected(
+    { ...minimal, tools: [{ type: "bash_20250124", name: "bash" }] },
+    "tools[0]",
+    /web_search_<version>/,
+  );
+  assertRejected({ ...minimal, plugins: [{ id: "telepathy" }] }, "plugins[0].id");
+});

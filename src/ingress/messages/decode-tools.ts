@@ -1,0 +1,101 @@
+/**
+ * `tools`, `tool_choice` and `plugins` → canonical function tools, tool choice and server-tool
+ * activations.
+ *
+ * A `tools` element is a function tool unless its `type` is one of Anthropic's versioned web_search /
+ * web_fetch server tools; those activate the gateway's server tool of the same name (with the
+ * tool's non-null options, e.g. `allowed_domains`, as parameters), so clients written for Anthropic's
+ * server tools work with every model. They merge with `plugins` exactly as chat-completions merges
+ * its sources (decode-server-tools.ts there): tools first, then plugins.
+ */
+import type { FunctionTool, ServerToolActivation, ServerToolId, ToolChoice } from "../../canonical/index.js";
+import { GatewayError } from "../../errors/gateway-error.js";
+import { decodeServerTools } from "../chat-completions/decode-server-tools.js";
+import type { ChatPluginBody } from "../chat-completions/request-schema.js";
+import {
+  type MessagesPluginBody,
+  type MessagesToolBody,
+  type MessagesToolChoiceBody,
+  NATIVE_SERVER_TOOL_TYPE_PATTERN,
+} from "./request-schema.js";
+
+type CustomToolBody = Extract<MessagesToolBody, { input_schema: unknown }>;
+
+export interface DecodedToolChoice {
+  toolChoice?: ToolChoice;
+  /** false when the caller set `disable_parallel_tool_use`; otherwise the upstream default. */
+  parallelToolCalls?: boolean;
+}
+
+export function decodeFunctionTools(tools: readonly MessagesToolBody[] | null | undefined): FunctionTool[] {
+  const functionTools: FunctionTool[] = [];
+  for (const tool of tools ?? []) if (isCustomTool(tool)) functionTools.push(decodeCustomTool(tool));
+  return functionTools;
+}
+
+/** Throws `invalid_request` (param `tool_choice.name`) when it names a tool that is not in `tools`. */
+export function decodeToolChoice(
+  choice: MessagesToolChoiceBody | null | undefined,
+  functionTools: readonly FunctionTool[],
+): DecodedToolChoice {
+  if (choice === null || choice === undefined) return {};
+  const decoded: DecodedToolChoice = {};
+  switch (choice.type) {
+    case "auto":
+    case "none":
+      decoded.toolChoice = { type: choice.type };
+      break;
+    case "any":
+      decoded.toolChoice = { type: "required" };
+      break;
+    case "tool":
+      if (!functionTools.some((tool) => tool.name === choice.name)) {
+        throw GatewayError.invalidRequest(
+          `tool_choice.name names tool "${choice.name}", which is not in tools`,
+          "tool_choice.name",
+        );
+      }
+      decoded.toolChoice = { type: "tool", name: choice.name };
+      break;
+  }
+  if (choice.type !== "none" && choice.disable_parallel_tool_use === true) decoded.parallelToolCalls = false;
+  return decoded;
+}
+
+export function decodeMessagesServerTools(
+  tools: readonly MessagesToolBody[] | null | undefined,
+  plugins: readonly MessagesPluginBody[] | null | undefined,
+): ServerToolActivation[] {
+  const sources: ChatPluginBody[] = [];
+  for (const tool of tools ?? []) if (!isCustomTool(tool)) sources.push(convertNativeServerTool(tool));
+  sources.push(...(plugins ?? []));
+  return decodeServerTools({ plugins: sources });
+}
+
+function isCustomTool(tool: MessagesToolBody): tool is CustomToolBody {
+  // Sound because the schema only lets web_search_* / web_fetch_* types through the other variant.
+  return tool.type === undefined || tool.type === "custom";
+}
+
+function decodeCustomTool(tool: CustomToolBody): FunctionTool {
+  const decoded: FunctionTool = { name: tool.name, parameters: tool.input_schema };
+  if (typeof tool.description === "string") decoded.description = tool.description;
+  if (typeof tool.strict === "boolean") decoded.strict = tool.strict;
+  if (tool.cache_control !== null && tool.cache_control !== undefined) {
+    const { type, ttl } = tool.cache_control;
+    decoded.cacheControl = ttl === undefined ? { type } : { type, ttl };
+  }
+  return decoded;
+}
+
+/** `{type: "web_search_20250305", name, max_uses, allowed_domains: null, …}` → a plugin entry. */
+function convertNativeServerTool(tool: Exclude<MessagesToolBody, CustomToolBody>): ChatPluginBody {
+  const { type, name: _name, max_uses: maxUses, cache_control: _cacheControl, ...options } = tool;
+  const id = NATIVE_SERVER_TOOL_TYPE_PATTERN.exec(type)![1] as ServerToolId;
+  const plugin: ChatPluginBody = { id };
+  // SDKs serialise unset options as null (pydantic-ai does); null means "not set", not a value.
+  for (const [key, value] of Object.entries(options))
+    if (value !== null && value !== undefined) plugin[key] = value;
+  if (typeof maxUses === "number") plugin.max_uses = maxUses;
+  return plugin;
+}

@@ -1,0 +1,28 @@
+/**
+ * Canonical usage → the messages `usage` object (spec §2.7), shared by the non-streaming response
+ * and the stream's `message_delta`.
+ *
+ * Anthropic's `input_tokens` is only the uncached remainder: cache reads and cache writes are
+ * reported beside it, not inside it (wire-formats §0 Usage). The canonical `inputTokens` counts all
+ * of them, so they are subtracted here; a client adding the three fields gets the full prompt back
+ * and is never billed twice for cached tokens (sharp-edges F36).
+ */
+import type { CanonicalUsage } from "../../canonical/index.js";
+
+export interface MessagesUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+}
+
+export function encodeMessagesUsage(usage: CanonicalUsage): MessagesUsage {
+  const cacheCreation = usage.cacheWriteTokens + usage.cacheWrite1hTokens;
+  return {
+    // Clamped: an upstream that reports cache counters outside its prompt total must not yield < 0.
+    input_tokens: Math.max(0, usage.inputTokens - usage.cachedInputTokens - cacheCreation),
+    output_tokens: usage.outputTokens,
+    cache_read_input_tokens: usage.cachedInputTokens,
+    cache_creation_input_tokens: cacheCreation,
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * The messages ingress format, Anthropic-compatible (`POST /api/v1/messages`, spec §2.6–2.7, §6.3;
+ * `POST /api/v1/messages/count_tokens`). Its stored name is `vendor_messages` (spec §2.8).
+ */
+import { createMessagesErrorEnvelope } from "../../errors/envelopes.js";
+import type { IngressFormat } from "../ingress-format.js";
+import { decodeMessagesRequest } from "./decode-request.js";
+import { encodeMessagesResult } from "./encode-result.js";
+import { createMessagesStreamEncoder } from "./stream-encoder.js";
+
+export const messagesFormat: IngressFormat = {
+  name: "vendor_messages",
+  decode: decodeMessagesRequest,
+  encodeResult: encodeMessagesResult,
+  createStreamEncoder: createMessagesStreamEncoder,
+  encodeError: createMessagesErrorEnvelope,
+};
+
+export { countMessagesTokens } from "./count-messages-tokens.js";
+export { decodeCountTokensRequest, decodeMessagesRequest } from "./decode-request.js";
+export { encodeMessagesResult, type MessagesResponse } from "./encode-result.js";
+export { MESSAGES_STOP_REASONS, mapStopReason } from "./map-stop-reason.js";
+export { messagesCountTokensRequestSchema, messagesRequestSchema } from "./request-schema.js";
+export {
+  messagesCountTokensResponseSchema,
+  messagesResponseSchema,
+  messagesStreamEventSchema,
+} from "./response-schema.js";
+export { createMessagesStreamEncoder } from "./stream-encoder.js";

@@ -1,0 +1,15 @@
+/**
+ * `anthropic-beta: a,b` (possibly repeated: `Headers.get` joins repeated lines with ", ") → the
+ * distinct beta names in order of first appearance. Whether they reach an upstream is the adapter's
+ * decision (sharp-edges E35: native paths only).
+ */
+export function parseAnthropicBetaHeader(headers: Headers | undefined): string[] {
+  const value = headers?.get("anthropic-beta");
+  if (value === null || value === undefined) return [];
+  const betas = new Set<string>();
+  for (const name of value.split(",")) {
+    const trimmed = name.trim();
+    if (trimmed !== "") betas.add(trimmed);
+  }
+  return [...betas];
+}

@@ -1,0 +1,328 @@
+/**
+ * Canonical stream parts → messages-format SSE (spec §6.3; wire-formats §3 Streaming, §5 item 3):
+ *
+ *   message_start → per block: content_block_start → content_block_delta* → content_block_stop
+ *   → message_delta (stop_reason, cumulative usage) → message_stop
+ *
+ * Every frame has an `event:` line equal to `data.type`: the official SDK dispatches on it and drops
+ * frames without one. Rules the SDK's MessageStream enforces or clients rely on (sharp-edges A3–A5,
+ * B10–B12, D26, F37): one `message_start`, first; blocks strictly sequential (never two open at
+ * once); `tool_use` starts with `input: {}`; one `signature_delta` right before a thinking block
+ * closes; usage in `message_delta` is cumulative; nothing after `message_stop` or `error`.
+ *
+ * How canonical parts become blocks:
+ * - Blocks open lazily, on their first content, so a `text-start` that never gets text leaves no
+ *   phantom empty block and a turn that is only a tool call has its tool_use at index 0.
+ * - Canonical parts may interleave (parallel tool calls, text arriving while a thinking block still
+ *   waits for its signature); the wire may not. Each block keeps its own content, only the oldest
+ *   unfinished block streams live, and a later block's content is sent when its turn comes.
+ * - A text block needs nothing at its end, so content arriving for a later block closes every text
+ *   block before it (a chunk carrying text and a tool call, sharp-edges A3); later text for the same
+ *   canonical id opens a new block.
+ * - Thinking blocks close at `reasoning-end`, which carries the provider state: it goes out wrapped
+ *   as the `signature_delta`; an empty block whose state is redacted data is a `redacted_thinking`
+ *   block, sent whole (start + stop, no deltas) as Anthropic does.
+ * - Tool blocks close at the final `tool-call` part, which may complete the streamed arguments. A call
+ *   never streamed gets one `input_json_delta` with all of its arguments (`""` for none or for
+ *   arguments that are not a JSON object, so the SDK reads `{}` as parse-tool-input.ts decides).
+ *   A call's own provider state follows it in a carrier thinking block (tool-call-state-carrier.ts).
+ * - Input tokens are only known at the end, so `message_start` reports zeros and `message_delta`
+ *   the settled totals; the SDK overwrites its counters with them.
+ */
+import type { CanonicalStreamPart, FinishReason, OpaqueReasoningState } from "../../canonical/index.js";
+import { createMessagesErrorEnvelope } from "../../errors/envelopes.js";
+import type { GatewayError } from "../../errors/gateway-error.js";
+import type { EncodeContext, Settlement, StreamEncoder } from "../ingress-format.js";
+import { encodeReasoningBlock, encodeSignature } from "./encode-reasoning-block.js";
+import { encodeMessagesUsage } from "./encode-usage.js";
+import { mapStopReason } from "./map-stop-reason.js";
+import { readJsonObject } from "./parse-tool-input.js";
+import { createCarrierState } from "./tool-call-state-carrier.js";
+
+export const PING_FRAME = 'event: ping\ndata: {"type":"ping"}\n\n';
+
+interface BlockBase {
+  /** Content so far: text, thinking text, or tool arguments JSON. */
+  content: string;
+  /** How much of `content` has been sent. */
+  sent: number;
+  ended: boolean;
+  index?: number;
+}
+
+type Block =
+  | (BlockBase & { kind: "text" })
+  | (BlockBase & { kind: "thinking"; state?: OpaqueReasoningState; redacted?: boolean })
+  | (BlockBase & { kind: "tool_use"; id: string; name: string });
+
+export function createMessagesStreamEncoder(context: EncodeContext): StreamEncoder {
+  return new MessagesStreamEncoder(context);
+}
+
+class MessagesStreamEncoder implements StreamEncoder {
+  private readonly context: EncodeContext;
+  private started = false;
+  private closed = false;
+  private nextIndex = 0;
+  /** The block on the wire, then the ones waiting for it, in order. */
+  private active: Block | undefined;
+  private readonly waiting: Block[] = [];
+  /** Blocks still receiving parts, by `<kind>:<canonical id>`. */
+  private readonly receiving = new Map<string, Block>();
+  /** Tool calls already closed: a repeated `tool-call` part must not open a second block. */
+  private readonly closedToolIds = new Set<string>();
+  private finishPart: { reason: FinishReason; stopSequence?: string } | undefined;
+
+  constructor(context: EncodeContext) {
+    this.context = context;
+  }
+
+  push(part: CanonicalStreamPart): string {
+    if (this.closed) return "";
+    const opening = this.startMessage();
+    switch (part.type) {
+      case "text-delta":
+        if (part.delta === "") return opening;
+        return opening + this.append(`text:${part.id}`, part.delta, () => createBlock({ kind: "text" }));
+      case "text-end":
+        return opening + this.end(`text:${part.id}`);
+      case "reasoning-delta":
+        if (part.delta === "") return opening;
+        return (
+          opening + this.append(`reasoning:${part.id}`, part.delta, () => createBlock({ kind: "thinking" }))
+        );
+      case "reasoning-end":
+        return opening + this.endReasoning(`reasoning:${part.id}`, part.providerState);
+      case "tool-input-start":
+        if (this.closedToolIds.has(part.id)) return opening;
+        return opening + this.append(`tool:${part.id}`, "", () => createToolBlock(part.id, part.name));
+      case "tool-input-delta":
+        // A fragment of a call that never started has no name to open it with; its final
+        // `tool-call` part carries the whole arguments anyway.
+        if (!this.receiving.has(`tool:${part.id}`)) return opening;
+        return opening + this.append(`tool:${part.id}`, part.delta);
+      case "tool-call":
+        return opening + this.completeToolCall(part);
+      case "finish":
+        this.finishPart = { reason: part.reason, stopSequence: part.stopSequence };
+        return opening + this.endAll();
+      default:
+        // usage: the settlement's totals go out in finish(); error: the engine calls fail();
+        // response-metadata, *-start, tool-input-end: nothing to show (blocks open on content).
+        return opening;
+    }
+  }
+
+  finish(settlement: Settlement): string {
+    if (this.closed) return "";
+    let frames = this.startMessage() + this.endAll();
+    this.closed = true;
+    const reason = this.finishPart?.reason ?? settlement.finishReason;
+    const stopSequence = reason === "stop-sequence" ? (this.finishPart?.stopSequence ?? null) : null;
+    frames += encodeFrame("message_delta", {
+      type: "message_delta",
+      delta: { stop_reason: mapStopReason(reason), stop_sequence: stopSequence },
+      usage: encodeMessagesUsage(settlement.usage),
+    });
+    return `${frames}event: message_stop\ndata: {"type":"message_stop"}\n\n`;
+  }
+
+  fail(error: GatewayError): string {
+    if (this.closed) return "";
+    this.closed = true;
+    // The SDK throws APIError for an `error` event, whatever came before it.
+    return encodeFrame("error", createMessagesErrorEnvelope(error, this.context.requestId));
+  }
+
+  keepAlive(): string {
+    // The SDK skips `ping` events anywhere, even before message_start.
+    return this.closed ? "" : PING_FRAME;
+  }
+
+  private startMessage(): string {
+    if (this.started) return "";
+    this.started = true;
+    return encodeFrame("message_start", {
+      type: "message_start",
+      message: {
+        id: `msg_${this.context.requestId}`,
+        type: "message",
+        role: "assistant",
+        model: this.context.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: {
+          input_tokens: 0,
+          output_tokens: 0,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        },
+      },
+    });
+  }
+
+  /** Adds content to the block of `key` (created when new) and sends what may be sent. */
+  private append(key: string, content: string, create?: () => Block): string {
+    let block = this.receiving.get(key);
+    if (block === undefined) {
+      if (create === undefined) return "";
+      block = create();
+      this.receiving.set(key, block);
+      this.waiting.push(block);
+    }
+    block.content += content;
+    if (content !== "" || block.kind === "tool_use") this.endTextBlocksBefore(block);
+    return this.pump();
+  }
+
+  private end(key: string): string {
+    const block = this.receiving.get(key);
+    if (block === undefined) return "";
+    block.ended = true;
+    this.receiving.delete(key);
+    return this.pump();
+  }
+
+  private endReasoning(key: string, state: OpaqueReasoningState | undefined): string {
+    let block = this.receiving.get(key);
+    // A block with neither text nor state has nothing to show or carry.
+    if (block === undefined && state === undefined) return "";
+    if (block === undefined) {
+      block = createBlock({ kind: "thinking" });
+      this.receiving.set(key, block);
+      this.waiting.push(block);
+      this.endTextBlocksBefore(block);
+    }
+    if (block.kind === "thinking") block.state = state;
+    return this.end(key);
+  }
+
+  private completeToolCall(part: Extract<CanonicalStreamPart, { type: "tool-call" }>): string {
+    if (this.closedToolIds.has(part.id)) return "";
+    const key = `tool:${part.id}`;
+    let frames = this.receiving.has(key)
+      ? ""
+      : this.append(key, "", () => createToolBlock(part.id, part.name));
+    const block = this.receiving.get(key);
+    // Final arguments that extend what was sent complete it (e.g. `{}` for a no-argument call that
+    // streamed nothing); ones that contradict what the client already has cannot be unsent.
+    if (block !== undefined && part.arguments.startsWith(block.content.slice(0, block.sent))) {
+      block.content = part.arguments;
+    }
+    this.closedToolIds.add(part.id);
+    if (block !== undefined && part.providerState !== undefined) {
+      this.insertCarrierAfter(block, createCarrierState(part.providerState, part.id));
+    }
+    frames += this.end(key);
+    return frames;
+  }
+
+  /** The carrier of a tool call's state goes right after its tool_use, as in encode-result.ts. */
+  private insertCarrierAfter(toolBlock: Block, state: OpaqueReasoningState): void {
+    const carrier: Block = { kind: "thinking", content: "", sent: 0, ended: true, state };
+    const position = toolBlock === this.active ? 0 : this.waiting.indexOf(toolBlock) + 1;
+    this.waiting.splice(position, 0, carrier);
+  }
+
+  private endAll(): string {
+    for (const block of this.receiving.values()) block.ended = true;
+    this.receiving.clear();
+    return this.pump();
+  }
+
+  /** Text blocks cannot continue once a later block has content: close the ones before `block`. */
+  private endTextBlocksBefore(block: Block): void {
+    // Hot path: content for the block on the wire, nothing before it.
+    if (block === this.active) return;
+    const ordered = this.active === undefined ? this.waiting : [this.active, ...this.waiting];
+    for (const earlier of ordered) {
+      if (earlier === block) break;
+      if (earlier.kind !== "text" || earlier.ended) continue;
+      earlier.ended = true;
+      for (const [key, value] of this.receiving) if (value === earlier) this.receiving.delete(key);
+    }
+  }
+
+  /** Sends the active block's new content, closing it and moving on while blocks are complete. */
+  private pump(): string {
+    let frames = "";
+    for (;;) {
+      if (this.active === undefined) {
+        const next = this.waiting.shift();
+        if (next === undefined) return frames;
+        this.active = next;
+        frames += this.openBlock(next);
+      }
+      const block = this.active;
+      frames += this.sendContent(block);
+      if (!block.ended) return frames;
+      frames += this.closeBlock(block);
+      this.active = undefined;
+    }
+  }
+
+  private openBlock(block: Block): string {
+    const index = this.nextIndex++;
+    block.index = index;
+    let contentBlock: unknown;
+    if (block.kind === "text") contentBlock = { type: "text", text: "" };
+    else if (block.kind === "tool_use")
+      contentBlock = { type: "tool_use", id: block.id, name: block.name, input: {} };
+    else {
+      // Only a finished block can be redacted: its state arrives with reasoning-end.
+      const whole = block.ended ? encodeReasoningBlock(block.content, block.state) : undefined;
+      block.redacted = whole?.type === "redacted_thinking";
+      contentBlock = block.redacted ? whole : { type: "thinking", thinking: "", signature: "" };
+    }
+    return encodeFrame("content_block_start", {
+      type: "content_block_start",
+      index,
+      content_block: contentBlock,
+    });
+  }
+
+  private sendContent(block: Block): string {
+    if (block.kind === "thinking" && block.redacted) return "";
+    if (block.kind === "tool_use" && block.sent === 0 && block.ended) {
+      // Sent whole: exactly one delta, even an empty one, as Anthropic does for a no-argument call.
+      const json = readJsonObject(block.content) === undefined ? "" : block.content;
+      block.sent = block.content.length;
+      return this.encodeDelta(block.index!, { type: "input_json_delta", partial_json: json });
+    }
+    if (block.sent >= block.content.length) return "";
+    const fragment = block.content.slice(block.sent);
+    block.sent = block.content.length;
+    if (block.kind === "text") return this.encodeDelta(block.index!, { type: "text_delta", text: fragment });
+    if (block.kind === "thinking")
+      return this.encodeDelta(block.index!, { type: "thinking_delta", thinking: fragment });
+    return this.encodeDelta(block.index!, { type: "input_json_delta", partial_json: fragment });
+  }
+
+  private closeBlock(block: Block): string {
+    let frames = "";
+    if (block.kind === "thinking" && !block.redacted && block.state !== undefined) {
+      frames = this.encodeDelta(block.index!, {
+        type: "signature_delta",
+        signature: encodeSignature(block.state),
+      });
+    }
+    return `${frames}event: content_block_stop\ndata: {"type":"content_block_stop","index":${block.index}}\n\n`;
+  }
+
+  private encodeDelta(index: number, delta: Record<string, string>): string {
+    return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":${JSON.stringify(delta)}}\n\n`;
+  }
+}
+
+function createBlock(fields: { kind: "text" } | { kind: "thinking" }): Block {
+  return { ...fields, content: "", sent: 0, ended: false };
+}
+
+function createToolBlock(id: string, name: string): Block {
+  return { kind: "tool_use", id, name, content: "", sent: 0, ended: false };
+}
+
+function encodeFrame(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}

@@ -1,0 +1,132 @@
+/**
+ * `instructions` + `input` → canonical `system` + `messages`.
+ *
+ * - A string `input` is one user message.
+ * - `instructions` first, then `system` and `developer` messages, in order, form the canonical system
+ *   prompt (hoisted from anywhere: every upstream format but OpenAI's keeps it apart from the turns).
+ * - Assistant-side items — reasoning, assistant messages, function_call — that follow each other form
+ *   ONE canonical assistant message, in item order; consecutive function_call_output items form one
+ *   tool message. This is how a stateless client replays a turn (reasoning, then its function calls,
+ *   then their outputs) and what providers that check reasoning/tool adjacency need.
+ * - Assistant text that is empty or whitespace only is dropped (Anthropic rejects blank text blocks).
+ * - A reasoning item's text is its summary texts joined by a blank line (or its raw `content` when the
+ *   summary is empty); `encrypted_content` becomes opaque provider state, see decodeReasoningItem.
+ */
+import type {
+  AssistantContentPart,
+  CanonicalMessage,
+  ReasoningPart,
+  TextPart,
+  ToolResultPart,
+} from "../../canonical/index.js";
+import { GatewayError } from "../../errors/gateway-error.js";
+import { unwrapOpaqueState } from "../opaque-state.js";
+import {
+  decodeAssistantContent,
+  decodeSystemContent,
+  decodeToolOutput,
+  decodeUserContent,
+} from "./decode-content-parts.js";
+import type { ResponsesInputItemBody, ResponsesReasoningItemBody } from "./input-item-schema.js";
+
+/** Provider kind whose native reasoning state travels in `encrypted_content`. */
+export const NATIVE_PROVIDER_KIND = "openai-responses";
+
+const SUMMARY_SEPARATOR = "\n\n";
+
+export interface DecodedConversation {
+  system: TextPart[];
+  messages: CanonicalMessage[];
+}
+
+export function decodeInput(
+  input: string | readonly ResponsesInputItemBody[],
+  instructions: string | null | undefined,
+): DecodedConversation {
+  const system: TextPart[] = [];
+  if (typeof instructions === "string" && instructions !== "")
+    system.push({ type: "text", text: instructions });
+  if (typeof input === "string") {
+    return { system, messages: [{ role: "user", content: [{ type: "text", text: input }] }] };
+  }
+  const messages: CanonicalMessage[] = [];
+  input.forEach((item, index) => {
+    const param = `input[${index}]`;
+    switch (item.type) {
+      case undefined:
+      case "message":
+        if (item.role === "system" || item.role === "developer") {
+          for (const part of decodeSystemContent(item.content, `${param}.content`, item.role))
+            if (part.text !== "") system.push(part);
+        } else if (item.role === "user") {
+          messages.push({ role: "user", content: decodeUserContent(item.content, `${param}.content`) });
+        } else {
+          const text = decodeAssistantContent(item.content, `${param}.content`);
+          appendAssistantContent(
+            messages,
+            text.filter((part) => part.text.trim() !== ""),
+          );
+        }
+        break;
+      case "function_call":
+        appendAssistantContent(messages, [
+          { type: "tool-call", id: item.call_id, name: item.name, arguments: item.arguments },
+        ]);
+        break;
+      case "function_call_output":
+        appendToolResult(messages, {
+          type: "tool-result",
+          toolCallId: item.call_id,
+          content: decodeToolOutput(item.output, `${param}.output`),
+        });
+        break;
+      case "reasoning": {
+        const reasoning = decodeReasoningItem(item);
+        if (reasoning !== undefined) appendAssistantContent(messages, [reasoning]);
+        break;
+      }
+      case "item_reference":
+        // Clients send these when they believe the server stored the previous response (the AI SDK
+        // does for reasoning items unless `store: false`); say how to get the full item sent instead.
+        throw GatewayError.invalidRequest(
+          `${param} is an item_reference to "${item.id}", which is not supported: the gateway keeps no ` +
+            "state; send the item itself (clients replay full items when the request sets store: false)",
+          param,
+        );
+    }
+  });
+  return { system, messages };
+}
+
+/**
+ * A reasoning item → a reasoning part, or undefined when it carries neither text nor state.
+ * `encrypted_content` the gateway produced unwraps to the provider state it wrapped; any other string
+ * is OpenAI's own (a client that talked to OpenAI directly before) and keeps the item `id`, which
+ * OpenAI needs next to the encrypted content when the item is replayed.
+ */
+export function decodeReasoningItem(item: ResponsesReasoningItemBody): ReasoningPart | undefined {
+  let text = item.summary.map((part) => part.text).join(SUMMARY_SEPARATOR);
+  if (text === "" && item.content) text = item.content.map((part) => part.text).join(SUMMARY_SEPARATOR);
+  const encrypted = item.encrypted_content;
+  if (encrypted === null || encrypted === undefined || encrypted === "") {
+    return text === "" ? undefined : { type: "reasoning", text };
+  }
+  const providerState = unwrapOpaqueState(encrypted, NATIVE_PROVIDER_KIND, "encryptedContent");
+  // Only native state comes back as the very string it was given.
+  const isNative = providerState.encryptedContent === encrypted;
+  if (isNative && typeof item.id === "string") providerState.itemId = item.id;
+  return { type: "reasoning", text, providerState };
+}
+
+function appendAssistantContent(messages: CanonicalMessage[], parts: AssistantContentPart[]): void {
+  if (parts.length === 0) return;
+  const last = messages[messages.length - 1];
+  if (last?.role === "assistant") last.content.push(...parts);
+  else messages.push({ role: "assistant", content: parts });
+}
+
+function appendToolResult(messages: CanonicalMessage[], result: ToolResultPart): void {
+  const last = messages[messages.length - 1];
+  if (last?.role === "tool") last.content.push(result);
+  else messages.push({ role: "tool", content: [result] });
+}

@@ -1,0 +1,123 @@
+/**
+ * The `output` items of a response (spec §2.5) and the one rule that lays them out, shared by the
+ * non-streaming encoder and the stream encoder so that `response.completed.output` is identical to
+ * the non-streamed `output` (sharp-edges #20):
+ *
+ * - items follow generation order;
+ * - each reasoning block is one `reasoning` item (its text as one summary part, its provider state
+ *   wrapped into `encrypted_content`); blocks are not merged, because each carries its own state
+ *   (e.g. an Anthropic thinking signature next to a redacted-thinking block);
+ * - text that follows text is one `message` item with one `output_text` part;
+ * - each tool call is one `function_call` item;
+ * - empty text, and reasoning with neither text nor state, produce nothing.
+ *
+ * For the usual turn (reasoning, text, tool calls) that is one reasoning item, one message item, one
+ * function_call item per call. Item ids are derived from the request id and the output index, so they
+ * are deterministic and unique within the response.
+ */
+import type { OpaqueReasoningState, ResultContent } from "../../canonical/index.js";
+import { wrapOpaqueState } from "../opaque-state.js";
+
+export interface ResponsesOutputText {
+  type: "output_text";
+  text: string;
+  annotations: [];
+  logprobs: [];
+}
+
+export interface ResponsesReasoningItem {
+  id: string;
+  type: "reasoning";
+  summary: Array<{ type: "summary_text"; text: string }>;
+  encrypted_content?: string;
+}
+
+export interface ResponsesMessageItem {
+  id: string;
+  type: "message";
+  status: "in_progress" | "completed";
+  role: "assistant";
+  content: ResponsesOutputText[];
+}
+
+export interface ResponsesFunctionCallItem {
+  id: string;
+  type: "function_call";
+  status: "in_progress" | "completed";
+  call_id: string;
+  name: string;
+  arguments: string;
+}
+
+export type ResponsesOutputItem = ResponsesReasoningItem | ResponsesMessageItem | ResponsesFunctionCallItem;
+
+const ITEM_ID_PREFIXES = { reasoning: "rs", message: "msg", function_call: "fc" } as const;
+
+export function createItemId(
+  type: ResponsesOutputItem["type"],
+  requestId: string,
+  outputIndex: number,
+): string {
+  return `${ITEM_ID_PREFIXES[type]}_${requestId}_${outputIndex}`;
+}
+
+export function encodeOutputText(text: string): ResponsesOutputText {
+  return { type: "output_text", text, annotations: [], logprobs: [] };
+}
+
+export function encodeReasoningItem(
+  id: string,
+  text: string,
+  providerState: OpaqueReasoningState | undefined,
+): ResponsesReasoningItem {
+  const item: ResponsesReasoningItem = {
+    id,
+    type: "reasoning",
+    summary: text === "" ? [] : [{ type: "summary_text", text }],
+  };
+  if (providerState !== undefined) item.encrypted_content = wrapOpaqueState(providerState);
+  return item;
+}
+
+export function encodeMessageItem(id: string, text: string): ResponsesMessageItem {
+  return { id, type: "message", status: "completed", role: "assistant", content: [encodeOutputText(text)] };
+}
+
+export function encodeFunctionCallItem(
+  id: string,
+  callId: string,
+  name: string,
+  args: string,
+): ResponsesFunctionCallItem {
+  return { id, type: "function_call", status: "completed", call_id: callId, name, arguments: args };
+}
+
+/** A result's content → its output items, by the rule above. */
+export function encodeOutputItems(
+  content: readonly ResultContent[],
+  requestId: string,
+): ResponsesOutputItem[] {
+  const items: ResponsesOutputItem[] = [];
+  let openText: string | undefined;
+  const closeText = () => {
+    if (openText === undefined) return;
+    items.push(encodeMessageItem(createItemId("message", requestId, items.length), openText));
+    openText = undefined;
+  };
+  for (const part of content) {
+    if (part.type === "text") {
+      if (part.text !== "") openText = (openText ?? "") + part.text;
+    } else if (part.type === "reasoning") {
+      if (part.text === "" && part.providerState === undefined) continue;
+      closeText();
+      const id = createItemId("reasoning", requestId, items.length);
+      items.push(encodeReasoningItem(id, part.text, part.providerState));
+    } else {
+      closeText();
+      const id = createItemId("function_call", requestId, items.length);
+      items.push(encodeFunctionCallItem(id, part.id, part.name, part.arguments));
+    }
+  }
+  closeText();
+  return items;
+}

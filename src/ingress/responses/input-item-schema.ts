@@ -1,0 +1,137 @@
+/**
+ * Items of the responses request's `input` array (spec §2.4) as zod schemas.
+ *
+ * - Objects are loose: clients replay output items verbatim, with `id`, `status`, `phase`,
+ *   `annotations` and `logprobs` that the gateway does not need.
+ * - A message's `type` is optional (OpenAI's "easy" input message is just `{role, content}`).
+ * - Content parts are one discriminated union for every role; which part may appear under which role
+ *   is checked in decode-content-parts.ts, where the error can say why.
+ * - `item_reference` is in the schema only so the decoder can reject it with a clear message: the
+ *   gateway is stateless and has nothing to resolve the reference against.
+ */
+import { z } from "@hono/zod-openapi";
+
+const inputTextPartSchema = z
+  .object({ type: z.literal("input_text"), text: z.string() })
+  .loose()
+  .openapi("ResponsesInputText");
+
+const outputTextPartSchema = z
+  .object({ type: z.literal("output_text"), text: z.string() })
+  .loose()
+  .openapi("ResponsesOutputTextInput", { description: "only in assistant messages" });
+
+const refusalPartSchema = z
+  .object({ type: z.literal("refusal"), refusal: z.string() })
+  .loose()
+  .openapi("ResponsesRefusalInput", { description: "only in assistant messages; replayed as text" });
+
+const inputImagePartSchema = z
+  .object({
+    type: z.literal("input_image"),
+    image_url: z.string().openapi({ description: "http(s) URL or `data:<mime>;base64,<data>` URL" }),
+    detail: z
+      .enum(["low", "high", "auto", "original"])
+      .nullish()
+      .openapi({ description: "`original` is treated as `high`" }),
+    file_id: z.string().nullish().openapi({ description: "not supported; use image_url" }),
+  })
+  .loose()
+  .openapi("ResponsesInputImage");
+
+const inputFilePartSchema = z
+  .object({
+    type: z.literal("input_file"),
+    filename: z.string().nullish(),
+    file_data: z.string().nullish().openapi({ description: "`data:<mime>;base64,<data>` URL" }),
+    file_url: z.string().nullish().openapi({ description: "fetchable http(s) URL" }),
+    file_id: z.string().nullish().openapi({ description: "not supported; use file_data or file_url" }),
+  })
+  .loose()
+  .openapi("ResponsesInputFile");
+
+const contentPartSchema = z
+  .discriminatedUnion("type", [
+    inputTextPartSchema,
+    outputTextPartSchema,
+    refusalPartSchema,
+    inputImagePartSchema,
+    inputFilePartSchema,
+  ])
+  .openapi("ResponsesContentPart");
+
+const messageItemSchema = z
+  .object({
+    type: z.literal("message").optional(),
+    role: z.enum(["system", "developer", "user", "assistant"]),
+    content: z.union([z.string(), z.array(contentPartSchema)], {
+      error: "must be a string or an array of content parts",
+    }),
+  })
+  .loose()
+  .openapi("ResponsesMessageItem", { description: "`developer` is treated as `system`" });
+
+const functionCallItemSchema = z
+  .object({
+    type: z.literal("function_call"),
+    call_id: z.string(),
+    name: z.string(),
+    arguments: z.string().openapi({ description: "JSON-encoded arguments, kept byte-exact" }),
+    id: z.string().nullish(),
+  })
+  .loose()
+  .openapi("ResponsesFunctionCallItem");
+
+/** Spec §2.4 says `output` is a string; the text and image parts OpenAI also accepts work too. */
+const functionCallOutputItemSchema = z
+  .object({
+    type: z.literal("function_call_output"),
+    call_id: z.string(),
+    output: z.union(
+      [z.string(), z.array(z.discriminatedUnion("type", [inputTextPartSchema, inputImagePartSchema]))],
+      { error: "must be a string or an array of input_text and input_image parts" },
+    ),
+  })
+  .loose()
+  .openapi("ResponsesFunctionCallOutputItem");
+
+const reasoningItemSchema = z
+  .object({
+    type: z.literal("reasoning"),
+    id: z.string().nullish(),
+    summary: z.array(z.object({ type: z.literal("summary_text"), text: z.string() }).loose()).default([]),
+    encrypted_content: z
+      .string()
+      .nullish()
+      .openapi({ description: "opaque reasoning state, sent back exactly as received" }),
+    content: z
+      .array(z.object({ type: z.literal("reasoning_text"), text: z.string() }).loose())
+      .nullish()
+      .openapi({ description: "raw reasoning text; used when summary is empty" }),
+  })
+  .loose()
+  .openapi("ResponsesReasoningItem");
+
+const itemReferenceSchema = z
+  .object({ type: z.literal("item_reference"), id: z.string() })
+  .loose()
+  .openapi("ResponsesItemReference", { description: "not supported: the gateway keeps no state" });
+
+export const inputItemSchema = z
+  .union(
+    [
+      messageItemSchema,
+      functionCallItemSchema,
+      functionCallOutputItemSchema,
+      reasoningItemSchema,
+      itemReferenceSchema,
+    ],
+    { error: "must be a message, function_call, function_call_output or reasoning item" },
+  )
+  .openapi("ResponsesInputItem");
+
+export type ResponsesInputItemBody = z.infer<typeof inputItemSchema>;
+export type ResponsesMessageItemBody = z.infer<typeof messageItemSchema>;
+export type ResponsesReasoningItemBody = z.infer<typeof reasoningItemSchema>;
+export type ResponsesFunctionCallOutputItemBody = z.infer<typeof functionCallOutputItemSchema>;
+export type ResponsesContentPartBody = z.infer<typeof contentPartSchema>;

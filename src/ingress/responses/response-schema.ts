@@ -1,0 +1,127 @@
+/**
+ * The responses response object (spec §2.5) as a zod schema, for /openapi.json only: the encoders
+ * build these objects directly (create-response-object.ts, encode-output-items.ts) and tests check
+ * them against this schema and OpenAI's published `Response` schema.
+ */
+import { z } from "@hono/zod-openapi";
+import { REASONING_EFFORTS } from "../chat-completions/request-schema.js";
+
+const outputTextSchema = z
+  .object({
+    type: z.literal("output_text"),
+    text: z.string(),
+    annotations: z.array(z.unknown()),
+    logprobs: z.array(z.unknown()),
+  })
+  .openapi("ResponsesOutputText");
+
+const reasoningOutputSchema = z
+  .object({
+    id: z.string().openapi({ description: "`rs_<request id>_<output index>`" }),
+    type: z.literal("reasoning"),
+    summary: z.array(z.object({ type: z.literal("summary_text"), text: z.string() })),
+    encrypted_content: z
+      .string()
+      .optional()
+      .openapi({ description: "opaque reasoning state; send the item back unchanged in the next input" }),
+  })
+  .openapi("ResponsesReasoningOutput");
+
+const messageOutputSchema = z
+  .object({
+    id: z.string().openapi({ description: "`msg_<request id>_<output index>`" }),
+    type: z.literal("message"),
+    status: z.enum(["in_progress", "completed"]),
+    role: z.literal("assistant"),
+    content: z.array(outputTextSchema),
+  })
+  .openapi("ResponsesMessageOutput");
+
+const functionCallOutputSchema = z
+  .object({
+    id: z.string().openapi({ description: "`fc_<request id>_<output index>`" }),
+    type: z.literal("function_call"),
+    status: z.enum(["in_progress", "completed"]),
+    call_id: z.string(),
+    name: z.string(),
+    arguments: z.string().openapi({ description: "JSON-encoded arguments" }),
+  })
+  .openapi("ResponsesFunctionCallOutput");
+
+export const responsesOutputItemSchema = z
+  .discriminatedUnion("type", [reasoningOutputSchema, messageOutputSchema, functionCallOutputSchema])
+  .openapi("ResponsesOutputItem");
+
+export const responsesUsageSchema = z
+  .object({
+    input_tokens: z.number().int(),
+    input_tokens_details: z.object({
+      cached_tokens: z.number().int(),
+      cache_write_tokens: z.number().int(),
+      audio_tokens: z.number().int().optional().openapi({ description: "omitted when 0" }),
+    }),
+    output_tokens: z.number().int(),
+    output_tokens_details: z.object({
+      reasoning_tokens: z.number().int(),
+      audio_tokens: z.number().int().optional().openapi({ description: "omitted when 0" }),
+    }),
+    total_tokens: z.number().int(),
+    cost: z.number().openapi({ description: "total cost in credits (USD)" }),
+  })
+  .openapi("ResponsesUsage");
+
+const textFormatSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text") }),
+  z.object({ type: z.literal("json_object") }),
+  z.object({
+    type: z.literal("json_schema"),
+    name: z.string(),
+    schema: z.record(z.string(), z.unknown()),
+    strict: z.boolean().optional(),
+    description: z.string().optional(),
+  }),
+]);
+
+export const responsesResponseSchema = z
+  .object({
+    id: z.string().openapi({ description: "`resp_<request id>`" }),
+    object: z.literal("response"),
+    created_at: z.number().int().openapi({ description: "Unix seconds" }),
+    status: z.enum(["completed", "incomplete", "in_progress", "failed"]).openapi({
+      description: "`completed` or `incomplete` in a response body; stream events also carry the others",
+    }),
+    completed_at: z.number().int().nullable(),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    incomplete_details: z.object({ reason: z.enum(["max_output_tokens", "content_filter"]) }).nullable(),
+    instructions: z.string().nullable(),
+    max_output_tokens: z.number().int().nullable(),
+    model: z.string(),
+    output: z.array(responsesOutputItemSchema).openapi({
+      description: "in generation order: reasoning item(s), a message item, one function_call item per call",
+    }),
+    parallel_tool_calls: z.boolean(),
+    previous_response_id: z.null(),
+    reasoning: z.object({ effort: z.enum(REASONING_EFFORTS).nullable(), summary: z.null() }),
+    store: z.literal(false),
+    temperature: z.number().nullable(),
+    text: z.object({ format: textFormatSchema, verbosity: z.string().optional() }),
+    tool_choice: z.union([
+      z.enum(["auto", "none", "required"]),
+      z.object({ type: z.literal("function"), name: z.string() }),
+    ]),
+    tools: z.array(
+      z.object({
+        type: z.literal("function"),
+        name: z.string(),
+        description: z.string().nullable(),
+        parameters: z.record(z.string(), z.unknown()).nullable(),
+        strict: z.boolean().nullable(),
+      }),
+    ),
+    top_p: z.number().nullable(),
+    truncation: z.literal("disabled"),
+    usage: responsesUsageSchema.nullable().openapi({ description: "null only in in-progress stream events" }),
+    user: z.string().optional(),
+    metadata: z.record(z.string(), z.unknown()),
+  })
+  .openapi("ResponsesResponse");

@@ -1,0 +1,160 @@
+/**
+ * Canonical system + messages → Anthropic `system` and `messages` (wire-formats.md §3,
+ * sharp-edges B10–B14, B16, E29, E31).
+ *
+ * - Text is kept byte-exact, but empty and whitespace-only text blocks are never sent: Anthropic
+ *   rejects them ("text content blocks must contain non-whitespace text"). An assistant turn left
+ *   empty is dropped.
+ * - Reasoning is forwarded only as the provider's own state, byte-identical: `thinking` with its
+ *   signature or `redacted_thinking` with its data, and only when the state was produced by this
+ *   provider kind and upstream model (`isStateForUpstream`). Reasoning without usable state
+ *   (another provider's, another model's, or plain text from a format that carries none) is
+ *   dropped — never turned into visible text, and never sent unsigned, which Anthropic rejects.
+ * - Tool calls become `tool_use` with `input` parsed from the argument JSON. Anthropic requires an
+ *   object, so arguments that are not a JSON object (invalid JSON, an array, a number) are sent as
+ *   `{}`; the model sees the call happened and the tool result still follows.
+ * - Canonical `tool` messages become a user turn of `tool_result` blocks (text and images;
+ *   a PDF passed as an image becomes a document block, which tool results accept).
+ * - Consecutive turns of one role are merged into one turn (Anthropic wants all results of a
+ *   parallel round in one user message, and a tool result followed by user text is one user turn),
+ *   with `tool_result` blocks first, as Anthropic requires right after a `tool_use` turn.
+ * - Participant `name`s have no Anthropic field and are not sent.
+ */
+import type {
+  AssistantContentPart,
+  CanonicalMessage,
+  TextPart,
+  ToolResultPart,
+  UserContentPart,
+} from "../../canonical/index.js";
+import { isStateForUpstream } from "../../ingress/opaque-state.js";
+import { convertFile, convertImage, withCacheControl } from "./convert-media.js";
+import type {
+  AnthropicContentBlock,
+  AnthropicDocumentBlock,
+  AnthropicImageBlock,
+  AnthropicMessage,
+  AnthropicTextBlock,
+  AnthropicToolResultBlock,
+} from "./wire-types.js";
+
+export const PROVIDER_KIND = "anthropic";
+
+/** System parts as text blocks (cache markers kept); undefined when nothing non-blank remains. */
+export function convertSystem(system: TextPart[]): AnthropicTextBlock[] | undefined {
+  const blocks = system.flatMap(convertText);
+  return blocks.length > 0 ? blocks : undefined;
+}
+
+export function convertMessages(
+  messages: CanonicalMessage[],
+  context: { upstreamModel: string },
+): AnthropicMessage[] {
+  const turns: AnthropicMessage[] = [];
+  messages.forEach((message, messageIndex) => {
+    const param = (partIndex: number) => `messages[${messageIndex}].content[${partIndex}]`;
+    let turn: AnthropicMessage;
+    switch (message.role) {
+      case "user":
+        turn = {
+          role: "user",
+          content: message.content.flatMap((part, i) => convertUserPart(part, param(i))),
+        };
+        break;
+      case "assistant":
+        turn = {
+          role: "assistant",
+          content: message.content.flatMap((part) => convertAssistantPart(part, context.upstreamModel)),
+        };
+        break;
+      case "tool":
+        turn = { role: "user", content: message.content.map((part, i) => convertToolResult(part, param(i))) };
+        break;
+    }
+    if (turn.content.length > 0) turns.push(turn);
+  });
+  return mergeConsecutiveTurns(turns);
+}
+
+function convertUserPart(part: UserContentPart, param: string): AnthropicContentBlock[] {
+  switch (part.type) {
+    case "text":
+      return convertText(part);
+    case "image":
+      return [convertImage(part, param)];
+    case "file":
+      return [convertFile(part, param)];
+  }
+}
+
+function convertAssistantPart(part: AssistantContentPart, upstreamModel: string): AnthropicContentBlock[] {
+  switch (part.type) {
+    case "text":
+      return convertText(part);
+    case "reasoning": {
+      const state = part.providerState;
+      if (!isStateForUpstream(state, PROVIDER_KIND, upstreamModel)) return [];
+      if (state.redactedData !== undefined) return [{ type: "redacted_thinking", data: state.redactedData }];
+      if (state.signature !== undefined) {
+        return [{ type: "thinking", thinking: part.text, signature: state.signature }];
+      }
+      return [];
+    }
+    case "tool-call":
+      return [{ type: "tool_use", id: part.id, name: part.name, input: parseToolInput(part.arguments) }];
+  }
+}
+
+function convertToolResult(part: ToolResultPart, param: string): AnthropicToolResultBlock {
+  const content = part.content.flatMap(
+    (item, i): Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock> =>
+      item.type === "text" ? convertText(item) : [convertImage(item, `${param}.content[${i}]`)],
+  );
+  return {
+    type: "tool_result",
+    tool_use_id: part.toolCallId,
+    // An empty result is sent without content: an empty text block would be rejected (E29).
+    ...(content.length > 0 ? { content } : {}),
+    ...(part.isError === undefined ? {} : { is_error: part.isError }),
+  };
+}
+
+function convertText(part: TextPart): AnthropicTextBlock[] {
+  if (part.text.trim() === "") return [];
+  return [{ type: "text", text: part.text, ...withCacheControl(part.cacheControl) }];
+}
+
+/** The arguments as an object; anything that is not a JSON object becomes `{}` (see above). */
+export function parseToolInput(argumentsText: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(argumentsText);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+      return value as Record<string, unknown>;
+    }
+  } catch {
+    // Invalid JSON from a client's history: fall through to the empty object.
+  }
+  return {};
+}
+
+function mergeConsecutiveTurns(turns: AnthropicMessage[]): AnthropicMessage[] {
+  const merged: AnthropicMessage[] = [];
+  for (const turn of turns) {
+    const previous = merged.at(-1);
+    if (previous !== undefined && previous.role === turn.role) {
+      previous.content = [...previous.content, ...turn.content];
+    } else {
+      merged.push({ role: turn.role, content: [...turn.content] });
+    }
+  }
+  for (const turn of merged) {
+    if (turn.role === "user") turn.content = toolResultsFirst(turn.content);
+  }
+  return merged;
+}
+
+function toolResultsFirst(content: AnthropicContentBlock[]): AnthropicContentBlock[] {
+  const results = content.filter((block) => block.type === "tool_result");
+  if (results.length === 0) return content;
+  return [...results, ...content.filter((block) => block.type !== "tool_result")];
+}

@@ -1,0 +1,327 @@
+/**
+ * Anthropic Messages SSE events → canonical stream parts (wire-formats.md §3 "Streaming",
+ * sharp-edges A4, A9, B10, B12, D26, F37).
+ *
+ * Content blocks arrive strictly one after another (`content_block_start → delta* → stop`), and
+ * map onto part lifecycles one to one:
+ * - `text` → text-start/delta/end; the start waits for the first non-empty delta, so an empty
+ *   block never becomes a phantom empty text part;
+ * - `thinking` → reasoning-start/delta/end; the `signature_delta` is kept and delivered on
+ *   reasoning-end's provider state (a signature-only block, e.g. with display "omitted", still
+ *   round-trips with empty text);
+ * - `redacted_thinking` (complete at start, no deltas) → reasoning-start/end with the data as state;
+ * - `tool_use` → tool-input-start (index = order among this turn's tool_use blocks), one
+ *   tool-input-delta per `input_json_delta`, then tool-input-end and tool-call whose arguments are
+ *   the concatenated fragments (`""`, a no-argument call, becomes `{}`);
+ * - the structured-output tool (`convert-tools.ts`) streams as answer text instead;
+ * - server-tool and unknown blocks are skipped, with their deltas.
+ * `message_delta.usage` is cumulative: each field's last value wins, `message_start`'s value stays
+ * when a delta omits it. `usage` and `finish` are emitted at `message_stop`, and nothing after it
+ * is read. `ping` is ignored. `response-metadata` is emitted just before the first content part,
+ * so a failure before any content can still be thrown as a plain error.
+ */
+import { randomUUID } from "node:crypto";
+import type { CanonicalStreamPart } from "../../canonical/index.js";
+import { GatewayError } from "../../errors/gateway-error.js";
+import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
+import type { SseEvent } from "../sse-reader.js";
+import { mapStopReason } from "./map-stop-reason.js";
+import { mapUsage, mergeUsage } from "./map-usage.js";
+import { type AnthropicParseContext, createReasoningState } from "./parse-response.js";
+import type {
+  AnthropicContentBlockWire,
+  AnthropicStreamEventWire,
+  AnthropicUsageWire,
+} from "./wire-types.js";
+
+type OpenBlock =
+  | { kind: "text"; id: string; started: boolean }
+  | { kind: "json"; id: string; started: boolean; initialInput: unknown }
+  | { kind: "reasoning"; id: string; signature: string }
+  | { kind: "redacted"; id: string; data: string }
+  | { kind: "tool"; id: string; index: number; name: string; arguments: string; initialInput: unknown }
+  | { kind: "ignored" };
+
+export interface AnthropicStreamParser {
+  /** Folds one parsed event in; returns the parts it completes. Throws for an `error` event. */
+  acceptEvent(event: AnthropicStreamEventWire): CanonicalStreamPart[];
+  /** True once `message_stop` arrived; later events must not be fed. */
+  readonly done: boolean;
+}
+
+export function createAnthropicStreamParser(context: AnthropicParseContext): AnthropicStreamParser {
+  let upstreamId: string | undefined;
+  let upstreamModel: string | undefined;
+  let messageStarted = false;
+  let metadataSent = false;
+  let done = false;
+  let usage: AnthropicUsageWire | undefined;
+  let stopReason: string | undefined;
+  let stopSequence: string | undefined;
+  let toolCount = 0;
+  let jsonToolCount = 0;
+  const blocks = new Map<number, OpenBlock>();
+
+  function withMetadata(parts: CanonicalStreamPart[]): CanonicalStreamPart[] {
+    if (metadataSent || parts.length === 0) return parts;
+    metadataSent = true;
+    return [{ type: "response-metadata", upstreamId, upstreamModel }, ...parts];
+  }
+
+  function startText(block: { id: string; started: boolean }, parts: CanonicalStreamPart[]): void {
+    if (block.started) return;
+    block.started = true;
+    parts.push({ type: "text-start", id: block.id });
+  }
+
+  function openBlock(
+    index: number,
+    contentBlock: AnthropicContentBlockWire,
+    parts: CanonicalStreamPart[],
+  ): void {
+    // Blocks never overlap on the wire; should a relay skip a stop, the open one is closed first.
+    for (const openIndex of [...blocks.keys()]) closeBlock(openIndex, parts);
+    switch (contentBlock.type) {
+      case "text": {
+        const block: OpenBlock = { kind: "text", id: `text-${index}`, started: false };
+        blocks.set(index, block);
+        appendText(block, contentBlock.text, parts);
+        return;
+      }
+      case "thinking": {
+        const id = `reasoning-${index}`;
+        blocks.set(index, { kind: "reasoning", id, signature: readString(contentBlock.signature) });
+        parts.push({ type: "reasoning-start", id });
+        const initial = readString(contentBlock.thinking);
+        if (initial !== "") parts.push({ type: "reasoning-delta", id, delta: initial });
+        return;
+      }
+      case "redacted_thinking": {
+        const id = `reasoning-${index}`;
+        blocks.set(index, { kind: "redacted", id, data: readString(contentBlock.data) });
+        parts.push({ type: "reasoning-start", id });
+        return;
+      }
+      case "tool_use": {
+        if (context.jsonToolName !== undefined && contentBlock.name === context.jsonToolName) {
+          jsonToolCount += 1;
+          blocks.set(index, {
+            kind: "json",
+            id: `text-${index}`,
+            started: false,
+            initialInput: contentBlock.input,
+          });
+          return;
+        }
+        const id = readString(contentBlock.id) || `toolu_gw${randomUUID().replaceAll("-", "")}`;
+        const name = readString(contentBlock.name);
+        const toolIndex = toolCount++;
+        blocks.set(index, {
+          kind: "tool",
+          id,
+          index: toolIndex,
+          name,
+          arguments: "",
+          initialInput: contentBlock.input,
+        });
+        parts.push({ type: "tool-input-start", id, index: toolIndex, name });
+        return;
+      }
+      default:
+        blocks.set(index, { kind: "ignored" });
+    }
+  }
+
+  function appendText(
+    block: { id: string; started: boolean },
+    text: unknown,
+    parts: CanonicalStreamPart[],
+  ): void {
+    if (typeof text !== "string" || text === "") return;
+    startText(block, parts);
+    parts.push({ type: "text-delta", id: block.id, delta: text });
+  }
+
+  function acceptDelta(event: AnthropicStreamEventWire, parts: CanonicalStreamPart[]): void {
+    const block = typeof event.index === "number" ? blocks.get(event.index) : undefined;
+    const delta = event.delta;
+    if (block === undefined || delta === null || delta === undefined) return;
+    switch (block.kind) {
+      case "text":
+        if (delta.type === "text_delta") appendText(block, delta.text, parts);
+        return;
+      case "json":
+        if (delta.type === "input_json_delta") appendText(block, delta.partial_json, parts);
+        return;
+      case "reasoning":
+        if (delta.type === "thinking_delta" && typeof delta.thinking === "string" && delta.thinking !== "") {
+          parts.push({ type: "reasoning-delta", id: block.id, delta: delta.thinking });
+        } else if (delta.type === "signature_delta" && typeof delta.signature === "string") {
+          // One signature_delta per block; like ant-sdk, a later one replaces an earlier one.
+          block.signature = delta.signature;
+        }
+        return;
+      case "tool":
+        if (
+          delta.type === "input_json_delta" &&
+          typeof delta.partial_json === "string" &&
+          delta.partial_json !== ""
+        ) {
+          block.arguments += delta.partial_json;
+          parts.push({ type: "tool-input-delta", id: block.id, delta: delta.partial_json });
+        }
+        return;
+      default:
+        return;
+    }
+  }
+
+  function closeBlock(index: number, parts: CanonicalStreamPart[]): void {
+    const block = blocks.get(index);
+    if (block === undefined) return;
+    blocks.delete(index);
+    switch (block.kind) {
+      case "text":
+        if (block.started) parts.push({ type: "text-end", id: block.id });
+        return;
+      case "json":
+        // A relay may deliver the whole input at start without deltas.
+        if (!block.started) appendText(block, stringifyInput(block.initialInput), parts);
+        parts.push({ type: "text-end", id: block.id });
+        return;
+      case "reasoning":
+        parts.push({
+          type: "reasoning-end",
+          id: block.id,
+          providerState: createReasoningState(context, { signature: block.signature }),
+        });
+        return;
+      case "redacted":
+        parts.push({
+          type: "reasoning-end",
+          id: block.id,
+          providerState: createReasoningState(context, { redactedData: block.data }),
+        });
+        return;
+      case "tool": {
+        if (block.arguments === "") {
+          block.arguments = stringifyInput(block.initialInput);
+          parts.push({ type: "tool-input-delta", id: block.id, delta: block.arguments });
+        }
+        parts.push({ type: "tool-input-end", id: block.id });
+        parts.push({
+          type: "tool-call",
+          id: block.id,
+          index: block.index,
+          name: block.name,
+          arguments: block.arguments,
+        });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  function finishMessage(parts: CanonicalStreamPart[]): void {
+    for (const openIndex of [...blocks.keys()]) closeBlock(openIndex, parts);
+    if (usage !== undefined) parts.push({ type: "usage", usage: mapUsage(usage) });
+    const reason = mapStopReason(stopReason, { onlyJsonResponseTool: jsonToolCount > 0 && toolCount === 0 });
+    parts.push({
+      type: "finish",
+      reason,
+      ...(reason === "stop-sequence" && stopSequence !== undefined ? { stopSequence } : {}),
+      ...(stopReason === undefined ? {} : { rawReason: stopReason }),
+    });
+  }
+
+  return {
+    get done() {
+      return done;
+    },
+    acceptEvent(event) {
+      if (done) return [];
+      const parts: CanonicalStreamPart[] = [];
+      switch (event.type) {
+        case "message_start": {
+          // ant-sdk rejects a second message_start; a relay that concatenates two turns is broken.
+          if (messageStarted)
+            throw new GatewayError("provider_unavailable", "The upstream stream started twice");
+          messageStarted = true;
+          const message = event.message ?? {};
+          if (typeof message.id === "string" && message.id !== "") upstreamId = message.id;
+          if (typeof message.model === "string" && message.model !== "") upstreamModel = message.model;
+          usage = mergeUsage(usage, message.usage);
+          break;
+        }
+        case "content_block_start":
+          if (typeof event.index === "number" && event.content_block) {
+            openBlock(event.index, event.content_block, parts);
+          }
+          break;
+        case "content_block_delta":
+          acceptDelta(event, parts);
+          break;
+        case "content_block_stop":
+          if (typeof event.index === "number") closeBlock(event.index, parts);
+          break;
+        case "message_delta":
+          if (typeof event.delta?.stop_reason === "string") stopReason = event.delta.stop_reason;
+          if (typeof event.delta?.stop_sequence === "string") stopSequence = event.delta.stop_sequence;
+          usage = mergeUsage(usage, event.usage);
+          break;
+        case "message_stop":
+          done = true;
+          finishMessage(parts);
+          break;
+        case "error":
+          throw classifyStreamErrorFrame(event);
+        default:
+          // `ping` and event types added later: tolerated, as the streaming docs require.
+          break;
+      }
+      return withMetadata(parts);
+    },
+  };
+}
+
+/**
+ * Parses an Anthropic event stream. Throws a GatewayError for an `error` event, a frame that is
+ * not JSON, or a stream that ends without `message_stop`; errors of `events` (network, deadlines,
+ * aborts) propagate unchanged. The caller decides whether a throw becomes an `error` part (after
+ * the first part) or a plain error (before it).
+ */
+export async function* parseAnthropicStream(
+  events: AsyncIterable<SseEvent>,
+  context: AnthropicParseContext,
+): AsyncGenerator<CanonicalStreamPart> {
+  const parser = createAnthropicStreamParser(context);
+  for await (const event of events) {
+    const data = event.data.trim();
+    if (data === "") continue;
+    let payload: unknown;
+    try {
+      payload = JSON.parse(data);
+    } catch {
+      throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
+    }
+    if (typeof payload !== "object" || payload === null || Array.isArray(payload)) continue;
+    const wire = payload as AnthropicStreamEventWire;
+    // The `event:` name and `data.type` agree on Anthropic; either one marks an error.
+    if (event.event === "error") throw classifyStreamErrorFrame(wire);
+    const type = typeof wire.type === "string" ? wire.type : event.event;
+    yield* parser.acceptEvent({ ...wire, type });
+    if (parser.done) return;
+  }
+  throw new GatewayError("provider_unavailable", "upstream stream ended early");
+}
+
+function stringifyInput(input: unknown): string {
+  if (typeof input === "object" && input !== null && Object.keys(input).length > 0)
+    return JSON.stringify(input);
+  return "{}";
+}
+
+function readString(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}

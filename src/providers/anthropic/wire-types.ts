@@ -1,0 +1,160 @@
+/**
+ * The Anthropic Messages wire shapes this adapter sends and reads (wire-formats.md §3; ant-sdk
+ * `src/resources/messages/messages.ts`). Request types are exact; response types are loose
+ * (`| null`, optional everywhere) because relays and older API versions omit or null fields, and
+ * the parsers check every value before using it.
+ */
+
+export interface AnthropicCacheControl {
+  type: "ephemeral";
+  ttl?: string;
+}
+
+export type AnthropicMediaSource =
+  | { type: "base64"; media_type: string; data: string }
+  | { type: "url"; url: string }
+  | { type: "text"; media_type: "text/plain"; data: string };
+
+export interface AnthropicTextBlock {
+  type: "text";
+  text: string;
+  cache_control?: AnthropicCacheControl;
+}
+
+export interface AnthropicImageBlock {
+  type: "image";
+  source: AnthropicMediaSource;
+  cache_control?: AnthropicCacheControl;
+}
+
+export interface AnthropicDocumentBlock {
+  type: "document";
+  source: AnthropicMediaSource;
+  title?: string;
+  cache_control?: AnthropicCacheControl;
+}
+
+export interface AnthropicThinkingBlock {
+  type: "thinking";
+  thinking: string;
+  signature: string;
+}
+
+export interface AnthropicRedactedThinkingBlock {
+  type: "redacted_thinking";
+  data: string;
+}
+
+export interface AnthropicToolUseBlock {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+export interface AnthropicToolResultBlock {
+  type: "tool_result";
+  tool_use_id: string;
+  content?: Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock>;
+  is_error?: boolean;
+}
+
+export type AnthropicContentBlock =
+  | AnthropicTextBlock
+  | AnthropicImageBlock
+  | AnthropicDocumentBlock
+  | AnthropicThinkingBlock
+  | AnthropicRedactedThinkingBlock
+  | AnthropicToolUseBlock
+  | AnthropicToolResultBlock;
+
+export interface AnthropicMessage {
+  role: "user" | "assistant";
+  content: AnthropicContentBlock[];
+}
+
+export interface AnthropicTool {
+  name: string;
+  description?: string;
+  input_schema: Record<string, unknown>;
+  cache_control?: AnthropicCacheControl;
+}
+
+export type AnthropicToolChoice =
+  | { type: "auto"; disable_parallel_tool_use?: boolean }
+  | { type: "any"; disable_parallel_tool_use?: boolean }
+  | { type: "tool"; name: string; disable_parallel_tool_use?: boolean }
+  | { type: "none" };
+
+export type AnthropicThinkingConfig = { type: "enabled"; budget_tokens: number };
+
+/** The request body; `Record` because allow-listed pass-through fields are merged in. */
+export type AnthropicMessagesBody = Record<string, unknown> & {
+  model: string;
+  max_tokens: number;
+  messages: AnthropicMessage[];
+  system?: AnthropicTextBlock[];
+  tools?: AnthropicTool[];
+  tool_choice?: AnthropicToolChoice;
+  thinking?: AnthropicThinkingConfig;
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  stop_sequences?: string[];
+  metadata?: { user_id: string };
+  output_config?: Record<string, unknown>;
+  stream?: boolean;
+};
+
+/** `usage` of a message, of `message_start.message` and (cumulative) of `message_delta`. */
+export interface AnthropicUsageWire {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_creation?: {
+    ephemeral_5m_input_tokens?: number | null;
+    ephemeral_1h_input_tokens?: number | null;
+  } | null;
+  output_tokens_details?: { thinking_tokens?: number | null } | null;
+}
+
+export interface AnthropicContentBlockWire {
+  type?: string | null;
+  text?: string | null;
+  thinking?: string | null;
+  signature?: string | null;
+  data?: string | null;
+  id?: string | null;
+  name?: string | null;
+  input?: unknown;
+}
+
+export interface AnthropicMessageWire {
+  id?: string | null;
+  type?: string | null;
+  model?: string | null;
+  content?: AnthropicContentBlockWire[] | null;
+  stop_reason?: string | null;
+  stop_sequence?: string | null;
+  usage?: AnthropicUsageWire | null;
+  error?: unknown;
+}
+
+export interface AnthropicStreamEventWire {
+  type?: string | null;
+  message?: AnthropicMessageWire | null;
+  index?: number | null;
+  content_block?: AnthropicContentBlockWire | null;
+  delta?: {
+    type?: string | null;
+    text?: string | null;
+    thinking?: string | null;
+    signature?: string | null;
+    partial_json?: string | null;
+    stop_reason?: string | null;
+    stop_sequence?: string | null;
+  } | null;
+  usage?: AnthropicUsageWire | null;
+  error?: unknown;
+}

@@ -1,0 +1,45 @@
+/** Canonical tools and tool choice → Gemini `tools[].functionDeclarations` and `toolConfig`. */
+import type { FunctionTool, ToolChoice } from "../../canonical/index.js";
+import { cleanSchemaForGemini } from "./clean-schema.js";
+import type { GeminiFunctionDeclaration, GeminiToolConfig } from "./wire-types.js";
+
+/**
+ * All functions go in one `tools` entry (the API's own shape for several declarations). A tool
+ * without parameters gets no `parameters` at all: an OBJECT schema with empty `properties` is a
+ * 400 ("should be non-empty for OBJECT type") on Gemini models before 2.5.
+ */
+export function convertTools(
+  tools: FunctionTool[],
+): Array<{ functionDeclarations: GeminiFunctionDeclaration[] }> {
+  if (tools.length === 0) return [];
+  const functionDeclarations = tools.map((tool): GeminiFunctionDeclaration => {
+    const parameters = tool.parameters === undefined ? undefined : cleanSchemaForGemini(tool.parameters);
+    return {
+      name: tool.name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      ...(parameters?.properties === undefined ? {} : { parameters: { ...parameters, type: "object" } }),
+    };
+  });
+  return [{ functionDeclarations }];
+}
+
+/**
+ * `auto`/`none`/`required` → AUTO/NONE/ANY; forcing one tool is ANY restricted to that name.
+ * Without tools there is nothing to configure (and NONE is already what happens).
+ */
+export function convertToolChoice(
+  choice: ToolChoice | undefined,
+  hasTools: boolean,
+): GeminiToolConfig | undefined {
+  if (choice === undefined || !hasTools) return undefined;
+  switch (choice.type) {
+    case "auto":
+      return { functionCallingConfig: { mode: "AUTO" } };
+    case "none":
+      return { functionCallingConfig: { mode: "NONE" } };
+    case "required":
+      return { functionCallingConfig: { mode: "ANY" } };
+    case "tool":
+      return { functionCallingConfig: { mode: "ANY", allowedFunctionNames: [choice.name] } };
+  }
+}

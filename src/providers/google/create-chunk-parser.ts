@@ -1,0 +1,224 @@
+/**
+ * Gemini `GenerateContentResponse` chunks → canonical stream parts. One parser for both paths: a
+ * stream is many chunks, a non-streamed body is one (wire-formats.md §4: each `data:` frame is a
+ * complete response holding only the new parts).
+ *
+ * Per part of candidate 0 (the gateway never asks for more candidates):
+ * - `thought: true` → reasoning deltas; text → text deltas; blocks open and close as the kind
+ *   changes, so they never overlap.
+ * - `functionCall` arrives whole: the open block closes, then tool-input-start, one delta with the
+ *   arguments, tool-input-end and tool-call, with a fresh id and the next `index`. Every part is its
+ *   own call, even three calls to one tool in three chunks (sharp-edges A7).
+ * - `thoughtSignature` (B13) becomes `providerState {providerKind: "google", upstreamModel,
+ *   signature}` on the part it rode on: the tool call; the reasoning block it ends (a thought part);
+ *   or, for a visible text part, an empty reasoning block emitted just BEFORE that text. A trailing
+ *   empty text part that only carries a signature (Gemini 3) therefore becomes an empty reasoning
+ *   block at the end, and no empty text delta is emitted. `convert-contents.ts` reverses this.
+ * - `usageMetadata` is cumulative: the last one wins; `finishReason` arrives on the last chunk.
+ * `response-metadata` is emitted just before the first content part, so a failure before any
+ * content can still be thrown as a plain error (and retried).
+ */
+import type { CanonicalStreamPart, CanonicalUsage, OpaqueReasoningState } from "../../canonical/index.js";
+import { GatewayError } from "../../errors/gateway-error.js";
+import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
+import { createToolCallId } from "./create-tool-call-id.js";
+import { GOOGLE_PROVIDER_KIND } from "./google-provider-kind.js";
+import { mapFinishReason } from "./map-finish-reason.js";
+import { mapUsage } from "./map-usage.js";
+import type { GeminiPartWire, GenerateContentResponseWire } from "./wire-types.js";
+
+export interface ChunkParserOptions {
+  /** The model the request named; signatures are bound to it (isStateForUpstream). */
+  upstreamModel: string;
+}
+
+export interface ChunkParser {
+  /** Folds one response chunk in; returns the parts it completes. Throws for error / blocked chunks. */
+  acceptChunk(chunk: GenerateContentResponseWire): CanonicalStreamPart[];
+  /**
+   * Closes open blocks and ends with `usage` (when known) and `finish`. Without any finishReason it
+   * throws `provider_unavailable` (the upstream stopped early), unless `requireFinishReason` is false
+   * (a complete JSON body), which then finishes as `other`.
+   */
+  finish(options?: { requireFinishReason?: boolean }): CanonicalStreamPart[];
+}
+
+export function createChunkParser(options: ChunkParserOptions): ChunkParser {
+  let upstreamId: string | undefined;
+  let upstreamModel: string | undefined;
+  let metadataSent = false;
+  let textId: string | undefined;
+  let reasoningId: string | undefined;
+  let blockCount = 0;
+  let toolCount = 0;
+  let rawFinishReason: string | undefined;
+  let usage: CanonicalUsage | undefined;
+
+  const toState = (signature: string): OpaqueReasoningState => ({
+    providerKind: GOOGLE_PROVIDER_KIND,
+    upstreamModel: options.upstreamModel,
+    signature,
+  });
+
+  function closeText(parts: CanonicalStreamPart[]): void {
+    if (textId === undefined) return;
+    parts.push({ type: "text-end", id: textId });
+    textId = undefined;
+  }
+
+  function closeReasoning(parts: CanonicalStreamPart[], providerState?: OpaqueReasoningState): void {
+    if (reasoningId === undefined) return;
+    parts.push({
+      type: "reasoning-end",
+      id: reasoningId,
+      ...(providerState === undefined ? {} : { providerState }),
+    });
+    reasoningId = undefined;
+  }
+
+  function openReasoning(parts: CanonicalStreamPart[]): void {
+    closeText(parts);
+    if (reasoningId !== undefined) return;
+    reasoningId = `reasoning-${blockCount++}`;
+    parts.push({ type: "reasoning-start", id: reasoningId });
+  }
+
+  function appendText(parts: CanonicalStreamPart[], delta: string): void {
+    closeReasoning(parts);
+    if (textId === undefined) {
+      textId = `text-${blockCount++}`;
+      parts.push({ type: "text-start", id: textId });
+    }
+    parts.push({ type: "text-delta", id: textId, delta });
+  }
+
+  /** An empty reasoning block that only carries a signature (for the visible part after it). */
+  function emitSignatureCarrier(parts: CanonicalStreamPart[], signature: string): void {
+    closeText(parts);
+    closeReasoning(parts);
+    openReasoning(parts);
+    closeReasoning(parts, toState(signature));
+  }
+
+  function acceptPart(parts: CanonicalStreamPart[], part: GeminiPartWire): void {
+    const signature =
+      typeof part.thoughtSignature === "string" && part.thoughtSignature !== ""
+        ? part.thoughtSignature
+        : undefined;
+    if (part.functionCall !== undefined && part.functionCall !== null) {
+      acceptFunctionCall(parts, part.functionCall, signature);
+      return;
+    }
+    if (typeof part.text !== "string") return; // inline images, executable code…: not in the canonical model
+    if (part.thought === true) {
+      if (part.text !== "") {
+        openReasoning(parts);
+        parts.push({ type: "reasoning-delta", id: reasoningId!, delta: part.text });
+      }
+      if (signature === undefined) return;
+      if (reasoningId === undefined) emitSignatureCarrier(parts, signature);
+      else closeReasoning(parts, toState(signature));
+      return;
+    }
+    if (signature !== undefined) emitSignatureCarrier(parts, signature);
+    if (part.text !== "") appendText(parts, part.text);
+  }
+
+  function acceptFunctionCall(
+    parts: CanonicalStreamPart[],
+    call: NonNullable<GeminiPartWire["functionCall"]>,
+    signature: string | undefined,
+  ): void {
+    // Vertex can stream arguments in pieces when asked to; this adapter never asks, and guessing
+    // at half a call would hand the caller wrong arguments.
+    if (call.partialArgs !== undefined || call.willContinue === true) {
+      throw new GatewayError(
+        "provider_unavailable",
+        "The upstream stream sent partial function-call arguments",
+      );
+    }
+    if (typeof call.name !== "string" || call.name === "") {
+      throw new GatewayError("provider_unavailable", "The upstream sent a function call without a name");
+    }
+    closeText(parts);
+    closeReasoning(parts);
+    const id = createToolCallId();
+    const index = toolCount++;
+    const args = JSON.stringify(isRecord(call.args) ? call.args : {});
+    parts.push(
+      { type: "tool-input-start", id, index, name: call.name },
+      { type: "tool-input-delta", id, delta: args },
+      { type: "tool-input-end", id },
+      {
+        type: "tool-call",
+        id,
+        index,
+        name: call.name,
+        arguments: args,
+        ...(signature === undefined ? {} : { providerState: toState(signature) }),
+      },
+    );
+  }
+
+  function withMetadata(parts: CanonicalStreamPart[]): CanonicalStreamPart[] {
+    if (metadataSent || parts.length === 0) return parts;
+    metadataSent = true;
+    return [{ type: "response-metadata", upstreamId, upstreamModel }, ...parts];
+  }
+
+  return {
+    acceptChunk(chunk) {
+      if (chunk.error !== undefined && chunk.error !== null) throw classifyStreamErrorFrame(chunk);
+      if (upstreamId === undefined && typeof chunk.responseId === "string" && chunk.responseId !== "") {
+        upstreamId = chunk.responseId;
+      }
+      if (
+        upstreamModel === undefined &&
+        typeof chunk.modelVersion === "string" &&
+        chunk.modelVersion !== ""
+      ) {
+        upstreamModel = chunk.modelVersion;
+      }
+      if (isRecord(chunk.usageMetadata)) usage = mapUsage(chunk.usageMetadata);
+
+      const candidates = Array.isArray(chunk.candidates) ? chunk.candidates : [];
+      const candidate = candidates.find((item) => (item.index ?? 0) === 0) ?? candidates[0];
+      if (candidate === undefined) {
+        const blockReason = chunk.promptFeedback?.blockReason;
+        if (typeof blockReason === "string" && blockReason !== "") {
+          throw new GatewayError(
+            "content_filter",
+            `The upstream provider blocked the prompt (${blockReason})`,
+          );
+        }
+        return [];
+      }
+      const parts: CanonicalStreamPart[] = [];
+      for (const part of candidate.content?.parts ?? []) if (isRecord(part)) acceptPart(parts, part);
+      if (typeof candidate.finishReason === "string" && candidate.finishReason !== "") {
+        rawFinishReason = candidate.finishReason;
+      }
+      return withMetadata(parts);
+    },
+
+    finish(finishOptions = {}) {
+      if (rawFinishReason === undefined && finishOptions.requireFinishReason !== false) {
+        throw new GatewayError("provider_unavailable", "upstream stream ended early");
+      }
+      const parts: CanonicalStreamPart[] = [];
+      closeText(parts);
+      closeReasoning(parts);
+      if (usage !== undefined) parts.push({ type: "usage", usage });
+      parts.push({
+        type: "finish",
+        reason: mapFinishReason(rawFinishReason, { hasToolCalls: toolCount > 0 }),
+        ...(rawFinishReason === undefined ? {} : { rawReason: rawFinishReason }),
+      });
+      return withMetadata(parts);
+    },
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

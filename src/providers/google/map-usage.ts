@@ -1,0 +1,29 @@
+/**
+ * Gemini `usageMetadata` → canonical usage (wire-formats.md §0 "Usage", sharp-edges F39).
+ *
+ * Gemini counts differently from the canonical (OpenAI) convention:
+ * - `candidatesTokenCount` EXCLUDES thoughts, so output = candidates + thoughts, and reasoning =
+ *   thoughts (billing only candidates under-bills thinking models 2–4×);
+ * - `toolUsePromptTokenCount` (grounding/search context) is prompt the model read, outside
+ *   `promptTokenCount`, so input = prompt + tool-use prompt;
+ * - `cachedContentTokenCount` is a subset of `promptTokenCount`.
+ * With these, input + output = `totalTokenCount`. Gemini omits zero counters (no
+ * `candidatesTokenCount` when nothing was generated): missing counts are 0.
+ */
+import { type CanonicalUsage, createEmptyUsage } from "../../canonical/index.js";
+import type { GeminiUsageWire } from "./wire-types.js";
+
+export function mapUsage(usage: GeminiUsageWire | null | undefined): CanonicalUsage {
+  const result = createEmptyUsage();
+  if (usage === null || usage === undefined) return result;
+  const thoughts = readCount(usage.thoughtsTokenCount);
+  result.inputTokens = readCount(usage.promptTokenCount) + readCount(usage.toolUsePromptTokenCount);
+  result.outputTokens = readCount(usage.candidatesTokenCount) + thoughts;
+  result.cachedInputTokens = readCount(usage.cachedContentTokenCount);
+  result.reasoningTokens = thoughts;
+  return result;
+}
+
+function readCount(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+}

@@ -1,0 +1,35 @@
+/**
+ * A Gemini `streamGenerateContent?alt=sse` event stream → canonical parts (wire-formats.md §4).
+ * Frames are `data: {json}` with CRLF line ends, no event names and no terminator: the stream just
+ * ends after the chunk carrying `finishReason`. The shared SSE reader handles the framing.
+ */
+import type { CanonicalStreamPart } from "../../canonical/index.js";
+import { GatewayError } from "../../errors/gateway-error.js";
+import type { SseEvent } from "../sse-reader.js";
+import { type ChunkParserOptions, createChunkParser } from "./create-chunk-parser.js";
+import type { GenerateContentResponseWire } from "./wire-types.js";
+
+/**
+ * Throws a GatewayError for an error frame, a frame that is not JSON, a blocked prompt, or a stream
+ * that ends without a finish reason; errors of `events` (network, deadlines, aborts) propagate
+ * unchanged. The caller decides whether a throw becomes an `error` part or a plain error.
+ */
+export async function* parseGenerateContentStream(
+  events: AsyncIterable<SseEvent>,
+  options: ChunkParserOptions,
+): AsyncGenerator<CanonicalStreamPart> {
+  const parser = createChunkParser(options);
+  for await (const event of events) {
+    const data = event.data.trim();
+    if (data === "") continue;
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
+    }
+    if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) continue;
+    yield* parser.acceptChunk(chunk as GenerateContentResponseWire);
+  }
+  yield* parser.finish();
+}
