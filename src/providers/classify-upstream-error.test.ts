@@ -213,3 +213,29 @@ test("readRetryAfterSeconds understands HTTP dates and ignores garbage", () => {
   assert.equal(readRetryAfterSeconds({ "retry-after": "soon" }), undefined);
   assert.equal(readRetryAfterSeconds({}), undefined);
 });
+
+test("upstream 4xx about the gateway's own account become provider_auth, without the upstream wording", () => {
+  const anthropic = classifyUpstreamError({
+    status: 400,
+    bodyText: JSON.stringify({
+      type: "error",
+      error: {
+        type: "invalid_request_error",
+        message: "Your credit balance is too low to access the Anthropic API.",
+      },
+    }),
+  });
+  assert.equal(anthropic.code, "provider_auth");
+  assert.doesNotMatch(anthropic.message, /credit balance/);
+  const gemini = classifyUpstreamError({
+    status: 400,
+    bodyText: JSON.stringify({
+      error: {
+        code: 400,
+        message: "API key not valid. Please pass a valid API key.",
+        status: "INVALID_ARGUMENT",
+      },
+    }),
+  });
+  assert.equal(gemini.code, "provider_auth");
+});

@@ -39,6 +39,13 @@ export interface UpstreamErrorDetails {
 
 const MAX_MESSAGE_LENGTH = 1000;
 
+/** Upstream 4xx messages that describe the gateway's own account, not the caller's request. */
+const ACCOUNT_PROBLEM_PATTERNS = [
+  /credit balance is too low/i,
+  /API_KEY_INVALID/,
+  /API key (not valid|expired|invalid)/i,
+];
+
 const CONTEXT_LENGTH_PATTERNS: RegExp[] = [
   /maximum context length/i,
   /context[_ ]length[_ ]exceeded/i,
@@ -168,8 +175,13 @@ function classifyErrorDetails(
       options,
     );
   }
-  // The gateway's own upstream account is out of funds: not something the caller can fix.
-  if (status === 402) {
+  // The gateway's own upstream account is out of funds or its key is invalid: not something the
+  // caller can fix, and the upstream's wording would expose our account state. Anthropic says
+  // "credit balance is too low" with a 400; Gemini reports a bad key as 400 API_KEY_INVALID.
+  if (
+    status === 402 ||
+    (status >= 400 && status < 500 && ACCOUNT_PROBLEM_PATTERNS.some((pattern) => pattern.test(text)))
+  ) {
     return new GatewayError(
       "provider_auth",
       "The upstream provider refused the gateway's account (billing)",

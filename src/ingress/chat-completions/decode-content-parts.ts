@@ -4,7 +4,7 @@
  */
 import type { CacheControl, FilePart, ImagePart, TextPart, UserContentPart } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { isDataUrl, isHttpUrl, parseDataUrl } from "./parse-data-url.js";
+import { isDataUrl, isHttpUrl, parseDataUrl } from "../shared/parse-data-url.js";
 import type { ChatUserContentPartBody } from "./request-schema.js";
 
 type ImageUrlPartBody = Extract<ChatUserContentPartBody, { type: "image_url" }>;

@@ -3,10 +3,10 @@
  * and rejected features throw GatewayError `invalid_request` with `param` naming the field.
  */
 import type { CanonicalRequest, ResponseFormat, SamplingOptions } from "../../canonical/index.js";
+import { createValidationError } from "../shared/describe-validation-issue.js";
 import { decodeChatMessages } from "./decode-messages.js";
 import { decodeServerTools } from "./decode-server-tools.js";
 import { decodeFunctionTools, decodeToolChoice } from "./decode-tools.js";
-import { createValidationError } from "./describe-validation-issue.js";
 import { rejectUnsupportedFields } from "./reject-unsupported-fields.js";
 import {
   type ChatCompletionRequestBody,

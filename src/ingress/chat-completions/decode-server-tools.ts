@@ -8,22 +8,13 @@
  * form the client sent (snake_case keys); they are the tool's own options, not gateway fields.
  */
 import type { ServerToolActivation, ServerToolId } from "../../canonical/index.js";
+import { type ActivationSource, mergeServerToolActivations } from "../shared/server-tool-activations.js";
 import { isFunctionTool } from "./decode-tools.js";
 import type {
   ChatCompletionRequestBody,
   ChatPluginBody,
   ChatWebSearchOptionsBody,
 } from "./request-schema.js";
-
-/** Spec §2.2: `max_uses` defaults to 1000. */
-export const DEFAULT_SERVER_TOOL_MAX_USES = 1000;
-
-interface ActivationSource {
-  id: ServerToolId;
-  maxUses?: number;
-  events?: boolean;
-  parameters?: Record<string, unknown>;
-}
 
 type ServerToolFields = Pick<ChatCompletionRequestBody, "tools" | "plugins" | "web_search_options">;
 
@@ -37,7 +28,7 @@ export function decodeServerTools(request: ServerToolFields): ServerToolActivati
   }
   for (const plugin of request.plugins ?? []) sources.push(decodePlugin(plugin));
   if (request.web_search_options) sources.push(decodeWebSearchOptions(request.web_search_options));
-  return mergeActivations(sources);
+  return mergeServerToolActivations(sources);
 }
 
 function decodePlugin(plugin: ChatPluginBody): ActivationSource {
@@ -50,24 +41,4 @@ function decodeWebSearchOptions(options: ChatWebSearchOptionsBody): ActivationSo
   for (const [key, value] of Object.entries(options))
     if (value !== null && value !== undefined) parameters[key] = value;
   return { id: "web_search", parameters: Object.keys(parameters).length > 0 ? parameters : undefined };
-}
-
-function mergeActivations(sources: readonly ActivationSource[]): ServerToolActivation[] {
-  const merged = new Map<ServerToolId, { explicitMaxUses?: number; activation: ServerToolActivation }>();
-  for (const source of sources) {
-    let entry = merged.get(source.id);
-    if (entry === undefined) {
-      entry = { activation: { id: source.id, maxUses: DEFAULT_SERVER_TOOL_MAX_USES, events: false } };
-      merged.set(source.id, entry);
-    }
-    if (source.maxUses !== undefined) {
-      entry.explicitMaxUses = Math.min(entry.explicitMaxUses ?? source.maxUses, source.maxUses);
-      entry.activation.maxUses = entry.explicitMaxUses;
-    }
-    if (source.events === true) entry.activation.events = true;
-    if (source.parameters !== undefined) {
-      entry.activation.parameters = { ...entry.activation.parameters, ...source.parameters };
-    }
-  }
-  return [...merged.values()].map((entry) => entry.activation);
 }

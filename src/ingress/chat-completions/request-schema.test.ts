@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
-import { chatCompletionRequestSchema, KNOWN_REQUEST_FIELDS, REASONING_EFFORTS } from "./request-schema.js";
+import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
+import { chatCompletionRequestSchema, KNOWN_REQUEST_FIELDS } from "./request-schema.js";
 import { chatCompletionChunkSchema, chatCompletionResponseSchema } from "./response-schema.js";
 
 interface GeneratedSchema {

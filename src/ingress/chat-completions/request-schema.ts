@@ -12,12 +12,9 @@
  *   with the parameter name.
  */
 import { z } from "@hono/zod-openapi";
+import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
+import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
 import { reasoningDetailSchema } from "./reasoning-details.js";
-
-export const SERVER_TOOL_IDS = ["web_search", "web_fetch", "pdf", "datetime", "image"] as const;
-
-/** Every effort level the canonical request knows; validation accepts all of them. */
-export const REASONING_EFFORTS = ["none", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
 
 /** Spec §2.2: the machine-readable description lists only these three. */
 const DOCUMENTED_REASONING_EFFORTS = ["low", "medium", "high"];

@@ -24,8 +24,8 @@ import type {
   UserContentPart,
 } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { isHttpUrl } from "../chat-completions/parse-data-url.js";
 import { unwrapOpaqueState } from "../opaque-state.js";
+import { isHttpUrl } from "../shared/parse-data-url.js";
 import type {
   MessagesAssistantBlockBody,
   MessagesCacheControlBody,

@@ -9,7 +9,7 @@ import type {
   SamplingOptions,
 } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { createValidationError } from "../chat-completions/describe-validation-issue.js";
+import { createValidationError } from "../shared/describe-validation-issue.js";
 import { decodeMessagesConversation } from "./decode-messages.js";
 import { decodeFunctionTools, decodeMessagesServerTools, decodeToolChoice } from "./decode-tools.js";
 import { parseAnthropicBetaHeader } from "./parse-anthropic-beta-header.js";

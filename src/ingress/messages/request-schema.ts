@@ -9,7 +9,7 @@
  * prefixes with the parameter name.
  */
 import { z } from "@hono/zod-openapi";
-import { SERVER_TOOL_IDS } from "../chat-completions/request-schema.js";
+import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
 import {
   assistantBlockSchema,
   cacheControlSchema,

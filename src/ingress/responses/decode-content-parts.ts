@@ -12,7 +12,7 @@
  */
 import type { FilePart, ImagePart, MediaSource, TextPart, UserContentPart } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { isDataUrl, isHttpUrl, parseDataUrl } from "../chat-completions/parse-data-url.js";
+import { isDataUrl, isHttpUrl, parseDataUrl } from "../shared/parse-data-url.js";
 import type { ResponsesContentPartBody, ResponsesFunctionCallOutputItemBody } from "./input-item-schema.js";
 
 type ImagePartBody = Extract<ResponsesContentPartBody, { type: "input_image" }>;

@@ -3,7 +3,7 @@
  * rejected features throw GatewayError `invalid_request` with `param` naming the field.
  */
 import type { CanonicalRequest, ResponseFormat, SamplingOptions } from "../../canonical/index.js";
-import { createValidationError } from "../chat-completions/describe-validation-issue.js";
+import { createValidationError } from "../shared/describe-validation-issue.js";
 import { decodeInput } from "./decode-input.js";
 import { decodeServerTools } from "./decode-server-tools.js";
 import { decodeFunctionTools, decodeToolChoice } from "./decode-tools.js";

@@ -13,8 +13,11 @@
  * `events` is on if any entry turns it on, later parameters override earlier ones.
  */
 import type { ServerToolActivation, ServerToolId } from "../../canonical/index.js";
-import { DEFAULT_SERVER_TOOL_MAX_USES } from "../chat-completions/decode-server-tools.js";
-import { SERVER_TOOL_IDS } from "../chat-completions/request-schema.js";
+import {
+  type ActivationSource,
+  mergeServerToolActivations,
+  SERVER_TOOL_IDS,
+} from "../shared/server-tool-activations.js";
 import { isFunctionTool, type ServerToolBody } from "./decode-tools.js";
 import { HOSTED_SERVER_TOOL_IDS, type ResponsesToolBody } from "./request-schema.js";
 
@@ -23,25 +26,17 @@ const ACTIVATION_FIELDS = new Set(["type", "max_uses", "events", "parameters"]);
 export function decodeServerTools(
   tools: readonly ResponsesToolBody[] | null | undefined,
 ): ServerToolActivation[] {
-  const merged = new Map<ServerToolId, { explicitMaxUses?: number; activation: ServerToolActivation }>();
+  const sources: ActivationSource[] = [];
   for (const tool of tools ?? []) {
     if (isFunctionTool(tool)) continue;
-    const id = resolveServerToolId(tool.type);
-    let entry = merged.get(id);
-    if (entry === undefined) {
-      entry = { activation: { id, maxUses: DEFAULT_SERVER_TOOL_MAX_USES, events: false } };
-      merged.set(id, entry);
-    }
-    if (tool.max_uses !== undefined) {
-      entry.explicitMaxUses = Math.min(entry.explicitMaxUses ?? tool.max_uses, tool.max_uses);
-      entry.activation.maxUses = entry.explicitMaxUses;
-    }
-    if (tool.events === true) entry.activation.events = true;
-    const parameters = collectParameters(tool);
-    if (parameters !== undefined)
-      entry.activation.parameters = { ...entry.activation.parameters, ...parameters };
+    sources.push({
+      id: resolveServerToolId(tool.type),
+      maxUses: tool.max_uses ?? undefined,
+      events: tool.events ?? undefined,
+      parameters: collectParameters(tool),
+    });
   }
-  return [...merged.values()].map((entry) => entry.activation);
+  return mergeServerToolActivations(sources);
 }
 
 /** The schema admits only the types this resolves. */

@@ -11,7 +11,8 @@
  *   and `stop` are in the schema so they are documented; reject-unsupported-fields.ts refuses them.
  */
 import { z } from "@hono/zod-openapi";
-import { REASONING_EFFORTS, SERVER_TOOL_IDS } from "../chat-completions/request-schema.js";
+import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
+import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
 import { inputItemSchema } from "./input-item-schema.js";
 
 /**

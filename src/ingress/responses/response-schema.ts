@@ -4,7 +4,7 @@
  * them against this schema and OpenAI's published `Response` schema.
  */
 import { z } from "@hono/zod-openapi";
-import { REASONING_EFFORTS } from "../chat-completions/request-schema.js";
+import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
 
 const outputTextSchema = z
   .object({

@@ -1,0 +1,39 @@
+/**
+ * Server-tool activations shared by every ingress format. A tool activated more than once (by
+ * `tools`, `plugins`, `web_search_options`, hosted-tool forms…) becomes one activation: the
+ * smallest explicit `max_uses` wins (default 1000, spec §2.2), `events` is on if any source turns
+ * it on, later parameters override earlier ones.
+ */
+import type { ServerToolActivation, ServerToolId } from "../../canonical/index.js";
+
+export const SERVER_TOOL_IDS = ["web_search", "web_fetch", "pdf", "datetime", "image"] as const;
+
+/** Spec §2.2: `max_uses` defaults to 1000. */
+export const DEFAULT_SERVER_TOOL_MAX_USES = 1000;
+
+export interface ActivationSource {
+  id: ServerToolId;
+  maxUses?: number;
+  events?: boolean;
+  parameters?: Record<string, unknown>;
+}
+
+export function mergeServerToolActivations(sources: readonly ActivationSource[]): ServerToolActivation[] {
+  const merged = new Map<ServerToolId, { explicitMaxUses?: number; activation: ServerToolActivation }>();
+  for (const source of sources) {
+    let entry = merged.get(source.id);
+    if (entry === undefined) {
+      entry = { activation: { id: source.id, maxUses: DEFAULT_SERVER_TOOL_MAX_USES, events: false } };
+      merged.set(source.id, entry);
+    }
+    if (source.maxUses !== undefined) {
+      entry.explicitMaxUses = Math.min(entry.explicitMaxUses ?? source.maxUses, source.maxUses);
+      entry.activation.maxUses = entry.explicitMaxUses;
+    }
+    if (source.events === true) entry.activation.events = true;
+    if (source.parameters !== undefined) {
+      entry.activation.parameters = { ...entry.activation.parameters, ...source.parameters };
+    }
+  }
+  return [...merged.values()].map((entry) => entry.activation);
+}
