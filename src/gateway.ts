@@ -17,6 +17,8 @@ import { createLogger, type Logger } from "./logging/logger.js";
 import { createAnthropicAdapter } from "./providers/anthropic/adapter.js";
 import { createGoogleAdapter } from "./providers/google/adapter.js";
 import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/adapter.js";
+import { createOpenAiChatAdapter } from "./providers/openai-compatible/openai-chat-adapter.js";
+import { createOpenAiResponsesAdapter } from "./providers/openai-responses/adapter.js";
 import type { ProviderAdapter } from "./providers/provider-adapter.js";
 import { openStore } from "./storage/open-store.js";
 import { openSharedState } from "./storage/shared-state.js";
@@ -51,6 +53,8 @@ export function createAdapters(): Map<ProviderKind, ProviderAdapter> {
     ["openai-compatible", createOpenAiCompatibleAdapter()],
     ["anthropic", createAnthropicAdapter()],
     ["google", createGoogleAdapter()],
+    ["openai-chat", createOpenAiChatAdapter()],
+    ["openai-responses", createOpenAiResponsesAdapter()],
   ]);
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isStateForUpstream, unwrapOpaqueState, wrapOpaqueState } from "./opaque-state.js";
+import { unwrapOpaqueState, wrapOpaqueState } from "./opaque-state.js";
 
 test("wrapped state round-trips byte-identical", () => {
   const signature = "EqQBCkYIBxgCKkA+/=\u00e9\u{1F600}";
@@ -21,13 +21,4 @@ test("a native string is attributed to the format's provider with an unknown mod
     upstreamModel: "",
     signature: "hi1.%%%",
   });
-});
-
-test("state reaches only its own provider kind and model", () => {
-  const state = { providerKind: "google", upstreamModel: "gemini-a", signature: "s" };
-  assert.equal(isStateForUpstream(state, "google", "gemini-a"), true);
-  assert.equal(isStateForUpstream(state, "google", "gemini-b"), false);
-  assert.equal(isStateForUpstream(state, "anthropic", "gemini-a"), false);
-  assert.equal(isStateForUpstream({ ...state, upstreamModel: "" }, "google", "gemini-b"), true);
-  assert.equal(isStateForUpstream(undefined, "google", "gemini-a"), false);
 });

@@ -27,7 +27,7 @@ import type {
   ToolResultPart,
   UserContentPart,
 } from "../../canonical/index.js";
-import { isStateForUpstream } from "../../ingress/opaque-state.js";
+import { isStateForUpstream } from "../is-state-for-upstream.js";
 import { convertFile, convertImage, withCacheControl } from "./convert-media.js";
 import type {
   AnthropicContentBlock,

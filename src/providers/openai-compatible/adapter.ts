@@ -1,6 +1,7 @@
 /**
- * The `openai-compatible` provider adapter: any host that speaks OpenAI Chat Completions
- * (`POST {baseUrl}/chat/completions`).
+ * The Chat Completions provider adapter (`POST {baseUrl}/chat/completions`). One implementation
+ * serves every kind that speaks the format; what differs is data: the {@link ChatDialect} given to
+ * {@link createChatCompletionsAdapter} and each provider's `quirks`.
  */
 import type { CanonicalResult, CanonicalStreamPart } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
@@ -15,6 +16,7 @@ import {
 import type { ProviderAdapter, UpstreamCall } from "../provider-adapter.js";
 import { readSseEvents } from "../sse-reader.js";
 import { buildChatCompletionsRequest } from "./build-request.js";
+import { type ChatDialect, OPENAI_COMPATIBLE_DIALECT } from "./chat-dialect.js";
 import { convertResultToParts } from "./convert-result-to-parts.js";
 import { parseChatCompletionsResponse } from "./parse-response.js";
 import { parseChatCompletionsStream } from "./parse-stream.js";
@@ -24,20 +26,30 @@ export interface OpenAiCompatibleAdapterOptions {
   httpClient?: UpstreamHttpClient;
 }
 
+/** Kind `openai-compatible`: any host that speaks OpenAI Chat Completions. */
 export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleAdapterOptions = {}): ProviderAdapter {
+  return createChatCompletionsAdapter(OPENAI_COMPATIBLE_DIALECT, options);
+}
+
+/** A Chat Completions adapter registered under `dialect.kind` and following its rules. */
+export function createChatCompletionsAdapter(
+  dialect: ChatDialect,
+  options: OpenAiCompatibleAdapterOptions = {},
+): ProviderAdapter {
   const getClient = () => options.httpClient ?? getSharedUpstreamHttpClient();
   return {
-    kind: "openai-compatible",
-    generate: (call) => generateChatCompletion(getClient(), call),
-    stream: (call) => streamChatCompletion(getClient(), call),
+    kind: dialect.kind,
+    generate: (call) => generateChatCompletion(getClient(), call, dialect),
+    stream: (call) => streamChatCompletion(getClient(), call, dialect),
   };
 }
 
 async function generateChatCompletion(
   client: UpstreamHttpClient,
   call: UpstreamCall,
+  dialect: ChatDialect,
 ): Promise<CanonicalResult> {
-  const response = await sendChatCompletionsRequest(client, call, false);
+  const response = await sendChatCompletionsRequest(client, call, { stream: false, dialect });
   return readJsonCompletion(response, call);
 }
 
@@ -48,10 +60,11 @@ async function generateChatCompletion(
 async function* streamChatCompletion(
   client: UpstreamHttpClient,
   call: UpstreamCall,
+  dialect: ChatDialect,
 ): AsyncGenerator<CanonicalStreamPart> {
   let response: UpstreamHttpResponse;
   try {
-    response = await sendChatCompletionsRequest(client, call, true);
+    response = await sendChatCompletionsRequest(client, call, { stream: true, dialect });
   } catch (error) {
     if (call.signal.aborted) return;
     throw error;
@@ -81,9 +94,9 @@ async function* streamChatCompletion(
 function sendChatCompletionsRequest(
   client: UpstreamHttpClient,
   call: UpstreamCall,
-  stream: boolean,
+  options: { stream: boolean; dialect: ChatDialect },
 ): Promise<UpstreamHttpResponse> {
-  const request = buildChatCompletionsRequest(call, { stream });
+  const request = buildChatCompletionsRequest(call, options);
   return client.send({
     url: request.url,
     method: "POST",

@@ -1,7 +1,15 @@
-/** UpstreamCall → the Chat Completions HTTP request (URL, headers, JSON body). */
+/**
+ * UpstreamCall → the Chat Completions HTTP request (URL, headers, JSON body). What differs between
+ * hosts comes in as data: the adapter's {@link ChatDialect} and the provider's `quirks`
+ * (excluded parameters, output-cap field name, tool-call id shape).
+ */
 import type { UpstreamCall } from "../provider-adapter.js";
+import { buildUpstreamHeaders } from "./build-headers.js";
+import { type ChatDialect, OPENAI_COMPATIBLE_DIALECT } from "./chat-dialect.js";
 import { convertMessages } from "./convert-messages.js";
 import { convertResponseFormat, convertToolChoice, convertTools } from "./convert-tools.js";
+import { isReasoningModel, selectSupportedSampling } from "./openai-reasoning-rules.js";
+import { createToolCallIdRewriter } from "./rewrite-tool-call-id.js";
 import type { ChatCompletionsBody } from "./wire-types.js";
 
 export interface ChatCompletionsHttpRequest {
@@ -10,34 +18,57 @@ export interface ChatCompletionsHttpRequest {
   body: ChatCompletionsBody;
 }
 
-/** Fields the caller's pass-through extras may never replace: they define what we asked for. */
+export interface BuildChatRequestOptions {
+  stream: boolean;
+  /** Defaults to the plain `openai-compatible` dialect. */
+  dialect?: ChatDialect;
+}
+
+/**
+ * Fields the caller's pass-through extras may never replace, and that `excludedParams` never
+ * removes: they define what we asked for.
+ */
 const PROTECTED_FIELDS = new Set(["model", "messages", "stream", "stream_options"]);
+/** `excludedParams` may drop `stream_options` (some hosts reject it), never these. */
+const ALWAYS_SENT_FIELDS = new Set(["model", "messages", "stream"]);
 
 export function buildChatCompletionsRequest(
   call: UpstreamCall,
-  options: { stream: boolean },
+  options: BuildChatRequestOptions,
 ): ChatCompletionsHttpRequest {
   return {
     url: `${call.provider.baseUrl}/chat/completions`,
-    headers: buildChatCompletionsHeaders(call, options),
+    headers: buildUpstreamHeaders(call, options),
     body: buildChatCompletionsBody(call, options),
   };
 }
 
 export function buildChatCompletionsBody(
   call: UpstreamCall,
-  options: { stream: boolean },
+  options: BuildChatRequestOptions,
 ): ChatCompletionsBody {
+  const dialect = options.dialect ?? OPENAI_COMPATIBLE_DIALECT;
   const { request } = call;
-  const { sampling } = request;
+  const { quirks } = call.provider;
+  const reasoningRules = dialect.appliesOpenAiReasoningRules;
+  const reasoningModel = isReasoningModel(call.model);
+  const effort = request.reasoning?.effort;
+  const sampling = reasoningRules
+    ? selectSupportedSampling(request.sampling, call.model, effort)
+    : request.sampling;
+
   const body: ChatCompletionsBody = {
     model: call.upstreamModel,
-    messages: convertMessages(request.system, request.messages),
+    messages: convertMessages(request.system, request.messages, {
+      systemRole: reasoningRules && reasoningModel ? "developer" : "system",
+      includeReasoningText: dialect.sendsReasoningText,
+      rewriteToolCallId: createToolCallIdRewriter(quirks.toolCallIdFormat),
+    }),
   };
   if (request.tools.length > 0) body.tools = convertTools(request.tools);
   if (request.toolChoice !== undefined) body.tool_choice = convertToolChoice(request.toolChoice);
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
-  body.max_completion_tokens = call.maxOutputTokens;
+  body[quirks.maxTokensField] = call.maxOutputTokens;
   setIfDefined(body, "temperature", sampling.temperature);
   setIfDefined(body, "top_p", sampling.topP);
   setIfDefined(body, "frequency_penalty", sampling.frequencyPenalty);
@@ -46,17 +77,22 @@ export function buildChatCompletionsBody(
   setIfDefined(body, "logit_bias", sampling.logitBias);
   setIfDefined(body, "logprobs", sampling.logprobs);
   setIfDefined(body, "top_logprobs", sampling.topLogprobs);
-  // Not OpenAI parameters, but the ones vLLM, OpenRouter and llama.cpp-style hosts understand.
-  setIfDefined(body, "top_k", sampling.topK);
-  setIfDefined(body, "min_p", sampling.minP);
-  setIfDefined(body, "top_a", sampling.topA);
-  setIfDefined(body, "repetition_penalty", sampling.repetitionPenalty);
+  if (dialect.sendsExtendedSampling) {
+    // Not OpenAI parameters, but the ones vLLM, OpenRouter and llama.cpp-style hosts understand.
+    setIfDefined(body, "top_k", sampling.topK);
+    setIfDefined(body, "min_p", sampling.minP);
+    setIfDefined(body, "top_a", sampling.topA);
+    setIfDefined(body, "repetition_penalty", sampling.repetitionPenalty);
+  }
   if (request.stop !== undefined && request.stop.length > 0) body.stop = request.stop;
   if (request.responseFormat !== undefined)
     body.response_format = convertResponseFormat(request.responseFormat);
-  setIfDefined(body, "reasoning_effort", request.reasoning?.effort);
-  setIfDefined(body, "verbosity", request.verbosity);
-  setIfDefined(body, "user", request.user);
+  // OpenAI's non-reasoning models reject both fields; other hosts decide for themselves.
+  if (!reasoningRules || reasoningModel) {
+    setIfDefined(body, "reasoning_effort", effort);
+    setIfDefined(body, "verbosity", request.verbosity);
+  }
+  setIfDefined(body, dialect.userField, request.user);
 
   for (const [key, value] of Object.entries(request.passthrough)) {
     if (!PROTECTED_FIELDS.has(key)) body[key] = value;
@@ -69,28 +105,12 @@ export function buildChatCompletionsBody(
     const callerOptions = request.passthrough.stream_options;
     body.stream_options = { ...(isRecord(callerOptions) ? callerOptions : {}), include_usage: true };
   }
-  return body;
-}
 
-/**
- * Header names are lowercased so a configured header replaces a default instead of travelling
- * next to it. Provider headers may override auth (e.g. an `api-key` host) but not the request id.
- */
-export function buildChatCompletionsHeaders(
-  call: UpstreamCall,
-  options: { stream: boolean },
-): Record<string, string> {
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    accept: options.stream ? "text/event-stream" : "application/json",
-  };
-  if (call.provider.apiKey !== undefined && call.provider.apiKey !== "") {
-    headers.authorization = `Bearer ${call.provider.apiKey}`;
+  // Last, so a parameter the host rejects never goes out, whether we or the caller set it.
+  for (const key of quirks.excludedParams) {
+    if (!ALWAYS_SENT_FIELDS.has(key)) delete body[key];
   }
-  for (const [name, value] of Object.entries(call.provider.headers)) headers[name.toLowerCase()] = value;
-  headers["x-request-id"] = call.requestId;
-  headers["x-gateway-request-id"] = call.requestId;
-  return headers;
+  return body;
 }
 
 function setIfDefined(body: Record<string, unknown>, key: string, value: unknown): void {

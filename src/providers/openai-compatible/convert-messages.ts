@@ -1,6 +1,8 @@
 /**
  * Canonical system + messages → Chat Completions `messages`. Conversions keep text byte-exact;
  * empty text is never sent as a block of its own (hosts reject empty blocks, sharp-edges E29).
+ * Tool-call ids pass through `rewriteToolCallId` on both sides (assistant calls and tool results),
+ * so a host-imposed id shape stays consistent between a call and its result (E30).
  */
 import type {
   AssistantContentPart,
@@ -12,11 +14,30 @@ import type {
   ToolResultPart,
   UserContentPart,
 } from "../../canonical/index.js";
+import type { ToolCallIdRewriter } from "./rewrite-tool-call-id.js";
 import type { ChatContentPart, ChatMessage, ChatToolCall } from "./wire-types.js";
 
-export function convertMessages(system: TextPart[], messages: CanonicalMessage[]): ChatMessage[] {
+export interface ConvertMessagesOptions {
+  /** `developer` for OpenAI reasoning models, which take it in place of `system`. */
+  systemRole: "system" | "developer";
+  /** Whether replayed assistant turns carry their reasoning text (`reasoning` field). */
+  includeReasoningText: boolean;
+  rewriteToolCallId: ToolCallIdRewriter;
+}
+
+const DEFAULT_OPTIONS: ConvertMessagesOptions = {
+  systemRole: "system",
+  includeReasoningText: true,
+  rewriteToolCallId: (id) => id,
+};
+
+export function convertMessages(
+  system: TextPart[],
+  messages: CanonicalMessage[],
+  options: ConvertMessagesOptions = DEFAULT_OPTIONS,
+): ChatMessage[] {
   const result: ChatMessage[] = [];
-  const systemMessage = convertSystem(system);
+  const systemMessage = convertSystem(system, options.systemRole);
   if (systemMessage !== undefined) result.push(systemMessage);
   for (const message of messages) {
     switch (message.role) {
@@ -24,11 +45,11 @@ export function convertMessages(system: TextPart[], messages: CanonicalMessage[]
         result.push(convertUserMessage(message.content, message.name));
         break;
       case "assistant":
-        result.push(convertAssistantMessage(message.content, message.name));
+        result.push(convertAssistantMessage(message.content, message.name, options));
         break;
       case "tool":
         // Chat wants one `tool` message per result.
-        for (const part of message.content) result.push(convertToolResult(part));
+        for (const part of message.content) result.push(convertToolResult(part, options.rewriteToolCallId));
         break;
     }
   }
@@ -39,11 +60,11 @@ export function convertMessages(system: TextPart[], messages: CanonicalMessage[]
  * One system message: a string for one part, text parts for several (joining them would invent
  * separators the caller never wrote).
  */
-function convertSystem(system: TextPart[]): ChatMessage | undefined {
+function convertSystem(system: TextPart[], role: "system" | "developer"): ChatMessage | undefined {
   const parts = system.filter((part) => part.text !== "");
   if (parts.length === 0) return undefined;
-  if (parts.length === 1) return { role: "system", content: parts[0].text };
-  return { role: "system", content: parts.map((part) => ({ type: "text", text: part.text })) };
+  if (parts.length === 1) return { role, content: parts[0].text };
+  return { role, content: parts.map((part) => ({ type: "text", text: part.text })) };
 }
 
 function convertUserMessage(content: UserContentPart[], name: string | undefined): ChatMessage {
@@ -60,7 +81,11 @@ function convertUserMessage(content: UserContentPart[], name: string | undefined
   return { role: "user", content: parts, ...nameField };
 }
 
-function convertAssistantMessage(content: AssistantContentPart[], name: string | undefined): ChatMessage {
+function convertAssistantMessage(
+  content: AssistantContentPart[],
+  name: string | undefined,
+  options: ConvertMessagesOptions,
+): ChatMessage {
   let text = "";
   let reasoning = "";
   const toolCalls: ChatToolCall[] = [];
@@ -71,7 +96,7 @@ function convertAssistantMessage(content: AssistantContentPart[], name: string |
     // the provider and model that produced it, so only the call itself travels.
     else
       toolCalls.push({
-        id: part.id,
+        id: options.rewriteToolCallId(part.id),
         type: "function",
         function: { name: part.name, arguments: part.arguments },
       });
@@ -82,17 +107,18 @@ function convertAssistantMessage(content: AssistantContentPart[], name: string |
     content: text !== "" ? text : toolCalls.length > 0 ? null : "",
     ...(name === undefined ? {} : { name }),
     ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-    ...(reasoning !== "" ? { reasoning } : {}),
+    ...(reasoning !== "" && options.includeReasoningText ? { reasoning } : {}),
   };
   return message;
 }
 
-function convertToolResult(part: ToolResultPart): ChatMessage {
+function convertToolResult(part: ToolResultPart, rewriteToolCallId: ToolCallIdRewriter): ChatMessage {
+  const toolCallId = rewriteToolCallId(part.toolCallId);
   const allText = part.content.every((item) => item.type === "text");
   if (allText) {
     return {
       role: "tool",
-      tool_call_id: part.toolCallId,
+      tool_call_id: toolCallId,
       content: part.content.map((item) => (item.type === "text" ? item.text : "")).join(""),
     };
   }
@@ -100,7 +126,7 @@ function convertToolResult(part: ToolResultPart): ChatMessage {
     if (item.type === "image") return [convertImage(item)];
     return item.text === "" ? [] : [{ type: "text", text: item.text }];
   });
-  return { role: "tool", tool_call_id: part.toolCallId, content };
+  return { role: "tool", tool_call_id: toolCallId, content };
 }
 
 function convertImage(part: ImagePart): ChatContentPart {

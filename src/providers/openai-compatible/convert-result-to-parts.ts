@@ -2,7 +2,9 @@ import type { CanonicalResult, CanonicalStreamPart } from "../../canonical/index
 
 /**
  * A complete result as stream parts, for hosts that ignore `stream: true` and answer with one
- * JSON completion: the caller still gets a well-formed stream.
+ * JSON completion: the caller still gets a well-formed stream. Provider state rides along, so a
+ * result folded back from these parts equals the original. Format-agnostic: the Responses adapter
+ * uses it too.
  */
 export function convertResultToParts(result: CanonicalResult): CanonicalStreamPart[] {
   const parts: CanonicalStreamPart[] = [
@@ -22,7 +24,11 @@ export function convertResultToParts(result: CanonicalResult): CanonicalStreamPa
       parts.push(
         { type: "reasoning-start", id },
         { type: "reasoning-delta", id, delta: item.text },
-        { type: "reasoning-end", id },
+        {
+          type: "reasoning-end",
+          id,
+          ...(item.providerState === undefined ? {} : { providerState: item.providerState }),
+        },
       );
     } else {
       const index = toolIndex++;
@@ -30,7 +36,14 @@ export function convertResultToParts(result: CanonicalResult): CanonicalStreamPa
         { type: "tool-input-start", id: item.id, index, name: item.name },
         { type: "tool-input-delta", id: item.id, delta: item.arguments },
         { type: "tool-input-end", id: item.id },
-        { type: "tool-call", id: item.id, index, name: item.name, arguments: item.arguments },
+        {
+          type: "tool-call",
+          id: item.id,
+          index,
+          name: item.name,
+          arguments: item.arguments,
+          ...(item.providerState === undefined ? {} : { providerState: item.providerState }),
+        },
       );
     }
   });

@@ -16,7 +16,7 @@ export interface ChatToolCall {
 }
 
 export type ChatMessage =
-  | { role: "system"; content: string | Array<{ type: "text"; text: string }> }
+  | { role: "system" | "developer"; content: string | Array<{ type: "text"; text: string }> }
   | { role: "user"; content: string | ChatContentPart[]; name?: string }
   | {
       role: "assistant";

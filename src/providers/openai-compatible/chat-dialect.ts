@@ -1,0 +1,44 @@
+/**
+ * What distinguishes the Chat Completions hosts one adapter serves, as data. The adapter never
+ * branches on a kind's name; it reads these fields (and the per-host `ProviderConfig.quirks`).
+ */
+import type { ProviderKind } from "../../config/types.js";
+
+export interface ChatDialect {
+  /** The provider kind the adapter registers under. */
+  kind: ProviderKind;
+  /**
+   * OpenAI's own rules for models with the catalog feature `reasoning` (see
+   * `openai-reasoning-rules.ts`): sampling parameters they reject are left out, system text goes
+   * as a `developer` message, and `reasoning_effort` / `verbosity` are sent to them only (other
+   * OpenAI models reject both).
+   */
+  appliesOpenAiReasoningRules: boolean;
+  /** The field that carries the caller's end-user id (`user` is deprecated at OpenAI). */
+  userField: "user" | "safety_identifier";
+  /** `top_k`, `min_p`, `top_a`, `repetition_penalty`: vLLM/OpenRouter extensions OpenAI rejects. */
+  sendsExtendedSampling: boolean;
+  /**
+   * Replayed assistant turns carry their reasoning text in the non-standard `reasoning` field
+   * (OpenRouter, vLLM). OpenAI's Chat API has no such field and returns no reasoning text.
+   */
+  sendsReasoningText: boolean;
+}
+
+/** Any host speaking OpenAI Chat Completions: forward what the caller asked for. */
+export const OPENAI_COMPATIBLE_DIALECT: ChatDialect = {
+  kind: "openai-compatible",
+  appliesOpenAiReasoningRules: false,
+  userField: "user",
+  sendsExtendedSampling: true,
+  sendsReasoningText: true,
+};
+
+/** OpenAI's own Chat Completions API. */
+export const OPENAI_CHAT_DIALECT: ChatDialect = {
+  kind: "openai-chat",
+  appliesOpenAiReasoningRules: true,
+  userField: "safety_identifier",
+  sendsExtendedSampling: false,
+  sendsReasoningText: false,
+};

@@ -1,0 +1,117 @@
+/**
+ * UpstreamCall → the Responses HTTP request (`POST {baseUrl}/responses`).
+ *
+ * Stateless by construction: `store: false` always, and the caller's pass-through fields that
+ * would make OpenAI keep or look up state (`previous_response_id`, `store`, `background`,
+ * `conversation`) are never forwarded. Reasoning models (catalog feature `reasoning`) get
+ * `reasoning: {effort, summary: "auto"}` and `include: ["reasoning.encrypted_content"]`, the only
+ * way to carry their reasoning to the next turn without storage; other models get neither, since
+ * they reject encrypted content (sharp-edges B15).
+ *
+ * What the format cannot express:
+ * - stop sequences: rejected with `invalid_request` (param `stop`) rather than silently ignored;
+ * - seed, penalties, logit bias, logprobs and the vLLM-style extensions: Responses has no such
+ *   parameters; they are sampling hints and are left out. `top_logprobs` is left out as well: the
+ *   canonical result has no place for log probabilities;
+ * - the chat-only `prediction` pass-through field is left out (Responses rejects it).
+ */
+import { GatewayError } from "../../errors/gateway-error.js";
+import { buildUpstreamHeaders } from "../openai-compatible/build-headers.js";
+import { isReasoningModel, selectSupportedSampling } from "../openai-compatible/openai-reasoning-rules.js";
+import type { UpstreamCall } from "../provider-adapter.js";
+import { convertInput, convertInstructions } from "./convert-input.js";
+import { convertTextFormat, convertToolChoice, convertTools } from "./convert-tools.js";
+import type { ResponsesBody } from "./wire-types.js";
+
+export interface ResponsesHttpRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: ResponsesBody;
+}
+
+export const ENCRYPTED_REASONING_INCLUDE = "reasoning.encrypted_content";
+
+/** Fields the pass-through may not set: they define the request or would break statelessness. */
+const NOT_FORWARDED = new Set([
+  "model",
+  "input",
+  "instructions",
+  "stream",
+  "include",
+  "store",
+  "previous_response_id",
+  "background",
+  "conversation",
+  "prediction",
+]);
+/** `excludedParams` never removes these. */
+const ALWAYS_SENT_FIELDS = new Set(["model", "input", "stream", "store"]);
+
+export function buildResponsesRequest(
+  call: UpstreamCall,
+  options: { stream: boolean },
+): ResponsesHttpRequest {
+  return {
+    url: `${call.provider.baseUrl}/responses`,
+    headers: buildUpstreamHeaders(call, options),
+    body: buildResponsesBody(call, options),
+  };
+}
+
+export function buildResponsesBody(call: UpstreamCall, options: { stream: boolean }): ResponsesBody {
+  const { request } = call;
+  if (request.stop !== undefined && request.stop.length > 0) {
+    throw GatewayError.invalidRequest("Stop sequences are not supported by this model", "stop");
+  }
+  const reasoningModel = isReasoningModel(call.model);
+  const effort = request.reasoning?.effort;
+  const sampling = selectSupportedSampling(request.sampling, call.model, effort);
+
+  const body: ResponsesBody = {
+    model: call.upstreamModel,
+    input: convertInput(request.messages, call.upstreamModel),
+    store: false,
+  };
+  const instructions = convertInstructions(request.system);
+  if (instructions !== undefined) body.instructions = instructions;
+  if (request.tools.length > 0) body.tools = convertTools(request.tools);
+  if (request.toolChoice !== undefined) body.tool_choice = convertToolChoice(request.toolChoice);
+  if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+  body.max_output_tokens = call.maxOutputTokens;
+  if (sampling.temperature !== undefined) body.temperature = sampling.temperature;
+  if (sampling.topP !== undefined) body.top_p = sampling.topP;
+
+  const text: Record<string, unknown> = {};
+  if (request.responseFormat !== undefined) text.format = convertTextFormat(request.responseFormat);
+  // Non-reasoning models reject `verbosity` (and `reasoning`) with 400.
+  if (reasoningModel && request.verbosity !== undefined) text.verbosity = request.verbosity;
+  if (Object.keys(text).length > 0) body.text = text;
+
+  // A caller's own request for encrypted reasoning (Codex always sends one) is dropped for a model
+  // that does not reason: the API answers it with 400 "Encrypted content is not supported".
+  const include = readCallerInclude(request.passthrough.include).filter(
+    (entry) => entry !== ENCRYPTED_REASONING_INCLUDE,
+  );
+  if (reasoningModel) {
+    body.reasoning = { ...(effort === undefined ? {} : { effort }), summary: "auto" };
+    include.push(ENCRYPTED_REASONING_INCLUDE);
+  }
+  if (include.length > 0) body.include = include;
+  if (request.user !== undefined) body.safety_identifier = request.user;
+
+  for (const [key, value] of Object.entries(request.passthrough)) {
+    if (!NOT_FORWARDED.has(key)) body[key] = value;
+  }
+  if (options.stream) body.stream = true;
+
+  // Last, so a parameter the host rejects never goes out, whether we or the caller set it.
+  for (const key of call.provider.quirks.excludedParams) {
+    if (!ALWAYS_SENT_FIELDS.has(key)) delete body[key];
+  }
+  return body;
+}
+
+/** The caller's own `include` entries (e.g. logprobs), kept next to the ones we add. */
+function readCallerInclude(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === "string") : [];
+}

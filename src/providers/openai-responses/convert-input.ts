@@ -1,0 +1,141 @@
+/**
+ * Canonical system + messages → Responses `instructions` and `input` items (wire-formats.md §2).
+ *
+ * The gateway calls Responses statelessly (`store: false`), so every turn is replayed in full:
+ * - reasoning items go back only when they are this upstream's own state (same kind and model,
+ *   `isStateForUpstream`) and carry `encrypted_content`: without it a stateless request cannot
+ *   resolve the item. Each one is placed immediately before the item that followed it in the
+ *   output, which canonical order preserves (sharp-edges B15); a reasoning item with nothing after
+ *   it in its turn is dropped, because the API rejects it ("provided without its required
+ *   following item"). Foreign or stateless reasoning is dropped, never turned into visible text
+ *   (B16);
+ * - assistant text becomes `message` items with `output_text`, tool calls `function_call` items;
+ * - tool results become `function_call_output` items: a string, or `input_text`/`input_image`
+ *   parts when the result holds images (openai-node `ResponseFunctionCallOutputItemList`).
+ */
+import type {
+  AssistantContentPart,
+  CanonicalMessage,
+  FilePart,
+  ImagePart,
+  MediaSource,
+  TextPart,
+  ToolResultPart,
+  UserContentPart,
+} from "../../canonical/index.js";
+import { isStateForUpstream } from "../is-state-for-upstream.js";
+import { RESPONSES_PROVIDER_KIND } from "./provider-kind.js";
+import type { ResponsesInputContent, ResponsesInputItem } from "./wire-types.js";
+
+/**
+ * System parts joined into one `instructions` string. Separate parts are separate paragraphs;
+ * empty parts add nothing.
+ */
+export function convertInstructions(system: TextPart[]): string | undefined {
+  const texts = system.map((part) => part.text).filter((text) => text !== "");
+  return texts.length === 0 ? undefined : texts.join("\n\n");
+}
+
+export function convertInput(messages: CanonicalMessage[], upstreamModel: string): ResponsesInputItem[] {
+  const items: ResponsesInputItem[] = [];
+  for (const message of messages) {
+    switch (message.role) {
+      case "user": {
+        const content = message.content.flatMap(convertUserPart);
+        if (content.length > 0) items.push({ type: "message", role: "user", content });
+        break;
+      }
+      case "assistant":
+        items.push(...convertAssistantTurn(message.content, upstreamModel));
+        break;
+      case "tool":
+        for (const part of message.content) items.push(convertToolResult(part));
+        break;
+    }
+  }
+  return items;
+}
+
+function convertAssistantTurn(content: AssistantContentPart[], upstreamModel: string): ResponsesInputItem[] {
+  const items: ResponsesInputItem[] = [];
+  let text = "";
+  const flushText = () => {
+    if (text !== "")
+      items.push({ type: "message", role: "assistant", content: [{ type: "output_text", text }] });
+    text = "";
+  };
+  for (const part of content) {
+    if (part.type === "text") {
+      text += part.text;
+      continue;
+    }
+    flushText();
+    if (part.type === "tool-call") {
+      items.push({ type: "function_call", call_id: part.id, name: part.name, arguments: part.arguments });
+      continue;
+    }
+    const state = part.providerState;
+    if (!isStateForUpstream(state, RESPONSES_PROVIDER_KIND, upstreamModel)) continue;
+    if (state.encryptedContent === undefined || state.encryptedContent === "") continue;
+    items.push({
+      type: "reasoning",
+      ...(state.itemId === undefined ? {} : { id: state.itemId }),
+      summary: part.text === "" ? [] : [{ type: "summary_text", text: part.text }],
+      encrypted_content: state.encryptedContent,
+    });
+  }
+  flushText();
+  while (items.at(-1)?.type === "reasoning") items.pop();
+  return items;
+}
+
+function convertUserPart(part: UserContentPart): ResponsesInputContent[] {
+  switch (part.type) {
+    case "text":
+      return part.text === "" ? [] : [{ type: "input_text", text: part.text }];
+    case "image":
+      return [convertImage(part)];
+    case "file":
+      return [convertFile(part)];
+  }
+}
+
+function convertToolResult(part: ToolResultPart): ResponsesInputItem {
+  const allText = part.content.every((item) => item.type === "text");
+  if (allText) {
+    const output = part.content.map((item) => (item.type === "text" ? item.text : "")).join("");
+    return { type: "function_call_output", call_id: part.toolCallId, output };
+  }
+  const output = part.content.flatMap((item): ResponsesInputContent[] => {
+    if (item.type === "image") return [convertImage(item)];
+    return item.text === "" ? [] : [{ type: "input_text", text: item.text }];
+  });
+  return { type: "function_call_output", call_id: part.toolCallId, output };
+}
+
+/** `detail` is a required field of `input_image`; `auto` is the API's own default. */
+function convertImage(part: ImagePart): ResponsesInputContent {
+  return { type: "input_image", image_url: toUrl(part.source), detail: part.detail ?? "auto" };
+}
+
+/** A URL source goes as `file_url`; inline data as a data URL in `file_data`, which needs a name. */
+function convertFile(part: FilePart): ResponsesInputContent {
+  const filename = part.filename ?? part.title;
+  if (part.source.kind === "url") {
+    return { type: "input_file", file_url: part.source.url, ...(filename === undefined ? {} : { filename }) };
+  }
+  return {
+    type: "input_file",
+    filename: filename ?? defaultFilename(part.source.mediaType),
+    file_data: toUrl(part.source),
+  };
+}
+
+function toUrl(source: MediaSource): string {
+  return source.kind === "url" ? source.url : `data:${source.mediaType};base64,${source.data}`;
+}
+
+function defaultFilename(mediaType: string): string {
+  const subtype = /^[a-z]+\/([a-z0-9.+-]+)/i.exec(mediaType)?.[1];
+  return subtype === undefined ? "file" : `file.${subtype === "plain" ? "txt" : subtype}`;
+}

@@ -1,0 +1,22 @@
+import { type CanonicalUsage, createEmptyUsage } from "../../canonical/index.js";
+import type { ResponsesUsageWire } from "./wire-types.js";
+
+/**
+ * Responses `usage` → canonical. Same convention as canonical already: `input_tokens` includes
+ * cached and cache-written tokens, `output_tokens` includes reasoning. Missing or null counters
+ * are 0 (`cache_write_tokens` exists only in newer responses).
+ */
+export function mapResponsesUsage(usage: ResponsesUsageWire | null | undefined): CanonicalUsage {
+  const result = createEmptyUsage();
+  if (usage === null || usage === undefined) return result;
+  result.inputTokens = readCount(usage.input_tokens);
+  result.outputTokens = readCount(usage.output_tokens);
+  result.cachedInputTokens = readCount(usage.input_tokens_details?.cached_tokens);
+  result.cacheWriteTokens = readCount(usage.input_tokens_details?.cache_write_tokens);
+  result.reasoningTokens = readCount(usage.output_tokens_details?.reasoning_tokens);
+  return result;
+}
+
+function readCount(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+}

@@ -1,0 +1,350 @@
+/**
+ * Responses SSE events → canonical stream parts (wire-formats.md §2 "Streaming events",
+ * sharp-edges C19–C22).
+ *
+ * - `response.created` / `in_progress` / `queued` give the id and model of `response-metadata`,
+ *   which goes out just before the first content part: until content exists a failure can still
+ *   be thrown as a plain error (and retried).
+ * - `output_item.added`: function_call → `tool-input-start` (index = order among the turn's
+ *   calls). Messages and reasoning items open their block with their first text (a reasoning item
+ *   without text opens when it completes with encrypted content), so an empty item yields no empty
+ *   block, and a failure right after an item was announced can still be thrown as a plain error.
+ * - `output_text.delta` / `refusal.delta` → `text-delta`; `reasoning_summary_text.delta` and
+ *   `reasoning_text.delta` → `reasoning-delta` (summary parts separated by a blank line, as in the
+ *   JSON parse); `function_call_arguments.delta` → `tool-input-delta`.
+ * - `output_item.done` closes the item from the complete item: `text-end`; `tool-input-end` and
+ *   `tool-call` with the item's arguments; `reasoning-end` carrying the encrypted content of the
+ *   done item (it differs from the one in `added`). Text the deltas did not deliver is emitted first.
+ * - `response.completed` / `response.incomplete` close whatever is still open from the final
+ *   `output`, then give `usage` and `finish`. Items are put out in output order whatever order they
+ *   complete in (see `sequence-output-items.ts`).
+ * - `error` and `response.failed` throw the classified error; so does a stream that ends without a
+ *   terminal event. Other event types (content parts, annotations, hosted tools, keep-alives) carry
+ *   nothing the canonical stream needs and are skipped.
+ */
+import type { CanonicalStreamPart, CanonicalUsage } from "../../canonical/index.js";
+import { GatewayError } from "../../errors/gateway-error.js";
+import { normalizeArguments } from "../openai-compatible/read-message-fields.js";
+import type { SseEvent } from "../sse-reader.js";
+import { classifyErrorEvent, classifyResponseError } from "./classify-response-error.js";
+import { mapResponsesFinishReason, readRawFinishReason } from "./map-finish-reason.js";
+import { mapResponsesUsage } from "./map-usage.js";
+import {
+  readCallId,
+  readMessageText,
+  readReasoningState,
+  readReasoningText,
+  SUMMARY_PART_SEPARATOR,
+} from "./read-output-items.js";
+import { createOutputSequencer } from "./sequence-output-items.js";
+import type { ResponsesOutputItemWire, ResponsesStreamEventWire, ResponseWire } from "./wire-types.js";
+
+type ItemKind = "message" | "function_call" | "reasoning" | "other";
+
+interface ItemState {
+  outputIndex: number;
+  kind: ItemKind;
+  /** The upstream item id (`msg_…`, `fc_…`, `rs_…`) when known. */
+  itemId?: string;
+  /** Block id of text/reasoning parts; the call id for function calls. */
+  id: string;
+  started: boolean;
+  done: boolean;
+  /** Text, reasoning text or arguments emitted so far. */
+  emitted: string;
+  /** Which summary or content part the last reasoning delta belonged to. */
+  reasoningPart?: string;
+  name: string;
+  toolIndex: number;
+  /** From `function_call_arguments.done`, for servers whose done item lacks arguments. */
+  finalArguments?: string;
+}
+
+export interface ResponsesStreamParser {
+  /** Folds one event in; returns the parts it completes. Throws on `error` / `response.failed`. */
+  acceptEvent(event: ResponsesStreamEventWire, eventName?: string): CanonicalStreamPart[];
+  /** Whether a terminal event (`response.completed` / `response.incomplete`) has been read. */
+  readonly finished: boolean;
+}
+
+export function createResponsesStreamParser(context: { upstreamModel: string }): ResponsesStreamParser {
+  const items = new Map<number, ItemState>();
+  const indexByItemId = new Map<string, number>();
+  const sequencer = createOutputSequencer();
+  let upstreamId: string | undefined;
+  let upstreamModel: string | undefined;
+  let metadataSent = false;
+  let toolCount = 0;
+  let hasRefusal = false;
+  let finished = false;
+
+  function readResponseMetadata(response: ResponseWire | null | undefined): void {
+    if (typeof response?.id === "string" && response.id !== "") upstreamId ??= response.id;
+    if (typeof response?.model === "string" && response.model !== "") upstreamModel ??= response.model;
+  }
+
+  function locate(event: ResponsesStreamEventWire): number {
+    if (typeof event.output_index === "number") return event.output_index;
+    const known = typeof event.item_id === "string" ? indexByItemId.get(event.item_id) : undefined;
+    return known ?? Math.max(-1, ...items.keys());
+  }
+
+  function ensureItem(outputIndex: number, kind: ItemKind, item?: ResponsesOutputItemWire | null): ItemState {
+    const existing = items.get(outputIndex);
+    if (existing !== undefined) return existing;
+    const itemId = typeof item?.id === "string" && item.id !== "" ? item.id : undefined;
+    if (itemId !== undefined) indexByItemId.set(itemId, outputIndex);
+    const state: ItemState = {
+      outputIndex,
+      kind,
+      ...(itemId === undefined ? {} : { itemId }),
+      id: kind === "function_call" && item ? readCallId(item) : (itemId ?? `${kind}-${outputIndex}`),
+      started: false,
+      done: false,
+      emitted: "",
+      name: typeof item?.name === "string" ? item.name : "",
+      toolIndex: kind === "function_call" ? toolCount++ : -1,
+    };
+    items.set(outputIndex, state);
+    return state;
+  }
+
+  function start(state: ItemState, parts: CanonicalStreamPart[]): void {
+    if (state.started) return;
+    state.started = true;
+    if (state.kind === "message") parts.push({ type: "text-start", id: state.id });
+    if (state.kind === "reasoning") parts.push({ type: "reasoning-start", id: state.id });
+    if (state.kind === "function_call") {
+      parts.push({ type: "tool-input-start", id: state.id, index: state.toolIndex, name: state.name });
+    }
+  }
+
+  function appendDelta(state: ItemState, delta: string, parts: CanonicalStreamPart[]): void {
+    if (delta === "") return;
+    start(state, parts);
+    state.emitted += delta;
+    if (state.kind === "message") parts.push({ type: "text-delta", id: state.id, delta });
+    if (state.kind === "reasoning") parts.push({ type: "reasoning-delta", id: state.id, delta });
+    if (state.kind === "function_call") parts.push({ type: "tool-input-delta", id: state.id, delta });
+  }
+
+  /** Emits what the deltas did not deliver when the complete value extends what was emitted. */
+  function appendMissing(state: ItemState, complete: string, parts: CanonicalStreamPart[]): void {
+    if (complete.length > state.emitted.length && complete.startsWith(state.emitted)) {
+      appendDelta(state, complete.slice(state.emitted.length), parts);
+    }
+  }
+
+  function closeItem(state: ItemState, item: ResponsesOutputItemWire | undefined): CanonicalStreamPart[] {
+    const parts: CanonicalStreamPart[] = [];
+    state.done = true;
+    if (state.kind === "message") {
+      const message = item === undefined ? { text: "", refusal: false } : readMessageText(item);
+      if (message.refusal) hasRefusal = true;
+      appendMissing(state, message.text, parts);
+      if (state.started) parts.push({ type: "text-end", id: state.id });
+    } else if (state.kind === "reasoning") {
+      if (item !== undefined) appendMissing(state, readReasoningText(item), parts);
+      const providerState = item === undefined ? undefined : readReasoningState(item, context.upstreamModel);
+      // An item with neither text nor state (no summary requested, no encrypted content) carries
+      // nothing; an empty block would only reach clients as an empty thinking block.
+      if (!state.started && providerState === undefined) return parts;
+      start(state, parts);
+      parts.push({
+        type: "reasoning-end",
+        id: state.id,
+        ...(providerState === undefined ? {} : { providerState }),
+      });
+    } else if (state.kind === "function_call") {
+      if (state.name === "" && typeof item?.name === "string") state.name = item.name;
+      // The complete item is the truth; a server whose done item lacks arguments still sent them
+      // in `function_call_arguments.done` or as deltas.
+      const itemArguments = item?.arguments;
+      const hasItemArguments = itemArguments !== undefined && itemArguments !== null && itemArguments !== "";
+      const finalArguments = normalizeArguments(
+        hasItemArguments ? itemArguments : (state.finalArguments ?? state.emitted),
+      );
+      start(state, parts);
+      appendMissing(state, finalArguments, parts);
+      parts.push({ type: "tool-input-end", id: state.id });
+      parts.push({
+        type: "tool-call",
+        id: state.id,
+        index: state.toolIndex,
+        name: state.name,
+        arguments: finalArguments,
+      });
+    }
+    return parts;
+  }
+
+  /**
+   * The output index of an item of the terminal `output`: by its id when the stream announced it
+   * (positions can differ: a server may leave items out of `output`), else its position, unless
+   * another item holds that position.
+   */
+  function locateFinalItem(item: ResponsesOutputItemWire, position: number): number {
+    const byId = typeof item?.id === "string" ? indexByItemId.get(item.id) : undefined;
+    if (byId !== undefined) return byId;
+    const occupant = items.get(position);
+    if (occupant === undefined || occupant.itemId === undefined || occupant.itemId === item?.id)
+      return position;
+    return Math.max(...items.keys()) + 1;
+  }
+
+  function finishItem(outputIndex: number, item: ResponsesOutputItemWire | undefined): void {
+    const state = ensureItem(outputIndex, kindOf(item), item);
+    if (state.done) return;
+    sequencer.push(outputIndex, closeItem(state, item));
+    sequencer.complete(outputIndex);
+  }
+
+  function terminate(response: ResponseWire | null | undefined, eventType: string): CanonicalStreamPart[] {
+    finished = true;
+    readResponseMetadata(response);
+    const output = Array.isArray(response?.output) ? response.output : [];
+    for (const [position, item] of output.entries()) finishItem(locateFinalItem(item, position), item);
+    for (const state of [...items.values()].sort((a, b) => a.outputIndex - b.outputIndex)) {
+      if (!state.done) finishItem(state.outputIndex, undefined);
+    }
+    const parts = sequencer.drainAll();
+    const usage: CanonicalUsage | undefined =
+      response?.usage === null || response?.usage === undefined
+        ? undefined
+        : mapResponsesUsage(response.usage);
+    if (usage !== undefined) parts.push({ type: "usage", usage });
+    const status = response?.status ?? (eventType === "response.incomplete" ? "incomplete" : "completed");
+    const incompleteReason = response?.incomplete_details?.reason;
+    const hasToolCalls = [...items.values()].some((state) => state.kind === "function_call");
+    const rawReason = readRawFinishReason(status, incompleteReason);
+    parts.push({
+      type: "finish",
+      reason: mapResponsesFinishReason(status, incompleteReason, { hasToolCalls, hasRefusal }),
+      ...(rawReason === undefined ? {} : { rawReason }),
+    });
+    return parts;
+  }
+
+  function handle(event: ResponsesStreamEventWire, type: string): CanonicalStreamPart[] {
+    switch (type) {
+      case "response.created":
+      case "response.in_progress":
+      case "response.queued":
+        readResponseMetadata(event.response);
+        return [];
+      case "response.output_item.added": {
+        const outputIndex = locate(event);
+        const state = ensureItem(outputIndex, kindOf(event.item), event.item);
+        const parts: CanonicalStreamPart[] = [];
+        // A call opens now (its name is known); a message or reasoning block opens with its first
+        // text, or, for reasoning, when it completes with state: empty items yield no blocks.
+        if (state.kind === "function_call") start(state, parts);
+        sequencer.push(outputIndex, parts);
+        break;
+      }
+      case "response.output_text.delta":
+      case "response.refusal.delta":
+        if (type === "response.refusal.delta") hasRefusal = true;
+        pushDelta(event, "message");
+        break;
+      case "response.reasoning_summary_text.delta":
+        pushDelta(event, "reasoning", `summary-${event.summary_index ?? 0}`);
+        break;
+      case "response.reasoning_text.delta":
+        pushDelta(event, "reasoning", `content-${event.content_index ?? 0}`);
+        break;
+      case "response.function_call_arguments.delta":
+        pushDelta(event, "function_call");
+        break;
+      case "response.function_call_arguments.done": {
+        const state = ensureItem(locate(event), "function_call");
+        if (typeof event.arguments === "string") state.finalArguments = event.arguments;
+        break;
+      }
+      case "response.output_item.done":
+        finishItem(locate(event), event.item ?? undefined);
+        break;
+      case "response.completed":
+      case "response.incomplete":
+        return terminate(event.response, type);
+      case "response.failed":
+        throw classifyResponseError(event.response?.error);
+      case "error":
+        throw classifyErrorEvent(event);
+      default:
+        return [];
+    }
+    return sequencer.drain();
+  }
+
+  function pushDelta(event: ResponsesStreamEventWire, kind: ItemKind, reasoningPart?: string): void {
+    if (typeof event.delta !== "string" || event.delta === "") return;
+    const outputIndex = locate(event);
+    const state = ensureItem(outputIndex, kind);
+    if (state.kind !== kind || state.done) return;
+    const parts: CanonicalStreamPart[] = [];
+    if (reasoningPart !== undefined) {
+      // A new summary part is a new paragraph, exactly as the JSON parse joins them.
+      if (
+        state.reasoningPart !== undefined &&
+        state.reasoningPart !== reasoningPart &&
+        state.emitted !== ""
+      ) {
+        appendDelta(state, SUMMARY_PART_SEPARATOR, parts);
+      }
+      state.reasoningPart = reasoningPart;
+    }
+    appendDelta(state, event.delta, parts);
+    sequencer.push(outputIndex, parts);
+  }
+
+  function withMetadata(parts: CanonicalStreamPart[]): CanonicalStreamPart[] {
+    if (metadataSent || parts.length === 0) return parts;
+    metadataSent = true;
+    return [{ type: "response-metadata", upstreamId, upstreamModel }, ...parts];
+  }
+
+  return {
+    get finished() {
+      return finished;
+    },
+    acceptEvent(event, eventName) {
+      if (finished) return [];
+      const type = typeof event.type === "string" && event.type !== "" ? event.type : (eventName ?? "");
+      return withMetadata(handle(event, type));
+    },
+  };
+}
+
+function kindOf(item: ResponsesOutputItemWire | null | undefined): ItemKind {
+  const type = item?.type;
+  return type === "message" || type === "function_call" || type === "reasoning" ? type : "other";
+}
+
+/**
+ * Parses a Responses event stream, ending at the terminal event. Throws a GatewayError for an
+ * `error` / `response.failed` event, a frame that is not JSON, or a stream that ends without a
+ * terminal event; errors of `events` (network, deadlines, aborts) propagate unchanged. The caller
+ * decides whether a throw becomes an `error` part (after the first part) or a plain error.
+ */
+export async function* parseResponsesStream(
+  events: AsyncIterable<SseEvent>,
+  context: { upstreamModel: string },
+): AsyncGenerator<CanonicalStreamPart> {
+  const parser = createResponsesStreamParser(context);
+  for await (const event of events) {
+    const data = event.data.trim();
+    if (data === "") continue;
+    if (data === "[DONE]") break;
+    let payload: unknown;
+    try {
+      payload = JSON.parse(data);
+    } catch {
+      throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
+    }
+    if (typeof payload !== "object" || payload === null || Array.isArray(payload)) continue;
+    yield* parser.acceptEvent(payload as ResponsesStreamEventWire, event.event);
+    if (parser.finished) return;
+  }
+  throw new GatewayError("provider_unavailable", "upstream stream ended early");
+}
