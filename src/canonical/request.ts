@@ -61,6 +61,8 @@ export interface ToolCallPart {
   /** JSON text of the arguments, kept byte-exact. */
   arguments: string;
   providerState?: OpaqueReasoningState;
+  /** Prompt-cache breakpoint (Claude Code puts them on tool_use and tool_result blocks). */
+  cacheControl?: CacheControl;
 }
 
 export interface ToolResultPart {
@@ -68,6 +70,7 @@ export interface ToolResultPart {
   toolCallId: string;
   content: Array<TextPart | ImagePart>;
   isError?: boolean;
+  cacheControl?: CacheControl;
 }
 
 export interface ReasoningPart {

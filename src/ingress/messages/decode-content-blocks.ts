@@ -20,6 +20,7 @@ import type {
   MediaSource,
   ReasoningPart,
   TextPart,
+  ToolCallPart,
   ToolResultPart,
   UserContentPart,
 } from "../../canonical/index.js";
@@ -90,12 +91,12 @@ export function decodeAssistantBlocks(blocks: readonly MessagesAssistantBlockBod
         });
         break;
       case "tool_use":
-        content.push({
-          type: "tool-call",
-          id: block.id,
-          name: block.name,
-          arguments: JSON.stringify(block.input),
-        });
+        content.push(
+          withCacheControl<ToolCallPart>(
+            { type: "tool-call", id: block.id, name: block.name, arguments: JSON.stringify(block.input) },
+            block.cache_control,
+          ),
+        );
         break;
       default:
         // Anthropic server-tool transcript blocks (content-block-schemas.ts says why they go).
@@ -150,7 +151,7 @@ function decodeToolResultBlock(block: ToolResultBlockBody, param: string): ToolR
   }
   const result: ToolResultPart = { type: "tool-result", toolCallId: block.tool_use_id, content };
   if (block.is_error === true) result.isError = true;
-  return result;
+  return withCacheControl(result, block.cache_control);
 }
 
 function decodeMediaSource(source: MediaSourceBody, param: string): MediaSource {

@@ -505,3 +505,35 @@ test("rejected features and inconsistent options name their field", () => {
   );
   assertRejected({ ...minimal, plugins: [{ id: "telepathy" }] }, "plugins[0].id");
 });
+
+test("cache_control on tool_use and tool_result blocks is kept (Claude Code's cache breakpoints)", () => {
+  const request = decodeMessagesRequest({
+    model: "a/b",
+    max_tokens: 10,
+    messages: [
+      { role: "user", content: "read it" },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "toolu_1", name: "read", input: {}, cache_control: { type: "ephemeral" } },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_1",
+            content: "file body",
+            cache_control: { type: "ephemeral", ttl: "1h" },
+          },
+        ],
+      },
+    ],
+  });
+  const call = request.messages[1].content[0];
+  assert.equal(call.type, "tool-call");
+  assert.deepEqual(call.type === "tool-call" && call.cacheControl, { type: "ephemeral" });
+  const result = request.messages[2].content[0];
+  assert.deepEqual(result.type === "tool-result" && result.cacheControl, { type: "ephemeral", ttl: "1h" });
+});

@@ -319,3 +319,37 @@ test("consecutive assistant turns merge into one", () => {
     ],
   });
 });
+
+test("cache breakpoints on tool calls and tool results reach Anthropic unchanged", () => {
+  const messages: CanonicalMessage[] = [
+    { role: "user", content: [{ type: "text", text: "read it" }] },
+    {
+      role: "assistant",
+      content: [
+        {
+          type: "tool-call",
+          id: "toolu_1",
+          name: "read",
+          arguments: "{}",
+          cacheControl: { type: "ephemeral" },
+        },
+      ],
+    },
+    {
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: "toolu_1",
+          content: [{ type: "text", text: "body" }],
+          cacheControl: { type: "ephemeral", ttl: "1h" },
+        },
+      ],
+    },
+  ];
+  const converted = convertMessages(messages, { upstreamModel: "claude-x" }) as Array<{
+    content: Array<Record<string, unknown>>;
+  }>;
+  assert.deepEqual(converted[1].content[0].cache_control, { type: "ephemeral" });
+  assert.deepEqual(converted[2].content[0].cache_control, { type: "ephemeral", ttl: "1h" });
+});

@@ -101,7 +101,15 @@ function convertAssistantPart(part: AssistantContentPart, upstreamModel: string)
       return [];
     }
     case "tool-call":
-      return [{ type: "tool_use", id: part.id, name: part.name, input: parseToolInput(part.arguments) }];
+      return [
+        {
+          type: "tool_use",
+          id: part.id,
+          name: part.name,
+          input: parseToolInput(part.arguments),
+          ...withCacheControl(part.cacheControl),
+        },
+      ];
   }
 }
 
@@ -116,6 +124,7 @@ function convertToolResult(part: ToolResultPart, param: string): AnthropicToolRe
     // An empty result is sent without content: an empty text block would be rejected (E29).
     ...(content.length > 0 ? { content } : {}),
     ...(part.isError === undefined ? {} : { is_error: part.isError }),
+    ...withCacheControl(part.cacheControl),
   };
 }
 
