@@ -239,3 +239,18 @@ test("upstream 4xx about the gateway's own account become provider_auth, without
   });
   assert.equal(gemini.code, "provider_auth");
 });
+
+test("OpenAI insufficient_quota is the gateway's account problem, not a rate limit", () => {
+  const error = classifyUpstreamError({
+    status: 429,
+    bodyText: JSON.stringify({
+      error: {
+        message: "You exceeded your current quota",
+        type: "insufficient_quota",
+        code: "insufficient_quota",
+      },
+    }),
+  });
+  assert.equal(error.code, "provider_auth");
+  assert.equal(error.retryAfterSeconds, undefined);
+});

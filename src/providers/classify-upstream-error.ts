@@ -180,6 +180,8 @@ function classifyErrorDetails(
   // "credit balance is too low" with a 400; Gemini reports a bad key as 400 API_KEY_INVALID.
   if (
     status === 402 ||
+    details.code === "insufficient_quota" ||
+    details.type === "insufficient_quota" ||
     (status >= 400 && status < 500 && ACCOUNT_PROBLEM_PATTERNS.some((pattern) => pattern.test(text)))
   ) {
     return new GatewayError(

@@ -298,6 +298,9 @@ test("incomplete at max_output_tokens: length in both modes", async () => {
 });
 
 test("HTTP errors are classified GatewayErrors for generate and before the first stream part", async () => {
+  const rateLimited = {
+    error: { message: "Rate limit reached", type: "requests", param: null, code: "rate_limit_exceeded" },
+  };
   const quota = {
     error: {
       message: "You exceeded your current quota",
@@ -306,12 +309,18 @@ test("HTTP errors are classified GatewayErrors for generate and before the first
       code: "insufficient_quota",
     },
   };
-  upstream.enqueue(fakeReply.error(429, quota, { "retry-after": "3" }), fakeReply.error(429, quota));
+  upstream.enqueue(
+    fakeReply.error(429, rateLimited, { "retry-after": "3" }),
+    fakeReply.error(429, rateLimited),
+  );
   await assert.rejects(adapter.generate(callFor()), { code: "provider_rate_limit", retryAfterSeconds: 3 });
   await assert.rejects(
     collect(callFor()),
     (error) => error instanceof GatewayError && error.upstreamStatus === 429,
   );
+  // The gateway's own OpenAI account is out of quota: not the caller's rate limit.
+  upstream.enqueue(fakeReply.error(429, quota));
+  await assert.rejects(adapter.generate(callFor()), { code: "provider_auth" });
   const invalid = {
     error: {
       message: "Invalid 'temperature': decimal below minimum value.",
