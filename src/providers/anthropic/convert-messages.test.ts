@@ -347,7 +347,7 @@ test("cache breakpoints on tool calls and tool results reach Anthropic unchanged
       ],
     },
   ];
-  const converted = convertMessages(messages, { upstreamModel: "claude-x" }) as Array<{
+  const converted = convertMessages(messages, { upstreamModel: "claude-x" }) as unknown as Array<{
     content: Array<Record<string, unknown>>;
   }>;
   assert.deepEqual(converted[1].content[0].cache_control, { type: "ephemeral" });
