@@ -58,7 +58,10 @@ export function createGenerationHandler(
       return c.json(format.encodeResult(result, settlement, context) as object);
     } catch (thrown) {
       const error = toGatewayError(thrown);
-      if (error.code === "internal_error") logger.error({ err: thrown, requestId }, "generation failed");
+      // A caller that went away is not a gateway failure (its usage is settled as cancelled).
+      if (error.code === "internal_error" && !c.req.raw.signal.aborted) {
+        logger.error({ err: thrown, requestId }, "generation failed");
+      }
       return createErrorResponse(error, format.encodeError(error, requestId), requestId);
     }
   };

@@ -1,0 +1,160 @@
+/**
+ * Command-line options of `npm run bench`. Every knob has a ceiling so a run stays bounded in
+ * time; `--quick` is the under-a-minute variant (also what CI or a smoke run would use).
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { DEFAULT_POSTGRES_ADMIN_URL, DEFAULT_REDIS_URL } from "./distributed-database.js";
+import type { ScenarioId } from "./scenarios.js";
+
+export interface BenchOptions {
+  quick: boolean;
+  /** Start the gateway under `--cpu-prof` and summarise the profile (figures are then perturbed). */
+  profile: boolean;
+  /** Pin with taskset when possible (`--no-pin` to compare). */
+  pin: boolean;
+  /** Another checkout to run the gateway from (its `src/main.ts`); default this one. */
+  gatewayDir?: string;
+  /** Run the gateway on PostgreSQL + Redis (loopback) instead of embedded PGlite. */
+  distributed?: { postgresAdminUrl: string; redisUrl: string };
+  rounds: number;
+  warmupMs: number;
+  durationMs: number;
+  concurrency: number;
+  rates: number[];
+  scenarios: ScenarioId[];
+  /** Tokens (SSE frames) of a fast streamed answer. */
+  streamTokens: number;
+  streams: number;
+  streamWaves: number;
+  slowTokens: number;
+  slowIntervalMs: number;
+  settleMs: number;
+  /** The slow-stream scenario's targets: the gateway, and the floor for comparison (not in --quick). */
+  streamTargets: Array<"proxy" | "gateway">;
+  /** Fixed-rate backlog allowance: max(this, phase length); see LoadSpec.drainTimeoutMs. */
+  minDrainMs: number;
+  requestTimeoutMs: number;
+  /** Hard stop for the whole run. */
+  watchdogMs: number;
+}
+
+const ALL_SCENARIOS: ScenarioId[] = ["chat-json", "chat-sse", "messages-sse"];
+
+export const HELP = `npm run bench -- [options]
+
+  --quick              short run (about a minute): 1 round, 1 s per measurement, one short wave of slow
+                       streams against the gateway only (no growth check)
+  --profile            run the gateway under --cpu-prof (bench/results/profiles) and summarise it
+  --no-pin             do not pin processes to CPUs with taskset
+  --distributed        gateway on PostgreSQL + Redis instead of embedded PGlite: a fresh database is
+                       created via BENCH_POSTGRES_ADMIN_URL (default ${DEFAULT_POSTGRES_ADMIN_URL})
+                       and dropped after; Redis at BENCH_REDIS_URL (default ${DEFAULT_REDIS_URL})
+  --rounds N           measurement rounds, targets alternating within each (default 2, max 5)
+  --duration S         seconds measured per target, scenario and load (default 3, max 30)
+  --warmup S           unmeasured seconds before each measurement (default 1, max 10)
+  --concurrency N      connections of the fixed-concurrency load (default 32, max 512)
+  --rates R1,R2        fixed request rates, requests/s (default 400; each max 20000)
+  --gateway-dir DIR    run the gateway of another checkout (A/B runs), e.g. a \`git archive HEAD\`
+                       extracted to a temp folder with node_modules linked
+  --scenarios A,B      any of ${ALL_SCENARIOS.join(", ")} (default all)
+  --streams N          concurrent slow streams (default 1000, 0 skips; max 5000)
+  --slow-tokens N      tokens per slow stream, one per 100 ms (default 30; --quick 5)
+`;
+
+export function parseBenchOptions(argv: readonly string[]): BenchOptions | { help: string } {
+  if (argv.includes("--help") || argv.includes("-h")) return { help: HELP };
+  const quick = argv.includes("--quick");
+  const options: BenchOptions = {
+    quick,
+    profile: argv.includes("--profile"),
+    pin: !argv.includes("--no-pin"),
+    distributed: argv.includes("--distributed")
+      ? {
+          postgresAdminUrl: process.env.BENCH_POSTGRES_ADMIN_URL || DEFAULT_POSTGRES_ADMIN_URL,
+          redisUrl: process.env.BENCH_REDIS_URL || DEFAULT_REDIS_URL,
+        }
+      : undefined,
+    rounds: quick ? 1 : 2,
+    warmupMs: quick ? 300 : 1_000,
+    durationMs: quick ? 1_000 : 3_000,
+    concurrency: 32,
+    rates: [400],
+    scenarios: [...ALL_SCENARIOS],
+    streamTokens: 24,
+    streams: 1_000,
+    streamWaves: quick ? 1 : 2,
+    slowTokens: quick ? 5 : 30,
+    slowIntervalMs: 100,
+    settleMs: quick ? 500 : 2_000,
+    streamTargets: quick ? ["gateway"] : ["proxy", "gateway"],
+    minDrainMs: quick ? 1_000 : 2_000,
+    requestTimeoutMs: 30_000,
+    watchdogMs: quick ? 150_000 : 480_000,
+  };
+  const value = (name: string) => {
+    const index = argv.indexOf(`--${name}`);
+    return index < 0 ? undefined : argv[index + 1];
+  };
+  const integer = (name: string, min: number, max: number): number | undefined => {
+    const text = value(name);
+    if (text === undefined) return undefined;
+    const parsed = Number(text);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+      throw new Error(`--${name} must be an integer from ${min} to ${max}, got "${text}"`);
+    }
+    return parsed;
+  };
+  options.rounds = integer("rounds", 1, 5) ?? options.rounds;
+  options.durationMs = (integer("duration", 1, 30) ?? options.durationMs / 1000) * 1000;
+  options.warmupMs = (integer("warmup", 0, 10) ?? options.warmupMs / 1000) * 1000;
+  options.concurrency = integer("concurrency", 1, 512) ?? options.concurrency;
+  options.streams = integer("streams", 0, 5_000) ?? options.streams;
+  options.slowTokens = integer("slow-tokens", 1, 300) ?? options.slowTokens;
+  const rates = value("rates");
+  if (rates !== undefined) {
+    options.rates = rates.split(",").map((item) => {
+      const rate = Number(item);
+      if (!Number.isInteger(rate) || rate < 1 || rate > 20_000) throw new Error(`bad rate "${item}"`);
+      return rate;
+    });
+  }
+  const gatewayDir = value("gateway-dir");
+  if (gatewayDir !== undefined) {
+    if (!existsSync(join(gatewayDir, "src/main.ts")))
+      throw new Error(`--gateway-dir: no src/main.ts in ${gatewayDir}`);
+    options.gatewayDir = resolve(gatewayDir);
+  }
+  const scenarios = value("scenarios");
+  if (scenarios !== undefined) {
+    options.scenarios = scenarios.split(",").map((item) => {
+      if (!ALL_SCENARIOS.includes(item as ScenarioId)) throw new Error(`unknown scenario "${item}"`);
+      return item as ScenarioId;
+    });
+  }
+  // The longest stream plus everything else must still fit the watchdog.
+  options.watchdogMs = Math.max(options.watchdogMs, estimateRunMs(options) * 2);
+  return options;
+}
+
+/** Rough wall time of a run, printed up front and used to size the watchdog. */
+export function estimateRunMs(options: BenchOptions): number {
+  const loads = 1 + options.rates.length;
+  const cells = options.scenarios.length * loads * 3 * options.rounds;
+  const perCell = options.warmupMs + options.durationMs + 400;
+  // A target slower than a fixed rate is given up to max(2 s, phase) to drain its backlog, twice
+  // (warm-up and measurement); assume one target of three is that slow.
+  const rateDrains =
+    options.rates.length *
+    options.scenarios.length *
+    options.rounds *
+    (Math.max(options.minDrainMs, options.warmupMs) + Math.max(options.minDrainMs, options.durationMs));
+  const streamMs = options.slowTokens * options.slowIntervalMs;
+  // The gateway admits 1,000 streams at a few ms of CPU each: allow 5 s of ramp per wave.
+  const streams =
+    options.streams === 0
+      ? 0
+      : options.streamTargets.length * (1_000 + options.streamWaves * (streamMs + options.settleMs + 5_000));
+  const startup = 15_000;
+  return cells * perCell + rateDrains + streams + startup;
+}

@@ -1,0 +1,208 @@
+/**
+ * Keeps `npm run bench` from rotting without running it: each building block of the harness runs
+ * briefly in-process — the upstream (all four answer kinds), the load generator in both modes, the
+ * bare proxy, the slow-stream scenario, /proc readers and the profile summariser. No timing is
+ * asserted (timing goals live in the bench itself), only that the pieces work together.
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { type BareProxy, startBareProxy } from "../bench/bare-proxy.js";
+import { runLoad } from "../bench/load-generator.js";
+import { readCpuMicros, readMemory } from "../bench/proc-stats.js";
+import { ResponseParser } from "../bench/response-parser.js";
+import {
+  buildProbeRequest,
+  buildScenarioRequest,
+  SCENARIOS,
+  type ScenarioId,
+  type TargetEndpoint,
+} from "../bench/scenarios.js";
+import { runSlowStreams } from "../bench/slow-streams.js";
+import { type CpuProfile, summariseCpuProfile } from "../bench/summarise-profile.js";
+import { type BenchUpstream, startBenchUpstream } from "../bench/upstream-server.js";
+
+let upstream: BenchUpstream;
+let proxy: BareProxy;
+
+before(async () => {
+  upstream = await startBenchUpstream({ streamTokens: 8, slowTokens: 3, slowIntervalMs: 20 });
+  proxy = await startBareProxy({ upstreamOrigin: upstream.origin });
+});
+
+after(async () => {
+  await proxy.close();
+  await upstream.close();
+});
+
+const direct = (): TargetEndpoint => ({ kind: "direct", host: "127.0.0.1", port: upstream.port });
+const validatorOf = (id: ScenarioId) => SCENARIOS.find((scenario) => scenario.id === id)!.validate;
+
+test("the response parser handles Content-Length, chunked bodies split anywhere, and read-until-close", () => {
+  const chunked = Buffer.from(
+    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n7\r\n, world\r\n0\r\n\r\n",
+  );
+  for (let split = 1; split < chunked.length; split += 1) {
+    const parser = new ResponseParser(true);
+    assert.equal(parser.feed(chunked.subarray(0, split), 1), 0);
+    assert.equal(parser.feed(chunked.subarray(split), 2), 0);
+    assert.ok(parser.done, `split at ${split}`);
+    assert.equal(parser.response.body, "hello, world");
+    assert.equal(parser.response.status, 200);
+  }
+  const sized = new ResponseParser(true);
+  sized.feed(Buffer.from("HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"), 5);
+  assert.deepEqual(
+    {
+      done: sized.done,
+      status: sized.response.status,
+      body: sized.response.body,
+      keepAlive: sized.response.keepAlive,
+    },
+    { done: true, status: 404, body: "{}", keepAlive: false },
+  );
+  const untilClose = new ResponseParser();
+  untilClose.feed(Buffer.from("HTTP/1.0 200 OK\r\n\r\nabc"), 7);
+  assert.equal(untilClose.done, false);
+  untilClose.finishOnClose();
+  assert.equal(untilClose.response.bodyBytes, 3);
+  assert.equal(untilClose.response.firstBodyAt, 7);
+  assert.throws(() => new ResponseParser().feed(Buffer.from("SMTP ready\r\n\r\n"), 0), /bad status line/);
+});
+
+test("the upstream answers Chat Completions and Messages, JSON and SSE", async () => {
+  const call = async (path: string, body: object) => {
+    const response = await fetch(`${upstream.origin}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return { type: response.headers.get("content-type") ?? "", text: await response.text() };
+  };
+  const chat = await call("/v1/chat/completions", { model: "bench-fast", messages: [] });
+  assert.equal(JSON.parse(chat.text).object, "chat.completion");
+  const chatStream = await call("/v1/chat/completions", { model: "bench-fast", messages: [], stream: true });
+  assert.match(chatStream.type, /text\/event-stream/);
+  assert.equal(validatorOf("chat-sse")(chatStream.text), undefined);
+  const message = await call("/v1/messages", { model: "bench-fast", max_tokens: 10, messages: [] });
+  assert.equal(JSON.parse(message.text).type, "message");
+  const messageStream = await call("/v1/messages", {
+    model: "bench-fast",
+    max_tokens: 10,
+    messages: [],
+    stream: true,
+  });
+  assert.equal(validatorOf("messages-sse")(messageStream.text), undefined);
+});
+
+test("the load generator drives every scenario in both modes, directly and through the proxy", async () => {
+  const proxyTarget: TargetEndpoint = { kind: "proxy", host: "127.0.0.1", port: proxy.port };
+  for (const target of [direct(), proxyTarget]) {
+    for (const scenario of SCENARIOS) {
+      const result = await runLoad({
+        host: target.host,
+        port: target.port,
+        request: buildScenarioRequest(scenario.id, target),
+        mode: { kind: "concurrency", connections: 4 },
+        durationMs: 150,
+        requestTimeoutMs: 5_000,
+        validate: scenario.validate,
+      });
+      assert.equal(result.errors, 0, `${target.kind} ${scenario.id}: ${JSON.stringify(result.errorKinds)}`);
+      assert.ok(result.completed > 0, `${target.kind} ${scenario.id} completed nothing`);
+      if (scenario.stream) assert.equal(result.ttfbMs.count, result.completed);
+    }
+  }
+  const paced = await runLoad({
+    host: "127.0.0.1",
+    port: upstream.port,
+    request: buildScenarioRequest("chat-json", direct()),
+    mode: { kind: "rate", perSecond: 200 },
+    durationMs: 250,
+    requestTimeoutMs: 5_000,
+  });
+  assert.equal(paced.errors, 0);
+  assert.equal(paced.completed, 50, "an open loop sends exactly rate × duration requests");
+});
+
+test("a wrong answer stops the load generator instead of being measured as speed", async () => {
+  await assert.rejects(
+    runLoad({
+      host: "127.0.0.1",
+      port: upstream.port,
+      request: buildScenarioRequest("chat-json", direct()),
+      mode: { kind: "concurrency", connections: 2 },
+      durationMs: 2_000,
+      requestTimeoutMs: 5_000,
+      validate: () => "not what we expected",
+    }),
+    /target answered wrongly: not what we expected/,
+  );
+});
+
+test("the slow-stream scenario completes its waves and reads memory from /proc", async (t) => {
+  if (process.platform !== "linux") return t.skip("reads /proc");
+  assert.ok((readCpuMicros(process.pid) ?? 0) > 0);
+  assert.ok((readMemory(process.pid)?.rssBytes ?? 0) > 0);
+  const result = await runSlowStreams({
+    target: direct(),
+    pid: process.pid,
+    request: buildScenarioRequest("chat-sse", direct(), true),
+    probeRequest: buildProbeRequest(direct()),
+    streams: 20,
+    waves: 2,
+    streamMs: 60,
+    settleMs: 50,
+    baselineMs: 100,
+    validate: validatorOf("chat-sse"),
+  });
+  assert.deepEqual(
+    result.waves.map((wave) => [wave.completed, wave.errors]),
+    [
+      [20, 0],
+      [20, 0],
+    ],
+  );
+  assert.ok(result.waves.every((wave) => (wave.rssPeakMb ?? 0) > 0));
+  assert.notEqual(result.bounded, undefined);
+});
+
+test("the profile summariser ranks self time and charges natives to their calling package", () => {
+  const frame = (functionName: string, url = "") => ({ functionName, url, lineNumber: 0 });
+  const profile: CpuProfile = {
+    startTime: 0,
+    endTime: 10_000,
+    nodes: [
+      { id: 1, callFrame: frame("(root)"), children: [2, 3, 5] },
+      {
+        id: 2,
+        callFrame: frame("query", "file:///x/node_modules/@electric-sql/pglite/dist/a.js"),
+        children: [4],
+      },
+      { id: 3, callFrame: frame("(idle)") },
+      { id: 4, callFrame: frame("writeBuffer") },
+      { id: 5, callFrame: frame("decode", new URL("../src/ingress/x.ts", import.meta.url).href) },
+    ],
+    // Each sample's time is the gap to the next one.
+    samples: [4, 4, 5, 3, 2],
+    timeDeltas: [0, 1_000, 1_000, 1_000, 6_000, 0],
+  };
+  const summary = summariseCpuProfile(profile);
+  assert.equal(summary.idleMs, 6);
+  assert.equal(summary.busyMs, 3);
+  assert.deepEqual(
+    summary.top.map((entry) => [entry.name, entry.selfMs, entry.category]),
+    [
+      ["writeBuffer", 2, "(native)"],
+      ["decode", 1, "src/ingress"],
+      ["query", 0, "@electric-sql/pglite"],
+    ],
+  );
+  assert.equal(summary.top[0].mainCaller, "query (@electric-sql/pglite)");
+  assert.deepEqual(
+    summary.owners.map((entry) => [entry.category, entry.selfMs]),
+    [
+      ["@electric-sql/pglite", 2],
+      ["src/ingress", 1],
+    ],
+  );
+});
