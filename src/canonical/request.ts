@@ -176,4 +176,10 @@ export interface CanonicalRequest {
    * compatible wire format (spec §2.2: "forwarded verbatim to the upstream").
    */
   passthrough: Record<string, unknown>;
+  /**
+   * The wire format `passthrough` came from. Adapters forward it only to an upstream speaking that
+   * same format (a Responses `include` means nothing to — and is rejected by — a Chat Completions
+   * host). Unset: forward (requests built in code, tests).
+   */
+  passthroughFormat?: "chat_completions" | "responses" | "vendor_messages";
 }

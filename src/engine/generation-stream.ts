@@ -25,7 +25,8 @@ export class GenerationStream {
   private cancelled = false;
   private settlement?: Promise<Settlement>;
   private pendingFirst?: Promise<IteratorResult<CanonicalStreamPart>>;
-  private firstArrived = false;
+  /** The response started before the upstream's first part arrived (see `open`). */
+  private slowStart = false;
 
   private constructor(
     private readonly admitted: AdmittedGeneration,
@@ -67,6 +68,7 @@ export class GenerationStream {
     clearTimeout(timer);
     const stream = new GenerationStream(admitted, iterator, controller, hooks);
     if (waited.kind === "slow") {
+      stream.slowStart = true;
       stream.pendingFirst = firstStep;
       return stream;
     }
@@ -89,7 +91,7 @@ export class GenerationStream {
 
   /** true when the first part has not arrived yet (the response starts without it). */
   get startedBeforeFirstPart(): boolean {
-    return this.firstArrived === false;
+    return this.slowStart;
   }
 
   /** The parts, in upstream order. Ends after `finish` or an `error` part. */
@@ -103,7 +105,6 @@ export class GenerationStream {
       const error = toGatewayError(thrown);
       next = { type: "error", error: { code: error.code, message: error.message } };
     }
-    this.firstArrived = true;
     while (next !== undefined) {
       this.observe(next);
       yield next;

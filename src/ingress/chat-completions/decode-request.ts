@@ -32,6 +32,7 @@ export function decodeChatRequest(body: unknown): CanonicalRequest {
     toolEvents: request.hi_tool_events ?? false,
     stream: request.stream ?? false,
     passthrough: collectPassthrough(body as Record<string, unknown>, request),
+    passthroughFormat: "chat_completions",
   };
   const toolChoice = decodeToolChoice(request.tool_choice, tools);
   if (toolChoice !== undefined) decoded.toolChoice = toolChoice;

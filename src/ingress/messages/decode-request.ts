@@ -57,6 +57,7 @@ function decodeParsedRequest(
     toolEvents: request.hi_tool_events ?? false,
     stream: request.stream ?? false,
     passthrough: collectPassthrough(body),
+    passthroughFormat: "vendor_messages",
   };
   Object.assign(decoded, decodeToolChoice(request.tool_choice, tools));
   if (isSet(request.max_tokens)) decoded.maxOutputTokens = request.max_tokens;

@@ -36,6 +36,7 @@ export function decodeResponsesRequest(body: unknown): CanonicalRequest {
     toolEvents: request.hi_tool_events ?? false,
     stream: request.stream ?? false,
     passthrough: collectPassthrough(body as Record<string, unknown>),
+    passthroughFormat: "responses",
   };
   const toolChoice = decodeToolChoice(request.tool_choice, tools);
   if (toolChoice !== undefined) decoded.toolChoice = toolChoice;

@@ -3,6 +3,7 @@
  * hosts comes in as data: the adapter's {@link ChatDialect} and the provider's `quirks`
  * (excluded parameters, output-cap field name, tool-call id shape).
  */
+import { isPassthroughFrom } from "../is-passthrough-from.js";
 import type { UpstreamCall } from "../provider-adapter.js";
 import { buildUpstreamHeaders } from "./build-headers.js";
 import { type ChatDialect, OPENAI_COMPATIBLE_DIALECT } from "./chat-dialect.js";
@@ -94,7 +95,10 @@ export function buildChatCompletionsBody(
   }
   setIfDefined(body, dialect.userField, request.user);
 
-  for (const [key, value] of Object.entries(request.passthrough)) {
+  // Unknown fields of a chat caller go upstream verbatim (spec §2.2); another format's are
+  // meaningless to a Chat Completions host and would be rejected.
+  const passthrough = isPassthroughFrom(request, "chat_completions") ? request.passthrough : {};
+  for (const [key, value] of Object.entries(passthrough)) {
     if (!PROTECTED_FIELDS.has(key)) body[key] = value;
   }
 
@@ -102,7 +106,7 @@ export function buildChatCompletionsBody(
     body.stream = true;
     // Usage is always requested: metering needs it even when the caller did not ask (F41).
     // Other stream options the caller passed through (e.g. include_obfuscation) are kept.
-    const callerOptions = request.passthrough.stream_options;
+    const callerOptions = passthrough.stream_options;
     body.stream_options = { ...(isRecord(callerOptions) ? callerOptions : {}), include_usage: true };
   }
 

@@ -15,7 +15,9 @@
  *   canonical result has no place for log probabilities;
  * - the chat-only `prediction` pass-through field is left out (Responses rejects it).
  */
+
 import { GatewayError } from "../../errors/gateway-error.js";
+import { isPassthroughFrom } from "../is-passthrough-from.js";
 import { buildUpstreamHeaders } from "../openai-compatible/build-headers.js";
 import { isReasoningModel, selectSupportedSampling } from "../openai-compatible/openai-reasoning-rules.js";
 import type { UpstreamCall } from "../provider-adapter.js";
@@ -89,7 +91,8 @@ export function buildResponsesBody(call: UpstreamCall, options: { stream: boolea
 
   // A caller's own request for encrypted reasoning (Codex always sends one) is dropped for a model
   // that does not reason: the API answers it with 400 "Encrypted content is not supported".
-  const include = readCallerInclude(request.passthrough.include).filter(
+  const passthrough = isPassthroughFrom(request, "responses") ? request.passthrough : {};
+  const include = readCallerInclude(passthrough.include).filter(
     (entry) => entry !== ENCRYPTED_REASONING_INCLUDE,
   );
   if (reasoningModel) {
@@ -99,7 +102,7 @@ export function buildResponsesBody(call: UpstreamCall, options: { stream: boolea
   if (include.length > 0) body.include = include;
   if (request.user !== undefined) body.safety_identifier = request.user;
 
-  for (const [key, value] of Object.entries(request.passthrough)) {
+  for (const [key, value] of Object.entries(passthrough)) {
     if (!NOT_FORWARDED.has(key)) body[key] = value;
   }
   if (options.stream) body.stream = true;

@@ -1,0 +1,153 @@
+/**
+ * Structural rules of each format's stream, checked on the raw frames the gateway sent (beyond what
+ * the SDKs enforce while accumulating): issue 3 items 1–2, docs/formats.md, wire-formats.md §0–§3.
+ */
+import assert from "node:assert/strict";
+import type { SseFrame } from "./wire-tap.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: wire JSON is read field by field.
+type Json = any;
+
+/**
+ * Chat: role on the first delta, each tool call opened once with id/type/name and `arguments: ""`,
+ * exactly one finish_reason, then the usage-only chunk (`choices: []`), then `[DONE]` — or, after a
+ * failure, one error frame and nothing else.
+ */
+export function checkChatStream(frames: SseFrame[]): void {
+  for (const frame of frames) assert.equal(frame.event, undefined, "chat frames carry no event: line");
+  const done = frames.at(-1)?.data === "[DONE]";
+  const chunks = (done ? frames.slice(0, -1) : frames).map((frame) => JSON.parse(frame.data) as Json);
+  const failed = chunks.at(-1)?.error !== undefined;
+  assert.ok(done !== failed, "a chat stream ends with [DONE], or with one error frame and nothing after it");
+  const data = failed ? chunks.slice(0, -1) : chunks;
+  assert.ok(
+    data.every((chunk) => chunk.error === undefined),
+    "an error frame is the last frame",
+  );
+  assert.equal(new Set(data.map((chunk) => chunk.id)).size, 1, "one id per stream");
+  const withChoices = data.filter((chunk) => chunk.choices.length > 0);
+  assert.equal(withChoices[0]?.choices[0].delta.role, "assistant", "role on the first delta");
+  const opened = new Set<number>();
+  for (const chunk of withChoices) {
+    for (const call of chunk.choices[0].delta.tool_calls ?? []) {
+      if (opened.has(call.index)) {
+        assert.equal(call.id, undefined, "later fragments carry only index and arguments");
+        continue;
+      }
+      opened.add(call.index);
+      assert.equal(call.index, opened.size - 1, "tool-call indexes dense, in order");
+      assert.equal(typeof call.id, "string");
+      assert.equal(call.type, "function");
+      assert.equal(typeof call.function.name, "string");
+      assert.equal(call.function.arguments, "", "a call opens with empty arguments");
+    }
+  }
+  if (failed) return;
+  const finishes = withChoices.filter((chunk) => chunk.choices[0].finish_reason !== null);
+  assert.equal(finishes.length, 1, "exactly one finish_reason");
+  const last = data.at(-1);
+  assert.deepEqual(last.choices, [], "the usage chunk comes last, without choices");
+  assert.equal(typeof last.usage?.prompt_tokens, "number");
+}
+
+/**
+ * Responses: `event:` equals `data.type`, sequence numbers from 0, one response id, items strictly
+ * one after another (added → scoped events of that item only → output_item.done), output indexes
+ * dense; the terminal response lists the done items in order. A failure is `error` then
+ * `response.failed`, last.
+ */
+export function checkResponsesStream(frames: SseFrame[]): void {
+  const events = frames.map((frame) => {
+    const data = JSON.parse(frame.data) as Json;
+    assert.equal(frame.event, data.type, "event: line equals data.type");
+    return data;
+  });
+  events.forEach((event, index) => {
+    assert.equal(event.sequence_number, index, "sequence_number from 0");
+  });
+  assert.equal(events[0]?.type, "response.created");
+  const ids = new Set(events.filter((event) => event.response).map((event) => event.response.id));
+  assert.equal(ids.size, 1, "one response id per stream");
+  const doneItems: Json[] = [];
+  let open: Json | undefined;
+  for (const event of events) {
+    if (event.type === "response.output_item.added") {
+      assert.equal(open, undefined, "one item at a time");
+      assert.equal(event.output_index, doneItems.length, "output indexes dense and in order");
+      open = event.item;
+    } else if (event.type === "response.output_item.done") {
+      assert.equal(event.item.id, open?.id, "output_item.done closes the open item");
+      assert.equal(event.output_index, doneItems.length);
+      doneItems.push(event.item);
+      open = undefined;
+    } else if (event.item_id !== undefined) {
+      assert.equal(event.item_id, open?.id, `${event.type} belongs to the open item`);
+      assert.equal(event.output_index, doneItems.length, `${event.type} output_index`);
+    }
+  }
+  const terminal = events.at(-1);
+  if (terminal.type === "response.failed") {
+    assert.equal(events.at(-2)?.type, "error", "a failure is an error event, then response.failed");
+    return;
+  }
+  assert.equal(open, undefined, "every item closed");
+  assert.ok(
+    ["response.completed", "response.incomplete"].includes(terminal.type),
+    `terminal ${terminal.type}`,
+  );
+  assert.equal(terminal.response.status, terminal.type === "response.completed" ? "completed" : "incomplete");
+  assert.deepEqual(terminal.response.output, doneItems, "the terminal response carries the done items");
+  assert.equal(typeof terminal.response.usage?.input_tokens, "number");
+}
+
+/**
+ * Messages: every frame names its event; `message_start` first (pings aside: see the separate
+ * "message_start first" test), blocks strictly sequential with indexes from 0, each stopped before
+ * the next starts, then `message_delta` with the stop reason and usage, then `message_stop` — or an
+ * `error` event, last.
+ */
+export function checkMessagesStream(frames: SseFrame[]): void {
+  const events = frames.map((frame) => {
+    const data = JSON.parse(frame.data) as Json;
+    assert.equal(frame.event, data.type, "every messages frame names its event");
+    return data;
+  });
+  const content = events.filter((event) => event.type !== "ping");
+  assert.equal(content[0]?.type, "message_start");
+  let open: number | undefined;
+  let next = 0;
+  let deltaSeen = false;
+  for (const event of content.slice(1)) {
+    switch (event.type) {
+      case "content_block_start":
+        assert.equal(open, undefined, "blocks do not overlap");
+        assert.equal(event.index, next, "block indexes from 0, in order");
+        assert.ok(!deltaSeen, "no block after message_delta");
+        open = event.index;
+        next += 1;
+        break;
+      case "content_block_delta":
+        assert.equal(event.index, open, "delta of the open block");
+        break;
+      case "content_block_stop":
+        assert.equal(event.index, open, "stop of the open block");
+        open = undefined;
+        break;
+      case "message_delta":
+        assert.equal(open, undefined, "message_delta after the last block");
+        assert.equal(typeof event.delta.stop_reason, "string");
+        assert.equal(typeof event.usage?.output_tokens, "number");
+        deltaSeen = true;
+        break;
+      case "message_stop":
+        assert.ok(deltaSeen, "message_stop after message_delta");
+        break;
+      case "error":
+        break;
+      default:
+        assert.fail(`unexpected event ${event.type}`);
+    }
+  }
+  const last = content.at(-1)?.type;
+  assert.ok(last === "message_stop" || last === "error", `last event ${last}`);
+}
