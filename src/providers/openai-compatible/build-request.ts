@@ -3,8 +3,10 @@
  * hosts comes in as data: the adapter's {@link ChatDialect} and the provider's `quirks`
  * (excluded parameters, output-cap field name, tool-call id shape).
  */
+
 import { isPassthroughFrom } from "../is-passthrough-from.js";
 import type { UpstreamCall } from "../provider-adapter.js";
+import { resolveReasoningEffort } from "../resolve-reasoning-effort.js";
 import { buildUpstreamHeaders } from "./build-headers.js";
 import { type ChatDialect, OPENAI_COMPATIBLE_DIALECT } from "./chat-dialect.js";
 import { convertMessages } from "./convert-messages.js";
@@ -53,7 +55,7 @@ export function buildChatCompletionsBody(
   const { quirks } = call.provider;
   const reasoningRules = dialect.appliesOpenAiReasoningRules;
   const reasoningModel = isReasoningModel(call.model);
-  const effort = request.reasoning?.effort;
+  const effort = resolveReasoningEffort(request.reasoning);
   const sampling = reasoningRules
     ? selectSupportedSampling(request.sampling, call.model, effort)
     : request.sampling;

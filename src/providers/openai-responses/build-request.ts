@@ -21,6 +21,7 @@ import { isPassthroughFrom } from "../is-passthrough-from.js";
 import { buildUpstreamHeaders } from "../openai-compatible/build-headers.js";
 import { isReasoningModel, selectSupportedSampling } from "../openai-compatible/openai-reasoning-rules.js";
 import type { UpstreamCall } from "../provider-adapter.js";
+import { resolveReasoningEffort } from "../resolve-reasoning-effort.js";
 import { convertInput, convertInstructions } from "./convert-input.js";
 import { convertTextFormat, convertToolChoice, convertTools } from "./convert-tools.js";
 import type { ResponsesBody } from "./wire-types.js";
@@ -66,7 +67,7 @@ export function buildResponsesBody(call: UpstreamCall, options: { stream: boolea
     throw GatewayError.invalidRequest("Stop sequences are not supported by this model", "stop");
   }
   const reasoningModel = isReasoningModel(call.model);
-  const effort = request.reasoning?.effort;
+  const effort = resolveReasoningEffort(request.reasoning);
   const sampling = selectSupportedSampling(request.sampling, call.model, effort);
 
   const body: ResponsesBody = {
