@@ -11,6 +11,9 @@
  * - Assistant text that is empty or whitespace only is dropped (Anthropic rejects blank text blocks).
  * - A reasoning item's text is its summary texts joined by a blank line (or its raw `content` when the
  *   summary is empty); `encrypted_content` becomes opaque provider state, see decodeReasoningItem.
+ * - A reasoning item whose state names a tool call (`toolCallId`: the carrier encode-output-items.ts
+ *   writes next to a call with state) is no reasoning: its state goes back onto that call in the same
+ *   assistant turn, wherever the item stands in it, and is dropped when the turn has no such call.
  */
 import type {
   AssistantContentPart,
@@ -20,6 +23,7 @@ import type {
   ToolResultPart,
 } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import { attachToolCallStates } from "../messages/tool-call-state-carrier.js";
 import { unwrapOpaqueState } from "../opaque-state.js";
 import {
   decodeAssistantContent,
@@ -95,6 +99,9 @@ export function decodeInput(
         );
     }
   });
+  for (const message of messages) {
+    if (message.role === "assistant") message.content = attachToolCallStates(message.content);
+  }
   return { system, messages };
 }
 

@@ -39,6 +39,7 @@ test("a string input is one user message; defaults are empty", () => {
     toolEvents: false,
     stream: false,
     passthrough: {},
+    passthroughFormat: "responses",
   });
 });
 

@@ -8,7 +8,11 @@
  *   wrapped into `encrypted_content`); blocks are not merged, because each carries its own state
  *   (e.g. an Anthropic thinking signature next to a redacted-thinking block);
  * - text that follows text is one `message` item with one `output_text` part;
- * - each tool call is one `function_call` item;
+ * - each tool call is one `function_call` item; state that belongs to the call (Gemini thought
+ *   signatures) has no field there and rides in a carrier: a `reasoning` item with an empty summary
+ *   right AFTER the call, its state naming the call in `toolCallId` (messages/tool-call-state-carrier.ts;
+ *   after, not before, because a stream only learns the state when the call is complete, and its
+ *   function_call item is on the wire by then). decode-input.ts puts the state back on the call;
  * - empty text, and reasoning with neither text nor state, produce nothing.
  *
  * For the usual turn (reasoning, text, tool calls) that is one reasoning item, one message item, one
@@ -16,6 +20,7 @@
  * are deterministic and unique within the response.
  */
 import type { OpaqueReasoningState, ResultContent } from "../../canonical/index.js";
+import { createCarrierState } from "../messages/tool-call-state-carrier.js";
 import { wrapOpaqueState } from "../opaque-state.js";
 
 export interface ResponsesOutputText {
@@ -116,6 +121,10 @@ export function encodeOutputItems(
       closeText();
       const id = createItemId("function_call", requestId, items.length);
       items.push(encodeFunctionCallItem(id, part.id, part.name, part.arguments));
+      if (part.providerState !== undefined) {
+        const carrierId = createItemId("reasoning", requestId, items.length);
+        items.push(encodeReasoningItem(carrierId, "", createCarrierState(part.providerState, part.id)));
+      }
     }
   }
   closeText();

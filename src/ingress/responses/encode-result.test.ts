@@ -5,6 +5,7 @@ import { loadOpenApiValidator } from "../../../test/helpers/openapi-schema-valid
 import type { CanonicalResult, CanonicalUsage, FinishReason, ResultContent } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { Settlement } from "../ingress-format.js";
+import { unwrapOpaqueState } from "../opaque-state.js";
 import type { ResponsesEncodeContext } from "./create-response-object.js";
 import { decodeResponsesRequest } from "./decode-request.js";
 import { encodeResponsesResult } from "./encode-result.js";
@@ -120,6 +121,80 @@ test("the output replayed as the next input decodes to the same reasoning state 
   const reasoning = next.messages[1].content[0];
   assert.ok(reasoning.type === "reasoning");
   assert.deepEqual(reasoning.providerState, anthropicState, "identical provider state");
+});
+
+/** Gemini: the thought signature rides on the function call, not on a reasoning block. */
+const geminiState = {
+  providerKind: "google",
+  upstreamModel: "gemini-3-pro-preview",
+  signature: "CiQB+/=sig",
+};
+const geminiTurn: ResultContent[] = [
+  { type: "reasoning", text: "Look it up." },
+  { type: "text", text: "Checking." },
+  {
+    type: "tool-call",
+    id: "call_g1",
+    name: "get_weather",
+    arguments: '{"city":"Paris"}',
+    providerState: geminiState,
+  },
+  { type: "tool-call", id: "call_g2", name: "get_time", arguments: "{}" },
+];
+
+test("a tool call's own state rides in an empty reasoning item right after its function_call", () => {
+  const body = encode(geminiTurn, "tool-calls");
+  assert.deepEqual(
+    body.output.map((item) => [item.type, item.id]),
+    [
+      ["reasoning", "rs_req_9_0"],
+      ["message", "msg_req_9_1"],
+      ["function_call", "fc_req_9_2"],
+      ["reasoning", "rs_req_9_3"],
+      ["function_call", "fc_req_9_4"],
+    ],
+  );
+  const carrier = body.output[3];
+  assert.ok(carrier.type === "reasoning");
+  assert.deepEqual(carrier.summary, []);
+  assert.ok(carrier.encrypted_content);
+  assert.deepEqual(unwrapOpaqueState(carrier.encrypted_content, "openai-responses", "encryptedContent"), {
+    ...geminiState,
+    toolCallId: "call_g1",
+  });
+});
+
+test("a call's state comes back byte-identical on the call; a carrier for no call in the turn is dropped", () => {
+  const body = encode(geminiTurn, "tool-calls");
+  const replay = (output: unknown[]) =>
+    decodeResponsesRequest({
+      model: "google/gemini-3-pro-preview",
+      input: [
+        { role: "user", content: "Weather in Paris?" },
+        ...output,
+        { type: "function_call_output", call_id: "call_g1", output: "18C" },
+        { type: "function_call_output", call_id: "call_g2", output: "14:00" },
+      ],
+    } as never);
+  const next = replay(body.output);
+  assert.deepEqual(next.messages[1], { role: "assistant", content: geminiTurn });
+  const call = next.messages[1].content[2];
+  assert.ok(call.type === "tool-call");
+  assert.equal(call.providerState?.signature, geminiState.signature, "byte-identical signature");
+  assert.deepEqual(call.providerState, geminiState);
+
+  // Position does not matter, only the id: a carrier moved before its call still attaches.
+  const [reasoning, message, firstCall, carrier, secondCall] = body.output;
+  assert.deepEqual(
+    replay([reasoning, message, carrier, firstCall, secondCall]).messages[1],
+    next.messages[1],
+  );
+  // A carrier whose call is not in the turn is state for nothing.
+  const orphan = replay([reasoning, message, carrier, secondCall]);
+  assert.deepEqual(orphan.messages[1], {
+    role: "assistant",
+    content: [geminiTurn[0], geminiTurn[1], geminiTurn[3]],
+  });
 });
 
 test("finish reasons map to completed or incomplete with the reason", () => {
@@ -242,6 +317,7 @@ test("response bodies validate against the Response schema of OpenAI's OpenAPI d
     encode(agentTurn, "tool-calls"),
     encode(agentTurn, "length"),
     encode([], "content-filter"),
+    encode(geminiTurn, "tool-calls"),
     encode([{ type: "text", text: "x" }], "stop", { ...context, request }),
   ];
   for (const body of bodies) assert.deepEqual(validator.validate("Response", body), [], body.status);

@@ -123,12 +123,53 @@ function foldParts(parts: readonly CanonicalStreamPart[]): ResultContent[] {
       const key = `tool:${part.id}`;
       const args = part.type === "tool-call" ? part.arguments : "";
       if (!blocks.has(key) || part.type === "tool-call") {
-        blocks.set(key, { type: "tool-call", id: part.id, name: part.name, arguments: args });
+        const providerState = part.type === "tool-call" ? part.providerState : undefined;
+        blocks.set(key, {
+          type: "tool-call",
+          id: part.id,
+          name: part.name,
+          arguments: args,
+          ...(providerState === undefined ? {} : { providerState }),
+        });
       }
     }
   }
   return [...blocks.values()];
 }
+
+const geminiState: OpaqueReasoningState = {
+  providerKind: "google",
+  upstreamModel: "gemini-3-pro-preview",
+  signature: "CiQB+/=sig",
+};
+
+/** Gemini sends each call whole, its thought signature on the call. */
+const geminiTurn: CanonicalStreamPart[] = [
+  { type: "reasoning-start", id: "r" },
+  { type: "reasoning-delta", id: "r", delta: "Look it up." },
+  { type: "reasoning-end", id: "r" },
+  { type: "tool-input-start", id: "call_g1", index: 0, name: "get_weather" },
+  { type: "tool-input-delta", id: "call_g1", delta: '{"city":"Paris"}' },
+  { type: "tool-input-end", id: "call_g1" },
+  {
+    type: "tool-call",
+    id: "call_g1",
+    index: 0,
+    name: "get_weather",
+    arguments: '{"city":"Paris"}',
+    providerState: geminiState,
+  },
+  {
+    type: "tool-call",
+    id: "call_g2",
+    index: 1,
+    name: "get_time",
+    arguments: "{}",
+    providerState: geminiState,
+  },
+  { type: "usage", usage },
+  { type: "finish", reason: "tool-calls" },
+];
 
 /** An official SDK client whose every request is answered with `sseText`. */
 function createClient(sseText: string): OpenAI {
@@ -284,6 +325,17 @@ test("response.completed.output equals the non-streaming output for the same par
       { type: "tool-call", id: "whole", index: 0, name: "h", arguments: '{"y":2}' },
       { type: "text-delta", id: "t3", delta: "after" },
     ],
+    geminiTurn,
+    // The call completes while a reasoning item is open: buffered, replayed with its carrier.
+    [
+      { type: "reasoning-delta", id: "r", delta: "think" },
+      { type: "tool-input-start", id: "g", index: 0, name: "f" },
+      { type: "tool-input-delta", id: "g", delta: "{}" },
+      { type: "tool-call", id: "g", index: 0, name: "f", arguments: "{}", providerState: geminiState },
+      { type: "tool-call", id: "h", index: 1, name: "f", arguments: "{}", providerState: geminiState },
+      { type: "reasoning-end", id: "r" },
+      { type: "text-delta", id: "t", delta: "done" },
+    ],
   ];
   for (const parts of sequences) {
     const events = parseEvents(encodeStream(parts, (encoder) => encoder.finish(settle("stop"))));
@@ -355,6 +407,51 @@ test("a reasoning item that ends after a function call started is kept first and
   const done = events.filter((event) => event.type === "response.output_item.done").length;
   assert.equal(added, 2);
   assert.equal(done, 2);
+});
+
+test("a call's state streams as a full carrier reasoning item right after its function_call", async () => {
+  const sse = encodeStream(geminiTurn, (encoder) => encoder.finish(settle("tool-calls")));
+  const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+  for await (const event of await createClient(sse).responses.create({ ...params, stream: true })) {
+    events.push(event);
+  }
+  assert.deepEqual(
+    events.map((event) => event.sequence_number),
+    events.map((_, index) => index),
+  );
+  const itemEvents = events.flatMap((event) =>
+    event.type === "response.output_item.added" || event.type === "response.output_item.done"
+      ? [[event.type.slice("response.output_item.".length), event.output_index, event.item.type]]
+      : [],
+  );
+  assert.deepEqual(itemEvents, [
+    ["added", 0, "reasoning"],
+    ["done", 0, "reasoning"],
+    ["added", 1, "function_call"],
+    ["done", 1, "function_call"],
+    ["added", 2, "reasoning"],
+    ["done", 2, "reasoning"],
+    ["added", 3, "function_call"],
+    ["done", 3, "function_call"],
+    ["added", 4, "reasoning"],
+    ["done", 4, "reasoning"],
+  ]);
+  const completed = events[events.length - 1];
+  assert.ok(completed.type === "response.completed");
+  const carrierStates = completed.response.output.flatMap((item) =>
+    item.type === "reasoning" && item.encrypted_content
+      ? [[item.summary, unwrapOpaqueState(item.encrypted_content, "openai-responses", "encryptedContent")]]
+      : [],
+  );
+  assert.deepEqual(carrierStates, [
+    [[], { ...geminiState, toolCallId: "call_g1" }],
+    [[], { ...geminiState, toolCallId: "call_g2" }],
+  ]);
+  // The SDK's accumulator builds the same items (it adds parsed_arguments to function calls).
+  const response = await createClient(sse).responses.stream(params).finalResponse();
+  const project = (output: OpenAI.Responses.ResponseOutputItem[]) =>
+    output.map((item) => [item.type, item.id, item.type === "reasoning" ? item.encrypted_content : null]);
+  assert.deepEqual(project(response.output), project(completed.response.output));
 });
 
 test("a length finish ends with response.incomplete and reason max_output_tokens", async () => {
@@ -506,6 +603,7 @@ test("response.completed carries a response that validates against OpenAI's Resp
   if (validator === undefined) return t.skip("../shared/specs/openai-openapi.yaml not present");
   for (const [parts, reason] of [
     [agentTurn, "tool-calls"],
+    [geminiTurn, "tool-calls"],
     [textTurn, "length"],
   ] as const) {
     const events = parseEvents(encodeStream(parts, (encoder) => encoder.finish(settle(reason))));

@@ -13,7 +13,8 @@
  * but canonical blocks may overlap: parallel tool calls interleave their argument deltas, and a
  * reasoning block can end after a tool call started. So a reasoning or function_call item, once
  * open, blocks: parts of other blocks are buffered in arrival order and replayed when it closes
- * (reasoning at `reasoning-end`, a call at `tool-call`). A message item never blocks: it closes as
+ * (reasoning at `reasoning-end`, a call at `tool-call`, followed by a carrier reasoning item when
+ * the call has provider state). A message item never blocks: it closes as
  * soon as another item must open, and text that follows text joins it. Nothing is dropped: finish()
  * closes whatever is still open or buffered.
  *
@@ -25,6 +26,7 @@ import type { CanonicalStreamPart, OpaqueReasoningState } from "../../canonical/
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import type { GatewayError } from "../../errors/gateway-error.js";
 import type { Settlement, StreamEncoder } from "../ingress-format.js";
+import { createCarrierState } from "../messages/tool-call-state-carrier.js";
 import {
   createResponseEcho,
   createResponseObject,
@@ -91,7 +93,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
         if (part.delta !== "") frames += this.acceptArguments(part.id, part.delta);
         break;
       case "tool-call":
-        frames += this.completeTool(part.id, part.name, part.arguments);
+        frames += this.completeTool(part.id, part.name, part.arguments, part.providerState);
         break;
       default:
         return frames;
@@ -212,18 +214,43 @@ class ResponsesStreamEncoder implements StreamEncoder {
     return "";
   }
 
-  private completeTool(id: string, name: string, finalArguments: string): string {
+  private completeTool(
+    id: string,
+    name: string,
+    finalArguments: string,
+    providerState: OpaqueReasoningState | undefined,
+  ): string {
     const key = `tool:${id}`;
-    if (this.openBlock === key) return this.closeOpenItem({ finalArguments });
+    if (this.openBlock === key) return this.closeTool(id, finalArguments, providerState);
     if (this.pending.has(key) || this.isBlocked()) {
       const block = this.pending.get(key) ?? this.buffer("tool", id, name);
       block.ended = true;
       block.finalArguments = finalArguments;
+      block.providerState = providerState;
       return "";
     }
     // Never streamed (e.g. an upstream that sends calls whole): open and close it at once.
     return (
-      this.open(key, () => this.writer.openFunctionCall(id, name)) + this.closeOpenItem({ finalArguments })
+      this.open(key, () => this.writer.openFunctionCall(id, name)) +
+      this.closeTool(id, finalArguments, providerState)
+    );
+  }
+
+  /**
+   * Closes the open function_call item; the call's own state follows it in a carrier reasoning item
+   * (empty summary), as in encode-output-items.ts.
+   */
+  private closeTool(
+    id: string,
+    finalArguments: string | undefined,
+    providerState: OpaqueReasoningState | undefined,
+  ): string {
+    const frames = this.closeOpenItem({ finalArguments });
+    if (providerState === undefined) return frames;
+    return (
+      frames +
+      this.writer.openReasoning() +
+      this.writer.closeItem({ providerState: createCarrierState(providerState, id) })
     );
   }
 
@@ -280,6 +307,8 @@ class ResponsesStreamEncoder implements StreamEncoder {
     }
     let frames = this.open(key, () => this.writer.openFunctionCall(block.id, block.name));
     if (block.buffered !== "") frames += this.writer.appendArguments(block.buffered);
-    return block.ended ? frames + this.closeOpenItem({ finalArguments: block.finalArguments }) : frames;
+    return block.ended
+      ? frames + this.closeTool(block.id, block.finalArguments, block.providerState)
+      : frames;
   }
 }
