@@ -3,16 +3,22 @@
  * shutdown. `main.ts` calls it with the process settings; tests call it with their own.
  */
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { createAdminService } from "./admin/admin-service.js";
 import { writeAdminToken } from "./admin/admin-token.js";
 import { createAuthenticator } from "./auth/authenticate.js";
+import { evictBeforePublish } from "./auth/evict-before-publish.js";
+import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "./auth/playground-key-policy.js";
+import { startPlaygroundKeyPurge } from "./auth/playground-key-purge.js";
 import { loadConfigFile } from "./config/load-config.js";
 import type { Settings } from "./config/settings.js";
 import type { GatewayConfig, ProviderKind } from "./config/types.js";
 import { bootstrapEmbeddedWorkspace } from "./engine/bootstrap.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { createApp } from "./http/create-app.js";
+import { openSpendGuard } from "./limits/open-spend-guard.js";
+import type { SpendGuard } from "./limits/spend-guard.js";
 import { createLogger, type Logger } from "./logging/logger.js";
 import { createAnthropicAdapter } from "./providers/anthropic/adapter.js";
 import { createGoogleAdapter } from "./providers/google/adapter.js";
@@ -20,7 +26,15 @@ import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/ada
 import { createOpenAiChatAdapter } from "./providers/openai-compatible/openai-chat-adapter.js";
 import { createOpenAiResponsesAdapter } from "./providers/openai-responses/adapter.js";
 import type { ProviderAdapter } from "./providers/provider-adapter.js";
-import { openStore } from "./storage/open-store.js";
+import {
+  createDurableGenerationRepository,
+  type DurableGenerationOptions,
+  type OutboxEvent,
+  type ReplayResult,
+} from "./storage/durable-generation-repository.js";
+import { openFileOutcomeOutbox } from "./storage/file-outcome-outbox.js";
+import { createMemoryOutcomeOutbox } from "./storage/memory-outcome-outbox.js";
+import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
 import { openSharedState } from "./storage/shared-state.js";
 import type { SharedState, Store } from "./storage/types.js";
 
@@ -36,6 +50,15 @@ export interface GatewayOptions {
   drainMs?: number;
   /** Prefix of every Redis key and channel (tests isolate themselves with it). */
   statePrefix?: string;
+  /** Auth cache TTL (default 5 s, at most 30 s): how long a missed key-change message can matter. */
+  authCacheTtlMs?: number;
+  /** Overrides of the playground-key rules (tests shorten the TTL). */
+  playgroundKeyPolicy?: Partial<PlaygroundKeyPolicy>;
+  /** Deadlines and retry pacing of the usage outbox (tests speed them up). */
+  outbox?: Pick<
+    DurableGenerationOptions,
+    "finishDeadlineMs" | "idleCheckMs" | "retryInitialMs" | "retryMaxMs"
+  >;
 }
 
 export interface RunningGateway {
@@ -45,6 +68,12 @@ export interface RunningGateway {
   state: SharedState;
   config: GatewayConfig;
   internalSecret: string;
+  /** Spend and rate limits (Redis, or in-process in embedded mode). */
+  spendGuard: SpendGuard;
+  /** One pass of the usage-outbox replayer now (it also runs by itself). */
+  replayParkedOutcomes(): Promise<ReplayResult>;
+  /** One playground-key purge now (it also runs by itself). */
+  purgeExpiredPlaygroundKeys(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -62,25 +91,56 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const { settings } = options;
   const logger = options.logger ?? createLogger(settings.logLevel);
   const config = options.config ?? loadConfigFile(settings.configPath);
-  const store = await openStore({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir });
+  const rawStore = await openStore({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir });
+  // Outcomes that cannot reach the database are parked in <dataDir>/outbox and replayed
+  // (docs/durability.md); the replayer's first pass is the start-up replay.
+  const outbox =
+    settings.dataDir === IN_MEMORY_DATA_DIR
+      ? createMemoryOutcomeOutbox()
+      : await openFileOutcomeOutbox(join(settings.dataDir, "outbox"));
+  const generations = createDurableGenerationRepository(rawStore.generations, {
+    ...options.outbox,
+    outbox,
+    ping: () => rawStore.ping(),
+    onEvent: (event) => logOutboxEvent(logger, event),
+  });
+  generations.startReplayer();
+  const store: Store = { ...rawStore, generations };
   const state = await openSharedState({
     redisUrl: settings.redisUrl,
     prefix: options.statePrefix,
     onError: (error) => logger.warn({ err: error }, "redis connection error"),
   });
+  const spendGuard = await openSpendGuard({
+    keyLimits: store.keyLimits,
+    redisUrl: settings.redisUrl,
+    prefix: options.statePrefix,
+    leaseTtlMs: config.reservationTtlMs,
+    logger,
+    state,
+  });
 
   const internalSecret =
     settings.internalSharedSecret ??
-    (store.mode === "embedded" ? await writeAdminToken(settings.dataDir) : randomSecretNobodyKnows());
+    (store.mode === "embedded" && settings.dataDir !== IN_MEMORY_DATA_DIR
+      ? await writeAdminToken(settings.dataDir)
+      : randomSecretNobodyKnows());
 
   if (store.mode === "embedded") {
     const created = await bootstrapEmbeddedWorkspace(store, config);
     if (created && options.announce) options.announce(created);
   }
 
-  const authenticator = await createAuthenticator(store, state);
-  const admin = createAdminService({ store, state });
-  const engine = new GenerationEngine({ config, store, adapters: createAdapters(), logger });
+  const authenticator = await createAuthenticator(store, state, { cacheTtlMs: options.authCacheTtlMs });
+  // Key changes made through this instance apply here before the pub/sub message goes out.
+  const admin = createAdminService({ store, state: evictBeforePublish(state, authenticator), spendGuard });
+  const playgroundKeyPolicy = { ...DEFAULT_PLAYGROUND_KEY_POLICY, ...options.playgroundKeyPolicy };
+  const purge = startPlaygroundKeyPurge(store, {
+    intervalMs: playgroundKeyPolicy.purgeIntervalMs,
+    onError: (error) => logger.warn({ err: error }, "playground key purge failed"),
+    onPurged: (count) => logger.info({ count }, "purged expired playground keys"),
+  });
+  const engine = new GenerationEngine({ config, store, adapters: createAdapters(), logger, spendGuard });
   let draining = false;
   const app = createApp({
     config,
@@ -89,10 +149,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     authenticator,
     engine,
     admin,
+    spendGuard,
     internalSecret,
     logger,
     isDraining: () => draining,
     keepAliveMs: options.keepAliveMs,
+    internalSharedSecret: settings.internalSharedSecret,
+    playgroundKeyPolicy,
   });
 
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -116,6 +179,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     state,
     config,
     internalSecret,
+    spendGuard,
+    replayParkedOutcomes: () => generations.replayNow(),
+    purgeExpiredPlaygroundKeys: () => purge.runNow(),
     close() {
       closing ??= (async () => {
         draining = true;
@@ -131,13 +197,44 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           });
           (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
         });
+        await purge.stop();
         await authenticator.close();
+        await spendGuard.close();
         await state.close();
+        // Parked outcomes not yet replayed stay in the outbox file for the next start.
+        await generations.close();
         await store.close();
       })();
       return closing;
     },
   };
+}
+
+/** Outbox events carry request ids and counts only: no key material, no prompt. */
+function logOutboxEvent(logger: Logger, event: OutboxEvent): void {
+  switch (event.type) {
+    case "parked":
+      logger.warn({ requestId: event.id, reason: event.reason }, "usage record parked in the outbox");
+      break;
+    case "replayed":
+      logger.info(
+        { applied: event.applied, setAside: event.setAside, remaining: event.remaining },
+        "replayed parked usage records",
+      );
+      break;
+    case "set-aside":
+      logger.error({ requestId: event.id, reason: event.reason }, "parked usage record set aside");
+      break;
+    case "replay-blocked":
+      logger.warn(
+        { remaining: event.remaining, retryInMs: event.retryInMs },
+        "usage replay waits for the database",
+      );
+      break;
+    case "replay-error":
+      logger.error({ err: event.error, retryInMs: event.retryInMs }, "usage outbox replay failed");
+      break;
+  }
 }
 
 function randomSecretNobodyKnows(): string {

@@ -5,7 +5,16 @@
 import { KEY_CHANGED_CHANNEL } from "../auth/authenticate.js";
 import { modelConfigSchema } from "../config/config-schema.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import type { ApiKeyRecord, ApiKeyStatus, SharedState, Store, Workspace } from "../storage/types.js";
+import { BALANCE_CHANGED_CHANNEL, encodeBalanceChange } from "../limits/balance-channel.js";
+import type {
+  ApiKeyRecord,
+  ApiKeyStatus,
+  KeyLimitChanges,
+  KeyLimits,
+  SharedState,
+  Store,
+  Workspace,
+} from "../storage/types.js";
 import { createUnknownWorkspaceError } from "../storage/workspace-repository.js";
 import { parseUsdToMicroUsd } from "./parse-usd.js";
 
@@ -23,6 +32,37 @@ export interface CreateKeyInput {
   models?: string[];
   expiresAt?: Date;
   memberId?: string;
+  /** Spend limits, decimal USD ("5", "0.25"); absent: none. */
+  dailyLimitUsd?: string | number;
+  monthlyLimitUsd?: string | number;
+  totalLimitUsd?: string | number;
+  /** Absent: the config's default_requests_per_minute applies. */
+  requestsPerMinute?: number;
+}
+
+/** `key update`: an absent field stays as it is; null clears it (no limit, every model). */
+export interface UpdateKeyInput {
+  dailyLimitUsd?: string | number | null;
+  monthlyLimitUsd?: string | number | null;
+  totalLimitUsd?: string | number | null;
+  requestsPerMinute?: number | null;
+  models?: string[] | null;
+  /** Who made the change, for the audit log (default "admin"). */
+  actor?: string;
+}
+
+export interface TotalReset {
+  key: ApiKeyRecord;
+  limits: KeyLimits;
+  /** Spend of the window that was closed, micro-USD. */
+  previousSpendMicroUsd: number;
+  resetAt: Date;
+}
+
+/** What the admin service needs of the spend guard: the limits' clock and the balance counter. */
+export interface AdminLimitHooks {
+  now(): Promise<number>;
+  forgetBalance(workspaceId: string): Promise<void>;
 }
 
 export interface AdminService {
@@ -31,17 +71,33 @@ export interface AdminService {
   creditWorkspace(id: string, usd: string | number): Promise<Workspace>;
   updateWorkspace(id: string, changes: { invoicing?: boolean; locked?: boolean }): Promise<Workspace>;
   /** `secret` is the key material: returned here once, never stored. */
-  createKey(input: CreateKeyInput): Promise<{ key: ApiKeyRecord; secret: string }>;
+  createKey(input: CreateKeyInput): Promise<{ key: ApiKeyRecord; secret: string; limits?: KeyLimits }>;
+  getKey(id: string): Promise<{ key: ApiKeyRecord; limits: KeyLimits }>;
+  /** Limits, rate limit and allowlist; audit-logged. */
+  updateKey(id: string, changes: UpdateKeyInput): Promise<{ key: ApiKeyRecord; limits: KeyLimits }>;
+  /** Starts a new total-spend window; audit-logged with the actor and the previous spend. */
+  resetKeyTotal(id: string, actor: string): Promise<TotalReset>;
   setKeyStatus(id: string, status: ApiKeyStatus): Promise<ApiKeyRecord>;
   listKeys(workspaceId: string): Promise<ApiKeyRecord[]>;
 }
 
 export const KEY_STATUSES: readonly ApiKeyStatus[] = ["active", "disabled", "revoked"];
 const MAX_TEXT_LENGTH = 200;
+/** Far above any real key's need; keeps the rate window's memory bounded. */
+export const MAX_REQUESTS_PER_MINUTE = 1_000_000;
 const MAX_MODELS = 1_000;
 const modelSlugSchema = modelConfigSchema.shape.slug;
 
-export function createAdminService({ store, state }: { store: Store; state: SharedState }): AdminService {
+export function createAdminService({
+  store,
+  state,
+  spendGuard,
+}: {
+  store: Store;
+  state: SharedState;
+  /** Absent (CLI without Redis): credit changes reach the balance counter when it expires (≤ 60 s). */
+  spendGuard?: AdminLimitHooks;
+}): AdminService {
   async function requireWorkspace(id: unknown, param: string): Promise<Workspace> {
     const workspaceId = readId(id, param);
     const workspace = await store.workspaces.get(workspaceId);
@@ -60,7 +116,12 @@ export function createAdminService({ store, state }: { store: Store; state: Shar
 
     async creditWorkspace(id, usd) {
       const amount = parseUsdToMicroUsd(usd, { param: "usd", allowNegative: true, allowZero: false });
-      return store.workspaces.credit(readId(id, "id"), amount);
+      const workspace = await store.workspaces.credit(readId(id, "id"), amount);
+      // After the commit: the limit counters re-seed the balance from Postgres (here at once, and
+      // on every instance that hears the announcement).
+      await spendGuard?.forgetBalance(workspace.id);
+      await announce(state, BALANCE_CHANGED_CHANNEL, encodeBalanceChange(workspace.id));
+      return workspace;
     },
 
     async updateWorkspace(id, changes) {
@@ -78,7 +139,58 @@ export function createAdminService({ store, state }: { store: Store; state: Shar
       const memberId = readText(input.memberId, "member_id", { required: false }) ?? null;
       const allowedModels = input.models === undefined ? null : readModels(input.models);
       const expiresAt = input.expiresAt === undefined ? null : readFutureDate(input.expiresAt, "expires_at");
-      return store.apiKeys.create({ workspaceId: workspace.id, name, allowedModels, expiresAt, memberId });
+      const limits = {
+        dailyMicroUsd: readLimit(input.dailyLimitUsd, "daily_limit_usd") ?? null,
+        monthlyMicroUsd: readLimit(input.monthlyLimitUsd, "monthly_limit_usd") ?? null,
+        totalMicroUsd: readLimit(input.totalLimitUsd, "total_limit_usd") ?? null,
+        requestsPerMinute: readRequestsPerMinute(input.requestsPerMinute) ?? null,
+      };
+      const created = await store.apiKeys.create({
+        workspaceId: workspace.id,
+        name,
+        allowedModels,
+        expiresAt,
+        memberId,
+        limits,
+      });
+      return { ...created, limits: { ...limits, totalResetAt: null } };
+    },
+
+    async getKey(id) {
+      const keyId = readId(id, "id");
+      const [key, limits] = await Promise.all([store.apiKeys.get(keyId), store.keyLimits.get(keyId)]);
+      if (!key || !limits) throw GatewayError.invalidRequest(`Unknown API key "${keyId}"`, "id");
+      return { key, limits };
+    },
+
+    async updateKey(id, input) {
+      const keyId = readId(id, "id");
+      const changes: KeyLimitChanges = {
+        dailyMicroUsd: readLimit(input.dailyLimitUsd, "daily_limit_usd"),
+        monthlyMicroUsd: readLimit(input.monthlyLimitUsd, "monthly_limit_usd"),
+        totalMicroUsd: readLimit(input.totalLimitUsd, "total_limit_usd"),
+        requestsPerMinute: readRequestsPerMinute(input.requestsPerMinute),
+        allowedModels:
+          input.models === undefined ? undefined : input.models === null ? null : readModels(input.models),
+      };
+      if (Object.values(changes).every((value) => value === undefined)) {
+        throw GatewayError.invalidRequest(
+          "Nothing to update: give a daily, monthly or total limit, requests per minute, or models",
+        );
+      }
+      const actor = readText(input.actor, "actor", { required: false }) || "admin";
+      const updated = await store.keyLimits.update(keyId, changes, actor);
+      // The allowlist is part of the cached key record; limits are read fresh by admission.
+      await announceKeyChange(state, keyId);
+      return updated;
+    },
+
+    async resetKeyTotal(id, actor) {
+      const keyId = readId(id, "id");
+      const who = readText(actor, "actor", { required: true });
+      // The limits' clock opens the new window, so requests it admits afterwards fall into it.
+      const at = spendGuard ? new Date(await spendGuard.now()) : undefined;
+      return store.keyLimits.resetTotal(keyId, { actor: who, at });
     },
 
     async setKeyStatus(id, status) {
@@ -109,8 +221,12 @@ export function createAdminService({ store, state }: { store: Store; state: Shar
  * 30 s of spec §5.6) bounds how long a stale entry can live.
  */
 async function announceKeyChange(state: SharedState, keyId: string): Promise<void> {
+  await announce(state, KEY_CHANGED_CHANNEL, JSON.stringify({ keyId }));
+}
+
+async function announce(state: SharedState, channel: string, message: string): Promise<void> {
   try {
-    await state.publish(KEY_CHANGED_CHANNEL, JSON.stringify({ keyId }));
+    await state.publish(channel, message);
   } catch {
     // See above: propagation then falls back to cache expiry.
   }
@@ -137,6 +253,23 @@ function readText(value: unknown, param: string, options: { required: boolean })
     throw GatewayError.invalidRequest(`${param} must be at most ${MAX_TEXT_LENGTH} characters`, param);
   }
   return text;
+}
+
+/** USD limit → micro-USD; undefined stays undefined (unchanged), null stays null (no limit). */
+function readLimit(value: unknown, param: string): number | null | undefined {
+  if (value === undefined || value === null) return value;
+  return parseUsdToMicroUsd(value, { param });
+}
+
+function readRequestsPerMinute(value: unknown): number | null | undefined {
+  if (value === undefined || value === null) return value;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_REQUESTS_PER_MINUTE) {
+    throw GatewayError.invalidRequest(
+      `requests_per_minute must be an integer from 1 to ${MAX_REQUESTS_PER_MINUTE}`,
+      "requests_per_minute",
+    );
+  }
+  return value;
 }
 
 function readOptionalBoolean(value: unknown, param: string): boolean | undefined {

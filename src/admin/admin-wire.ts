@@ -3,7 +3,7 @@
  * output and the CLI's HTTP transport, which decodes it back. Money travels twice: `balance_usd`
  * for reading, `balance_micro_usd` as an exact decimal string. Key hashes never leave storage.
  */
-import type { ApiKeyRecord, ApiKeyStatus, RequestSource, Workspace } from "../storage/types.js";
+import type { ApiKeyRecord, ApiKeyStatus, KeyLimits, RequestSource, Workspace } from "../storage/types.js";
 import { convertMicroUsdToUsd } from "./parse-usd.js";
 
 export interface WorkspaceJson {
@@ -27,6 +27,45 @@ export interface KeyJson {
   member_id: string | null;
   source: RequestSource;
   created_at: string;
+}
+
+/** A key's limits on the wire: null means "no limit" (rpm: the config default applies). */
+export interface KeyLimitsJson {
+  daily_limit_usd: number | null;
+  daily_limit_micro_usd: string | null;
+  monthly_limit_usd: number | null;
+  monthly_limit_micro_usd: string | null;
+  total_limit_usd: number | null;
+  total_limit_micro_usd: string | null;
+  requests_per_minute: number | null;
+  /** Start of the current total-spend window; null: since the key was created. */
+  total_reset_at: string | null;
+}
+
+export function encodeKeyLimits(limits: KeyLimits): KeyLimitsJson {
+  const usd = (micro: number | null) => (micro === null ? null : convertMicroUsdToUsd(micro));
+  const exact = (micro: number | null) => (micro === null ? null : String(micro));
+  return {
+    daily_limit_usd: usd(limits.dailyMicroUsd),
+    daily_limit_micro_usd: exact(limits.dailyMicroUsd),
+    monthly_limit_usd: usd(limits.monthlyMicroUsd),
+    monthly_limit_micro_usd: exact(limits.monthlyMicroUsd),
+    total_limit_usd: usd(limits.totalMicroUsd),
+    total_limit_micro_usd: exact(limits.totalMicroUsd),
+    requests_per_minute: limits.requestsPerMinute,
+    total_reset_at: limits.totalResetAt?.toISOString() ?? null,
+  };
+}
+
+export function decodeKeyLimits(json: KeyLimitsJson): KeyLimits {
+  const micro = (text: string | null) => (text === null ? null : Number(text));
+  return {
+    dailyMicroUsd: micro(json.daily_limit_micro_usd),
+    monthlyMicroUsd: micro(json.monthly_limit_micro_usd),
+    totalMicroUsd: micro(json.total_limit_micro_usd),
+    requestsPerMinute: json.requests_per_minute,
+    totalResetAt: json.total_reset_at === null ? null : new Date(json.total_reset_at),
+  };
 }
 
 export function encodeWorkspace(workspace: Workspace): WorkspaceJson {

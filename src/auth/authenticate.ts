@@ -2,14 +2,16 @@
  * Resolves the caller's API key to its record and workspace. Lookups are cached for a few seconds
  * per instance; a key change published on `gateway:key-changed` (by the admin service on any
  * instance) evicts the entry everywhere at once, and the TTL bounds staleness if a message is lost
- * (spec §5.6: at most 30 s).
+ * (spec §5.6: at most 30 s). One-time playground keys (source other than `api`) are consumed here,
+ * in the database, on every use: the cache never lets one through twice.
  */
 import { GatewayError } from "../errors/gateway-error.js";
 import type { ApiKeyWithWorkspace, SharedState, Store } from "../storage/types.js";
 import { hashApiKey, isWellFormedApiKey } from "./api-key.js";
 
 export const KEY_CHANGED_CHANNEL = "gateway:key-changed";
-const CACHE_TTL_MS = 5_000;
+/** Bounds how long a disabled or revoked key can still pass on an instance that missed the message. */
+export const DEFAULT_CACHE_TTL_MS = 5_000;
 const MAX_CACHE_ENTRIES = 10_000;
 
 interface CacheEntry {
@@ -25,9 +27,23 @@ export interface Authenticator {
   close(): Promise<void>;
 }
 
-export async function createAuthenticator(store: Store, state: SharedState): Promise<Authenticator> {
+export interface AuthenticatorOptions {
+  /** At most 30 s (spec §5.6); default 5 s. */
+  cacheTtlMs?: number;
+}
+
+export async function createAuthenticator(
+  store: Store,
+  state: SharedState,
+  options: AuthenticatorOptions = {},
+): Promise<Authenticator> {
+  const cacheTtlMs = Math.min(options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS, 30_000);
   const cache = new Map<string, CacheEntry>();
+  // Bumped by every eviction: a lookup that was already reading the database when a key changed
+  // may have read the old row, so it must not put that row into the cache.
+  let evictions = 0;
   const evict = (keyId?: string) => {
+    evictions++;
     if (keyId === undefined) return cache.clear();
     for (const [hash, entry] of cache) if (entry.value?.key.id === keyId) cache.delete(hash);
   };
@@ -43,9 +59,11 @@ export async function createAuthenticator(store: Store, state: SharedState): Pro
     const now = Date.now();
     const cached = cache.get(hash);
     if (cached && cached.expiresAt > now) return cached.value;
+    const evictionsBefore = evictions;
     const value = await store.apiKeys.findByHash(hash);
+    if (evictions !== evictionsBefore) return value;
     if (cache.size >= MAX_CACHE_ENTRIES) cache.clear();
-    cache.set(hash, { value, expiresAt: now + CACHE_TTL_MS });
+    cache.set(hash, { value, expiresAt: now + cacheTtlMs });
     return value;
   }
 
@@ -60,6 +78,10 @@ export async function createAuthenticator(store: Store, state: SharedState): Pro
       if (key.status !== "active") throw new GatewayError("invalid_api_key", `API key is ${key.status}`);
       if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) {
         throw new GatewayError("invalid_api_key", "API key has expired");
+      }
+      // One-time key: the database decides, atomically across instances, which request gets it.
+      if (key.source !== "api" && !(await store.playgroundKeys.consume(key.id))) {
+        throw new GatewayError("invalid_api_key", "API key has expired or was already used");
       }
       return found;
     },

@@ -7,12 +7,15 @@ import { resolve } from "node:path";
 import { type AdminService, createAdminService } from "../admin/admin-service.js";
 import { getAdminTokenPath, readAdminToken } from "../admin/admin-token.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import { openSpendGuard } from "../limits/open-spend-guard.js";
 import { openStore } from "../storage/open-store.js";
 import { openSharedState } from "../storage/shared-state.js";
 import type { SharedState } from "../storage/types.js";
 import { createHttpAdminClient } from "./http-admin-client.js";
 
 const PROBE_TIMEOUT_MS = 1_000;
+/** The CLI admits no requests, so its guard's lease time is never used. */
+const CLI_LEASE_TTL_MS = 120_000;
 
 export interface AdminTransport {
   admin: AdminService;
@@ -51,11 +54,20 @@ export async function openAdminTransport({ env, warn }: AdminTransportEnvironmen
     warn(`warning: ${(error as Error).message}; running gateways will see key changes within 30 s`);
     state = await openSharedState({});
   }
+  // With Redis, credit changes drop the gateways' balance counter at once and a total reset is
+  // timed on the limits' clock; without it there is no shared counter to tell.
+  const spendGuard = env.REDIS_URL
+    ? await openSpendGuard({
+        keyLimits: store.keyLimits,
+        redisUrl: env.REDIS_URL,
+        leaseTtlMs: CLI_LEASE_TTL_MS,
+      })
+    : undefined;
   return {
-    admin: createAdminService({ store, state }),
+    admin: createAdminService({ store, state, spendGuard }),
     kind: "direct",
     async close() {
-      await Promise.allSettled([state.close(), store.close()]);
+      await Promise.allSettled([state.close(), spendGuard?.close(), store.close()]);
     },
   };
 }

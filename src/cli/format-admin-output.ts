@@ -1,6 +1,8 @@
 /** Human-readable CLI output. Machine output (`--json`) is the admin API's wire form instead. */
+
+import type { TotalReset } from "../admin/admin-service.js";
 import { formatMicroUsd } from "../admin/parse-usd.js";
-import type { ApiKeyRecord, Workspace } from "../storage/types.js";
+import type { ApiKeyRecord, KeyLimits, Workspace } from "../storage/types.js";
 
 function formatOnOff(value: boolean): string {
   return value ? "on" : "off";
@@ -32,7 +34,21 @@ export function formatWorkspace(headline: string, workspace: Workspace): string 
   ])}\n`;
 }
 
-export function formatKey(headline: string, key: ApiKeyRecord, now = new Date()): string {
+function formatLimit(microUsd: number | null): string {
+  return microUsd === null ? "none" : `${formatUsd(microUsd)} (${microUsd} micro-USD)`;
+}
+
+function formatLimitFields(limits: KeyLimits): Array<[string, string]> {
+  return [
+    ["daily limit", formatLimit(limits.dailyMicroUsd)],
+    ["monthly limit", formatLimit(limits.monthlyMicroUsd)],
+    ["total limit", formatLimit(limits.totalMicroUsd)],
+    ["total since", limits.totalResetAt?.toISOString() ?? "key creation"],
+    ["rpm", limits.requestsPerMinute === null ? "default" : String(limits.requestsPerMinute)],
+  ];
+}
+
+export function formatKey(headline: string, key: ApiKeyRecord, limits?: KeyLimits, now = new Date()): string {
   return `${headline}\n${formatFields([
     ["id", key.id],
     ["workspace", key.workspaceId],
@@ -43,12 +59,21 @@ export function formatKey(headline: string, key: ApiKeyRecord, now = new Date())
     ["expires", key.expiresAt?.toISOString() ?? "never"],
     ["member", key.memberId ?? "-"],
     ["created", key.createdAt.toISOString()],
+    ...(limits ? formatLimitFields(limits) : []),
   ])}\n`;
 }
 
-export function formatCreatedKey(key: ApiKeyRecord, secret: string): string {
+export function formatTotalReset(reset: TotalReset): string {
   return (
-    `${formatKey(`Created API key ${key.id}`, key)}\n` +
+    `${formatKey(`Reset the total spend of API key ${reset.key.id}`, reset.key, reset.limits)}` +
+    `  previous total spend ${formatUsd(reset.previousSpendMicroUsd)} (${reset.previousSpendMicroUsd} micro-USD), ` +
+    `new window from ${reset.resetAt.toISOString()}; audit-logged\n`
+  );
+}
+
+export function formatCreatedKey(key: ApiKeyRecord, secret: string, limits?: KeyLimits): string {
+  return (
+    `${formatKey(`Created API key ${key.id}`, key, limits)}\n` +
     `  ${secret}\n\n` +
     "This is the only time the key is shown: store it now, it cannot be recovered.\n"
   );

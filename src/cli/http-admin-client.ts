@@ -1,11 +1,23 @@
 /** The admin service as seen through a running gateway's admin API (`/internal/admin`). */
 import type { AdminService } from "../admin/admin-service.js";
-import { decodeKey, decodeWorkspace, type KeyJson, type WorkspaceJson } from "../admin/admin-wire.js";
+import {
+  decodeKey,
+  decodeKeyLimits,
+  decodeWorkspace,
+  type KeyJson,
+  type KeyLimitsJson,
+  type WorkspaceJson,
+} from "../admin/admin-wire.js";
 import { ERROR_CATALOG, type ErrorCode } from "../errors/catalog.js";
 import { GatewayError } from "../errors/gateway-error.js";
 
 const REQUEST_TIMEOUT_MS = 15_000;
 const ACTION_BY_STATUS = { active: "enable", disabled: "disable", revoked: "revoke" } as const;
+
+interface KeyWithLimitsJson {
+  key: KeyJson;
+  limits: KeyLimitsJson;
+}
 
 export function createHttpAdminClient(baseUrl: string, token: string): AdminService {
   const adminUrl = `${baseUrl.replace(/\/+$/, "")}/internal/admin`;
@@ -59,14 +71,48 @@ export function createHttpAdminClient(baseUrl: string, token: string): AdminServ
       return decodeWorkspace((await call<{ workspace: WorkspaceJson }>("PATCH", path, changes)).workspace);
     },
     async createKey(input) {
-      const result = await call<{ key: KeyJson; secret: string }>("POST", "/keys", {
+      const result = await call<{ key: KeyJson; secret: string; limits?: KeyLimitsJson }>("POST", "/keys", {
         workspace_id: input.workspaceId,
         name: input.name,
         models: input.models,
         expires_at: input.expiresAt?.toISOString(),
         member_id: input.memberId,
+        daily_limit_usd: input.dailyLimitUsd,
+        monthly_limit_usd: input.monthlyLimitUsd,
+        total_limit_usd: input.totalLimitUsd,
+        requests_per_minute: input.requestsPerMinute,
       });
-      return { key: decodeKey(result.key), secret: result.secret };
+      return {
+        key: decodeKey(result.key),
+        secret: result.secret,
+        ...(result.limits ? { limits: decodeKeyLimits(result.limits) } : {}),
+      };
+    },
+    async getKey(id) {
+      const result = await call<KeyWithLimitsJson>("GET", `/keys/${encodePathSegment(id)}`);
+      return { key: decodeKey(result.key), limits: decodeKeyLimits(result.limits) };
+    },
+    async updateKey(id, changes) {
+      const result = await call<KeyWithLimitsJson>("PATCH", `/keys/${encodePathSegment(id)}`, {
+        daily_limit_usd: changes.dailyLimitUsd,
+        monthly_limit_usd: changes.monthlyLimitUsd,
+        total_limit_usd: changes.totalLimitUsd,
+        requests_per_minute: changes.requestsPerMinute,
+        models: changes.models,
+        actor: changes.actor,
+      });
+      return { key: decodeKey(result.key), limits: decodeKeyLimits(result.limits) };
+    },
+    async resetKeyTotal(id, actor) {
+      const result = await call<
+        KeyWithLimitsJson & { previous_total_spend_micro_usd: string; reset_at: string }
+      >("POST", `/keys/${encodePathSegment(id)}/reset-total`, { actor });
+      return {
+        key: decodeKey(result.key),
+        limits: decodeKeyLimits(result.limits),
+        previousSpendMicroUsd: Number(result.previous_total_spend_micro_usd),
+        resetAt: new Date(result.reset_at),
+      };
     },
     async setKeyStatus(id, status) {
       const path = `/keys/${encodePathSegment(id)}/${ACTION_BY_STATUS[status]}`;

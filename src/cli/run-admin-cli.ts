@@ -4,12 +4,19 @@
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import type { AdminService } from "../admin/admin-service.js";
-import { encodeKey, encodeWorkspace } from "../admin/admin-wire.js";
+import { encodeKey, encodeKeyLimits, encodeWorkspace } from "../admin/admin-wire.js";
 import { parseExpiry } from "../admin/parse-expiry.js";
+import { convertMicroUsdToUsd } from "../admin/parse-usd.js";
 import { createCommonErrorEnvelope } from "../errors/envelopes.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { type AdminTransport, openAdminTransport } from "./admin-transport.js";
-import { formatCreatedKey, formatKey, formatKeyTable, formatWorkspace } from "./format-admin-output.js";
+import {
+  formatCreatedKey,
+  formatKey,
+  formatKeyTable,
+  formatTotalReset,
+  formatWorkspace,
+} from "./format-admin-output.js";
 
 export interface CliIo {
   stdout(text: string): void;
@@ -92,36 +99,122 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   "key create": {
     usage:
-      "key create --workspace <workspace-id> [--name <name>] [--models a/b,c/d] [--expires <ISO-8601>] [--member <id>]",
+      "key create --workspace <workspace-id> [--name <name>] [--models a/b,c/d] [--expires <ISO-8601>] [--member <id>]\n" +
+      "             [--daily <USD>] [--monthly <USD>] [--total <USD>] [--rpm <N>]",
     options: {
       workspace: { type: "string" },
       name: { type: "string" },
       models: { type: "string" },
       expires: { type: "string" },
       member: { type: "string" },
+      daily: { type: "string" },
+      monthly: { type: "string" },
+      total: { type: "string" },
+      rpm: { type: "string" },
     },
     positionals: [],
     prepare: (values) => {
       if (values.workspace === undefined)
         throw GatewayError.invalidRequest("--workspace is required", "workspace");
-      const models =
-        values.models === undefined
-          ? undefined
-          : (values.models as string)
-              .split(",")
-              .map((slug) => slug.trim())
-              .filter((slug) => slug !== "");
+      const models = values.models === undefined ? undefined : readModelList(values.models as string);
       const expiresAt =
         values.expires === undefined ? undefined : parseExpiry(values.expires as string, "--expires");
+      const requestsPerMinute = values.rpm === undefined ? undefined : readRpm(values.rpm as string);
       return async (admin) => {
-        const { key, secret } = await admin.createKey({
+        const { key, secret, limits } = await admin.createKey({
           workspaceId: values.workspace as string,
           name: values.name as string | undefined,
           models,
           expiresAt,
           memberId: values.member as string | undefined,
+          dailyLimitUsd: values.daily as string | undefined,
+          monthlyLimitUsd: values.monthly as string | undefined,
+          totalLimitUsd: values.total as string | undefined,
+          requestsPerMinute: requestsPerMinute ?? undefined,
         });
-        return { json: { key: encodeKey(key), secret }, text: formatCreatedKey(key, secret) };
+        return {
+          json: { key: encodeKey(key), secret, ...(limits ? { limits: encodeKeyLimits(limits) } : {}) },
+          text: formatCreatedKey(key, secret, limits),
+        };
+      };
+    },
+  },
+  "key show": {
+    usage: "key show <key-id>",
+    options: {},
+    positionals: ["key-id"],
+    prepare:
+      (_, [id]) =>
+      async (admin) => {
+        const { key, limits } = await admin.getKey(id);
+        return {
+          json: { key: encodeKey(key), limits: encodeKeyLimits(limits) },
+          text: formatKey(`API key ${key.id}`, key, limits),
+        };
+      },
+  },
+  "key update": {
+    usage:
+      "key update <key-id> [--daily <USD>|none] [--monthly <USD>|none] [--total <USD>|none] [--rpm <N>|none]\n" +
+      "             [--models a/b,c/d|all] [--actor <name>]   (rpm none: the config default applies)",
+    options: {
+      daily: { type: "string" },
+      monthly: { type: "string" },
+      total: { type: "string" },
+      rpm: { type: "string" },
+      models: { type: "string" },
+      actor: { type: "string" },
+    },
+    positionals: ["key-id"],
+    prepare: (values, [id]) => {
+      const limit = (value: string | boolean | undefined) =>
+        value === undefined ? undefined : value === "none" ? null : (value as string);
+      const changes = {
+        dailyLimitUsd: limit(values.daily),
+        monthlyLimitUsd: limit(values.monthly),
+        totalLimitUsd: limit(values.total),
+        requestsPerMinute:
+          values.rpm === undefined ? undefined : values.rpm === "none" ? null : readRpm(values.rpm as string),
+        models:
+          values.models === undefined
+            ? undefined
+            : values.models === "all"
+              ? null
+              : readModelList(values.models as string),
+        actor: values.actor as string | undefined,
+      };
+      if (Object.entries(changes).every(([name, value]) => name === "actor" || value === undefined)) {
+        throw GatewayError.invalidRequest(
+          "Nothing to update: give --daily, --monthly, --total, --rpm and/or --models",
+        );
+      }
+      return async (admin) => {
+        const { key, limits } = await admin.updateKey(id, changes);
+        return {
+          json: { key: encodeKey(key), limits: encodeKeyLimits(limits) },
+          text: formatKey(`Updated API key ${key.id}`, key, limits),
+        };
+      };
+    },
+  },
+  "key reset-total": {
+    usage: "key reset-total <key-id> --actor <name>   (starts a new total-spend window; audit-logged)",
+    options: { actor: { type: "string" } },
+    positionals: ["key-id"],
+    prepare: (values, [id]) => {
+      if (values.actor === undefined) throw GatewayError.invalidRequest("--actor is required", "actor");
+      return async (admin) => {
+        const reset = await admin.resetKeyTotal(id, values.actor as string);
+        return {
+          json: {
+            key: encodeKey(reset.key),
+            limits: encodeKeyLimits(reset.limits),
+            previous_total_spend_usd: convertMicroUsdToUsd(reset.previousSpendMicroUsd),
+            previous_total_spend_micro_usd: String(reset.previousSpendMicroUsd),
+            reset_at: reset.resetAt.toISOString(),
+          },
+          text: formatTotalReset(reset),
+        };
       };
     },
   },
@@ -265,6 +358,23 @@ function parseCommandArguments(
     throw GatewayError.invalidRequest(`Expected ${expected}\nUsage: gateway-admin ${command.usage}`);
   }
   return { values: parsed.values as OptionValues, positionals: parsed.positionals };
+}
+
+function readModelList(text: string): string[] {
+  return text
+    .split(",")
+    .map((slug) => slug.trim())
+    .filter((slug) => slug !== "");
+}
+
+function readRpm(text: string): number {
+  if (!/^\d+$/.test(text.trim())) {
+    throw GatewayError.invalidRequest(
+      `--rpm must be a whole number of requests per minute, got "${text}"`,
+      "rpm",
+    );
+  }
+  return Number(text.trim());
 }
 
 function readOnOff(value: string | boolean | undefined, option: string): boolean | undefined {

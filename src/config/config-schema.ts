@@ -109,6 +109,13 @@ export const gatewayConfigSchema = z.strictObject({
         .int()
         .positive()
         .default(10 * 1024 * 1024),
+      /** Requests per minute of a key without its own value (`key update --rpm`); unset: unlimited. */
+      default_requests_per_minute: z.int().positive().optional(),
+      /**
+       * How long a spend reservation outlives its instance: leases are refreshed every third of
+       * this while a request runs, so only a crashed (or Redis-less) instance lets one expire.
+       */
+      reservation_ttl_seconds: z.int().min(10).max(3600).default(120),
     })
     .prefault({}),
   bootstrap: z

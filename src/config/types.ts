@@ -76,6 +76,10 @@ export interface GatewayConfig {
   models: CatalogModel[];
   modelsBySlug: Map<string, CatalogModel>;
   maxBodyBytes: number;
+  /** Requests per minute of keys without their own value; null: unlimited. */
+  defaultRequestsPerMinute: number | null;
+  /** Lifetime of a spend reservation that is no longer refreshed (its instance is gone). */
+  reservationTtlMs: number;
   defaultWorkspaceCreditsMicroUsd: number;
   imageGenerationConfigured: boolean;
 }

@@ -1,16 +1,18 @@
 /**
  * Admission: the checks that decide whether a request may reach an upstream at all. Order:
- * model exists → key allowlist → workspace lock → balance (spec §5; the order is ours, documented
- * in docs/architecture.md).
+ * model exists → key allowlist → workspace lock → balance → spend and rate limits (spec §5; the
+ * order is ours, documented in docs/architecture.md). This file holds the checks that need no
+ * shared state; the limits are `SpendGuard.admit` (src/limits), called by the engine right after.
  */
 import type { CanonicalRequest } from "../canonical/index.js";
 import type { CatalogModel, GatewayConfig } from "../config/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import type { ApiKeyWithWorkspace, Store, Workspace } from "../storage/types.js";
+import type { ApiKeyWithWorkspace, KeyLimits, Store, Workspace } from "../storage/types.js";
 
 export interface Admission {
   model: CatalogModel;
   workspace: Workspace;
+  limits: KeyLimits;
 }
 
 export function resolveModel(config: GatewayConfig, slug: string): CatalogModel {
@@ -31,15 +33,18 @@ export async function admitRequest(
   request: CanonicalRequest,
 ): Promise<Admission> {
   const model = resolveModel(config, request.model);
-  const allowed = caller.key.allowedModels;
+  // Read fresh, in one round trip: balance and lock change with every settled request and admin
+  // action, and limits and allowlist with `key update`, while the authenticated key record may be a
+  // few seconds old.
+  const fresh = await store.keyLimits.readAdmission(caller.key.id);
+  if (!fresh) throw new GatewayError("invalid_api_key", "Unknown API key");
+  const allowed = fresh.allowedModels;
   if (allowed && allowed.length > 0 && !allowed.includes(model.slug)) {
     throw new GatewayError("model_not_allowed", `This API key may not use model "${model.slug}"`, {
       param: "model",
     });
   }
-  // Read fresh: balance and lock change with every settled request and admin action, while the
-  // authenticated key record may be a few seconds old.
-  const workspace = (await store.workspaces.get(caller.workspace.id)) ?? caller.workspace;
+  const { workspace } = fresh;
   if (workspace.locked) throw new GatewayError("workspace_locked", "This workspace is locked");
   if (!workspace.invoicing && workspace.balanceMicroUsd <= 0) {
     throw new GatewayError(
@@ -47,7 +52,7 @@ export async function admitRequest(
       "The workspace has no credit left; add credits to continue",
     );
   }
-  return { model, workspace };
+  return { model, workspace, limits: fresh.limits };
 }
 
 /** The cap sent upstream: the caller's cap, never above the model's maximum output. */

@@ -7,6 +7,8 @@ import type { CanonicalRequest, CanonicalResult } from "../canonical/index.js";
 import type { GatewayConfig, ProviderKind } from "../config/types.js";
 import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
 import type { Settlement } from "../ingress/ingress-format.js";
+import type { Reservation, SpendGuard } from "../limits/spend-guard.js";
+import { estimateWorstCase } from "../limits/worst-case-cost.js";
 import type { Logger } from "../logging/logger.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
 import { estimateUsage } from "../metering/estimate-usage.js";
@@ -21,6 +23,8 @@ export interface EngineDependencies {
   store: Store;
   adapters: ReadonlyMap<ProviderKind, ProviderAdapter>;
   logger: Logger;
+  /** Spend and rate limits: reserves at admission, settles with the actual cost. */
+  spendGuard: SpendGuard;
 }
 
 export interface GenerationInput {
@@ -36,36 +40,62 @@ export interface GenerationInput {
 export interface AdmittedGeneration extends GenerationInput {
   call: Omit<UpstreamCall, "signal">;
   adapter: ProviderAdapter;
+  /** Its worst-case cost held against the key's limits and the balance until settlement. */
+  reservation: Reservation;
 }
 
 export class GenerationEngine {
   constructor(private readonly deps: EngineDependencies) {}
 
   async admit(input: GenerationInput): Promise<AdmittedGeneration> {
-    const { model } = await admitRequest(this.deps.config, this.deps.store, input.caller, input.request);
+    const { config, store, spendGuard } = this.deps;
+    const { model, workspace, limits } = await admitRequest(config, store, input.caller, input.request);
     const route = model.routes[0];
     const adapter = this.deps.adapters.get(route.provider.kind);
     if (!adapter) {
       throw new GatewayError("internal_error", `No adapter for provider kind "${route.provider.kind}"`);
     }
-    await this.deps.store.generations.start({
-      id: input.requestId,
-      workspaceId: input.caller.workspace.id,
-      apiKeyId: input.caller.key.id,
-      model: model.slug,
-      ingressFormat: input.format,
-      source: input.caller.key.source,
-      stream: input.request.stream,
+    const reservation = await spendGuard.admit({
+      requestId: input.requestId,
+      keyId: input.caller.key.id,
+      workspaceId: workspace.id,
+      limits,
+      requestsPerMinute: limits.requestsPerMinute ?? config.defaultRequestsPerMinute,
+      checkBalance: !workspace.invoicing,
+      worstCase: estimateWorstCase(
+        input.request,
+        model.prices,
+        resolveOutputCap(model, input.request.maxOutputTokens),
+      ),
+      outputCapAdjustable: input.request.maxOutputTokens === undefined,
     });
+    try {
+      await store.generations.start({
+        id: input.requestId,
+        workspaceId: workspace.id,
+        apiKeyId: input.caller.key.id,
+        model: model.slug,
+        ingressFormat: input.format,
+        source: input.caller.key.source,
+        stream: input.request.stream,
+        // The reservation's clock decides the day and month the spend belongs to.
+        createdAt: new Date(reservation.admittedAt),
+      });
+    } catch (error) {
+      await reservation.settle(0);
+      throw error;
+    }
     return {
       ...input,
       adapter,
+      reservation,
       call: {
         request: input.request,
         model,
         provider: route.provider,
         upstreamModel: route.upstreamModel,
-        maxOutputTokens: resolveOutputCap(model, input.request.maxOutputTokens),
+        // The caller's cap, or what the limits' headroom affords when the caller set none.
+        maxOutputTokens: reservation.outputCap,
         requestId: input.requestId,
       },
     };
@@ -142,5 +172,8 @@ export class GenerationEngine {
         "failed to record generation outcome",
       );
     }
+    // After Postgres, never before: a counter seeded in between must not miss this cost
+    // (src/limits/seed-counters.ts relies on this order).
+    await admitted.reservation.settle(outcome.costMicroUsd);
   }
 }

@@ -2,6 +2,7 @@
 import { type Context, Hono } from "hono";
 import type { AdminService } from "../admin/admin-service.js";
 import { type Authenticator, readBearerToken } from "../auth/authenticate.js";
+import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "../auth/playground-key-policy.js";
 import type { GatewayConfig } from "../config/types.js";
 import type { GenerationEngine } from "../engine/generation-engine.js";
 import { createCommonErrorEnvelope } from "../errors/envelopes.js";
@@ -9,6 +10,7 @@ import { GatewayError } from "../errors/gateway-error.js";
 import { chatCompletionsFormat } from "../ingress/chat-completions/index.js";
 import { messagesFormat } from "../ingress/messages/index.js";
 import { responsesFormat } from "../ingress/responses/index.js";
+import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
 import type { SharedState, Store } from "../storage/types.js";
 import type { AppEnv } from "./app-env.js";
@@ -20,7 +22,9 @@ import { requestIdMiddleware } from "./request-id.js";
 import { createAdminRoutes } from "./routes/admin-routes.js";
 import { createGenerationLookupRoute } from "./routes/generation-lookup-route.js";
 import { createHealthRoutes } from "./routes/health-routes.js";
+import { createKeyInfoRoute } from "./routes/key-info-route.js";
 import { createModelsRoute } from "./routes/models-route.js";
+import { createPlaygroundKeysRoute } from "./routes/playground-keys-route.js";
 
 export interface AppDependencies {
   config: GatewayConfig;
@@ -29,9 +33,13 @@ export interface AppDependencies {
   authenticator: Authenticator;
   engine: GenerationEngine;
   admin: AdminService;
+  spendGuard: SpendGuard;
   internalSecret: string;
   logger: Logger;
   isDraining: () => boolean;
+  /** INTERNAL_SHARED_SECRET exactly as configured (no embedded fallback); unset disables playground keys. */
+  internalSharedSecret?: string;
+  playgroundKeyPolicy?: PlaygroundKeyPolicy;
   /** Overrides the 15 s SSE keep-alive (tests). */
   keepAliveMs?: number;
 }
@@ -43,7 +51,16 @@ export function createApp(deps: AppDependencies): Hono<AppEnv> {
   app.route("/", createHealthRoutes(deps.store, deps.state, deps.isDraining));
   app.route("/", createModelsRoute(deps.config));
   app.route("/", createGenerationLookupRoute(deps.store, deps.authenticator));
+  app.route("/", createKeyInfoRoute(deps));
   app.route("/internal/admin", createAdminRoutes(deps.admin, deps.internalSecret));
+  app.route(
+    "/",
+    createPlaygroundKeysRoute({
+      store: deps.store,
+      internalSharedSecret: deps.internalSharedSecret,
+      policy: deps.playgroundKeyPolicy ?? DEFAULT_PLAYGROUND_KEY_POLICY,
+    }),
+  );
 
   const openApiBody = JSON.stringify(createOpenApiDocument());
   app.get("/openapi.json", (c) => {

@@ -21,6 +21,8 @@ import {
   modelListSchema,
   readinessSchema,
 } from "./openapi-schemas.js";
+import { keyInfoSchema } from "./routes/key-info-route.js";
+import { playgroundKeyRequestSchema, playgroundKeyResponseSchema } from "./routes/playground-keys-route.js";
 
 const json = (schema: ZodType, description: string) => ({
   description,
@@ -126,6 +128,32 @@ export function createOpenApiDocument(): Record<string, unknown> {
     security: bearer,
     request: { query: generationQuerySchema() },
     responses: { 200: json(generationSchema, "Generation metadata"), ...errorResponses },
+  });
+  registry.registerComponent("securitySchemes", "internalToken", {
+    type: "apiKey",
+    in: "header",
+    name: "X-Internal-Token",
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/playground-keys",
+    summary: "Mint a one-time playground key (internal: platform application only)",
+    description:
+      "Authenticated by X-Internal-Token (INTERNAL_SHARED_SECRET); API keys are refused. The key admits " +
+      "exactly one request, expires 10 minutes after minting and is then purged. Minting is limited " +
+      "per user_id (rate_limit_exceeded with Retry-After). Without a configured secret the endpoint answers 404.",
+    security: [{ internalToken: [] }],
+    request: {
+      body: { required: true, content: { "application/json": { schema: playgroundKeyRequestSchema } } },
+    },
+    responses: { 201: json(playgroundKeyResponseSchema, "The minted key"), ...errorResponses },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/key",
+    summary: "The calling key: limits, spend per window, remaining headroom, rate limit, allowlist, expiry",
+    security: bearer,
+    responses: { 200: json(keyInfoSchema, "The calling key"), ...errorResponses },
   });
   registry.registerPath({
     method: "get",

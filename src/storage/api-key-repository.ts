@@ -69,8 +69,9 @@ export function createApiKeyRepository(client: SqlClient): ApiKeyRepository {
       try {
         const [row] = await client.query<ApiKeyRow>(
           `INSERT INTO api_keys
-             (id, workspace_id, name, key_hash, display, allowed_models, expires_at, member_id, source)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+             (id, workspace_id, name, key_hash, display, allowed_models, expires_at, member_id, source,
+              daily_limit_micro_usd, monthly_limit_micro_usd, total_limit_micro_usd, requests_per_minute)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
            RETURNING ${KEY_COLUMNS}`,
           [
             createId("key"),
@@ -82,6 +83,10 @@ export function createApiKeyRepository(client: SqlClient): ApiKeyRepository {
             input.expiresAt ?? null,
             input.memberId ?? null,
             input.source ?? "api",
+            input.limits?.dailyMicroUsd ?? null,
+            input.limits?.monthlyMicroUsd ?? null,
+            input.limits?.totalMicroUsd ?? null,
+            input.limits?.requestsPerMinute ?? null,
           ],
         );
         return { key: readApiKeyRow(row), secret: material.secret };

@@ -92,8 +92,8 @@ export function createGenerationRepository(client: SqlClient): GenerationReposit
   return {
     async start(record) {
       await client.query(
-        `INSERT INTO generations (id, workspace_id, api_key_id, model, ingress_format, source, stream)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
+        `INSERT INTO generations (id, workspace_id, api_key_id, model, ingress_format, source, stream, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8::timestamptz, now()))
          ON CONFLICT (id) DO NOTHING`,
         [
           record.id,
@@ -103,6 +103,7 @@ export function createGenerationRepository(client: SqlClient): GenerationReposit
           record.ingressFormat,
           record.source,
           record.stream,
+          record.createdAt ?? null,
         ],
       );
     },

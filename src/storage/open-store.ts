@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { createApiKeyRepository } from "./api-key-repository.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import { createGenerationRepository } from "./generation-repository.js";
+import { createKeyLimitRepository } from "./key-limit-repository.js";
 import { migrate } from "./migrate.js";
+import { createPlaygroundKeyRepository } from "./playground-key-repository.js";
 import { redactUrl } from "./redact-url.js";
 import { createPgliteClient, createPostgresClient, type SqlClient } from "./sql-client.js";
 import type { Store } from "./types.js";
@@ -82,6 +84,8 @@ export function createStore(
     workspaces: createWorkspaceRepository(client),
     apiKeys: createApiKeyRepository(client),
     generations: createGenerationRepository(client),
+    playgroundKeys: createPlaygroundKeyRepository(client),
+    keyLimits: createKeyLimitRepository(client),
     async ping() {
       await client.query("SELECT 1");
     },

@@ -73,6 +73,13 @@ export function createPostgresClient(url: string, options: PostgresClientOptions
     async transaction(fn) {
       const connection = await pool.connect();
       let broken = false;
+      // A checked-out client has no pool listener: without one, the server dropping the connection
+      // mid-transaction (an outage) emits an unhandled 'error' that kills the process. The pending
+      // query rejects on its own; here we only mark the connection as not reusable.
+      const onConnectionError = () => {
+        broken = true;
+      };
+      connection.on("error", onConnectionError);
       try {
         await connection.query("BEGIN");
         const result = await fn(wrapConnection(connection));
@@ -86,6 +93,7 @@ export function createPostgresClient(url: string, options: PostgresClientOptions
         }
         throw error;
       } finally {
+        connection.off("error", onConnectionError);
         connection.release(broken);
       }
     },

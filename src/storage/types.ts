@@ -48,6 +48,11 @@ export interface GenerationStart {
   ingressFormat: IngressFormatName;
   source: RequestSource;
   stream: boolean;
+  /**
+   * Admission time on the spend limits' clock (Redis TIME in distributed mode), so the record
+   * falls into the same day and month window as its reservation; default: the database's now().
+   */
+  createdAt?: Date;
 }
 
 export interface GenerationOutcome {
@@ -90,6 +95,8 @@ export interface ApiKeyRepository {
     expiresAt?: Date | null;
     memberId?: string | null;
     source?: RequestSource;
+    /** Spend limits and rate limit set together with the key (absent: none). */
+    limits?: Partial<Omit<KeyLimits, "totalResetAt">>;
   }): Promise<{ key: ApiKeyRecord; secret: string }>;
   findByHash(hash: string): Promise<ApiKeyWithWorkspace | null>;
   get(id: string): Promise<ApiKeyRecord | null>;
@@ -109,11 +116,53 @@ export interface GenerationRepository {
   get(id: string, workspaceId: string): Promise<GenerationRecord | null>;
 }
 
+export type OneTimeKeySource = Exclude<RequestSource, "api">;
+
+export interface MintedPlaygroundKey {
+  /** Key material (`hi-…`): returned once, stored only as its hash. */
+  secret: string;
+  keyId: string;
+  expiresAt: Date;
+  source: OneTimeKeySource;
+}
+
+/** Minting was refused by the per-user rate limit. */
+export interface PlaygroundMintRefusal {
+  rateLimited: true;
+  /** Whole seconds until the oldest mint in the window leaves it (at least 1). */
+  retryAfterSeconds: number;
+}
+
+/**
+ * One-time keys for the platform application (spec §4 rule 4, §5.12). Every key whose source is
+ * not `api` is one of these: usable once, until it expires, then hard-purged.
+ */
+export interface PlaygroundKeyRepository {
+  /** Mints a key unless the user already minted `limit` keys within `windowMs`. */
+  mint(input: {
+    workspaceId: string;
+    userId: string;
+    source: OneTimeKeySource;
+    ttlMs: number;
+    limit: number;
+    windowMs: number;
+  }): Promise<MintedPlaygroundKey | PlaygroundMintRefusal>;
+  /**
+   * Marks the key used in one conditional UPDATE; true only for the single caller that found it
+   * unused and unexpired, on any instance.
+   */
+  consume(keyId: string): Promise<boolean>;
+  /** Deletes expired one-time keys (usage records stay); returns how many went. */
+  purgeExpired(): Promise<number>;
+}
+
 export interface Store {
   readonly mode: "embedded" | "postgres";
   workspaces: WorkspaceRepository;
   apiKeys: ApiKeyRepository;
   generations: GenerationRepository;
+  playgroundKeys: PlaygroundKeyRepository;
+  keyLimits: KeyLimitRepository;
   /** Round trip to the database; rejects when unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -127,4 +176,91 @@ export interface SharedState {
   /** Returns an unsubscribe function. */
   subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+/** Spend limits and rate limit of one key (issue 4). Integer micro-USD; null means none. */
+export interface KeyLimits {
+  dailyMicroUsd: number | null;
+  monthlyMicroUsd: number | null;
+  totalMicroUsd: number | null;
+  /** null: the config's default applies (unlimited when that is unset too). */
+  requestsPerMinute: number | null;
+  /** Start of the current total-spend window (the last manual reset); null: since the key exists. */
+  totalResetAt: Date | null;
+}
+
+/** Fields of `key update`; an absent field stays as it is, null clears it. */
+export interface KeyLimitChanges {
+  dailyMicroUsd?: number | null;
+  monthlyMicroUsd?: number | null;
+  totalMicroUsd?: number | null;
+  requestsPerMinute?: number | null;
+  /** null: every model. */
+  allowedModels?: string[] | null;
+}
+
+/** What admission reads fresh for every request, in one round trip. */
+export interface AdmissionSnapshot {
+  workspace: Workspace;
+  limits: KeyLimits;
+  allowedModels: string[] | null;
+}
+
+export type SpendWindowName = "daily" | "monthly" | "total";
+
+/** A half-open time range [since, until); until null: open-ended. */
+export interface TimeRange {
+  since: Date;
+  until: Date | null;
+}
+
+/** One consistent read (a single statement) of what spend counters are rebuilt from. */
+export interface SpendSeedSnapshot {
+  spendMicroUsd: Partial<Record<SpendWindowName, number>>;
+  balanceMicroUsd: number;
+  /** Those of the asked generation ids that are final: what they cost and when they were admitted. */
+  finished: Array<{ id: string; apiKeyId: string; costMicroUsd: number; createdAt: Date }>;
+}
+
+export interface AuditEntry {
+  id: string;
+  action: string;
+  actor: string;
+  workspaceId: string;
+  apiKeyId: string | null;
+  details: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export interface KeyLimitRepository {
+  /** null when the key does not exist. */
+  get(keyId: string): Promise<KeyLimits | null>;
+  readAdmission(keyId: string): Promise<AdmissionSnapshot | null>;
+  /** Applies the changes and writes an audit entry in one transaction. */
+  update(
+    keyId: string,
+    changes: KeyLimitChanges,
+    actor: string,
+  ): Promise<{ key: ApiKeyRecord; limits: KeyLimits }>;
+  /**
+   * Starts a new total-spend window at `at` (default now()) and audit-logs the spend of the old
+   * one, in one transaction.
+   */
+  resetTotal(
+    keyId: string,
+    input: { actor: string; at?: Date },
+  ): Promise<{ key: ApiKeyRecord; limits: KeyLimits; previousSpendMicroUsd: number; resetAt: Date }>;
+  /** Settled spend (sum of generation costs) of the key in each window. */
+  sumSpend(
+    keyId: string,
+    windows: Partial<Record<SpendWindowName, TimeRange>>,
+  ): Promise<Partial<Record<SpendWindowName, number>>>;
+  readSeedSnapshot(input: {
+    keyId: string;
+    workspaceId: string;
+    windows: Partial<Record<SpendWindowName, TimeRange>>;
+    generationIds: string[];
+  }): Promise<SpendSeedSnapshot>;
+  /** Newest first. */
+  listAudit(filter: { apiKeyId?: string; limit?: number }): Promise<AuditEntry[]>;
 }

@@ -7,8 +7,9 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { AdminService } from "../../admin/admin-service.js";
-import { encodeKey, encodeWorkspace } from "../../admin/admin-wire.js";
+import { encodeKey, encodeKeyLimits, encodeWorkspace } from "../../admin/admin-wire.js";
 import { parseExpiry } from "../../admin/parse-expiry.js";
+import { convertMicroUsdToUsd } from "../../admin/parse-usd.js";
 import { createCommonErrorEnvelope, createErrorHeaders } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { ApiKeyStatus } from "../../storage/types.js";
@@ -33,7 +34,21 @@ const createKeyBody = z.strictObject({
   models: z.array(z.string()).nullable().optional(),
   expires_at: z.string().nullable().optional(),
   member_id: z.string().nullable().optional(),
+  daily_limit_usd: usdSchema.optional(),
+  monthly_limit_usd: usdSchema.optional(),
+  total_limit_usd: usdSchema.optional(),
+  requests_per_minute: z.number().optional(),
 });
+// null clears a limit (or the allowlist); an absent field is left as it is.
+const updateKeyBody = z.strictObject({
+  daily_limit_usd: usdSchema.nullable().optional(),
+  monthly_limit_usd: usdSchema.nullable().optional(),
+  total_limit_usd: usdSchema.nullable().optional(),
+  requests_per_minute: z.number().nullable().optional(),
+  models: z.array(z.string()).nullable().optional(),
+  actor: z.string().optional(),
+});
+const resetTotalBody = z.strictObject({ actor: z.string() });
 
 const STATUS_BY_ACTION: Record<string, ApiKeyStatus> = {
   disable: "disabled",
@@ -81,14 +96,51 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
 
   app.post("/keys", async (c) => {
     const body = await readBody(c, createKeyBody);
-    const { key, secret } = await admin.createKey({
+    const { key, secret, limits } = await admin.createKey({
       workspaceId: body.workspace_id,
       name: body.name,
       models: body.models ?? undefined,
       expiresAt: body.expires_at == null ? undefined : parseExpiry(body.expires_at, "expires_at"),
       memberId: body.member_id ?? undefined,
+      dailyLimitUsd: body.daily_limit_usd,
+      monthlyLimitUsd: body.monthly_limit_usd,
+      totalLimitUsd: body.total_limit_usd,
+      requestsPerMinute: body.requests_per_minute,
     });
-    return c.json({ key: encodeKey(key), secret }, 201);
+    return c.json(
+      { key: encodeKey(key), secret, ...(limits ? { limits: encodeKeyLimits(limits) } : {}) },
+      201,
+    );
+  });
+
+  app.get("/keys/:id", async (c) => {
+    const { key, limits } = await admin.getKey(c.req.param("id"));
+    return c.json({ key: encodeKey(key), limits: encodeKeyLimits(limits) });
+  });
+
+  app.patch("/keys/:id", async (c) => {
+    const body = await readBody(c, updateKeyBody);
+    const { key, limits } = await admin.updateKey(c.req.param("id"), {
+      dailyLimitUsd: body.daily_limit_usd,
+      monthlyLimitUsd: body.monthly_limit_usd,
+      totalLimitUsd: body.total_limit_usd,
+      requestsPerMinute: body.requests_per_minute,
+      models: body.models,
+      actor: body.actor,
+    });
+    return c.json({ key: encodeKey(key), limits: encodeKeyLimits(limits) });
+  });
+
+  app.post("/keys/:id/reset-total", async (c) => {
+    const body = await readBody(c, resetTotalBody);
+    const reset = await admin.resetKeyTotal(c.req.param("id"), body.actor);
+    return c.json({
+      key: encodeKey(reset.key),
+      limits: encodeKeyLimits(reset.limits),
+      previous_total_spend_usd: convertMicroUsdToUsd(reset.previousSpendMicroUsd),
+      previous_total_spend_micro_usd: String(reset.previousSpendMicroUsd),
+      reset_at: reset.resetAt.toISOString(),
+    });
   });
 
   app.post("/keys/:id/:action{disable|enable|revoke}", async (c) => {

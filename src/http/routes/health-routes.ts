@@ -1,25 +1,48 @@
-/** Liveness (dependency-free) and readiness (database and shared state, each with a deadline). */
+/**
+ * Liveness (dependency-free) and readiness (database and shared state, each with a deadline).
+ * Probes that arrive while a check is running share it, so a burst of /readyz calls costs one
+ * database round trip, not one each. Results are not reused after the check ends: an outage
+ * shows on the very next probe. Draining is read live: a stopping instance leaves the pool at once.
+ */
 import { Hono } from "hono";
 import type { SharedState, Store } from "../../storage/types.js";
 import type { AppEnv } from "../app-env.js";
 
 export const READINESS_DEADLINE_MS = 1_000;
 
+type CheckResult = "ok" | "down";
+interface Readiness {
+  postgres: CheckResult;
+  redis: CheckResult;
+}
+
 export function createHealthRoutes(store: Store, state: SharedState, isDraining: () => boolean) {
   const app = new Hono<AppEnv>();
+  let checking: Promise<Readiness> | undefined;
+
+  const readReadiness = (): Promise<Readiness> => {
+    checking ??= (async () => {
+      const [postgres, redis] = await Promise.all([
+        checkWithDeadline(() => store.ping()),
+        checkWithDeadline(() => state.ping()),
+      ]);
+      return { postgres, redis };
+    })().finally(() => {
+      checking = undefined;
+    });
+    return checking;
+  };
+
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", async (c) => {
-    const [postgres, redis] = await Promise.all([
-      checkWithDeadline(() => store.ping()),
-      checkWithDeadline(() => state.ping()),
-    ]);
+    const { postgres, redis } = await readReadiness();
     const ok = postgres === "ok" && redis === "ok" && !isDraining();
     return c.json({ status: ok ? "ok" : "degraded", checks: { redis, postgres } }, ok ? 200 : 503);
   });
   return app;
 }
 
-async function checkWithDeadline(check: () => Promise<void>): Promise<"ok" | "down"> {
+async function checkWithDeadline(check: () => Promise<void>): Promise<CheckResult> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<"down">((resolve) => {
     timer = setTimeout(() => resolve("down"), READINESS_DEADLINE_MS);

@@ -36,6 +36,7 @@ test("a minimal request decodes to a canonical request with defaults", () => {
     toolEvents: false,
     stream: false,
     passthrough: {},
+    passthroughFormat: "chat_completions",
   });
 });
 

@@ -42,6 +42,7 @@ test("a minimal request decodes to a canonical request with the output cap and d
     toolEvents: false,
     stream: false,
     passthrough: {},
+    passthroughFormat: "vendor_messages",
     maxOutputTokens: 1024,
   });
 });

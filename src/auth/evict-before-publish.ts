@@ -1,0 +1,30 @@
+/**
+ * The admin service announces key changes by publishing on `gateway:key-changed`. On the instance
+ * that made the change, waiting for that message to come back from Redis leaves a window in which
+ * the old cache entry still admits requests, and with Redis down the message never comes. Giving
+ * the admin service this wrapper evicts locally first, so the change applies to the very next
+ * request here (spec §3: "takes effect on the next request") whatever Redis does.
+ */
+import type { SharedState } from "../storage/types.js";
+import { type Authenticator, KEY_CHANGED_CHANNEL } from "./authenticate.js";
+
+export function evictBeforePublish(state: SharedState, authenticator: Authenticator): SharedState {
+  // Everything but publish is the state itself (spread keeps methods added to SharedState later).
+  return {
+    ...state,
+    async publish(channel, message) {
+      if (channel === KEY_CHANGED_CHANNEL) authenticator.evict(readKeyId(message));
+      await state.publish(channel, message);
+    },
+  };
+}
+
+/** undefined (evict everything) when the message names no key. */
+function readKeyId(message: string): string | undefined {
+  try {
+    const keyId = (JSON.parse(message) as { keyId?: unknown }).keyId;
+    return typeof keyId === "string" ? keyId : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,31 @@
+/** Mints a one-time key for a platform user, or refuses with `rate_limit_exceeded` (429). */
+import { GatewayError } from "../errors/gateway-error.js";
+import type { MintedPlaygroundKey, OneTimeKeySource, Store } from "../storage/types.js";
+import type { PlaygroundKeyPolicy } from "./playground-key-policy.js";
+
+export interface MintPlaygroundKeyInput {
+  workspaceId: string;
+  userId: string;
+  source: OneTimeKeySource;
+}
+
+export async function mintPlaygroundKey(
+  store: Store,
+  policy: PlaygroundKeyPolicy,
+  input: MintPlaygroundKeyInput,
+): Promise<MintedPlaygroundKey> {
+  const minted = await store.playgroundKeys.mint({
+    ...input,
+    ttlMs: policy.ttlMs,
+    limit: policy.mintLimit,
+    windowMs: policy.mintWindowMs,
+  });
+  if ("rateLimited" in minted) {
+    throw new GatewayError(
+      "rate_limit_exceeded",
+      `This user minted ${policy.mintLimit} playground keys in the last ${Math.round(policy.mintWindowMs / 1000)} s; retry later`,
+      { retryAfterSeconds: minted.retryAfterSeconds },
+    );
+  }
+  return minted;
+}

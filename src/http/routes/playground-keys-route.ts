@@ -1,0 +1,113 @@
+/**
+ * `POST /api/v1/playground-keys` (spec §4 rule 4, §5.4, §5.12): the platform application mints a
+ * one-time key for a signed-in user. Only a caller holding INTERNAL_SHARED_SECRET (sent as
+ * `X-Internal-Token`) may call it; without a configured secret the route does not exist (404,
+ * the same answer as any unknown path). Requests carrying an API key are refused even with a
+ * valid token, so an API-key caller can never reach it by accident or design. Errors use the
+ * common envelope.
+ */
+import { z } from "@hono/zod-openapi";
+import { Hono } from "hono";
+import { isInternalTokenValid } from "../../auth/internal-token.js";
+import { mintPlaygroundKey } from "../../auth/mint-playground-key.js";
+import type { PlaygroundKeyPolicy } from "../../auth/playground-key-policy.js";
+import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
+import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
+import type { Store } from "../../storage/types.js";
+import type { AppEnv } from "../app-env.js";
+import { createErrorResponse } from "../error-response.js";
+import { readJsonBody } from "../read-json-body.js";
+
+export const PLAYGROUND_KEYS_PATH = "/api/v1/playground-keys";
+const MAX_BODY_BYTES = 16 * 1024;
+const MAX_ID_LENGTH = 200;
+
+const idSchema = (description: string) =>
+  z.string().trim().min(1).max(MAX_ID_LENGTH).openapi({ description });
+
+/** Validates the body and documents it in /openapi.json. */
+export const playgroundKeyRequestSchema = z
+  .strictObject({
+    workspace_id: idSchema("The workspace the key's calls are billed to"),
+    user_id: idSchema("The signed-in platform user the key is minted for (rate-limited per user)"),
+    source: z
+      .enum(["playground", "chat"])
+      .default("playground")
+      .openapi({ description: "Label of the key's calls in usage records" }),
+  })
+  .openapi("PlaygroundKeyRequest");
+
+export const playgroundKeyResponseSchema = z
+  .object({
+    key: z.string().openapi({ description: "Key material (hi-…), shown once; valid for one request" }),
+    expires_at: z.string().openapi({ format: "date-time", description: "10 minutes after minting" }),
+    source: z.enum(["playground", "chat"]),
+  })
+  .openapi("PlaygroundKey");
+
+export interface PlaygroundKeysRouteDeps {
+  store: Store;
+  /** INTERNAL_SHARED_SECRET; undefined disables the endpoint. */
+  internalSharedSecret: string | undefined;
+  policy: PlaygroundKeyPolicy;
+}
+
+export function createPlaygroundKeysRoute(deps: PlaygroundKeysRouteDeps) {
+  const app = new Hono<AppEnv>();
+  app.post(PLAYGROUND_KEYS_PATH, async (c) => {
+    const requestId = c.get("requestId");
+    const fail = (error: GatewayError, status?: number) => {
+      const response = createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
+      return status === undefined
+        ? response
+        : new Response(response.body, { status, headers: response.headers });
+    };
+    if (!deps.internalSharedSecret) {
+      return fail(GatewayError.invalidRequest(`No route for POST ${PLAYGROUND_KEYS_PATH}`, null), 404);
+    }
+    try {
+      // Checked before anything else is read: nothing below runs for an unauthenticated caller.
+      const tokenValid = isInternalTokenValid(c.req.header("x-internal-token"), deps.internalSharedSecret);
+      if (c.req.header("authorization") !== undefined || c.req.header("x-api-key") !== undefined) {
+        throw new GatewayError(
+          "invalid_api_key",
+          "API keys cannot mint playground keys; only the platform application's X-Internal-Token can",
+        );
+      }
+      if (!tokenValid) throw new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token");
+      const body = readRequest(await readJsonBody(c.req.raw, MAX_BODY_BYTES));
+      const minted = await mintPlaygroundKey(deps.store, deps.policy, {
+        workspaceId: body.workspace_id,
+        userId: body.user_id,
+        source: body.source,
+      });
+      c.header("Cache-Control", "no-store");
+      return c.json(
+        { key: minted.secret, expires_at: minted.expiresAt.toISOString(), source: minted.source },
+        201,
+      );
+    } catch (thrown) {
+      const error = toGatewayError(thrown);
+      if (error.code === "internal_error") {
+        c.get("logger").error({ err: thrown, requestId }, "playground key mint failed");
+      }
+      return fail(error);
+    }
+  });
+  return app;
+}
+
+function readRequest(body: unknown): z.output<typeof playgroundKeyRequestSchema> {
+  const parsed = playgroundKeyRequestSchema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const unknownKey = issue.code === "unrecognized_keys" ? issue.keys[0] : undefined;
+  const param = unknownKey ?? (issue.path.length > 0 ? issue.path.join(".") : null);
+  const message =
+    unknownKey !== undefined
+      ? `Unknown field "${unknownKey}"; the body takes workspace_id, user_id and source`
+      : param
+        ? `${param}: ${issue.message}`
+        : "The body must be a JSON object with workspace_id, user_id and source";
+  throw GatewayError.invalidRequest(message, param);
+}

@@ -1,0 +1,136 @@
+/**
+ * The atomic steps behind spend and rate limits, shared by every instance. Two implementations with
+ * the same behaviour: Lua scripts on Redis (distributed mode) and plain maps (embedded mode, one
+ * process). `spend-guard.ts` drives them; `limit-counters.test.ts` holds both to one contract.
+ *
+ * State, per workspace W and key K (micro-USD integers):
+ * - leases of W: request id → (key, reserved amount), each with a deadline; an expired lease (its
+ *   instance crashed or went silent) is released by the next reserve, and the counters it may have
+ *   missed are marked stale.
+ * - reserved of W: per key and in total, the sum of W's leases (kept with the leases, atomically).
+ * - counters: K's settled spend per window (day, month, total), and W's balance. Each is a cache of
+ *   Postgres, seeded from it when missing, stale or older than its maximum age, with a protocol that
+ *   makes the seed exact while requests are in flight (see `seed-counters.ts`).
+ * - the rate window of K: admission times of the last 60 s.
+ */
+import type { LimitWindows } from "./limit-windows.js";
+
+export type CounterName = "daily" | "monthly" | "total" | "balance";
+export const COUNTER_NAMES: readonly CounterName[] = ["daily", "monthly", "total", "balance"];
+
+export interface ReserveInput {
+  requestId: string;
+  keyId: string;
+  workspaceId: string;
+  amountMicroUsd: number;
+  /** Spend limits to check (null: none). The balance is checked when `checkBalance`. */
+  limits: { daily: number | null; monthly: number | null; total: number | null };
+  checkBalance: boolean;
+  /** null: no rate limit. */
+  requestsPerMinute: number | null;
+  /** Computed from the caller's idea of now; a reserve on another day or month answers `clock`. */
+  windows: LimitWindows;
+  leaseTtlMs: number;
+}
+
+export type ReserveReply =
+  | { kind: "ok"; nowMs: number }
+  /** The windows are not the current ones by the limits' clock: recompute them at `nowMs`. */
+  | { kind: "clock"; nowMs: number }
+  | { kind: "rate"; retryAfterMs: number }
+  /** Another caller is seeding a counter this request needs: try again shortly. */
+  | { kind: "wait" }
+  /** These counters are missing: the caller now holds their seeding marker (`token`). */
+  | { kind: "seed"; nowMs: number; token: string; counters: CounterName[]; leases: LeaseRef[] }
+  /** `headroomMicroUsd` (may be ≤ 0) is what the tightest failing check leaves. */
+  | { kind: "limit"; counter: CounterName; headroomMicroUsd: number };
+
+export interface LeaseRef {
+  requestId: string;
+  keyId: string;
+}
+
+export interface SeedInput {
+  token: string;
+  keyId: string;
+  workspaceId: string;
+  windows: LimitWindows;
+  counters: Array<{
+    name: CounterName;
+    /** The value read from Postgres. */
+    baseMicroUsd: number;
+    /**
+     * Leases known at marking time; `includedCostMicroUsd` is the cost Postgres' snapshot already
+     * counts for that request in this counter (0 when it counts nothing).
+     */
+    adjustments: Array<{ requestId: string; includedCostMicroUsd: number }>;
+  }>;
+}
+
+export interface SettleInput {
+  requestId: string;
+  keyId: string;
+  workspaceId: string;
+  /** The windows the request was admitted in (not today's, if it ran past midnight). */
+  windows: LimitWindows;
+  costMicroUsd: number;
+}
+
+export interface LimitCounters {
+  readonly mode: "redis" | "in-process";
+  reserve(input: ReserveInput): Promise<ReserveReply>;
+  /** false when the marker was lost (expired, or the counter was dropped): reserve again. */
+  finishSeed(input: SeedInput): Promise<boolean>;
+  /**
+   * Releases the lease and adds the cost to the counters. Without a lease (expired, or settled
+   * already) nothing is added and the counters are marked stale instead, so they are re-seeded.
+   */
+  settle(input: SettleInput): Promise<"settled" | "no-lease">;
+  /** Pushes the lease's deadline out; false when the lease is gone. */
+  refresh(input: { requestId: string; workspaceId: string; leaseTtlMs: number }): Promise<boolean>;
+  readReserved(
+    workspaceId: string,
+    keyId: string,
+  ): Promise<{ keyMicroUsd: number; workspaceMicroUsd: number }>;
+  /** Drops the balance counter (credit was added or removed): the next request re-seeds it. */
+  forgetBalance(workspaceId: string): Promise<void>;
+  /** The limits' clock, Unix milliseconds. */
+  now(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Timing of the counters, shared by both implementations. */
+export interface CounterTimings {
+  /** A seeding marker left by a caller that died expires after this. */
+  seedMarkerTtlMs: number;
+  /** Spend counters are re-seeded from Postgres at least this often (heals any drift). */
+  spendMaxAgeMs: number;
+  /** The balance counter is re-seeded at least this often (credit added where no one told us). */
+  balanceMaxAgeMs: number;
+  /** A total-window counter unused this long is dropped. */
+  totalIdleTtlMs: number;
+  /** Day and month counters live this long past their window's end (late settlements). */
+  windowGraceMs: number;
+  /** The rate window. */
+  rateWindowMs: number;
+}
+
+export const DEFAULT_COUNTER_TIMINGS: CounterTimings = {
+  seedMarkerTtlMs: 5_000,
+  spendMaxAgeMs: 60 * 60_000,
+  balanceMaxAgeMs: 60_000,
+  totalIdleTtlMs: 7 * 24 * 60 * 60_000,
+  windowGraceMs: 60 * 60_000,
+  rateWindowMs: 60_000,
+};
+
+/** Redis key names (before the SharedState prefix); exported so tests can inspect the counters. */
+export const LIMIT_KEYS = {
+  rate: (keyId: string) => `limits:rpm:${keyId}`,
+  leases: (workspaceId: string) => `limits:ws:${workspaceId}:leases`,
+  deadlines: (workspaceId: string) => `limits:ws:${workspaceId}:deadlines`,
+  reserved: (workspaceId: string) => `limits:ws:${workspaceId}:reserved`,
+  stale: (workspaceId: string) => `limits:ws:${workspaceId}:stale`,
+  balance: (workspaceId: string) => `limits:ws:${workspaceId}:balance`,
+  spend: (keyId: string, windowId: string) => `limits:key:${keyId}:${windowId}`,
+};

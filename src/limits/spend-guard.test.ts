@@ -1,0 +1,304 @@
+// The spend guard against a real store in both storage modes, with both counter implementations:
+// concurrent admissions stop exactly at the limit, the output cap is lowered only when the caller
+// set none, errors name the limit, and an unreachable Redis refuses rather than overspends.
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { test } from "node:test";
+import { Redis } from "ioredis";
+import {
+  createTestStore,
+  forEachStorageMode,
+  requireMode,
+  TEST_REDIS_URL,
+} from "../../test/helpers/storage-modes.js";
+import type { CanonicalRequest } from "../canonical/index.js";
+import { GatewayError } from "../errors/gateway-error.js";
+import { convertUsdPerMillionToPicoPerToken } from "../metering/prices.js";
+import { openRedisScriptRunner } from "../storage/redis-script-runner.js";
+import type { KeyLimits, Store } from "../storage/types.js";
+import { createInProcessLimitCounters } from "./in-process-limit-counters.js";
+import type { LimitCounters } from "./limit-counters.js";
+import { createRedisLimitCounters } from "./redis-limit-counters.js";
+import { type AdmissionInput, createSpendGuard, type SpendGuard } from "./spend-guard.js";
+import { estimateWorstCase } from "./worst-case-cost.js";
+
+/** $0 per input token, $10 per 1M output tokens: 100 output tokens cost exactly 1,000 µUSD. */
+const PRICES = {
+  promptPicoUsd: 0n,
+  completionPicoUsd: convertUsdPerMillionToPicoPerToken("10"),
+  cachedPromptPicoUsd: 0n,
+  cacheWritePicoUsd: 0n,
+  cacheWrite1hPicoUsd: 0n,
+};
+const REQUEST: CanonicalRequest = {
+  model: "test/model",
+  system: [],
+  messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+  tools: [],
+  sampling: {},
+  serverTools: [],
+  toolEvents: false,
+  stream: false,
+  passthrough: {},
+};
+const NO_LIMITS: KeyLimits = {
+  dailyMicroUsd: null,
+  monthlyMicroUsd: null,
+  totalMicroUsd: null,
+  requestsPerMinute: null,
+  totalResetAt: null,
+};
+
+async function openCounters(
+  mode: "in-process" | "redis",
+): Promise<{ counters: LimitCounters; cleanup(): Promise<void> }> {
+  if (mode === "in-process") {
+    const counters = createInProcessLimitCounters();
+    return { counters, cleanup: () => counters.close() };
+  }
+  const prefix = `gw_test_${randomBytes(6).toString("hex")}:`;
+  const counters = createRedisLimitCounters(
+    await openRedisScriptRunner({ redisUrl: TEST_REDIS_URL, prefix }),
+  );
+  return {
+    counters,
+    async cleanup() {
+      await counters.close();
+      const client = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+      const keys = await client.keys(`${prefix}*`);
+      if (keys.length > 0) await client.del(...keys);
+      client.disconnect();
+    },
+  };
+}
+
+async function createKey(store: Store, limits: Partial<KeyLimits>, credits = 1_000_000) {
+  const workspace = await store.workspaces.create({ name: "w", creditsMicroUsd: credits, invoicing: false });
+  const { key } = await store.apiKeys.create({ workspaceId: workspace.id, limits });
+  return { keyId: key.id, workspaceId: workspace.id, limits: { ...NO_LIMITS, ...limits } };
+}
+
+function admission(
+  key: Awaited<ReturnType<typeof createKey>>,
+  overrides: Partial<AdmissionInput> = {},
+): AdmissionInput {
+  return {
+    requestId: `req_${randomBytes(6).toString("hex")}`,
+    keyId: key.keyId,
+    workspaceId: key.workspaceId,
+    limits: key.limits,
+    requestsPerMinute: null,
+    checkBalance: true,
+    worstCase: estimateWorstCase(REQUEST, PRICES, 100),
+    outputCapAdjustable: false,
+    ...overrides,
+  };
+}
+
+/** Admits, records and settles like the engine does: Postgres first, then the counters. */
+async function runRequest(guard: SpendGuard, store: Store, input: AdmissionInput, cost: number) {
+  const reservation = await guard.admit(input);
+  await store.generations.start({
+    id: input.requestId,
+    workspaceId: input.workspaceId,
+    apiKeyId: input.keyId,
+    model: "test/model",
+    ingressFormat: "chat_completions",
+    source: "api",
+    stream: false,
+    createdAt: new Date(reservation.admittedAt),
+  });
+  await store.generations.finish(input.requestId, {
+    status: "ok",
+    errorCode: null,
+    upstreamProvider: "fake",
+    upstreamModel: "fake",
+    ...{
+      tokensPrompt: 0,
+      tokensCompletion: 100,
+      tokensReasoning: 0,
+      tokensCachedPrompt: 0,
+      tokensCacheWrite: 0,
+    },
+    costMicroUsd: cost,
+    toolCostsMicroUsd: {},
+    latencyMs: 1,
+    finishReason: "stop",
+  });
+  await reservation.settle(cost);
+  return reservation;
+}
+
+// The runtime modes (DESIGN §2): embedded store with in-process counters, PostgreSQL with either
+// (one instance without Redis, or several with it). PGlite with Redis counters is no runtime mode.
+const COMBINATIONS = [
+  ["embedded", "in-process"],
+  ["postgres", "in-process"],
+  ["postgres", "redis"],
+] as const;
+
+for (const [storageMode, counterMode] of COMBINATIONS) {
+  test(`spend guard with ${counterMode} counters [${storageMode}]`, async (t) => {
+    if (!(await requireMode(t, storageMode))) return;
+    if (counterMode === "redis" && !(await requireMode(t, "redis"))) return;
+    const { store, cleanup: cleanupStore } = await createTestStore(storageMode);
+    const { counters, cleanup } = await openCounters(counterMode);
+    const guard = createSpendGuard({ counters, keyLimits: store.keyLimits, leaseTtlMs: 60_000 });
+    try {
+      await t.test("200 concurrent admissions against a $0.05 total limit: exactly 50", async () => {
+        const key = await createKey(store, { totalMicroUsd: 50_000 });
+        const outcomes = await Promise.allSettled(
+          Array.from({ length: 200 }, () => runRequest(guard, store, admission(key), 1_000)),
+        );
+        const admitted = outcomes.filter((outcome) => outcome.status === "fulfilled").length;
+        const refused = outcomes.flatMap((outcome) =>
+          outcome.status === "rejected" ? [outcome.reason] : [],
+        );
+        assert.equal(admitted, 50);
+        assert.ok(
+          refused.every((error) => error instanceof GatewayError && error.code === "key_limit_exceeded"),
+        );
+        assert.match(
+          (refused[0] as Error).message,
+          /total spend limit of \$0\.05 is reached\. It does not reset by itself/,
+        );
+        const spent = await store.keyLimits.sumSpend(key.keyId, {
+          total: { since: new Date(0), until: null },
+        });
+        assert.equal(spent.total, 50_000);
+        assert.deepEqual(await guard.readReserved(key.workspaceId, key.keyId), {
+          keyMicroUsd: 0,
+          workspaceMicroUsd: 0,
+        });
+      });
+
+      await t.test("reservations larger than the cost are released by settlement", async () => {
+        const key = await createKey(store, { dailyMicroUsd: 5_000 });
+        for (let index = 0; index < 10; index++) await runRequest(guard, store, admission(key), 400);
+        // 4000 spent; a 1000 reservation still fits, the next does not.
+        await runRequest(guard, store, admission(key), 1_000);
+        await assert.rejects(guard.admit(admission(key)), (error: GatewayError) => {
+          assert.equal(error.code, "key_limit_exceeded");
+          assert.match(
+            error.message,
+            /daily spend limit of \$0\.005 is reached\. It resets at \S+T00:00:00\.000Z/,
+          );
+          return true;
+        });
+      });
+
+      await t.test(
+        "no cap set: lowered to the headroom; explicit cap: refused with the numbers",
+        async () => {
+          const key = await createKey(store, { monthlyMicroUsd: 2_000 });
+          await runRequest(guard, store, admission(key), 1_000);
+          const lowered = await guard.admit(
+            admission(key, {
+              worstCase: estimateWorstCase(REQUEST, PRICES, 4_096),
+              outputCapAdjustable: true,
+            }),
+          );
+          assert.equal(lowered.outputCapLowered, true);
+          assert.equal(lowered.outputCap, 100); // 1000 µUSD left at 10 µUSD per output token
+          assert.equal(lowered.amountMicroUsd, 1_000);
+          await lowered.settle(0);
+          await assert.rejects(
+            guard.admit(admission(key, { worstCase: estimateWorstCase(REQUEST, PRICES, 4_096) })),
+            {
+              code: "key_limit_exceeded",
+              message:
+                /monthly spend limit of \$0\.002 is nearly reached: \$0\.001 is left .* may cost up to \$0\.04096/,
+            },
+          );
+          // 510 µUSD left affords 51 tokens, fewer than MIN_LOWERED_OUTPUT_TOKENS: refused even without a cap.
+          await runRequest(
+            guard,
+            store,
+            admission(key, { worstCase: estimateWorstCase(REQUEST, PRICES, 1) }),
+            490,
+          );
+          await assert.rejects(
+            guard.admit(
+              admission(key, {
+                worstCase: estimateWorstCase(REQUEST, PRICES, 4_096),
+                outputCapAdjustable: true,
+              }),
+            ),
+            { code: "key_limit_exceeded" },
+          );
+        },
+      );
+
+      await t.test("the balance: insufficient_credits; invoicing admits", async () => {
+        const key = await createKey(store, {}, 1_500);
+        await runRequest(guard, store, admission(key), 1_000);
+        await assert.rejects(guard.admit(admission(key)), {
+          code: "insufficient_credits",
+          message: /available credit of \$0\.0005/,
+        });
+        const invoiced = await guard.admit(admission(key, { checkBalance: false }));
+        await invoiced.settle(0);
+      });
+
+      await t.test("rate limit: rate_limit_exceeded with the wait until a slot frees", async () => {
+        const key = await createKey(store, { requestsPerMinute: 3 });
+        for (let index = 0; index < 3; index++) {
+          await runRequest(guard, store, admission(key, { requestsPerMinute: 3 }), 10);
+        }
+        await assert.rejects(guard.admit(admission(key, { requestsPerMinute: 3 })), (error: GatewayError) => {
+          assert.equal(error.code, "rate_limit_exceeded");
+          assert.ok(
+            error.retryAfterSeconds! >= 59 && error.retryAfterSeconds! <= 60,
+            String(error.retryAfterSeconds),
+          );
+          assert.match(error.message, /allows 3 requests per minute/);
+          return true;
+        });
+      });
+
+      await t.test("credit changes reach the balance counter through forgetBalance", async () => {
+        const key = await createKey(store, {}, 1_000);
+        await runRequest(guard, store, admission(key), 1_000);
+        await assert.rejects(guard.admit(admission(key)), { code: "insufficient_credits" });
+        await store.workspaces.credit(key.workspaceId, 5_000);
+        await guard.forgetBalance(key.workspaceId);
+        await runRequest(guard, store, admission(key), 1_000);
+      });
+    } finally {
+      await guard.close();
+      await cleanup();
+      await cleanupStore();
+    }
+  });
+}
+
+forEachStorageMode(
+  "spend guard: an unreachable limit store refuses what needs a limit",
+  async ({ store }) => {
+    const broken: LimitCounters = {
+      ...createInProcessLimitCounters(),
+      mode: "redis",
+      reserve: async () => {
+        throw new Error("connect ECONNREFUSED");
+      },
+      settle: async () => {
+        throw new Error("connect ECONNREFUSED");
+      },
+    };
+    const guard = createSpendGuard({ counters: broken, keyLimits: store.keyLimits, leaseTtlMs: 60_000 });
+    const key = await createKey(store, {});
+    await assert.rejects(guard.admit(admission(key)), (error: GatewayError) => {
+      assert.equal(error.code, "rate_limit_exceeded");
+      assert.equal(error.retryAfterSeconds, 5);
+      assert.match(error.message, /limit store is unreachable/);
+      return true;
+    });
+    await assert.rejects(guard.admit(admission(key, { checkBalance: false, requestsPerMinute: 10 })), {
+      code: "rate_limit_exceeded",
+    });
+    // Invoicing, no key limit, no rate limit: nothing to enforce, so it is admitted.
+    const detached = await guard.admit(admission(key, { checkBalance: false }));
+    await detached.settle(1_000);
+    await guard.close();
+  },
+);

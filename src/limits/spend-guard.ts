@@ -1,0 +1,346 @@
+/**
+ * Admission-time spend and rate limits (issue 4, DESIGN §4). `admit` reserves a request's
+ * worst-case cost against the key's daily, monthly and total limits and the workspace balance, and
+ * takes a slot of the key's rate window, in one atomic step of the limit counters (Redis: shared by
+ * every instance; in-process: embedded mode). The returned reservation is held under a lease that
+ * is refreshed while the request runs, and `settle` replaces it with the actual cost (0 releases
+ * it). Counters are caches of Postgres, seeded from it exactly (seed-counters.ts).
+ *
+ * Redis unreachable: a request that needs no limit (no key limits, no rate limit, invoicing) is
+ * admitted without a reservation; every other request is refused with `rate_limit_exceeded` and
+ * Retry-After, so spend can never run past a limit while the shared counters are out of sight.
+ */
+import type { Logger } from "../logging/logger.js";
+import type { KeyLimitRepository, KeyLimits } from "../storage/types.js";
+import type { CounterName, LimitCounters, SettleInput } from "./limit-counters.js";
+import {
+  createInsufficientCreditsError,
+  createKeyLimitError,
+  createLimitStoreUnavailableError,
+  createRateLimitError,
+} from "./limit-errors.js";
+import { computeLimitWindows, type LimitWindows } from "./limit-windows.js";
+import { readSeedInput } from "./seed-counters.js";
+import { createSettleRetryQueue } from "./settle-retry-queue.js";
+import { computeAffordableOutputCap, computeReservation, type WorstCase } from "./worst-case-cost.js";
+
+export interface AdmissionInput {
+  requestId: string;
+  keyId: string;
+  workspaceId: string;
+  limits: KeyLimits;
+  /** The key's own value or the config default; null: no rate limit. */
+  requestsPerMinute: number | null;
+  /** false for invoicing workspaces (their balance may go below zero). */
+  checkBalance: boolean;
+  worstCase: WorstCase;
+  /**
+   * true when the caller set no output cap (the model's maximum stands in): it may then be lowered
+   * to what the headroom affords instead of refusing the request.
+   */
+  outputCapAdjustable: boolean;
+}
+
+export interface Reservation {
+  /** Admission time on the limits' clock (Unix ms): the generation's created_at. */
+  readonly admittedAt: number;
+  readonly amountMicroUsd: number;
+  /** The output cap to send upstream (lowered when `outputCapLowered`). */
+  readonly outputCap: number;
+  readonly outputCapLowered: boolean;
+  /** Replaces the reservation with the actual cost (0: release). Idempotent; never throws. */
+  settle(costMicroUsd: number): Promise<void>;
+}
+
+export interface SpendGuard {
+  readonly mode: LimitCounters["mode"];
+  /** Throws key_limit_exceeded, insufficient_credits or rate_limit_exceeded (GatewayError). */
+  admit(input: AdmissionInput): Promise<Reservation>;
+  /** In-flight reservations; null when the limit store cannot be reached. */
+  readReserved(
+    workspaceId: string,
+    keyId: string,
+  ): Promise<{ keyMicroUsd: number; workspaceMicroUsd: number } | null>;
+  /** The limits' clock (Unix ms); the process clock when the store cannot be reached. */
+  now(): Promise<number>;
+  /** After a credit change: the balance counter is re-seeded. Best effort (it expires anyway). */
+  forgetBalance(workspaceId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SpendGuardOptions {
+  counters: LimitCounters;
+  keyLimits: KeyLimitRepository;
+  logger?: Logger;
+  /** How long a reservation survives without a refresh (its instance crashed). */
+  leaseTtlMs: number;
+  /** Leases stop being refreshed after this (a request that never settles cannot hold one forever). */
+  maxLeaseLifetimeMs?: number;
+  /** The longest admission may spend waiting for counters being seeded elsewhere. */
+  admissionDeadlineMs?: number;
+}
+
+/** A lowered output cap below this is no useful answer: refuse instead. */
+export const MIN_LOWERED_OUTPUT_TOKENS = 64;
+const DEFAULT_MAX_LEASE_LIFETIME_MS = 60 * 60_000;
+const DEFAULT_ADMISSION_DEADLINE_MS = 3_000;
+const MAX_ATTEMPTS = 60;
+
+export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
+  const { counters, keyLimits, leaseTtlMs } = options;
+  const maxLeaseLifetimeMs = options.maxLeaseLifetimeMs ?? DEFAULT_MAX_LEASE_LIFETIME_MS;
+  const admissionDeadlineMs = options.admissionDeadlineMs ?? DEFAULT_ADMISSION_DEADLINE_MS;
+  const retries = createSettleRetryQueue({
+    settle: (input) => counters.settle(input),
+    maxAgeMs: leaseTtlMs * 2,
+    onGiveUp: (input, reason) =>
+      options.logger?.warn(
+        { requestId: input.requestId, costMicroUsd: input.costMicroUsd, reason },
+        "limit settlement dropped; counters are re-seeded from Postgres",
+      ),
+  });
+
+  function holdLease(
+    input: AdmissionInput,
+    windows: LimitWindows,
+    admittedAt: number,
+    amount: number,
+    cap: number,
+    lowered: boolean,
+  ): Reservation {
+    const startedAt = Date.now();
+    const timer = setInterval(
+      () => {
+        if (Date.now() - startedAt > maxLeaseLifetimeMs) return clearInterval(timer);
+        counters
+          .refresh({ requestId: input.requestId, workspaceId: input.workspaceId, leaseTtlMs })
+          .catch(() => {}); // The next refresh tries again; an expired lease only re-seeds counters.
+      },
+      Math.max(1_000, Math.floor(leaseTtlMs / 3)),
+    );
+    timer.unref();
+    let settled: Promise<void> | undefined;
+    return {
+      admittedAt,
+      amountMicroUsd: amount,
+      outputCap: cap,
+      outputCapLowered: lowered,
+      settle(costMicroUsd) {
+        settled ??= (async () => {
+          clearInterval(timer);
+          const settlement: SettleInput = {
+            requestId: input.requestId,
+            keyId: input.keyId,
+            workspaceId: input.workspaceId,
+            windows,
+            costMicroUsd,
+          };
+          try {
+            await counters.settle(settlement);
+          } catch {
+            retries.add(settlement);
+          }
+        })();
+        return settled;
+      },
+    };
+  }
+
+  /** Redis unreachable and nothing to enforce: admitted, its cost reaches the counters if it can. */
+  function detach(input: AdmissionInput): Reservation {
+    const admittedAt = Date.now();
+    const windows = computeLimitWindows(admittedAt, input.limits.totalResetAt);
+    let settled: Promise<void> | undefined;
+    return {
+      admittedAt,
+      amountMicroUsd: input.worstCase.amountMicroUsd,
+      outputCap: input.worstCase.outputCap,
+      outputCapLowered: false,
+      settle(costMicroUsd) {
+        // No lease: the settle step marks the counters stale, so they are re-seeded with this cost.
+        settled ??= counters
+          .settle({
+            requestId: input.requestId,
+            keyId: input.keyId,
+            workspaceId: input.workspaceId,
+            windows,
+            costMicroUsd,
+          })
+          .then(() => {})
+          .catch(() => {});
+        return settled;
+      },
+    };
+  }
+
+  function enforcesNothing(input: AdmissionInput): boolean {
+    const { limits } = input;
+    return (
+      !input.checkBalance &&
+      input.requestsPerMinute === null &&
+      limits.dailyMicroUsd === null &&
+      limits.monthlyMicroUsd === null &&
+      limits.totalMicroUsd === null
+    );
+  }
+
+  return {
+    mode: counters.mode,
+
+    async admit(input) {
+      const { worstCase, limits } = input;
+      const deadline = Date.now() + admissionDeadlineMs;
+      let clockHint = Date.now();
+      let cap = worstCase.outputCap;
+      let amount = worstCase.amountMicroUsd;
+      let lowered = false;
+      let pauseMs = 5;
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const windows = computeLimitWindows(clockHint, limits.totalResetAt);
+        let reply: Awaited<ReturnType<LimitCounters["reserve"]>>;
+        try {
+          reply = await counters.reserve({
+            requestId: input.requestId,
+            keyId: input.keyId,
+            workspaceId: input.workspaceId,
+            amountMicroUsd: amount,
+            limits: {
+              daily: limits.dailyMicroUsd,
+              monthly: limits.monthlyMicroUsd,
+              total: limits.totalMicroUsd,
+            },
+            checkBalance: input.checkBalance,
+            requestsPerMinute: input.requestsPerMinute,
+            windows,
+            leaseTtlMs,
+          });
+        } catch (error) {
+          if (enforcesNothing(input)) return detach(input);
+          options.logger?.warn({ err: error, requestId: input.requestId }, "limit store unreachable");
+          throw createLimitStoreUnavailableError(error);
+        }
+        switch (reply.kind) {
+          case "ok":
+            return holdLease(input, windows, reply.nowMs, amount, cap, lowered);
+          case "clock":
+            clockHint = reply.nowMs;
+            continue;
+          case "rate":
+            throw createRateLimitError(input.requestsPerMinute ?? 0, reply.retryAfterMs);
+          case "wait":
+            if (Date.now() + pauseMs > deadline)
+              throw createLimitStoreUnavailableError("seeding took too long");
+            await sleep(pauseMs + Math.random() * pauseMs);
+            pauseMs = Math.min(pauseMs * 2, 80);
+            continue;
+          case "seed": {
+            // Everyone else needing these counters waits for this read: it gets the admission's
+            // deadline, not the database's longer statement timeout.
+            const seed = await raceDeadline(
+              readSeedInput(keyLimits, {
+                token: reply.token,
+                keyId: input.keyId,
+                workspaceId: input.workspaceId,
+                windows,
+                counters: reply.counters,
+                leases: reply.leases,
+              }),
+              Math.max(100, deadline - Date.now()),
+            );
+            try {
+              await counters.finishSeed(seed);
+            } catch (error) {
+              throw createLimitStoreUnavailableError(error);
+            }
+            continue;
+          }
+          case "limit": {
+            if (!lowered && input.outputCapAdjustable) {
+              const affordable = computeAffordableOutputCap(worstCase, reply.headroomMicroUsd);
+              if (affordable >= Math.min(MIN_LOWERED_OUTPUT_TOKENS, worstCase.outputCap)) {
+                // DESIGN §4: a shorter answer rather than a refusal when the caller set no cap.
+                cap = affordable;
+                amount = computeReservation(worstCase, cap);
+                lowered = true;
+                continue;
+              }
+            }
+            throw createLimitError(reply.counter, reply.headroomMicroUsd, amount, limits, windows);
+          }
+        }
+      }
+      throw createLimitStoreUnavailableError("too many attempts");
+    },
+
+    async readReserved(workspaceId, keyId) {
+      try {
+        return await counters.readReserved(workspaceId, keyId);
+      } catch {
+        return null;
+      }
+    },
+
+    async now() {
+      try {
+        return await counters.now();
+      } catch {
+        return Date.now();
+      }
+    },
+
+    async forgetBalance(workspaceId) {
+      try {
+        await counters.forgetBalance(workspaceId);
+      } catch (error) {
+        options.logger?.warn(
+          { err: error, workspaceId },
+          "could not drop the balance counter; it expires soon",
+        );
+      }
+    },
+
+    async close() {
+      await retries.close();
+      await counters.close();
+    },
+  };
+}
+
+function createLimitError(
+  counter: CounterName,
+  headroomMicroUsd: number,
+  amountMicroUsd: number,
+  limits: KeyLimits,
+  windows: LimitWindows,
+) {
+  if (counter === "balance") return createInsufficientCreditsError(headroomMicroUsd, amountMicroUsd);
+  const limitMicroUsd =
+    counter === "daily"
+      ? limits.dailyMicroUsd
+      : counter === "monthly"
+        ? limits.monthlyMicroUsd
+        : limits.totalMicroUsd;
+  return createKeyLimitError({
+    counter,
+    limitMicroUsd: limitMicroUsd ?? 0,
+    headroomMicroUsd,
+    amountMicroUsd,
+    windows,
+  });
+}
+
+/** Rejects with the limit store's retryable error when `promise` takes longer than `milliseconds`. */
+function raceDeadline<T>(promise: Promise<T>, milliseconds: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(createLimitStoreUnavailableError(`seeding the counters took over ${milliseconds} ms`)),
+      milliseconds,
+    );
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+function sleep(milliseconds: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, milliseconds));
+}

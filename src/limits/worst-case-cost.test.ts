@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { CanonicalRequest } from "../canonical/index.js";
+import { computeCostMicroUsd } from "../metering/compute-cost.js";
+import { estimateInputTokens } from "../metering/estimate-usage.js";
+import { convertUsdPerMillionToPicoPerToken as price } from "../metering/prices.js";
+import { computeAffordableOutputCap, computeReservation, estimateWorstCase } from "./worst-case-cost.js";
+
+const prices = {
+  promptPicoUsd: price("3"),
+  completionPicoUsd: price("15"),
+  cachedPromptPicoUsd: price("0.3"),
+  cacheWritePicoUsd: price("3.75"),
+  cacheWrite1hPicoUsd: price("6"),
+};
+
+function request(overrides: Partial<CanonicalRequest> = {}): CanonicalRequest {
+  return {
+    model: "a/b",
+    system: [{ type: "text", text: "You are terse." }],
+    messages: [{ role: "user", content: [{ type: "text", text: "Count to three, please." }] }],
+    tools: [],
+    sampling: {},
+    serverTools: [],
+    toolEvents: false,
+    stream: false,
+    passthrough: {},
+    ...overrides,
+  };
+}
+
+test("worst case: estimated input at the prompt rate plus the whole output cap", () => {
+  const worst = estimateWorstCase(request(), prices, 1_000);
+  const input = estimateInputTokens(request());
+  assert.equal(worst.inputTokens, input);
+  // Exactly what the bill would be if the estimate held and the cap were used up.
+  assert.equal(
+    worst.amountMicroUsd,
+    computeCostMicroUsd(
+      {
+        inputTokens: input,
+        outputTokens: 1_000,
+        cachedInputTokens: 0,
+        cacheWriteTokens: 0,
+        cacheWrite1hTokens: 0,
+        reasoningTokens: 0,
+      },
+      prices,
+    ),
+  );
+});
+
+test("cache markers reserve the input at the cache-write rate; media count as full-size", () => {
+  const plain = estimateWorstCase(request(), prices, 0);
+  const cached = estimateWorstCase(
+    request({ system: [{ type: "text", text: "You are terse.", cacheControl: { type: "ephemeral" } }] }),
+    prices,
+    0,
+  );
+  const hour = estimateWorstCase(
+    request({
+      system: [{ type: "text", text: "You are terse.", cacheControl: { type: "ephemeral", ttl: "1h" } }],
+    }),
+    prices,
+    0,
+  );
+  assert.equal(cached.inputPicoUsd, (plain.inputPicoUsd * 375n) / 300n);
+  assert.equal(hour.inputPicoUsd, plain.inputPicoUsd * 2n);
+  const withImage = estimateWorstCase(
+    request({
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Count to three, please." },
+            { type: "image", source: { kind: "url", url: "https://example.com/a.png" } },
+          ],
+        },
+      ],
+    }),
+    prices,
+    0,
+  );
+  assert.equal(withImage.inputTokens, plain.inputTokens + 1_600);
+});
+
+test("the affordable cap is the largest whose reservation fits the headroom", () => {
+  const worst = estimateWorstCase(request(), prices, 4_096);
+  const input = computeReservation(worst, 0);
+  assert.equal(computeAffordableOutputCap(worst, input - 1), 0);
+  const headroom = input + 1_000; // 1000 µUSD at 15 µUSD per token → 66 tokens
+  const cap = computeAffordableOutputCap(worst, headroom);
+  assert.equal(cap, 66);
+  assert.ok(computeReservation(worst, cap) <= headroom);
+  assert.ok(computeReservation(worst, cap + 1) > headroom);
+  assert.equal(computeAffordableOutputCap(worst, 10_000_000_000), 4_096);
+});

@@ -1,0 +1,103 @@
+/**
+ * The most a request can cost, reserved at admission (DESIGN §4): its estimated input at the
+ * dearest input rate it can be billed at, plus the output cap at the completion rate (reasoning
+ * tokens are output). Integer pico-USD in BigInt, rounded up to micro-USD like the bill itself.
+ *
+ * The output side is exact: the cap is always sent upstream. The input side is an estimate (o200k
+ * tokenizer; media at a flat per-part count), so a request can end up costing more than it reserved
+ * by the estimation error of its input; docs/limits.md states that bound.
+ */
+import type { CanonicalRequest } from "../canonical/index.js";
+import type { ModelPrices } from "../config/types.js";
+import { estimateInputTokens } from "../metering/estimate-usage.js";
+
+const PICO_PER_MICRO = 1_000_000n;
+/** Images: the most a vision model bills for one (Anthropic's ~1,600 tokens at 1568 px). */
+const IMAGE_TOKENS = 1_600;
+/** Files (PDF pages are text plus an image): one page's worth; the tokenizer sees none of it. */
+const FILE_TOKENS = 3_000;
+
+export interface WorstCase {
+  inputTokens: number;
+  /** Cost of the estimated input, pico-USD. */
+  inputPicoUsd: bigint;
+  /** Price of one output token, pico-USD. */
+  outputTokenPicoUsd: bigint;
+  outputCap: number;
+  /** Input plus the whole output cap, micro-USD (rounded up). */
+  amountMicroUsd: number;
+}
+
+export function estimateWorstCase(
+  request: CanonicalRequest,
+  prices: ModelPrices,
+  outputCap: number,
+): WorstCase {
+  const inputTokens = estimateInputTokens(request) + countMediaTokens(request);
+  const inputPicoUsd = BigInt(inputTokens) * selectInputPrice(request, prices);
+  const worst = {
+    inputTokens,
+    inputPicoUsd,
+    outputTokenPicoUsd: prices.completionPicoUsd,
+    outputCap,
+    amountMicroUsd: 0,
+  };
+  worst.amountMicroUsd = computeReservation(worst, outputCap);
+  return worst;
+}
+
+/** What reserving `outputCap` output tokens costs, micro-USD. */
+export function computeReservation(worst: WorstCase, outputCap: number): number {
+  const pico = worst.inputPicoUsd + BigInt(outputCap) * worst.outputTokenPicoUsd;
+  return Number((pico + PICO_PER_MICRO - 1n) / PICO_PER_MICRO);
+}
+
+/**
+ * The largest output cap whose reservation fits in `headroomMicroUsd` (0 when not even the input
+ * fits). With free output, any cap fits once the input does.
+ */
+export function computeAffordableOutputCap(worst: WorstCase, headroomMicroUsd: number): number {
+  const budget = BigInt(Math.max(0, headroomMicroUsd)) * PICO_PER_MICRO - worst.inputPicoUsd;
+  if (budget < 0n) return 0;
+  if (worst.outputTokenPicoUsd === 0n) return worst.outputCap;
+  const tokens = budget / worst.outputTokenPicoUsd;
+  return tokens > BigInt(worst.outputCap) ? worst.outputCap : Number(tokens);
+}
+
+/**
+ * Prompt tokens are billed at the prompt rate, except cache writes, which can cost more (Anthropic:
+ * 1.25× for 5 minutes, 2× for an hour). A request that asks for caching may write all of its input.
+ */
+function selectInputPrice(request: CanonicalRequest, prices: ModelPrices): bigint {
+  const ttls = collectCacheTtls(request);
+  let price = prices.promptPicoUsd;
+  if (ttls.size > 0 && prices.cacheWritePicoUsd > price) price = prices.cacheWritePicoUsd;
+  if (ttls.has("1h") && prices.cacheWrite1hPicoUsd > price) price = prices.cacheWrite1hPicoUsd;
+  return price;
+}
+
+function collectCacheTtls(request: CanonicalRequest): Set<string> {
+  const ttls = new Set<string>();
+  const note = (part: object) => {
+    const cacheControl = (part as { cacheControl?: { ttl?: string } }).cacheControl;
+    if (cacheControl) ttls.add(cacheControl.ttl ?? "5m");
+  };
+  for (const part of request.system) note(part);
+  for (const tool of request.tools) note(tool);
+  for (const message of request.messages) for (const part of message.content) note(part);
+  return ttls;
+}
+
+function countMediaTokens(request: CanonicalRequest): number {
+  let tokens = 0;
+  for (const message of request.messages) {
+    for (const part of message.content) {
+      if (part.type === "image") tokens += IMAGE_TOKENS;
+      else if (part.type === "file") tokens += FILE_TOKENS;
+      else if (part.type === "tool-result") {
+        for (const inner of part.content) if (inner.type === "image") tokens += IMAGE_TOKENS;
+      }
+    }
+  }
+  return tokens;
+}
