@@ -2,6 +2,7 @@
  * /openapi.json: OpenAPI 3.1 generated from the same zod schemas that validate requests.
  * Every implemented endpoint is registered here (test/openapi.test.ts compares with the router).
  */
+
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { ZodType } from "zod";
 import { chatCompletionRequestSchema } from "../ingress/chat-completions/request-schema.js";
@@ -13,6 +14,7 @@ import {
   messagesResponseSchema,
 } from "../ingress/messages/index.js";
 import { responsesRequestSchema, responsesResponseSchema } from "../ingress/responses/index.js";
+import { registerAdminPaths } from "./openapi-admin-paths.js";
 import {
   commonErrorSchema,
   generationSchema,
@@ -173,6 +175,8 @@ export function createOpenApiDocument(): Record<string, unknown> {
     summary: "This document",
     responses: { 200: { description: "OpenAPI 3.1 document" } },
   });
+
+  registerAdminPaths(registry);
 
   return app.getOpenAPI31Document({
     openapi: "3.1.0",

@@ -67,6 +67,14 @@ forEachGatewayMode(
       assert.equal(document.info.version, "1");
       for (const [path, method] of [
         ["/api/v1/chat/completions", "post"],
+        ["/api/v1/responses", "post"],
+        ["/api/v1/messages", "post"],
+        ["/api/v1/messages/count_tokens", "post"],
+        ["/api/v1/key", "get"],
+        ["/api/v1/playground-keys", "post"],
+        ["/internal/admin/keys", "post"],
+        ["/internal/admin/keys/{id}/revoke", "post"],
+        ["/internal/admin/workspaces/{id}/credit", "post"],
         ["/api/v1/models", "get"],
         ["/api/v1/generation", "get"],
         ["/healthz", "get"],
