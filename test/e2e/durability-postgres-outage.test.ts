@@ -103,14 +103,23 @@ async function createHarness(): Promise<Harness> {
 }
 
 async function countOutboxLines(directory: string): Promise<number> {
-  const names = await readdir(directory).catch(() => [] as string[]);
-  let lines = 0;
-  for (const name of names) {
-    if (!/^(pending|replaying-.+)\.jsonl$/.test(name)) continue;
-    const text = await readFile(join(directory, name), "utf8");
-    lines += text.split("\n").filter((line) => line.trim() !== "").length;
+  // The replayer claims a batch by renaming pending.jsonl; a file can vanish between readdir and
+  // readFile, so a vanished file restarts the count (bounded).
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const names = await readdir(directory).catch(() => [] as string[]);
+      let lines = 0;
+      for (const name of names) {
+        if (!/^(pending|replaying-.+)\.jsonl$/.test(name)) continue;
+        const text = await readFile(join(directory, name), "utf8");
+        lines += text.split("\n").filter((line) => line.trim() !== "").length;
+      }
+      return lines;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= 20) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
-  return lines;
 }
 
 async function countRows(direct: pg.Pool, sql: string, params: unknown[] = []): Promise<number> {
