@@ -1,9 +1,9 @@
-import type { CanonicalResult, CanonicalStreamPart } from "../../canonical/index.js";
+import type { CanonicalResult, CanonicalStreamPart } from "../canonical/index.js";
 
 /**
- * A complete result as stream parts, for a relay that ignores `stream: true` and answers with one
- * JSON message: the caller still gets a well-formed stream, reasoning state and stop sequence
- * included.
+ * A complete result as stream parts, for upstreams that ignore `stream: true` and answer with one
+ * JSON body: the caller still gets a well-formed stream. Provider state and the stop sequence ride
+ * along, so a result folded back from these parts equals the original. Format-agnostic.
  */
 export function convertResultToParts(result: CanonicalResult): CanonicalStreamPart[] {
   const parts: CanonicalStreamPart[] = [
@@ -21,6 +21,7 @@ export function convertResultToParts(result: CanonicalResult): CanonicalStreamPa
     } else if (item.type === "reasoning") {
       const id = `reasoning-${position}`;
       parts.push({ type: "reasoning-start", id });
+      // Signature-only thinking has no text; an empty delta would be noise for every encoder.
       if (item.text !== "") parts.push({ type: "reasoning-delta", id, delta: item.text });
       parts.push({
         type: "reasoning-end",
@@ -33,7 +34,14 @@ export function convertResultToParts(result: CanonicalResult): CanonicalStreamPa
         { type: "tool-input-start", id: item.id, index, name: item.name },
         { type: "tool-input-delta", id: item.id, delta: item.arguments },
         { type: "tool-input-end", id: item.id },
-        { type: "tool-call", id: item.id, index, name: item.name, arguments: item.arguments },
+        {
+          type: "tool-call",
+          id: item.id,
+          index,
+          name: item.name,
+          arguments: item.arguments,
+          ...(item.providerState === undefined ? {} : { providerState: item.providerState }),
+        },
       );
     }
   });

@@ -1,0 +1,147 @@
+/**
+ * The part every HTTP provider adapter shares: send the built request, read a JSON answer or an SSE
+ * stream, and keep the error contract of ProviderAdapter — errors before the first part are thrown
+ * (HTTP status errors always are), errors after it end the stream as an `error` part, an abort ends
+ * it quietly. An adapter supplies only what differs: how to build the request and parse the answer.
+ */
+import type { CanonicalResult, CanonicalStreamPart } from "../canonical/index.js";
+import { GatewayError } from "../errors/gateway-error.js";
+import { toUpstreamErrorInfo } from "./classify-upstream-error.js";
+import { convertResultToParts } from "./convert-result-to-parts.js";
+import {
+  getSharedUpstreamHttpClient,
+  mapNetworkError,
+  readUpstreamText,
+  type UpstreamHttpClient,
+  type UpstreamHttpResponse,
+} from "./http-client.js";
+import type { ProviderAdapter, UpstreamCall } from "./provider-adapter.js";
+import { readSseEvents, type SseEvent } from "./sse-reader.js";
+
+export interface BuiltUpstreamRequest<Context> {
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+  /** Whatever the parsers need to know about how the request was built. */
+  context: Context;
+}
+
+export interface HttpAdapterSpec<Context> {
+  kind: string;
+  /** Throws GatewayError (before any I/O) for what the upstream API cannot express. */
+  buildRequest(call: UpstreamCall, stream: boolean): BuiltUpstreamRequest<Context>;
+  parseJson(json: unknown, call: UpstreamCall, context: Context): CanonicalResult;
+  parseStream(
+    events: AsyncIterable<SseEvent>,
+    call: UpstreamCall,
+    context: Context,
+  ): AsyncIterable<CanonicalStreamPart>;
+  /**
+   * Parts for a stream request the upstream answered with one JSON body (a host or relay that
+   * ignores `stream: true`). Default: the parsed result replayed as parts.
+   */
+  convertJsonToParts?(json: unknown, call: UpstreamCall, context: Context): CanonicalStreamPart[];
+  /** A provider-specific second look at a failed send (e.g. Gemini's 400 for a bad key). */
+  refineSendError?(error: unknown): unknown;
+}
+
+export interface HttpAdapterOptions {
+  /** Defaults to the process-wide shared client (one keep-alive pool per upstream origin). */
+  httpClient?: UpstreamHttpClient;
+}
+
+export function createHttpAdapter<Context>(
+  spec: HttpAdapterSpec<Context>,
+  options: HttpAdapterOptions = {},
+): ProviderAdapter {
+  const getClient = () => options.httpClient ?? getSharedUpstreamHttpClient();
+  return {
+    kind: spec.kind,
+    async generate(call) {
+      const request = spec.buildRequest(call, false);
+      const response = await send(spec, getClient(), call, request);
+      return spec.parseJson(await readJson(response, call), call, request.context);
+    },
+    stream: (call) => streamParts(spec, getClient(), call),
+  };
+}
+
+async function* streamParts<Context>(
+  spec: HttpAdapterSpec<Context>,
+  client: UpstreamHttpClient,
+  call: UpstreamCall,
+): AsyncGenerator<CanonicalStreamPart> {
+  const request = spec.buildRequest(call, true);
+  let response: UpstreamHttpResponse;
+  try {
+    response = await send(spec, client, call, request);
+  } catch (error) {
+    if (call.signal.aborted) return;
+    throw error;
+  }
+  let partCount = 0;
+  try {
+    const parts = isJsonResponse(response)
+      ? convertJson(spec, await readJson(response, call), call, request.context)
+      : spec.parseStream(readSseEvents(response.body), call, request.context);
+    for await (const part of parts) {
+      if (call.signal.aborted) return;
+      partCount += 1;
+      yield part;
+    }
+  } catch (error) {
+    if (call.signal.aborted) return;
+    const failure = mapNetworkError(error);
+    if (partCount === 0) throw failure;
+    yield { type: "error", error: toUpstreamErrorInfo(failure) };
+  } finally {
+    // Frees the socket when the consumer stops early, the stream failed, or after its last event.
+    response.body.destroy();
+  }
+}
+
+function convertJson<Context>(
+  spec: HttpAdapterSpec<Context>,
+  json: unknown,
+  call: UpstreamCall,
+  context: Context,
+): CanonicalStreamPart[] {
+  return spec.convertJsonToParts
+    ? spec.convertJsonToParts(json, call, context)
+    : convertResultToParts(spec.parseJson(json, call, context));
+}
+
+async function send<Context>(
+  spec: HttpAdapterSpec<Context>,
+  client: UpstreamHttpClient,
+  call: UpstreamCall,
+  request: BuiltUpstreamRequest<Context>,
+): Promise<UpstreamHttpResponse> {
+  try {
+    return await client.send({
+      url: request.url,
+      method: "POST",
+      headers: request.headers,
+      body: JSON.stringify(request.body),
+      timeouts: call.provider.timeouts,
+      signal: call.signal,
+    });
+  } catch (error) {
+    throw spec.refineSendError ? spec.refineSendError(error) : error;
+  }
+}
+
+async function readJson(response: UpstreamHttpResponse, call: UpstreamCall): Promise<unknown> {
+  const text = await readUpstreamText(response.body, { signal: call.signal });
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new GatewayError("provider_unavailable", "The upstream provider returned a body that is not JSON");
+  }
+}
+
+function isJsonResponse(response: UpstreamHttpResponse): boolean {
+  const contentType = response.headers["content-type"];
+  const value = Array.isArray(contentType) ? contentType[0] : contentType;
+  return value !== undefined && /^application\/json\b/i.test(value);
+}
