@@ -4,7 +4,7 @@
  */
 import type { CacheControl, FilePart, ImagePart, TextPart, UserContentPart } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { isDataUrl, isHttpUrl, parseDataUrl } from "../shared/parse-data-url.js";
+import { decodeMediaUrl, parseDataUrl } from "../shared/parse-data-url.js";
 import type { ChatUserContentPartBody } from "./request-schema.js";
 
 type ImageUrlPartBody = Extract<ChatUserContentPartBody, { type: "image_url" }>;
@@ -83,20 +83,4 @@ function withCacheControl<T extends { cacheControl?: CacheControl }>(part: T, bo
   if (body !== undefined)
     part.cacheControl = body.ttl === undefined ? { type: body.type } : { type: body.type, ttl: body.ttl };
   return part;
-}
-
-function decodeMediaUrl(url: string, param: string): ImagePart["source"] {
-  if (isDataUrl(url)) {
-    const dataUrl = parseDataUrl(url);
-    if (dataUrl === undefined) {
-      throw GatewayError.invalidRequest(
-        `${param} must be a base64 data URL (data:<mime>;base64,<data>)`,
-        param,
-      );
-    }
-    return { kind: "base64", ...dataUrl };
-  }
-  if (!isHttpUrl(url))
-    throw GatewayError.invalidRequest(`${param} must be an http(s) URL or a data URL`, param);
-  return { kind: "url", url };
 }

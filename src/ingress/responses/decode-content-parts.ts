@@ -10,9 +10,9 @@
  * Media arrive as `data:` URLs (kept as base64, not decoded) or http(s) URLs (fetched later, behind
  * the SSRF guard).
  */
-import type { FilePart, ImagePart, MediaSource, TextPart, UserContentPart } from "../../canonical/index.js";
+import type { FilePart, ImagePart, TextPart, UserContentPart } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { isDataUrl, isHttpUrl, parseDataUrl } from "../shared/parse-data-url.js";
+import { decodeMediaUrl, parseDataUrl } from "../shared/parse-data-url.js";
 import type { ResponsesContentPartBody, ResponsesFunctionCallOutputItemBody } from "./input-item-schema.js";
 
 type ImagePartBody = Extract<ResponsesContentPartBody, { type: "input_image" }>;
@@ -107,22 +107,6 @@ function decodeFilePart(part: FilePartBody, param: string): FilePart {
   }
   if (isSet(part.filename)) file.filename = part.filename;
   return file;
-}
-
-function decodeMediaUrl(url: string, param: string): MediaSource {
-  if (isDataUrl(url)) {
-    const dataUrl = parseDataUrl(url);
-    if (dataUrl === undefined) {
-      throw GatewayError.invalidRequest(
-        `${param} must be a base64 data URL (data:<mime>;base64,<data>)`,
-        param,
-      );
-    }
-    return { kind: "base64", ...dataUrl };
-  }
-  if (!isHttpUrl(url))
-    throw GatewayError.invalidRequest(`${param} must be an http(s) URL or a data URL`, param);
-  return { kind: "url", url };
 }
 
 function isSet<T>(value: T | null | undefined): value is T {

@@ -1,3 +1,6 @@
+import type { MediaSource } from "../../canonical/index.js";
+import { GatewayError } from "../../errors/gateway-error.js";
+
 /**
  * Parses `data:<mime>[;param=value]*;base64,<data>` URLs (image_url.url, file.file_data). Written by
  * hand rather than with a regex: payloads are megabytes and only the header needs looking at.
@@ -34,4 +37,21 @@ export function isHttpUrl(url: string): boolean {
     return false;
   }
   return protocol === "http:" || protocol === "https:";
+}
+
+/** An image or file URL of a request: a base64 data URL, or an http(s) URL; anything else is refused naming `param`. */
+export function decodeMediaUrl(url: string, param: string): MediaSource {
+  if (isDataUrl(url)) {
+    const dataUrl = parseDataUrl(url);
+    if (dataUrl === undefined) {
+      throw GatewayError.invalidRequest(
+        `${param} must be a base64 data URL (data:<mime>;base64,<data>)`,
+        param,
+      );
+    }
+    return { kind: "base64", ...dataUrl };
+  }
+  if (!isHttpUrl(url))
+    throw GatewayError.invalidRequest(`${param} must be an http(s) URL or a data URL`, param);
+  return { kind: "url", url };
 }
