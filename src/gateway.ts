@@ -14,6 +14,7 @@ import { startPlaygroundKeyPurge } from "./auth/playground-key-purge.js";
 import { loadConfigFile } from "./config/load-config.js";
 import type { Settings } from "./config/settings.js";
 import type { GatewayConfig, ProviderKind } from "./config/types.js";
+import { createAdmissionSnapshots } from "./engine/admission-snapshots.js";
 import { bootstrapEmbeddedWorkspace } from "./engine/bootstrap.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { createApp } from "./http/create-app.js";
@@ -133,14 +134,28 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
 
   const authenticator = await createAuthenticator(store, state, { cacheTtlMs: options.authCacheTtlMs });
   // Key changes made through this instance apply here before the pub/sub message goes out.
-  const admin = createAdminService({ store, state: evictBeforePublish(state, authenticator), spendGuard });
+  const admissions = await createAdmissionSnapshots(store.keyLimits, state, {
+    ttlMs: options.authCacheTtlMs,
+  });
+  const admin = createAdminService({
+    store,
+    state: evictBeforePublish(state, authenticator, admissions),
+    spendGuard,
+  });
   const playgroundKeyPolicy = { ...DEFAULT_PLAYGROUND_KEY_POLICY, ...options.playgroundKeyPolicy };
   const purge = startPlaygroundKeyPurge(store, {
     intervalMs: playgroundKeyPolicy.purgeIntervalMs,
     onError: (error) => logger.warn({ err: error }, "playground key purge failed"),
     onPurged: (count) => logger.info({ count }, "purged expired playground keys"),
   });
-  const engine = new GenerationEngine({ config, store, adapters: createAdapters(), logger, spendGuard });
+  const engine = new GenerationEngine({
+    config,
+    store,
+    adapters: createAdapters(),
+    logger,
+    spendGuard,
+    admissions,
+  });
   let draining = false;
   const app = createApp({
     config,
@@ -199,6 +214,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         });
         await purge.stop();
         await authenticator.close();
+        await admissions.close();
         await spendGuard.close();
         await state.close();
         // Parked outcomes not yet replayed stay in the outbox file for the next start.

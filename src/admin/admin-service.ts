@@ -130,7 +130,10 @@ export function createAdminService({
       if (invoicing === undefined && locked === undefined) {
         throw GatewayError.invalidRequest("Nothing to update: give invoicing and/or locked");
       }
-      return store.workspaces.update(readId(id, "id"), { invoicing, locked });
+      const workspace = await store.workspaces.update(readId(id, "id"), { invoicing, locked });
+      // A lock or invoicing change concerns every key of the workspace.
+      await announce(state, KEY_CHANGED_CHANNEL, JSON.stringify({ workspaceId: workspace.id }));
+      return workspace;
     },
 
     async createKey(input) {
@@ -180,7 +183,7 @@ export function createAdminService({
       }
       const actor = readText(input.actor, "actor", { required: false }) || "admin";
       const updated = await store.keyLimits.update(keyId, changes, actor);
-      // The allowlist is part of the cached key record; limits are read fresh by admission.
+      // Limits and allowlist are cached for admission on every instance.
       await announceKeyChange(state, keyId);
       return updated;
     },
@@ -190,7 +193,9 @@ export function createAdminService({
       const who = readText(actor, "actor", { required: true });
       // The limits' clock opens the new window, so requests it admits afterwards fall into it.
       const at = spendGuard ? new Date(await spendGuard.now()) : undefined;
-      return store.keyLimits.resetTotal(keyId, { actor: who, at });
+      const reset = await store.keyLimits.resetTotal(keyId, { actor: who, at });
+      await announceKeyChange(state, keyId);
+      return reset;
     },
 
     async setKeyStatus(id, status) {

@@ -8,12 +8,22 @@
 import type { SharedState } from "../storage/types.js";
 import { type Authenticator, KEY_CHANGED_CHANNEL } from "./authenticate.js";
 
-export function evictBeforePublish(state: SharedState, authenticator: Authenticator): SharedState {
+/** Another per-instance cache kept fresh by announcements (e.g. engine/admission-snapshots.ts). */
+export interface AnnouncedCache {
+  evictFor(channel: string, message: string): void;
+}
+
+export function evictBeforePublish(
+  state: SharedState,
+  authenticator: Authenticator,
+  ...caches: AnnouncedCache[]
+): SharedState {
   // Everything but publish is the state itself (spread keeps methods added to SharedState later).
   return {
     ...state,
     async publish(channel, message) {
       if (channel === KEY_CHANGED_CHANNEL) authenticator.evict(readKeyId(message));
+      for (const cache of caches) cache.evictFor(channel, message);
       await state.publish(channel, message);
     },
   };

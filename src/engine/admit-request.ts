@@ -7,7 +7,8 @@
 import type { CanonicalRequest } from "../canonical/index.js";
 import type { CatalogModel, GatewayConfig } from "../config/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import type { ApiKeyWithWorkspace, KeyLimits, Store, Workspace } from "../storage/types.js";
+import type { ApiKeyWithWorkspace, KeyLimits, Workspace } from "../storage/types.js";
+import type { AdmissionSnapshots } from "./admission-snapshots.js";
 
 export interface Admission {
   model: CatalogModel;
@@ -28,15 +29,14 @@ export function resolveModel(config: GatewayConfig, slug: string): CatalogModel 
 
 export async function admitRequest(
   config: GatewayConfig,
-  store: Store,
+  snapshots: AdmissionSnapshots,
   caller: ApiKeyWithWorkspace,
   request: CanonicalRequest,
 ): Promise<Admission> {
   const model = resolveModel(config, request.model);
-  // Read fresh, in one round trip: balance and lock change with every settled request and admin
-  // action, and limits and allowlist with `key update`, while the authenticated key record may be a
-  // few seconds old.
-  const fresh = await store.keyLimits.readAdmission(caller.key.id);
+  // Limits, allowlist and lock as of the last announced change (admission-snapshots.ts); the balance
+  // here is only a first answer, the limit counters decide exactly.
+  const fresh = await snapshots.read(caller.key.id);
   if (!fresh) throw new GatewayError("invalid_api_key", "Unknown API key");
   const allowed = fresh.allowedModels;
   if (allowed && allowed.length > 0 && !allowed.includes(model.slug)) {

@@ -1,6 +1,6 @@
 /**
- * One path for every generation, whatever the ingress format: admit → record (in progress) →
- * call the route's adapter → settle (cost, record, balance). Streaming and non-streaming share
+ * One path for every generation, whatever the ingress format: admit → record (in progress, streams
+ * only) → call the route's adapter → settle (cost, record, balance). Streaming and non-streaming share
  * admission and settlement; `GenerationStream` handles the streamed run.
  */
 import type { CanonicalRequest, CanonicalResult } from "../canonical/index.js";
@@ -13,7 +13,14 @@ import type { Logger } from "../logging/logger.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
 import { estimateUsage } from "../metering/estimate-usage.js";
 import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
-import type { ApiKeyWithWorkspace, GenerationOutcome, IngressFormatName, Store } from "../storage/types.js";
+import type {
+  ApiKeyWithWorkspace,
+  GenerationOutcome,
+  GenerationStart,
+  IngressFormatName,
+  Store,
+} from "../storage/types.js";
+import type { AdmissionSnapshots } from "./admission-snapshots.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import { GenerationStream } from "./generation-stream.js";
 import { createOutcome } from "./settle.js";
@@ -25,6 +32,8 @@ export interface EngineDependencies {
   logger: Logger;
   /** Spend and rate limits: reserves at admission, settles with the actual cost. */
   spendGuard: SpendGuard;
+  /** Keys' limits, allowlists and workspaces, cached and evicted by announcements. */
+  admissions: AdmissionSnapshots;
 }
 
 export interface GenerationInput {
@@ -42,14 +51,18 @@ export interface AdmittedGeneration extends GenerationInput {
   adapter: ProviderAdapter;
   /** Its worst-case cost held against the key's limits and the balance until settlement. */
   reservation: Reservation;
+  /** The usage record's identity; settlement writes it final whether or not it was started. */
+  record: GenerationStart;
+  /** Settles when the in-progress row is written (streams) or at once; never rejects. */
+  recorded: Promise<void>;
 }
 
 export class GenerationEngine {
   constructor(private readonly deps: EngineDependencies) {}
 
   async admit(input: GenerationInput): Promise<AdmittedGeneration> {
-    const { config, store, spendGuard } = this.deps;
-    const { model, workspace, limits } = await admitRequest(config, store, input.caller, input.request);
+    const { config, admissions, spendGuard } = this.deps;
+    const { model, workspace, limits } = await admitRequest(config, admissions, input.caller, input.request);
     const route = model.routes[0];
     const adapter = this.deps.adapters.get(route.provider.kind);
     if (!adapter) {
@@ -69,26 +82,27 @@ export class GenerationEngine {
       ),
       outputCapAdjustable: input.request.maxOutputTokens === undefined,
     });
-    try {
-      await store.generations.start({
-        id: input.requestId,
-        workspaceId: workspace.id,
-        apiKeyId: input.caller.key.id,
-        model: model.slug,
-        ingressFormat: input.format,
-        source: input.caller.key.source,
-        stream: input.request.stream,
-        // The reservation's clock decides the day and month the spend belongs to.
-        createdAt: new Date(reservation.admittedAt),
-      });
-    } catch (error) {
-      await reservation.settle(0);
-      throw error;
-    }
+    const record: GenerationStart = {
+      id: input.requestId,
+      workspaceId: workspace.id,
+      apiKeyId: input.caller.key.id,
+      model: model.slug,
+      ingressFormat: input.format,
+      source: input.caller.key.source,
+      stream: input.request.stream,
+      // The reservation's clock decides the day and month the spend belongs to.
+      createdAt: new Date(reservation.admittedAt),
+    };
+    // Only a streamed generation's id reaches the caller before it is final (X-Request-Id with the
+    // first frame), so only it needs its in-progress row: written while the upstream is called,
+    // awaited before the stream's headers (openStream). Every other record is written once, final.
+    const recorded = input.request.stream ? this.recordStart(record) : Promise.resolve();
     return {
       ...input,
       adapter,
       reservation,
+      record,
+      recorded,
       call: {
         request: input.request,
         model,
@@ -141,7 +155,7 @@ export class GenerationEngine {
     signal: AbortSignal,
     firstPartWaitMs: number,
   ): Promise<GenerationStream> {
-    return GenerationStream.open(
+    const stream = await GenerationStream.open(
       admitted,
       signal,
       {
@@ -150,6 +164,19 @@ export class GenerationEngine {
       },
       firstPartWaitMs,
     );
+    // The id goes out with the headers: its record exists from then on (DESIGN §4).
+    await admitted.recorded;
+    return stream;
+  }
+
+  /**
+   * A failed in-progress write does not fail the request: settlement writes the record final (or
+   * parks it in the outbox), so only its early visibility is lost.
+   */
+  private recordStart(record: GenerationStart): Promise<void> {
+    return this.deps.store.generations.start(record).catch((error: unknown) => {
+      this.deps.logger.warn({ err: error, requestId: record.id }, "in-progress record not written");
+    });
   }
 
   async recordFailure(admitted: AdmittedGeneration, error: GatewayError): Promise<void> {
@@ -164,7 +191,7 @@ export class GenerationEngine {
 
   private async settle(admitted: AdmittedGeneration, outcome: GenerationOutcome): Promise<void> {
     try {
-      await this.deps.store.generations.finish(admitted.requestId, outcome);
+      await this.deps.store.generations.finish(admitted.requestId, outcome, admitted.record);
     } catch (error) {
       // Never lose the usage silently: the log line carries everything needed to replay it.
       this.deps.logger.error(

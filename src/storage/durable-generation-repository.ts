@@ -11,7 +11,7 @@
  */
 import { isPermanentDatabaseError } from "./classify-database-error.js";
 import type { OutcomeOutbox, ParkedOutcome } from "./outcome-outbox.js";
-import type { GenerationOutcome, GenerationRepository } from "./types.js";
+import type { GenerationOutcome, GenerationRepository, GenerationStart } from "./types.js";
 import { DeadlineExceededError, withDeadline } from "./with-deadline.js";
 
 export type OutboxEvent =
@@ -83,8 +83,13 @@ export function createDurableGenerationRepository(
   let started = false;
   let closed = false;
 
-  async function park(id: string, outcome: GenerationOutcome, reason: string): Promise<void> {
-    await outbox.park({ id, outcome, parkedAt: new Date().toISOString() });
+  async function park(
+    id: string,
+    outcome: GenerationOutcome,
+    start: GenerationStart | undefined,
+    reason: string,
+  ): Promise<void> {
+    await outbox.park({ id, outcome, ...(start ? { start } : {}), parkedAt: new Date().toISOString() });
     emit({ type: "parked", id, reason });
     schedule(retryDelayMs);
   }
@@ -146,7 +151,11 @@ export function createDurableGenerationRepository(
     entry: ParkedOutcome,
   ): Promise<"applied" | "set-aside" | "retry" | "database-down"> {
     try {
-      await withDeadline(inner.finish(entry.id, entry.outcome), settings.finishDeadlineMs, "replayed finish");
+      await withDeadline(
+        inner.finish(entry.id, entry.outcome, entry.start),
+        settings.finishDeadlineMs,
+        "replayed finish",
+      );
       attempts.delete(entry.id);
       return "applied";
     } catch (error) {
@@ -218,21 +227,21 @@ export function createDurableGenerationRepository(
     start: (record) => inner.start(record),
     get: (id, workspaceId) => inner.get(id, workspaceId),
 
-    async finish(id, outcome) {
+    async finish(id, outcome, start) {
       if (databaseReachable) {
         try {
-          await withDeadline(inner.finish(id, outcome), settings.finishDeadlineMs, "finish");
+          await withDeadline(inner.finish(id, outcome, start), settings.finishDeadlineMs, "finish");
           return;
         } catch (error) {
           if (isPermanentDatabaseError(error)) throw error;
           // A slow database is not a down one: only this outcome is parked. Whether the database
           // is down is then decided by the replayer's ping, moments later.
           if (!(error instanceof DeadlineExceededError)) databaseReachable = false;
-          await park(id, outcome, (error as Error).message ?? String(error));
+          await park(id, outcome, start, (error as Error).message ?? String(error));
           return;
         }
       }
-      await park(id, outcome, "database unreachable");
+      await park(id, outcome, start, "database unreachable");
     },
 
     startReplayer() {

@@ -158,3 +158,105 @@ forEachStorageMode("finish refuses unknown generations and invalid outcomes", as
   );
   assert.equal((await context.store.generations.get(start.id, workspace.id))?.status, "in_progress");
 });
+
+forEachStorageMode(
+  "finish with its start writes the record final without an in-progress row",
+  async (context) => {
+    const workspace = await context.store.workspaces.create({
+      name: "W",
+      creditsMicroUsd: 1_000_000,
+      invoicing: false,
+    });
+    const { key } = await context.store.apiKeys.create({ workspaceId: workspace.id });
+    const start: GenerationStart = {
+      id: `req_final_${Math.random().toString(36).slice(2)}`,
+      workspaceId: workspace.id,
+      apiKeyId: key.id,
+      model: "openai/gpt-4o",
+      ingressFormat: "responses",
+      source: "api",
+      stream: false,
+      createdAt: new Date("2026-11-01T10:00:00.000Z"),
+    };
+    await context.store.generations.finish(start.id, createOutcome(), start);
+    // Repeated, and a late start (a streamed record's in-progress write losing the race): no-ops.
+    await context.store.generations.finish(start.id, createOutcome({ costMicroUsd: 99 }), start);
+    await context.store.generations.start(start);
+    const record = await context.store.generations.get(start.id, workspace.id);
+    assert.equal(record?.status, "ok");
+    assert.equal(record?.costMicroUsd, 1_234);
+    assert.equal(record?.ingressFormat, "responses");
+    assert.equal(record?.stream, false);
+    assert.equal(record?.createdAt.toISOString(), "2026-11-01T10:00:00.000Z");
+    assert.equal((await context.store.workspaces.get(workspace.id))?.balanceMicroUsd, 1_000_000 - 1_234);
+    assert.equal(await countUsageEntries(context, start.id), 1);
+  },
+);
+
+forEachStorageMode(
+  "many concurrent finishes (group commit) debit every workspace by exactly its records",
+  async (context) => {
+    const workspaces = await Promise.all(
+      [0, 1, 2].map((index) =>
+        context.store.workspaces.create({ name: `W${index}`, creditsMicroUsd: 10_000_000, invoicing: false }),
+      ),
+    );
+    const keys = await Promise.all(
+      workspaces.map((workspace) => context.store.apiKeys.create({ workspaceId: workspace.id })),
+    );
+    const entries = Array.from({ length: 120 }, (_, index) => {
+      const owner = index % 3;
+      const start: GenerationStart = {
+        id: `req_many_${index}_${Math.random().toString(36).slice(2)}`,
+        workspaceId: workspaces[owner].id,
+        apiKeyId: keys[owner].key.id,
+        model: "openai/gpt-4o",
+        ingressFormat: "chat_completions",
+        source: "api",
+        stream: index % 2 === 0,
+      };
+      return { start, cost: 1_000 + index };
+    });
+    // Half were started (streams), half not; one finish is repeated; one outcome is invalid.
+    await Promise.all(
+      entries
+        .filter((entry) => entry.start.stream)
+        .map((entry) => context.store.generations.start(entry.start)),
+    );
+    const results = await Promise.allSettled([
+      ...entries.map(({ start, cost }) =>
+        context.store.generations.finish(start.id, createOutcome({ costMicroUsd: cost }), start),
+      ),
+      context.store.generations.finish(
+        entries[0].start.id,
+        createOutcome({ costMicroUsd: 7 }),
+        entries[0].start,
+      ),
+      context.store.generations.finish("req_invalid", createOutcome({ costMicroUsd: -5 }), {
+        ...entries[1].start,
+        id: "req_invalid",
+      }),
+    ]);
+    assert.deepEqual(
+      results.map((result) => result.status).filter((status) => status === "rejected"),
+      ["rejected"],
+      "only the invalid outcome fails",
+    );
+    for (const [owner, workspace] of workspaces.entries()) {
+      const spent = entries
+        .filter((_, index) => index % 3 === owner)
+        .reduce((sum, entry) => sum + entry.cost, 0);
+      assert.equal((await context.store.workspaces.get(workspace.id))?.balanceMicroUsd, 10_000_000 - spent);
+      const [sum] = await context.sql.query<{ total: unknown; count: unknown }>(
+        "SELECT sum(amount_micro_usd) AS total, count(*) AS count FROM ledger_entries WHERE workspace_id = $1 AND kind = 'usage'",
+        [workspace.id],
+      );
+      assert.equal(Number(sum.total), -spent);
+      assert.equal(Number(sum.count), 40);
+    }
+    assert.equal(
+      (await context.store.generations.get(entries[0].start.id, workspaces[0].id))?.costMicroUsd,
+      1_000,
+    );
+  },
+);

@@ -9,6 +9,7 @@ import type {
   GenerationOutcome,
   GenerationRecord,
   GenerationRepository,
+  GenerationStart,
   GenerationStatus,
   IngressFormatName,
   RequestSource,
@@ -88,73 +89,177 @@ function assertValidOutcome(outcome: GenerationOutcome): void {
   }
 }
 
-export function createGenerationRepository(client: SqlClient): GenerationRepository {
-  return {
-    async start(record) {
-      await client.query(
-        `INSERT INTO generations (id, workspace_id, api_key_id, model, ingress_format, source, stream, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8::timestamptz, now()))
-         ON CONFLICT (id) DO NOTHING`,
+/** A final outcome to record; `start` lets it be written even when no in-progress row exists. */
+export interface FinishEntry {
+  id: string;
+  outcome: GenerationOutcome;
+  start?: GenerationStart;
+}
+
+/** The SQL repository, plus the multi-row writes the group commit uses. */
+export interface SqlGenerationRepository extends GenerationRepository {
+  startMany(records: readonly GenerationStart[]): Promise<void>;
+  /** Entries with `start`, in one statement: all or none. Ids must be distinct. */
+  finishMany(entries: readonly (FinishEntry & { start: GenerationStart })[]): Promise<void>;
+}
+
+const START_COLUMNS = "id, workspace_id, api_key_id, model, ingress_format, source, stream, created_at";
+const START_TYPES =
+  "$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::timestamptz[]";
+
+function startColumnArrays(records: readonly GenerationStart[]) {
+  return [
+    records.map((record) => record.id),
+    records.map((record) => record.workspaceId),
+    records.map((record) => record.apiKeyId),
+    records.map((record) => record.model),
+    records.map((record) => record.ingressFormat),
+    records.map((record) => record.source),
+    records.map((record) => record.stream),
+    records.map((record) => record.createdAt?.toISOString() ?? null),
+  ];
+}
+
+/**
+ * One statement records final outcomes: each row is inserted final, or finalises its in-progress
+ * row (the `WHERE status = 'in_progress'` guard makes a repeated finish a no-op, and RETURNING only
+ * yields rows this statement finalised); only those get a ledger line, and each workspace is
+ * debited by the sum of its new lines. The ledger's UNIQUE generation_id backs up the guard.
+ */
+const FINISH_MANY_SQL = `
+WITH input AS (
+  SELECT * FROM unnest(${START_TYPES},
+    $9::text[], $10::text[], $11::text[], $12::text[],
+    $13::integer[], $14::integer[], $15::integer[], $16::integer[], $17::integer[],
+    $18::bigint[], $19::text[], $20::integer[], $21::text[]
+  ) AS t(${START_COLUMNS},
+    status, error_code, upstream_provider, upstream_model,
+    tokens_prompt, tokens_completion, tokens_reasoning, tokens_cached_prompt, tokens_cache_write,
+    cost_micro_usd, tool_costs, latency_ms, finish_reason)
+),
+written AS (
+  INSERT INTO generations AS g (${START_COLUMNS},
+    status, error_code, upstream_provider, upstream_model,
+    tokens_prompt, tokens_completion, tokens_reasoning, tokens_cached_prompt, tokens_cache_write,
+    cost_micro_usd, tool_costs_micro_usd, latency_ms, finish_reason, finished_at)
+  SELECT id, workspace_id, api_key_id, model, ingress_format, source, stream, COALESCE(created_at, now()),
+    status, error_code, upstream_provider, upstream_model,
+    tokens_prompt, tokens_completion, tokens_reasoning, tokens_cached_prompt, tokens_cache_write,
+    cost_micro_usd, tool_costs::jsonb, latency_ms, finish_reason, now()
+  FROM input
+  ON CONFLICT (id) DO UPDATE SET
+    status = EXCLUDED.status, error_code = EXCLUDED.error_code,
+    upstream_provider = EXCLUDED.upstream_provider, upstream_model = EXCLUDED.upstream_model,
+    tokens_prompt = EXCLUDED.tokens_prompt, tokens_completion = EXCLUDED.tokens_completion,
+    tokens_reasoning = EXCLUDED.tokens_reasoning, tokens_cached_prompt = EXCLUDED.tokens_cached_prompt,
+    tokens_cache_write = EXCLUDED.tokens_cache_write, cost_micro_usd = EXCLUDED.cost_micro_usd,
+    tool_costs_micro_usd = EXCLUDED.tool_costs_micro_usd, latency_ms = EXCLUDED.latency_ms,
+    finish_reason = EXCLUDED.finish_reason, finished_at = EXCLUDED.finished_at
+  WHERE g.status = 'in_progress'
+  RETURNING g.id, g.workspace_id, g.cost_micro_usd
+),
+debited AS (
+  INSERT INTO ledger_entries (workspace_id, generation_id, kind, amount_micro_usd)
+  SELECT workspace_id, id, 'usage', -cost_micro_usd FROM written WHERE cost_micro_usd > 0
+  ON CONFLICT (generation_id) DO NOTHING
+  RETURNING workspace_id, amount_micro_usd
+)
+UPDATE workspaces w SET balance_micro_usd = w.balance_micro_usd + d.total
+FROM (SELECT workspace_id, sum(amount_micro_usd) AS total FROM debited GROUP BY workspace_id) d
+WHERE w.id = d.workspace_id`;
+
+export function createGenerationRepository(client: SqlClient): SqlGenerationRepository {
+  async function startMany(records: readonly GenerationStart[]): Promise<void> {
+    if (records.length === 0) return;
+    await client.query(
+      `INSERT INTO generations (${START_COLUMNS})
+       SELECT id, workspace_id, api_key_id, model, ingress_format, source, stream, COALESCE(created_at, now())
+       FROM unnest(${START_TYPES}) AS t(${START_COLUMNS})
+       ON CONFLICT (id) DO NOTHING`,
+      startColumnArrays(records),
+    );
+  }
+
+  async function finishMany(entries: readonly (FinishEntry & { start: GenerationStart })[]): Promise<void> {
+    if (entries.length === 0) return;
+    for (const entry of entries) {
+      assertValidOutcome(entry.outcome);
+      if (entry.start.id !== entry.id) throw new RangeError(`start.id must be "${entry.id}"`);
+    }
+    const outcomes = entries.map((entry) => entry.outcome);
+    await client.query(FINISH_MANY_SQL, [
+      ...startColumnArrays(entries.map((entry) => entry.start)),
+      outcomes.map((outcome) => outcome.status),
+      outcomes.map((outcome) => outcome.errorCode),
+      outcomes.map((outcome) => outcome.upstreamProvider),
+      outcomes.map((outcome) => outcome.upstreamModel),
+      outcomes.map((outcome) => outcome.tokensPrompt),
+      outcomes.map((outcome) => outcome.tokensCompletion),
+      outcomes.map((outcome) => outcome.tokensReasoning),
+      outcomes.map((outcome) => outcome.tokensCachedPrompt),
+      outcomes.map((outcome) => outcome.tokensCacheWrite),
+      outcomes.map((outcome) => outcome.costMicroUsd),
+      outcomes.map((outcome) => JSON.stringify(outcome.toolCostsMicroUsd)),
+      outcomes.map((outcome) => outcome.latencyMs),
+      outcomes.map((outcome) => outcome.finishReason),
+    ]);
+  }
+
+  /** Finalises a row that must already exist (outbox lines written before starts were optional). */
+  async function finishStarted(id: string, outcome: GenerationOutcome): Promise<void> {
+    assertValidOutcome(outcome);
+    await client.transaction(async (tx) => {
+      // Concurrent callers serialise on the row lock; the loser re-reads status and matches nothing.
+      const [settled] = await tx.query<{ workspace_id: string }>(
+        `UPDATE generations SET
+           status = $2, error_code = $3, upstream_provider = $4, upstream_model = $5,
+           tokens_prompt = $6, tokens_completion = $7, tokens_reasoning = $8,
+           tokens_cached_prompt = $9, tokens_cache_write = $10, cost_micro_usd = $11,
+           tool_costs_micro_usd = $12::jsonb, latency_ms = $13, finish_reason = $14, finished_at = now()
+         WHERE id = $1 AND status = 'in_progress'
+         RETURNING workspace_id`,
         [
-          record.id,
-          record.workspaceId,
-          record.apiKeyId,
-          record.model,
-          record.ingressFormat,
-          record.source,
-          record.stream,
-          record.createdAt ?? null,
+          id,
+          outcome.status,
+          outcome.errorCode,
+          outcome.upstreamProvider,
+          outcome.upstreamModel,
+          outcome.tokensPrompt,
+          outcome.tokensCompletion,
+          outcome.tokensReasoning,
+          outcome.tokensCachedPrompt,
+          outcome.tokensCacheWrite,
+          outcome.costMicroUsd,
+          JSON.stringify(outcome.toolCostsMicroUsd),
+          outcome.latencyMs,
+          outcome.finishReason,
         ],
       );
-    },
+      if (!settled) {
+        const [existing] = await tx.query("SELECT 1 FROM generations WHERE id = $1", [id]);
+        if (!existing) throw new Error(`Generation "${id}" cannot be finished: it was never started`);
+        return; // Already final: a repeated finish is a no-op.
+      }
+      // A zero cost changes no balance, so it needs no ledger line.
+      if (outcome.costMicroUsd === 0) return;
+      await tx.query(
+        `INSERT INTO ledger_entries (workspace_id, generation_id, kind, amount_micro_usd)
+         VALUES ($1, $2, 'usage', $3)`,
+        [settled.workspace_id, id, -outcome.costMicroUsd],
+      );
+      await tx.query("UPDATE workspaces SET balance_micro_usd = balance_micro_usd - $2 WHERE id = $1", [
+        settled.workspace_id,
+        outcome.costMicroUsd,
+      ]);
+    });
+  }
 
-    async finish(id, outcome) {
-      assertValidOutcome(outcome);
-      await client.transaction(async (tx) => {
-        // Concurrent callers serialise on the row lock; the loser re-reads status and matches nothing.
-        const [settled] = await tx.query<{ workspace_id: string }>(
-          `UPDATE generations SET
-             status = $2, error_code = $3, upstream_provider = $4, upstream_model = $5,
-             tokens_prompt = $6, tokens_completion = $7, tokens_reasoning = $8,
-             tokens_cached_prompt = $9, tokens_cache_write = $10, cost_micro_usd = $11,
-             tool_costs_micro_usd = $12::jsonb, latency_ms = $13, finish_reason = $14, finished_at = now()
-           WHERE id = $1 AND status = 'in_progress'
-           RETURNING workspace_id`,
-          [
-            id,
-            outcome.status,
-            outcome.errorCode,
-            outcome.upstreamProvider,
-            outcome.upstreamModel,
-            outcome.tokensPrompt,
-            outcome.tokensCompletion,
-            outcome.tokensReasoning,
-            outcome.tokensCachedPrompt,
-            outcome.tokensCacheWrite,
-            outcome.costMicroUsd,
-            JSON.stringify(outcome.toolCostsMicroUsd),
-            outcome.latencyMs,
-            outcome.finishReason,
-          ],
-        );
-        if (!settled) {
-          const [existing] = await tx.query("SELECT 1 FROM generations WHERE id = $1", [id]);
-          if (!existing) throw new Error(`Generation "${id}" cannot be finished: it was never started`);
-          return; // Already final: a repeated finish is a no-op.
-        }
-        // A zero cost changes no balance, so it needs no ledger line.
-        if (outcome.costMicroUsd === 0) return;
-        await tx.query(
-          `INSERT INTO ledger_entries (workspace_id, generation_id, kind, amount_micro_usd)
-           VALUES ($1, $2, 'usage', $3)`,
-          [settled.workspace_id, id, -outcome.costMicroUsd],
-        );
-        await tx.query("UPDATE workspaces SET balance_micro_usd = balance_micro_usd - $2 WHERE id = $1", [
-          settled.workspace_id,
-          outcome.costMicroUsd,
-        ]);
-      });
-    },
+  return {
+    startMany,
+    finishMany,
+    start: (record) => startMany([record]),
+    finish: (id, outcome, start) =>
+      start === undefined ? finishStarted(id, outcome) : finishMany([{ id, outcome, start }]),
 
     async get(id, workspaceId) {
       // Filtering on the workspace in SQL means a foreign id is indistinguishable from an unknown one.

@@ -5,6 +5,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { createApiKeyRepository } from "./api-key-repository.js";
+import { createBatchedGenerationRepository } from "./batched-generation-repository.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import { createGenerationRepository } from "./generation-repository.js";
 import { createKeyLimitRepository } from "./key-limit-repository.js";
@@ -79,18 +80,23 @@ export function createStore(
   releaseLock: () => Promise<void> = async () => {},
 ): Store {
   let closing: Promise<void> | undefined;
+  const generations = createBatchedGenerationRepository(createGenerationRepository(client));
   return {
     mode,
     workspaces: createWorkspaceRepository(client),
     apiKeys: createApiKeyRepository(client),
-    generations: createGenerationRepository(client),
+    generations,
     playgroundKeys: createPlaygroundKeyRepository(client),
     keyLimits: createKeyLimitRepository(client),
     async ping() {
       await client.query("SELECT 1");
     },
     close() {
-      closing ??= client.close().finally(releaseLock);
+      // Writes already submitted complete before the connection goes.
+      closing ??= generations
+        .drain()
+        .then(() => client.close())
+        .finally(releaseLock);
       return closing;
     },
   };

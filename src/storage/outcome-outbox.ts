@@ -4,12 +4,17 @@
  * JSON-lines file with fsync (`file-outcome-outbox.ts`, used whenever the gateway has a data
  * folder) and an in-memory twin (`memory-outcome-outbox.ts`, only for `memory://` data folders).
  */
-import type { GenerationOutcome } from "./types.js";
+import type { GenerationOutcome, GenerationStart } from "./types.js";
 
 export interface ParkedOutcome {
   /** The request id: the generation record the outcome belongs to. */
   id: string;
   outcome: GenerationOutcome;
+  /**
+   * The record's identity, so replay can write it even if its in-progress row was never written
+   * (absent in lines parked before starts became optional: replay then needs the row).
+   */
+  start?: GenerationStart;
   /** ISO time of parking, for operators reading the file. */
   parkedAt: string;
 }
@@ -43,7 +48,13 @@ export interface OutcomeOutbox {
 const LINE_VERSION = 1;
 
 export function encodeParkedOutcome(entry: ParkedOutcome): string {
-  return JSON.stringify({ v: LINE_VERSION, id: entry.id, parkedAt: entry.parkedAt, outcome: entry.outcome });
+  return JSON.stringify({
+    v: LINE_VERSION,
+    id: entry.id,
+    parkedAt: entry.parkedAt,
+    outcome: entry.outcome,
+    ...(entry.start ? { start: entry.start } : {}),
+  });
 }
 
 /** null for anything that is not a whole line of the current version. */
@@ -55,7 +66,7 @@ export function decodeParkedOutcome(line: string): ParkedOutcome | null {
     return null;
   }
   if (typeof value !== "object" || value === null) return null;
-  const { v, id, parkedAt, outcome } = value as Record<string, unknown>;
+  const { v, id, parkedAt, outcome, start } = value as Record<string, unknown>;
   if (v !== LINE_VERSION || typeof id !== "string" || id === "") return null;
   if (typeof outcome !== "object" || outcome === null) return null;
   // Field values are checked by the repository's own validation when the outcome is replayed.
@@ -63,5 +74,17 @@ export function decodeParkedOutcome(line: string): ParkedOutcome | null {
     id,
     parkedAt: typeof parkedAt === "string" ? parkedAt : "",
     outcome: outcome as GenerationOutcome,
+    ...(typeof start === "object" && start !== null
+      ? { start: decodeStart(start as Record<string, unknown>) }
+      : {}),
+  };
+}
+
+/** JSON turned `createdAt` into a string; the rest is checked by the repository on replay. */
+function decodeStart(start: Record<string, unknown>): GenerationStart {
+  const { createdAt, ...rest } = start;
+  return {
+    ...(rest as unknown as GenerationStart),
+    ...(typeof createdAt === "string" ? { createdAt: new Date(createdAt) } : {}),
   };
 }

@@ -5,7 +5,16 @@
 import { PGlite, type Transaction as PgliteTransaction } from "@electric-sql/pglite";
 import pg from "pg";
 
-export type SqlParameter = string | number | bigint | boolean | Date | null | readonly string[];
+export type SqlParameter =
+  | string
+  | number
+  | bigint
+  | boolean
+  | Date
+  | null
+  | readonly string[]
+  // Column arrays for multi-row statements (`unnest($1::text[], $2::integer[], …)`).
+  | readonly (string | number | boolean | null)[];
 
 export interface SqlClient {
   query<T = Record<string, unknown>>(text: string, params?: readonly SqlParameter[]): Promise<T[]>;
