@@ -120,53 +120,11 @@ function startColumnArrays(records: readonly GenerationStart[]) {
   ];
 }
 
-/**
- * One statement records final outcomes: each row is inserted final, or finalises its in-progress
- * row (the `WHERE status = 'in_progress'` guard makes a repeated finish a no-op, and RETURNING only
- * yields rows this statement finalised); only those get a ledger line, and each workspace is
- * debited by the sum of its new lines. The ledger's UNIQUE generation_id backs up the guard.
- */
-const FINISH_MANY_SQL = `
-WITH input AS (
-  SELECT * FROM unnest(${START_TYPES},
-    $9::text[], $10::text[], $11::text[], $12::text[],
-    $13::integer[], $14::integer[], $15::integer[], $16::integer[], $17::integer[],
-    $18::bigint[], $19::text[], $20::integer[], $21::text[]
-  ) AS t(${START_COLUMNS},
-    status, error_code, upstream_provider, upstream_model,
-    tokens_prompt, tokens_completion, tokens_reasoning, tokens_cached_prompt, tokens_cache_write,
-    cost_micro_usd, tool_costs, latency_ms, finish_reason)
-),
-written AS (
-  INSERT INTO generations AS g (${START_COLUMNS},
-    status, error_code, upstream_provider, upstream_model,
-    tokens_prompt, tokens_completion, tokens_reasoning, tokens_cached_prompt, tokens_cache_write,
-    cost_micro_usd, tool_costs_micro_usd, latency_ms, finish_reason, finished_at)
-  SELECT id, workspace_id, api_key_id, model, ingress_format, source, stream, COALESCE(created_at, now()),
-    status, error_code, upstream_provider, upstream_model,
-    tokens_prompt, tokens_completion, tokens_reasoning, tokens_cached_prompt, tokens_cache_write,
-    cost_micro_usd, tool_costs::jsonb, latency_ms, finish_reason, now()
-  FROM input
-  ON CONFLICT (id) DO UPDATE SET
-    status = EXCLUDED.status, error_code = EXCLUDED.error_code,
-    upstream_provider = EXCLUDED.upstream_provider, upstream_model = EXCLUDED.upstream_model,
-    tokens_prompt = EXCLUDED.tokens_prompt, tokens_completion = EXCLUDED.tokens_completion,
-    tokens_reasoning = EXCLUDED.tokens_reasoning, tokens_cached_prompt = EXCLUDED.tokens_cached_prompt,
-    tokens_cache_write = EXCLUDED.tokens_cache_write, cost_micro_usd = EXCLUDED.cost_micro_usd,
-    tool_costs_micro_usd = EXCLUDED.tool_costs_micro_usd, latency_ms = EXCLUDED.latency_ms,
-    finish_reason = EXCLUDED.finish_reason, finished_at = EXCLUDED.finished_at
-  WHERE g.status = 'in_progress'
-  RETURNING g.id, g.workspace_id, g.cost_micro_usd
-),
-debited AS (
-  INSERT INTO ledger_entries (workspace_id, generation_id, kind, amount_micro_usd)
-  SELECT workspace_id, id, 'usage', -cost_micro_usd FROM written WHERE cost_micro_usd > 0
-  ON CONFLICT (generation_id) DO NOTHING
-  RETURNING workspace_id, amount_micro_usd
-)
-UPDATE workspaces w SET balance_micro_usd = w.balance_micro_usd + d.total
-FROM (SELECT workspace_id, sum(amount_micro_usd) AS total FROM debited GROUP BY workspace_id) d
-WHERE w.id = d.workspace_id`;
+/** See migrations/0004-finish-generations.sql: one call records many outcomes, all or none. */
+const FINISH_MANY_SQL = `SELECT finish_generations(${START_TYPES},
+  $9::text[], $10::text[], $11::text[], $12::text[],
+  $13::integer[], $14::integer[], $15::integer[], $16::integer[], $17::integer[],
+  $18::bigint[], $19::text[], $20::integer[], $21::text[])`;
 
 export function createGenerationRepository(client: SqlClient): SqlGenerationRepository {
   async function startMany(records: readonly GenerationStart[]): Promise<void> {
