@@ -60,6 +60,9 @@ export async function openRedisScriptRunner(options: RedisScriptRunnerOptions): 
     commandTimeout: commandTimeoutMs,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
+    // Scripts issued in the same event-loop turn (concurrent admissions and settlements) leave in
+    // one write: fewer syscalls per request under load, no delay when idle.
+    enableAutoPipelining: true,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   });
   redis.on("error", onError);
