@@ -1,10 +1,12 @@
 /**
- * Runs the gateway as shipped (`src/main.ts`) as a child process: embedded mode by default (a
- * temporary GATEWAY_DATA_DIR for PGlite), or distributed when given database and Redis URLs; a
- * temporary config whose models route to the bench upstream; a workspace + key made through the
+ * Runs the gateway as shipped (`npm start`: compiled to dist/, then `dist/main.js`) as a child
+ * process: embedded mode by default (a temporary GATEWAY_DATA_DIR for PGlite), or distributed when
+ * given database and Redis URLs; a temporary config whose models route to the bench upstream; a workspace + key made through the
  * admin API. The temp folder is removed on stop.
  */
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -74,7 +76,7 @@ export async function startGatewayTarget(options: GatewayTargetOptions): Promise
   const profileFlags = options.profileDir ? ["--cpu-prof", "--cpu-prof-dir", options.profileDir] : [];
   const gatewayDir = options.gatewayDir ?? REPO_ROOT;
   const { command, args } = options.plan.wrap(
-    [...profileFlags, "--import", "tsx", join(gatewayDir, "src/main.ts")],
+    [...profileFlags, ...buildGatewayEntry(gatewayDir)],
     options.cpu,
   );
   let child: BenchChild;
@@ -140,4 +142,16 @@ async function createWorkspaceKey(origin: string, internalSecret: string): Promi
   const { workspace } = await call("/workspaces", { name: "bench", credits_usd: "1000", invoicing: true });
   const { secret } = await call("/keys", { workspace_id: workspace.id, name: "bench" });
   return secret as string;
+}
+
+/**
+ * What `npm start` runs: the compiled gateway (scripts/build.mjs, then dist/main.js). A checkout
+ * from before the build step (A/B runs against old commits) runs its TypeScript under tsx.
+ */
+function buildGatewayEntry(gatewayDir: string): string[] {
+  const buildScript = join(gatewayDir, "scripts", "build.mjs");
+  if (!existsSync(buildScript)) return ["--import", "tsx", join(gatewayDir, "src/main.ts")];
+  const built = spawnSync(process.execPath, [buildScript], { cwd: gatewayDir, encoding: "utf8" });
+  if (built.status !== 0) throw new Error(`building the gateway failed: ${built.stderr || built.stdout}`);
+  return [join(gatewayDir, "dist", "main.js")];
 }
