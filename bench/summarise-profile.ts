@@ -176,7 +176,8 @@ export function categorise(url: string, functionName: string): string {
     if (parts[1] === "deps") return `node:deps/${parts[2] ?? ""}`;
     return `node:internal/${parts[1] ?? ""}`;
   }
-  const relative = toProjectPath(url);
+  // The compiled gateway (dist/, scripts/build.mjs) mirrors src/: charge it to the same folders.
+  const relative = toProjectPath(url).replace(/^dist\//, "src/");
   const parts = relative.split("/");
   if (parts[0] === "src" && parts.length > 2) return `src/${parts[1]}`;
   return parts.length > 1 ? parts[0] : relative;
@@ -188,7 +189,7 @@ export function categorise(url: string, functionName: string): string {
  */
 function toProjectPath(url: string): string {
   if (url.startsWith(ROOT_URL)) return url.slice(ROOT_URL.length);
-  const match = /\/((?:src|bench|test)\/.*)$/.exec(url);
+  const match = /\/((?:src|dist|bench|test)\/.*)$/.exec(url);
   return url.startsWith("file://") && match ? match[1] : url;
 }
 
