@@ -16,22 +16,57 @@ export function estimateTextTokens(text: string): number {
   }
 }
 
-/** Prompt estimate: every text the request sends, plus the tool definitions. */
+/**
+ * Counts already seen, per text. Conversations resend their whole history and system prompt with
+ * every turn, and agents their tool definitions, so most of a prompt's texts were counted before;
+ * tokenizing is the costliest step of admission (~40 µs for a short chat prompt). Bounded by the
+ * characters it keeps alive; oldest entries go first.
+ */
+const MIN_CACHED_LENGTH = 64;
+const MAX_CACHED_CHARACTERS = 4_000_000;
+const cachedCounts = new Map<string, number>();
+let cachedCharacters = 0;
+
+function countCached(text: string): number {
+  if (text.length < MIN_CACHED_LENGTH) return estimateTextTokens(text);
+  const known = cachedCounts.get(text);
+  if (known !== undefined) return known;
+  const count = estimateTextTokens(text);
+  if (text.length > MAX_CACHED_CHARACTERS / 4) return count;
+  cachedCounts.set(text, count);
+  cachedCharacters += text.length;
+  for (const [oldest] of cachedCounts) {
+    if (cachedCharacters <= MAX_CACHED_CHARACTERS) break;
+    cachedCounts.delete(oldest);
+    cachedCharacters -= oldest.length;
+  }
+  return count;
+}
+
+/**
+ * Prompt estimate: every text the request sends, plus the tool definitions, each text counted on
+ * its own (a separator between texts ends a token anyway) so repeated texts hit the cache.
+ */
 export function estimateInputTokens(request: CanonicalRequest): number {
-  let text = "";
-  for (const part of request.system) text += `${part.text}\n`;
+  let tokens = 0;
+  let texts = 0;
+  const add = (text: string) => {
+    tokens += countCached(text);
+    texts++;
+  };
+  for (const part of request.system) add(part.text);
   for (const message of request.messages) {
     for (const part of message.content) {
-      if (part.type === "text" || part.type === "reasoning") text += `${part.text}\n`;
-      else if (part.type === "tool-call") text += `${part.name}${part.arguments}\n`;
+      if (part.type === "text" || part.type === "reasoning") add(part.text);
+      else if (part.type === "tool-call") add(`${part.name}${part.arguments}`);
       else if (part.type === "tool-result") {
-        for (const inner of part.content) if (inner.type === "text") text += `${inner.text}\n`;
+        for (const inner of part.content) if (inner.type === "text") add(inner.text);
       }
     }
   }
-  if (request.tools.length > 0) text += JSON.stringify(request.tools);
-  // ~4 tokens of framing per message, as in OpenAI's chat token accounting.
-  return estimateTextTokens(text) + 4 * (request.messages.length + 1);
+  if (request.tools.length > 0) add(JSON.stringify(request.tools));
+  // One token per separator, ~4 tokens of framing per message, as in OpenAI's chat token accounting.
+  return tokens + texts + 4 * (request.messages.length + 1);
 }
 
 export function estimateUsage(request: CanonicalRequest, deliveredOutput: string): CanonicalUsage {
