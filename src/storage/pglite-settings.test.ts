@@ -11,7 +11,7 @@ import { after, before, describe, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import { createTempDir } from "../../test/helpers/storage-modes.js";
 import { IN_MEMORY_DATA_DIR, openStoreWithSqlClient } from "./open-store.js";
-import { createPgliteClient, PGLITE_SETTINGS, type SqlClient } from "./sql-client.js";
+import { checkpointIfDue, createPgliteClient, PGLITE_SETTINGS, type SqlClient } from "./sql-client.js";
 
 async function show(client: SqlClient, name: string): Promise<string> {
   const [row] = await client.query<Record<string, string>>(`SHOW ${name}`);
@@ -128,10 +128,24 @@ describe("embedded PGlite settings on a data folder", () => {
   });
 });
 
-test("an in-memory database gets the same settings", async () => {
+test("an in-memory database gets the same settings, and checkpoints once enough WAL was written", async () => {
   const client = await createPgliteClient(IN_MEMORY_DATA_DIR);
   try {
     await assertSettingsInEffect(client);
+    const redo = async () =>
+      (await client.query<{ redo: string }>("SELECT redo_lsn::text AS redo FROM pg_control_checkpoint()"))[0]
+        .redo;
+    const before = await redo();
+    await client.executeScript(
+      "CREATE TABLE wal_filler (id int, pad text); INSERT INTO wal_filler SELECT g, repeat('x', 200) FROM generate_series(1, 20000) g",
+    );
+    assert.equal(await checkpointIfDue(client), false, "far below the default threshold");
+    assert.equal(await redo(), before, "single-user Postgres did not checkpoint by itself");
+    assert.equal(await checkpointIfDue(client, 1024 * 1024), true);
+    const after = await redo();
+    assert.notEqual(after, before);
+    assert.equal(await checkpointIfDue(client, 1024 * 1024), false, "nothing written since");
+    assert.equal(await redo(), after);
   } finally {
     await client.close();
   }

@@ -113,7 +113,40 @@ export async function createPgliteClient(
   dataDir: string,
   settings: Readonly<Record<string, string>> = PGLITE_SETTINGS,
 ): Promise<SqlClient> {
-  return wrapPglite(await PGlite.create(dataDir, pgliteOptions(settings)));
+  const client = wrapPglite(await PGlite.create(dataDir, pgliteOptions(settings)));
+  // Single-user Postgres never checkpoints by itself (no checkpointer process; max_wal_size and
+  // checkpoint_timeout are not acted on), so pg_wal — in memory:// that is JS memory — grows with
+  // every write until a clean close, and a crash replays all of it on the next start.
+  const timer = setInterval(() => {
+    checkpointIfDue(client).catch(() => {}); // Closing, or busy: the next tick tries again.
+  }, CHECKPOINT_CHECK_INTERVAL_MS);
+  timer.unref();
+  return {
+    ...client,
+    async close() {
+      clearInterval(timer);
+      await client.close();
+    },
+  };
+}
+
+const CHECKPOINT_CHECK_INTERVAL_MS = 60_000;
+/** Matches max_wal_size below: what a crash replays at most (plus one interval), ~1 s of start-up. */
+const CHECKPOINT_WAL_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Runs CHECKPOINT when `walBytes` of WAL were written since the last one; true when it did. It
+ * writes the dirty buffers (at most shared_buffers) to the OS and recycles old WAL segments; it
+ * holds PGlite's lock (and the event loop: PGlite is synchronous) for tens of milliseconds.
+ */
+export async function checkpointIfDue(client: SqlClient, walBytes = CHECKPOINT_WAL_BYTES): Promise<boolean> {
+  const [row] = await client.query<{ due: boolean }>(
+    "SELECT pg_current_wal_insert_lsn() - redo_lsn >= $1 AS due FROM pg_control_checkpoint()",
+    [walBytes],
+  );
+  if (!row?.due) return false;
+  await client.executeScript("CHECKPOINT");
+  return true;
 }
 
 /**
@@ -131,6 +164,11 @@ export const PGLITE_SETTINGS: Readonly<Record<string, string>> = {
   // which never shrinks: ~120 MB of RSS for a database whose hot set (workspaces, keys, the tail
   // of generations and ledger_entries) is a few MB. Reads beyond the buffers hit the OS page cache.
   shared_buffers: "16MB",
+  // How much WAL a checkpoint keeps for reuse (checkpointIfDue runs checkpoints; single-user
+  // Postgres would not): pg_wal stays under ~100 MB instead of up to 1 GB of recycled segments.
+  // With memory:// these files are JS memory.
+  max_wal_size: "64MB",
+  min_wal_size: "32MB",
 };
 
 /** PGlite's own start parameters (single-user mode, `-F`, no workers…) plus `settings`. */
