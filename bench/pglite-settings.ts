@@ -1,5 +1,5 @@
 /**
- * `node --import tsx bench/pglite-settings.ts [--reps 3] [--requests 3000] [--only a,b]`: memory
+ * `node --import tsx bench/pglite-settings.ts [--reps 3] [--requests 3000] [--only a,b] [--cpu]`: memory
  * and CPU of file-backed PGlite under candidate Postgres settings (docs/pglite-tuning.md).
  *
  * Every (candidate, repetition) runs in fresh child processes so RSS figures do not mix: one child
@@ -8,6 +8,7 @@
  * request: `generations.start`, then `finish` = UPDATE + ledger INSERT + balance UPDATE in one
  * transaction), then times statement kinds. Candidates alternate within each repetition, so a
  * noisy neighbour spreads over all of them; the table shows medians over repetitions.
+ * `--cpu [--rounds 15]` compares CPU per statement kind with all candidates in one process instead.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -145,8 +146,23 @@ async function cpuPerCall(rounds: number, perRound: number, fn: (i: number) => P
   return median(samples);
 }
 
-async function runLoad(db: PGlite, requests: number): Promise<Record<string, number>> {
-  const client: SqlClient = wrapPglite(db);
+/** The statement kinds timed per call; the 100-row INSERT is the shape of a group commit. */
+const KINDS = ["SELECT 1", "INSERT 1 row", "tx of 3 statements", "INSERT 100 rows"] as const;
+/** Calls per measured round, by kind (a round of each takes roughly the same time). */
+const CALLS_PER_ROUND: Record<(typeof KINDS)[number], number> = {
+  "SELECT 1": 200,
+  "INSERT 1 row": 200,
+  "tx of 3 statements": 100,
+  "INSERT 100 rows": 20,
+};
+
+interface Workload {
+  /** One request of today's request path: `generations.start`, then `finish` (a transaction). */
+  request(): Promise<void>;
+  calls: Record<(typeof KINDS)[number], () => Promise<unknown>>;
+}
+
+async function prepareWorkload(client: SqlClient): Promise<Workload> {
   const store = createStore(client, "embedded");
   const workspace = await store.workspaces.create({ name: "bench", creditsMicroUsd: 1e12, invoicing: false });
   const apiKey = await store.apiKeys.create({ workspaceId: workspace.id, name: "bench" });
@@ -161,44 +177,99 @@ async function runLoad(db: PGlite, requests: number): Promise<Record<string, num
       source: "api",
       stream: false,
     });
-  // The load: the request path as it is today, one start and one finish per request.
-  for (let n = 0; n < requests; n++) {
-    const id = `gen_load_${sequence++}`;
-    await start(id);
-    await store.generations.finish(id, OUTCOME);
-  }
-  // Per statement kind. The 100-row INSERT is the shape of a group commit of usage records.
-  const cpu: Record<string, number> = {};
   const batchValues = Array.from({ length: 100 }, (_, row) => {
     const p = row * 4;
     return `($${p + 1}, $${p + 2}, $${p + 3}, 'bench-model', 'chat_completions', 'api', false, 'ok', $${p + 4})`;
   }).join(", ");
   const batchSql = `INSERT INTO generations (id, workspace_id, api_key_id, model, ingress_format, source, stream,
     status, cost_micro_usd) VALUES ${batchValues}`;
-  const rounds = 5;
-  const scale = Math.max(1, Math.round(requests / 3000));
-  cpu["SELECT 1"] = await cpuPerCall(rounds, 200 * scale, () => client.query("SELECT 1"));
-  cpu["INSERT 1 row"] = await cpuPerCall(rounds, 200 * scale, () => start(`gen_one_${sequence++}`));
-  cpu["tx of 3 statements"] = await cpuPerCall(rounds, 100 * scale, () =>
-    client.transaction(async (tx) => {
-      await tx.query(
-        "INSERT INTO ledger_entries (workspace_id, kind, amount_micro_usd) VALUES ($1, 'credit', $2)",
-        [workspace.id, 1],
-      );
-      await tx.query("UPDATE workspaces SET balance_micro_usd = balance_micro_usd + $2 WHERE id = $1", [
-        workspace.id,
-        1,
-      ]);
-      await tx.query("SELECT balance_micro_usd FROM workspaces WHERE id = $1", [workspace.id]);
-    }),
-  );
-  cpu["INSERT 100 rows"] = await cpuPerCall(rounds, 20 * scale, () => {
-    const params: (string | number)[] = [];
-    for (let row = 0; row < 100; row++)
-      params.push(`gen_batch_${sequence++}`, workspace.id, apiKey.key.id, 37);
-    return client.query(batchSql, params);
-  });
+  return {
+    async request() {
+      const id = `gen_load_${sequence++}`;
+      await start(id);
+      await store.generations.finish(id, OUTCOME);
+    },
+    calls: {
+      "SELECT 1": () => client.query("SELECT 1"),
+      "INSERT 1 row": () => start(`gen_one_${sequence++}`),
+      "tx of 3 statements": () =>
+        client.transaction(async (tx) => {
+          await tx.query(
+            "INSERT INTO ledger_entries (workspace_id, kind, amount_micro_usd) VALUES ($1, 'credit', $2)",
+            [workspace.id, 1],
+          );
+          await tx.query("UPDATE workspaces SET balance_micro_usd = balance_micro_usd + $2 WHERE id = $1", [
+            workspace.id,
+            1,
+          ]);
+          await tx.query("SELECT balance_micro_usd FROM workspaces WHERE id = $1", [workspace.id]);
+        }),
+      "INSERT 100 rows": () => {
+        const params: (string | number)[] = [];
+        for (let row = 0; row < 100; row++)
+          params.push(`gen_batch_${sequence++}`, workspace.id, apiKey.key.id, 37);
+        return client.query(batchSql, params);
+      },
+    },
+  };
+}
+
+async function runLoad(db: PGlite, requests: number): Promise<Record<string, number>> {
+  const workload = await prepareWorkload(wrapPglite(db));
+  for (let n = 0; n < requests; n++) await workload.request();
+  const cpu: Record<string, number> = {};
+  for (const kind of KINDS) cpu[kind] = await cpuPerCall(5, CALLS_PER_ROUND[kind], workload.calls[kind]);
   return cpu;
+}
+
+/**
+ * `--cpu`: every candidate open at once in this process (plus the gateway's settings in memory,
+ * which shows what the file system costs), warmed by `requests` requests each, then `rounds`
+ * rounds that time each kind on each candidate in turn: neighbours' noise and JIT state are
+ * shared alike, which separate processes cannot give.
+ */
+async function cpuComparison(candidates: Candidate[], requests: number, rounds: number): Promise<void> {
+  const opened: { name: string; db: PGlite; workload: Workload; dataDir?: string }[] = [];
+  const all: (Candidate & { memory?: boolean })[] = [
+    ...candidates,
+    { name: "gateway, memory://", settings: { ...PGLITE_SETTINGS }, memory: true },
+  ];
+  for (const candidate of all) {
+    const dataDir = candidate.memory ? undefined : mkdtempSync(join(tmpdir(), "pglite-settings-"));
+    const target = dataDir ?? "memory://";
+    const db = candidate.settings
+      ? await PGlite.create(target, pgliteOptions(candidate.settings))
+      : await PGlite.create(target);
+    await migrate(wrapPglite(db));
+    const workload = await prepareWorkload(wrapPglite(db));
+    for (let n = 0; n < requests; n++) await workload.request();
+    opened.push({ name: candidate.name, db, workload, dataDir });
+  }
+  const samples = new Map<string, number[]>();
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < opened.length; i++) {
+      const { name, workload } = opened[(i + round) % opened.length];
+      for (const kind of KINDS) {
+        const perCall = await cpuPerCall(1, CALLS_PER_ROUND[kind], workload.calls[kind]);
+        samples.set(`${name}\t${kind}`, [...(samples.get(`${name}\t${kind}`) ?? []), perCall]);
+      }
+    }
+  }
+  const lines = [
+    `CPU µs per call, one process, ${requests} warm-up requests per candidate, median of ${rounds} rounds`,
+    "",
+    `| setting | ${KINDS.join(" | ")} |`,
+    `|---|${KINDS.map(() => "---:").join("|")}|`,
+  ];
+  for (const { name } of opened) {
+    const cells = KINDS.map((kind) => Math.round(median(samples.get(`${name}\t${kind}`) ?? [])));
+    lines.push(`| ${name} | ${cells.join(" | ")} |`);
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+  for (const { db, dataDir } of opened) {
+    await db.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 async function child(mode: string, dataDir: string, candidateName: string, requests: number): Promise<void> {
@@ -257,6 +328,10 @@ async function parent(args: string[]): Promise<void> {
   const requests = Number(readFlag(args, "--requests") ?? 3000);
   const only = readFlag(args, "--only")?.split(",");
   const candidates = CANDIDATES.filter((c) => !only || only.includes(c.name));
+  if (args.includes("--cpu")) {
+    await cpuComparison(candidates, requests, Number(readFlag(args, "--rounds") ?? 15));
+    return;
+  }
   const fresh = new Map<string, OpenResult[]>();
   const load = new Map<string, LoadResult[]>();
   for (let rep = 0; rep < reps; rep++) {
@@ -281,7 +356,7 @@ async function parent(args: string[]): Promise<void> {
       }
     }
   }
-  const kinds = ["SELECT 1", "INSERT 1 row", "tx of 3 statements", "INSERT 100 rows"];
+  const kinds = KINDS;
   const round = (v: number) => (Number.isFinite(v) ? Math.round(v).toString() : "–");
   const lines = [
     `${reps} repetitions, ${requests} requests of load, medians; RSS in MB, CPU in µs per call`,
