@@ -131,7 +131,7 @@ export async function createPgliteClient(
 }
 
 const CHECKPOINT_CHECK_INTERVAL_MS = 60_000;
-/** Matches max_wal_size below: what a crash replays at most (plus one interval), ~1 s of start-up. */
+/** Matches max_wal_size below: what a crash replays at most (plus one interval), well under 1 s. */
 const CHECKPOINT_WAL_BYTES = 64 * 1024 * 1024;
 
 /**
@@ -176,7 +176,8 @@ export function pgliteOptions(settings: Readonly<Record<string, string>>): PGlit
   const flags = Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
   return {
     startParams: [...PGlite.defaultStartParams, ...flags],
-    // initdb (first start only) runs Postgres too; the same settings keep its peak lower.
+    // initdb (first start only) runs Postgres too: the same settings lower its peak a little and
+    // are written into the new folder's postgresql.conf.
     initDbStartParams: flags,
   };
 }
