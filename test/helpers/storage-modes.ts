@@ -15,7 +15,7 @@ import pg from "pg";
 import { migrate } from "../../src/storage/migrate.js";
 import { createStore, openStoreWithSqlClient } from "../../src/storage/open-store.js";
 import { openSharedState } from "../../src/storage/shared-state.js";
-import { type SqlClient, wrapPglite } from "../../src/storage/sql-client.js";
+import { PGLITE_SETTINGS, pgliteOptions, type SqlClient, wrapPglite } from "../../src/storage/sql-client.js";
 import type { SharedState, Store } from "../../src/storage/types.js";
 
 export type StorageMode = "embedded" | "postgres";
@@ -127,7 +127,7 @@ let embeddedSnapshot: Promise<Blob> | undefined;
  */
 function getEmbeddedSnapshot(): Promise<Blob> {
   embeddedSnapshot ??= (async () => {
-    const database = await PGlite.create();
+    const database = await PGlite.create(pgliteOptions(PGLITE_SETTINGS));
     try {
       await migrate(wrapPglite(database));
       return await database.dumpDataDir("none");
@@ -148,7 +148,10 @@ export async function createTestStore(
     return { mode, store, sql: client, cleanup: () => store.close() };
   }
   if (mode === "embedded") {
-    const client = wrapPglite(await PGlite.create({ loadDataDir: await getEmbeddedSnapshot() }));
+    // The gateway's own settings (16 MB shared_buffers): the suite runs many of these at once.
+    const client = wrapPglite(
+      await PGlite.create({ ...pgliteOptions(PGLITE_SETTINGS), loadDataDir: await getEmbeddedSnapshot() }),
+    );
     // Runs like openStore would; finds every migration applied already.
     await migrate(client);
     const store = createStore(client, "embedded");
