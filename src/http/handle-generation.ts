@@ -10,7 +10,7 @@ import { toGatewayError } from "../errors/gateway-error.js";
 import type { IngressFormat } from "../ingress/ingress-format.js";
 import type { AppEnv } from "./app-env.js";
 import { createErrorResponse } from "./error-response.js";
-import { readJsonBody } from "./read-json-body.js";
+import { readNodeJsonBody } from "./read-json-body.js";
 import { createSseResponse, KEEP_ALIVE_INTERVAL_MS } from "./sse-response.js";
 
 export interface GenerationRouteDeps {
@@ -30,7 +30,7 @@ export function createGenerationHandler(
     const logger = c.get("logger");
     try {
       const caller = await deps.authenticator.authenticate(readApiKey(c));
-      const body = await readJsonBody(c.req.raw, deps.maxBodyBytes);
+      const body = await readNodeJsonBody(c.env.incoming, deps.maxBodyBytes);
       const request = format.decode(body, c.req.raw.headers);
       const admitted = await deps.engine.admit({
         requestId,
