@@ -9,6 +9,7 @@ import type { GenerationEngine } from "../engine/generation-engine.js";
 import { toGatewayError } from "../errors/gateway-error.js";
 import type { IngressFormat } from "../ingress/ingress-format.js";
 import type { AppEnv } from "./app-env.js";
+import { createClientGoneSignal } from "./client-gone-signal.js";
 import { createErrorResponse } from "./error-response.js";
 import { readNodeJsonBody } from "./read-json-body.js";
 import { createSseResponse, KEEP_ALIVE_INTERVAL_MS } from "./sse-response.js";
@@ -28,6 +29,7 @@ export function createGenerationHandler(
   return async (c: Context<AppEnv>): Promise<Response> => {
     const requestId = c.get("requestId");
     const logger = c.get("logger");
+    const signal = createClientGoneSignal(c.env.outgoing);
     try {
       const caller = await deps.authenticator.authenticate(readApiKey(c));
       const body = await readNodeJsonBody(c.env.incoming, deps.maxBodyBytes);
@@ -40,7 +42,6 @@ export function createGenerationHandler(
         startedAt: c.get("startedAt"),
       });
       const context = { requestId, model: request.model, createdAt: Math.floor(Date.now() / 1000), request };
-      const signal = c.req.raw.signal;
       if (request.stream) {
         const stream = await deps.engine.openStream(
           admitted,
@@ -59,7 +60,7 @@ export function createGenerationHandler(
     } catch (thrown) {
       const error = toGatewayError(thrown);
       // A caller that went away is not a gateway failure (its usage is settled as cancelled).
-      if (error.code === "internal_error" && !c.req.raw.signal.aborted) {
+      if (error.code === "internal_error" && !signal.aborted) {
         logger.error({ err: thrown, requestId }, "generation failed");
       }
       return createErrorResponse(error, format.encodeError(error, requestId), requestId);
