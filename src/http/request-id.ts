@@ -3,6 +3,7 @@
  * included. The id is ours, never the caller's: generation ids are derived from it.
  */
 import { randomFillSync } from "node:crypto";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "../logging/logger.js";
 import type { AppEnv } from "./app-env.js";
@@ -31,6 +32,9 @@ export function requestIdMiddleware(logger: Logger): MiddlewareHandler<AppEnv> {
     c.set("logger", logger);
     c.header("X-Request-Id", requestId);
     await next();
+    // The generation routes wrote their answer (with the id) to the Node response themselves;
+    // the shared RESPONSE_ALREADY_SENT must stay untouched.
+    if (c.res === RESPONSE_ALREADY_SENT) return;
     // Responses built outside c (e.g. by onError) must carry it too.
     if (!c.res.headers.has("X-Request-Id")) c.res.headers.set("X-Request-Id", requestId);
   };
