@@ -4,8 +4,8 @@
  * error in that same format.
  *
  * The hottest path of the gateway, so it works on the Node request and response underneath Hono
- * (body, client-gone signal, JSON answer) and never makes @hono/node-server build the web
- * Request, its body stream or a web Response; it tells the adapter so with RESPONSE_ALREADY_SENT.
+ * (body, client-gone signal, answer) and never makes @hono/node-server build the web Request,
+ * its body stream or a web Response; it tells the adapter so with RESPONSE_ALREADY_SENT.
  */
 // Must stay a static import: the constant has to be built before serve() swaps the global
 // Response for the adapter's own class, or the adapter would try to write it as an answer.
@@ -21,7 +21,7 @@ import { createClientGoneSignal } from "./client-gone-signal.js";
 import { createErrorResponseHeaders } from "./error-response.js";
 import { readNodeJsonBody } from "./read-json-body.js";
 import { sendJson } from "./send-json.js";
-import { createSseResponse, KEEP_ALIVE_INTERVAL_MS } from "./sse-response.js";
+import { KEEP_ALIVE_INTERVAL_MS, writeSseResponse } from "./sse-response.js";
 
 export interface GenerationRouteDeps {
   engine: GenerationEngine;
@@ -89,14 +89,15 @@ export function createGenerationHandler(
     }
     // Written once, after every step that can throw, so an error can never follow a started answer.
     if (answer.kind === "stream") {
-      return createSseResponse(answer.stream, answer.encoder, {
+      writeSseResponse(outgoing, answer.stream, answer.encoder, {
         requestId,
         logger,
         signal,
         keepAliveMs: deps.keepAliveMs,
       });
+    } else {
+      sendJson(outgoing, answer.status, answer.headers, answer.body);
     }
-    sendJson(outgoing, answer.status, answer.headers, answer.body);
     return RESPONSE_ALREADY_SENT;
   };
 }
