@@ -30,12 +30,11 @@ export function requestIdMiddleware(logger: Logger): MiddlewareHandler<AppEnv> {
     c.set("requestId", requestId);
     c.set("startedAt", performance.now());
     c.set("logger", logger);
-    c.header("X-Request-Id", requestId);
     await next();
-    // The generation routes wrote their answer (with the id) to the Node response themselves;
-    // the shared RESPONSE_ALREADY_SENT must stay untouched.
+    // Set after the route, not before: routes that build their own Response would drop headers
+    // prepared on `c`. The generation routes wrote their answer (with the id) to the Node
+    // response themselves; the shared RESPONSE_ALREADY_SENT must stay untouched.
     if (c.res === RESPONSE_ALREADY_SENT) return;
-    // Responses built outside c (e.g. by onError) must carry it too.
     if (!c.res.headers.has("X-Request-Id")) c.res.headers.set("X-Request-Id", requestId);
   };
 }
