@@ -11,7 +11,7 @@ import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
 import { countMessagesTokens } from "../ingress/messages/index.js";
 import type { AppEnv } from "./app-env.js";
 import { createErrorResponse } from "./error-response.js";
-import { readJsonBody } from "./read-json-body.js";
+import { readNodeJsonBody } from "./read-json-body.js";
 
 export function createCountTokensHandler(
   authenticator: Authenticator,
@@ -22,7 +22,7 @@ export function createCountTokensHandler(
     const requestId = c.get("requestId");
     try {
       const caller = await authenticator.authenticate(readApiKey(c));
-      const body = await readJsonBody(c.req.raw, config.maxBodyBytes);
+      const body = await readNodeJsonBody(c.env.incoming, config.maxBodyBytes);
       const model =
         typeof body === "object" && body !== null ? (body as { model?: unknown }).model : undefined;
       if (typeof model === "string") {

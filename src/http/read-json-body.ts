@@ -1,13 +1,17 @@
 /**
  * Reads a JSON request body with a size cap, counting bytes as they arrive so an oversized body is
  * refused without being buffered whole (a lying or absent Content-Length does not help).
+ *
+ * Two sources, same rules and errors: the Node request under @hono/node-server (the generation
+ * endpoints: no web ReadableStream per request), and a web Request (routes that are also
+ * exercised through `app.request` in unit tests).
  */
+import type { IncomingMessage } from "node:http";
 import { GatewayError } from "../errors/gateway-error.js";
 
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
-  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) throw createTooLargeError(maxBytes);
-  if (!request.body) throw GatewayError.invalidRequest("Request body is empty; send a JSON object", null);
+  checkDeclaredLength(request.headers.get("content-length"), maxBytes);
+  if (!request.body) throw createEmptyBodyError();
 
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -22,13 +26,74 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     }
     chunks.push(value);
   }
-  if (total === 0) throw GatewayError.invalidRequest("Request body is empty; send a JSON object", null);
-  const text = Buffer.concat(chunks, total).toString("utf8");
+  return parseJsonBody(Buffer.concat(chunks, total));
+}
+
+export function readNodeJsonBody(incoming: IncomingMessage, maxBytes: number): Promise<unknown> {
   try {
-    return JSON.parse(text);
+    checkDeclaredLength(incoming.headers["content-length"], maxBytes);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  // The client may have left while the caller was being authenticated: no event would come.
+  if (incoming.destroyed) return Promise.reject(incoming.errored ?? createClientGoneError());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const settle = (outcome: () => void) => {
+      incoming.off("data", onData);
+      incoming.off("end", onEnd);
+      incoming.off("error", onError);
+      incoming.off("close", onClose);
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.byteLength;
+      if (total > maxBytes) {
+        // Stop reading; @hono/node-server drains or drops the rest once the response is sent.
+        incoming.pause();
+        settle(() => reject(createTooLargeError(maxBytes)));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () =>
+      settle(() => {
+        try {
+          resolve(parseJsonBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)));
+        } catch (error) {
+          reject(error);
+        }
+      });
+    const onError = (error: Error) => settle(() => reject(error));
+    const onClose = () => settle(() => reject(createClientGoneError()));
+    incoming.on("data", onData);
+    incoming.on("end", onEnd);
+    incoming.on("error", onError);
+    incoming.on("close", onClose);
+  });
+}
+
+function checkDeclaredLength(header: string | null | undefined, maxBytes: number): void {
+  const declared = Number(header ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) throw createTooLargeError(maxBytes);
+}
+
+function parseJsonBody(bytes: Buffer): unknown {
+  if (bytes.byteLength === 0) throw createEmptyBodyError();
+  try {
+    return JSON.parse(bytes.toString("utf8"));
   } catch (error) {
     throw GatewayError.invalidRequest(`Request body is not valid JSON: ${(error as Error).message}`, null);
   }
+}
+
+function createClientGoneError(): Error {
+  return new Error("Client closed the connection before sending the whole body");
+}
+
+function createEmptyBodyError(): GatewayError {
+  return GatewayError.invalidRequest("Request body is empty; send a JSON object", null);
 }
 
 function createTooLargeError(maxBytes: number): GatewayError {

@@ -2,14 +2,26 @@
  * Gives every request an id and echoes it in `X-Request-Id` on every response — errors and 404s
  * included. The id is ours, never the caller's: generation ids are derived from it.
  */
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "../logging/logger.js";
 import type { AppEnv } from "./app-env.js";
 
+const ID_BYTES = 16;
+// One call into the CSPRNG per 256 ids: a call per request (randomBytes(16)) costs several µs.
+const pool = Buffer.allocUnsafeSlow(4096);
+let poolOffset = pool.length;
+
 export function createRequestId(): string {
+  if (poolOffset + ID_BYTES > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
   // 16 random bytes as base64url: 22 URL-safe characters, collision-free in practice.
-  return randomBytes(16).toString("base64url");
+  const id = pool.toString("base64url", poolOffset, poolOffset + ID_BYTES);
+  poolOffset += ID_BYTES;
+  return id;
 }
 
 export function requestIdMiddleware(logger: Logger): MiddlewareHandler<AppEnv> {
@@ -18,9 +30,11 @@ export function requestIdMiddleware(logger: Logger): MiddlewareHandler<AppEnv> {
     c.set("requestId", requestId);
     c.set("startedAt", performance.now());
     c.set("logger", logger);
-    c.header("X-Request-Id", requestId);
     await next();
-    // Responses built outside c (e.g. by onError) must carry it too.
+    // Set after the route, not before: routes that build their own Response would drop headers
+    // prepared on `c`. The generation routes wrote their answer (with the id) to the Node
+    // response themselves; the shared RESPONSE_ALREADY_SENT must stay untouched.
+    if (c.res === RESPONSE_ALREADY_SENT) return;
     if (!c.res.headers.has("X-Request-Id")) c.res.headers.set("X-Request-Id", requestId);
   };
 }

@@ -1,8 +1,13 @@
 /**
- * Turns a running GenerationStream into an SSE response: frames from the format's encoder, a
+ * Writes a running GenerationStream as an SSE response: frames from the format's encoder, a
  * keep-alive every 15 s (spec §6), settlement after the last part, and upstream cancellation when
  * the client disconnects.
+ *
+ * Frames go straight to the Node response as strings (no web ReadableStream, no TextEncoder per
+ * frame), and the next part is pulled only once the socket has taken the last one ('drain'), so a
+ * slow reader slows the upstream instead of growing a queue in memory.
  */
+import type { ServerResponse } from "node:http";
 import type { GenerationStream } from "../engine/generation-stream.js";
 import { createGatewayErrorFromInfo, GatewayError } from "../errors/gateway-error.js";
 import type { StreamEncoder } from "../ingress/ingress-format.js";
@@ -10,80 +15,96 @@ import type { Logger } from "../logging/logger.js";
 
 export const KEEP_ALIVE_INTERVAL_MS = 15_000;
 
-const encoder = new TextEncoder();
+export interface SseOptions {
+  requestId: string;
+  logger: Logger;
+  keepAliveMs?: number;
+  /** Fires when the client leaves before the response ended (see client-gone-signal.ts). */
+  signal: AbortSignal;
+}
 
-export function createSseResponse(
+export function writeSseResponse(
+  outgoing: ServerResponse,
   stream: GenerationStream,
   format: StreamEncoder,
-  options: { requestId: string; logger: Logger; keepAliveMs?: number; signal: AbortSignal },
-): Response {
-  let keepAlive: NodeJS.Timeout | undefined;
+  options: SseOptions,
+): void {
   let closed = false;
+  let wroteFrame = false;
+  let resumeWriter: (() => void) | undefined;
 
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const write = (text: string) => {
-        if (!closed && text.length > 0) controller.enqueue(encoder.encode(text));
-      };
-      const close = () => {
-        if (closed) return;
-        closed = true;
-        clearInterval(keepAlive);
-        controller.close();
-      };
-      keepAlive = setInterval(() => write(format.keepAlive()), options.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS);
-      // Started before the upstream's first part: show the client the stream is alive right away.
-      if (stream.startedBeforeFirstPart) write(format.keepAlive());
-      const onClientGone = () => {
-        clearInterval(keepAlive);
-        stream.cancel();
-      };
-      options.signal.addEventListener("abort", onClientGone, { once: true });
+  outgoing.writeHead(200, {
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-cache",
+    Connection: "keep-alive",
+    "X-Accel-Buffering": "no",
+    "X-Request-Id": options.requestId,
+  });
+  /** false: the socket buffer is full, wait for `drained()` before writing more. */
+  const write = (text: string): boolean => {
+    if (closed || text.length === 0) return true;
+    wroteFrame = true;
+    return outgoing.write(text);
+  };
+  const drained = () =>
+    new Promise<void>((resolve) => {
+      resumeWriter = resolve;
+    });
+  const onDrain = () => {
+    const resume = resumeWriter;
+    resumeWriter = undefined;
+    resume?.();
+  };
+  outgoing.on("drain", onDrain);
 
-      void (async () => {
-        try {
-          for await (const part of stream.parts()) {
-            if (part.type === "error") {
-              const settlement = stream.settle();
-              write(format.fail(createGatewayErrorFromInfo(part.error)));
-              await settlement;
-              return;
-            }
-            write(format.push(part));
-          }
-          const settlement = await stream.settle();
-          write(format.finish(settlement));
-        } catch (error) {
-          // A bug, not an upstream failure (those arrive as `error` parts): still end the stream
-          // with the format's error frame so the client does not wait for a terminator.
-          options.logger.error({ err: error, requestId: options.requestId }, "stream failed");
-          write(format.fail(new GatewayError("internal_error", "Internal error")));
-          await stream.settle().catch(() => {});
-        } finally {
-          options.signal.removeEventListener("abort", onClientGone);
-          try {
-            close();
-          } catch {
-            // The client already cancelled the body.
-          }
+  const keepAlive = setInterval(
+    () => write(format.keepAlive()),
+    options.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS,
+  );
+  // Started before the upstream's first part: show the client the stream is alive right away.
+  if (stream.startedBeforeFirstPart) write(format.keepAlive());
+  // The headers go out with the first frame; if none is ready within this tick, send them alone
+  // so the client sees the response start (as a flushed web stream response did).
+  process.nextTick(() => {
+    if (!wroteFrame && !closed) outgoing.flushHeaders();
+  });
+
+  const onClientGone = () => {
+    closed = true;
+    clearInterval(keepAlive);
+    stream.cancel();
+    onDrain();
+  };
+  if (options.signal.aborted) onClientGone();
+  else options.signal.addEventListener("abort", onClientGone, { once: true });
+
+  void (async () => {
+    try {
+      for await (const part of stream.parts()) {
+        if (part.type === "error") {
+          const settlement = stream.settle();
+          write(format.fail(createGatewayErrorFromInfo(part.error)));
+          await settlement;
+          return;
         }
-      })();
-    },
-    cancel() {
-      closed = true;
+        if (!write(format.push(part))) await drained();
+      }
+      const settlement = await stream.settle();
+      write(format.finish(settlement));
+    } catch (error) {
+      // A bug, not an upstream failure (those arrive as `error` parts): still end the stream
+      // with the format's error frame so the client does not wait for a terminator.
+      options.logger.error({ err: error, requestId: options.requestId }, "stream failed");
+      write(format.fail(new GatewayError("internal_error", "Internal error")));
+      await stream.settle().catch(() => {});
+    } finally {
+      options.signal.removeEventListener("abort", onClientGone);
+      outgoing.off("drain", onDrain);
       clearInterval(keepAlive);
-      stream.cancel();
-    },
-  });
-
-  return new Response(body, {
-    status: 200,
-    headers: {
-      "Content-Type": "text/event-stream; charset=utf-8",
-      "Cache-Control": "no-cache",
-      Connection: "keep-alive",
-      "X-Accel-Buffering": "no",
-      "X-Request-Id": options.requestId,
-    },
-  });
+      if (!closed) {
+        closed = true;
+        outgoing.end();
+      }
+    }
+  })();
 }

@@ -143,10 +143,15 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
     });
   });
 
-  app.post("/keys/:id/:action{disable|enable|revoke}", async (c) => {
-    const key = await admin.setKeyStatus(c.req.param("id"), STATUS_BY_ACTION[c.req.param("action")]);
-    return c.json({ key: encodeKey(key) });
-  });
+  // One static route per action rather than `:action{disable|enable|revoke}`: that pattern beside
+  // `/keys/:id/reset-total` is beyond Hono's RegExpRouter, which pushed the whole app (generation
+  // routes included) onto the slower TrieRouter (~1 µs per request instead of ~0.05).
+  for (const [action, status] of Object.entries(STATUS_BY_ACTION)) {
+    app.post(`/keys/:id/${action}`, async (c) => {
+      const key = await admin.setKeyStatus(c.req.param("id"), status);
+      return c.json({ key: encodeKey(key) });
+    });
+  }
 
   app.get("/keys", async (c) => {
     const workspaceId = c.req.query("workspace_id");

@@ -1,0 +1,189 @@
+import assert from "node:assert/strict";
+import { EventEmitter } from "node:events";
+import type { ServerResponse } from "node:http";
+import { test } from "node:test";
+import type { CanonicalStreamPart } from "../canonical/index.js";
+import type { GenerationStream } from "../engine/generation-stream.js";
+import type { Settlement, StreamEncoder } from "../ingress/ingress-format.js";
+import type { Logger } from "../logging/logger.js";
+import { writeSseResponse } from "./sse-response.js";
+
+/** A ServerResponse stand-in that records what is written and can refuse writes (a full socket). */
+class FakeOutgoing extends EventEmitter {
+  status?: number;
+  headers?: Record<string, string>;
+  written: string[] = [];
+  ended = false;
+  socketFull = false;
+  writableFinished = false;
+  destroyed = false;
+  writeHead(status: number, headers: Record<string, string>) {
+    this.status = status;
+    this.headers = headers;
+    return this;
+  }
+  flushHeaders() {}
+  write(text: string): boolean {
+    this.written.push(text);
+    return !this.socketFull;
+  }
+  end() {
+    this.ended = true;
+    this.writableFinished = true;
+    this.emit("finish");
+  }
+  /** The client leaves: as Node does, 'close' on an unfinished response. */
+  leave(abort: AbortController) {
+    this.destroyed = true;
+    this.emit("close");
+    abort.abort();
+  }
+}
+
+const settlement: Settlement = {
+  usage: {
+    inputTokens: 1,
+    outputTokens: 2,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    reasoningTokens: 0,
+  },
+  costMicroUsd: 3,
+  finishReason: "stop",
+};
+
+const encoder: StreamEncoder = {
+  push: (part) => (part.type === "text-delta" ? `data: ${part.delta}\n\n` : ""),
+  finish: (done) => `data: [DONE ${done.costMicroUsd}]\n\n`,
+  fail: (error) => `event: error\ndata: ${error.code}\n\n`,
+  keepAlive: () => ": keep-alive\n\n",
+};
+
+function createStream(parts: CanonicalStreamPart[], options: { slowStart?: boolean; hang?: boolean } = {}) {
+  const events: string[] = [];
+  let release: (() => void) | undefined;
+  const stream = {
+    pulled: 0,
+    cancelled: false,
+    events,
+    startedBeforeFirstPart: options.slowStart ?? false,
+    async *parts() {
+      for (const part of parts) {
+        if (stream.cancelled) return;
+        stream.pulled += 1;
+        yield part;
+      }
+      if (options.hang) await new Promise<void>((resolve) => (release = resolve));
+    },
+    cancel() {
+      stream.cancelled = true;
+      events.push("cancel");
+      release?.();
+    },
+    settle() {
+      events.push("settle");
+      return new Promise<Settlement>((resolve) =>
+        setImmediate(() => {
+          events.push("settled");
+          resolve(settlement);
+        }),
+      );
+    },
+  };
+  return stream;
+}
+
+const logger = { error() {} } as unknown as Logger;
+const text = (delta: string): CanonicalStreamPart => ({ type: "text-delta", id: "t", delta });
+const finished = (outgoing: FakeOutgoing) =>
+  new Promise<void>((resolve) => (outgoing.ended ? resolve() : outgoing.once("finish", resolve)));
+
+function start(outgoing: FakeOutgoing, stream: ReturnType<typeof createStream>, keepAliveMs?: number) {
+  const abort = new AbortController();
+  writeSseResponse(outgoing as unknown as ServerResponse, stream as unknown as GenerationStream, encoder, {
+    requestId: "req-1",
+    logger,
+    signal: abort.signal,
+    keepAliveMs,
+  });
+  return abort;
+}
+
+test("headers, frames in order, then the final frame after settlement, then the end", async () => {
+  const outgoing = new FakeOutgoing();
+  const stream = createStream([text("a"), { type: "text-end", id: "t" }, text("b")], { slowStart: true });
+  start(outgoing, stream);
+  await finished(outgoing);
+  assert.equal(outgoing.status, 200);
+  assert.deepEqual(outgoing.headers, {
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-cache",
+    Connection: "keep-alive",
+    "X-Accel-Buffering": "no",
+    "X-Request-Id": "req-1",
+  });
+  assert.deepEqual(outgoing.written, [
+    ": keep-alive\n\n",
+    "data: a\n\n",
+    "data: b\n\n",
+    "data: [DONE 3]\n\n",
+  ]);
+  assert.deepEqual(stream.events, ["settle", "settled"]);
+  assert.equal(outgoing.listenerCount("drain"), 0, "listeners removed");
+});
+
+test("an error part: settlement starts, the error frame is written, the end waits for settlement", async () => {
+  const outgoing = new FakeOutgoing();
+  const stream = createStream([
+    text("a"),
+    { type: "error", error: { code: "provider_overloaded", message: "x" } },
+  ]);
+  start(outgoing, stream);
+  await new Promise((resolve) => setImmediate(resolve));
+  await finished(outgoing);
+  assert.deepEqual(outgoing.written, ["data: a\n\n", "event: error\ndata: provider_overloaded\n\n"]);
+  assert.deepEqual(stream.events, ["settle", "settled"]);
+});
+
+test("a full socket holds the next part back until 'drain'", async () => {
+  const outgoing = new FakeOutgoing();
+  outgoing.socketFull = true;
+  const stream = createStream([text("a"), text("b"), text("c")]);
+  start(outgoing, stream);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(stream.pulled, 1, "waits for drain after the first refused write");
+  outgoing.socketFull = false;
+  outgoing.emit("drain");
+  await finished(outgoing);
+  assert.equal(stream.pulled, 3);
+  assert.deepEqual(outgoing.written, ["data: a\n\n", "data: b\n\n", "data: c\n\n", "data: [DONE 3]\n\n"]);
+});
+
+test("the client leaving cancels the upstream, stops keep-alives, settles, and writes nothing more", async () => {
+  const outgoing = new FakeOutgoing();
+  const stream = createStream([text("a")], { hang: true });
+  const abort = start(outgoing, stream, 5);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(outgoing.written.includes(": keep-alive\n\n"), "keep-alives flow while the upstream is quiet");
+  outgoing.leave(abort);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const count = outgoing.written.length;
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(outgoing.written.length, count, "no keep-alive after the client left");
+  assert.deepEqual(stream.events, ["cancel", "settle", "settled"]);
+  assert.equal(outgoing.ended, false, "a gone response is not ended");
+  assert.equal(outgoing.listenerCount("drain"), 0);
+});
+
+test("a client gone while the socket was full releases the waiting writer", async () => {
+  const outgoing = new FakeOutgoing();
+  outgoing.socketFull = true;
+  const stream = createStream([text("a"), text("b")]);
+  const abort = start(outgoing, stream);
+  await new Promise((resolve) => setImmediate(resolve));
+  outgoing.leave(abort);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.deepEqual(stream.events, ["cancel", "settle", "settled"]);
+  assert.deepEqual(outgoing.written, ["data: a\n\n"]);
+});
