@@ -23,11 +23,23 @@ class FakeOutgoing extends EventEmitter {
     return this;
   }
   flushHeaders() {}
+  /** cork() depth: frames of one event-loop turn are corked together, and always uncorked. */
+  corked = 0;
+  maxCorked = 0;
+  cork() {
+    this.corked++;
+    this.maxCorked = Math.max(this.maxCorked, this.corked);
+  }
+  uncork() {
+    assert.ok(this.corked > 0, "uncork without cork");
+    this.corked--;
+  }
   write(text: string): boolean {
     this.written.push(text);
     return !this.socketFull;
   }
   end() {
+    assert.equal(this.corked, 0, "uncorked before the end");
     this.ended = true;
     this.writableFinished = true;
     this.emit("finish");
@@ -115,6 +127,7 @@ test("headers, frames in order, then the final frame after settlement, then the 
   const stream = createStream([text("a"), { type: "text-end", id: "t" }, text("b")], { slowStart: true });
   start(outgoing, stream);
   await finished(outgoing);
+  assert.equal(outgoing.maxCorked, 1, "frames were corked, never nested");
   assert.equal(outgoing.status, 200);
   assert.deepEqual(outgoing.headers, {
     "Content-Type": "text/event-stream; charset=utf-8",
