@@ -8,7 +8,7 @@
 
 import type { FinishEntry, SqlGenerationRepository } from "./generation-repository.js";
 import { createGroupCommit } from "./group-commit.js";
-import type { GenerationRepository, GenerationStart } from "./types.js";
+import type { GenerationRecord, GenerationRepository, GenerationStart } from "./types.js";
 
 /** Bounds one statement's parameters (21 arrays of this many elements). */
 const MAX_BATCH = 200;
@@ -16,6 +16,27 @@ const MAX_BATCH = 200;
 export interface BatchedGenerationRepository extends GenerationRepository {
   /** Waits for every write already submitted. */
   drain(): Promise<void>;
+}
+
+/** What an in-progress row reads back as (the column defaults of migrations/0001). */
+function toInProgressRecord(start: GenerationStart, submittedAt: Date): GenerationRecord {
+  return {
+    ...start,
+    status: "in_progress",
+    errorCode: null,
+    upstreamProvider: null,
+    upstreamModel: null,
+    tokensPrompt: 0,
+    tokensCompletion: 0,
+    tokensReasoning: 0,
+    tokensCachedPrompt: 0,
+    tokensCacheWrite: 0,
+    costMicroUsd: 0,
+    toolCostsMicroUsd: {},
+    finishReason: null,
+    createdAt: start.createdAt ?? submittedAt,
+    finishedAt: null,
+  };
 }
 
 export function createBatchedGenerationRepository(sql: SqlGenerationRepository): BatchedGenerationRepository {
@@ -30,11 +51,25 @@ export function createBatchedGenerationRepository(sql: SqlGenerationRepository):
     },
   });
 
+  // Starts submitted and not yet committed: this instance already answers lookups for them, so a
+  // caller that got the id can find its record before the row is written (see engine: embedded
+  // mode, one instance per data folder, does not wait for the row before a stream's headers).
+  const pendingStarts = new Map<string, { start: GenerationStart; submittedAt: Date }>();
+
   return {
-    start: (record) => starts.submit(record),
+    start(record) {
+      pendingStarts.set(record.id, { start: record, submittedAt: new Date() });
+      return starts.submit(record).finally(() => pendingStarts.delete(record.id));
+    },
     finish: (id, outcome, start) =>
       start === undefined ? sql.finish(id, outcome) : finishes.submit({ id, outcome, start }),
-    get: (id, workspaceId) => sql.get(id, workspaceId),
+    async get(id, workspaceId) {
+      // Read before the database: a start committing in between must not be missed by both.
+      const pending = pendingStarts.get(id);
+      const stored = await sql.get(id, workspaceId);
+      if (stored || !pending || pending.start.workspaceId !== workspaceId) return stored;
+      return toInProgressRecord(pending.start, pending.submittedAt);
+    },
     async drain() {
       await Promise.all([starts.drain(), finishes.drain()]);
     },

@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { createTestStore, requireMode } from "../../test/helpers/storage-modes.js";
+import { createBatchedGenerationRepository } from "./batched-generation-repository.js";
+import { createGenerationRepository } from "./generation-repository.js";
+import type { GenerationStart } from "./types.js";
+
+test("a record whose in-progress row is still being written is found by its id, in its workspace only", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const context = await createTestStore("embedded");
+  t.after(() => context.cleanup());
+  const workspace = await context.store.workspaces.create({ name: "W", creditsMicroUsd: 0, invoicing: true });
+  const { key } = await context.store.apiKeys.create({ workspaceId: workspace.id });
+  const sql = createGenerationRepository(context.sql);
+  let openGate: () => void = () => {};
+  const gate = new Promise<void>((resolve) => (openGate = resolve));
+  // The real SQL repository, with its multi-row INSERT held back until the gate opens.
+  const repository = createBatchedGenerationRepository({
+    ...sql,
+    startMany: async (records) => {
+      await gate;
+      await sql.startMany(records);
+    },
+  });
+  const start: GenerationStart = {
+    id: "req_pending_1",
+    workspaceId: workspace.id,
+    apiKeyId: key.id,
+    model: "openai/gpt-4o",
+    ingressFormat: "vendor_messages",
+    source: "api",
+    stream: true,
+    createdAt: new Date("2026-11-22T04:00:00.000Z"),
+  };
+  const written = repository.start(start);
+  assert.equal(await sql.get(start.id, workspace.id), null, "not in the database yet");
+
+  const pending = await repository.get(start.id, workspace.id);
+  assert.equal(pending?.status, "in_progress");
+  assert.equal(pending?.ingressFormat, "vendor_messages");
+  assert.equal(pending?.createdAt.toISOString(), "2026-11-22T04:00:00.000Z");
+  assert.equal(pending?.finishedAt, null);
+  assert.equal(await repository.get(start.id, "ws_other"), null, "another workspace sees nothing");
+
+  openGate();
+  await written;
+  const stored = await repository.get(start.id, workspace.id);
+  assert.equal(stored?.status, "in_progress");
+  assert.deepEqual(stored, pending, "the row reads back exactly as it was served before");
+  await repository.drain();
+});
