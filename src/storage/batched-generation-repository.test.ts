@@ -49,3 +49,70 @@ test("a record whose in-progress row is still being written is found by its id, 
   assert.deepEqual(stored, pending, "the row reads back exactly as it was served before");
   await repository.drain();
 });
+
+test("a stream that finishes before its in-progress row was written writes only the final row", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const context = await createTestStore("embedded");
+  t.after(() => context.cleanup());
+  const workspace = await context.store.workspaces.create({ name: "W", creditsMicroUsd: 0, invoicing: true });
+  const { key } = await context.store.apiKeys.create({ workspaceId: workspace.id });
+  const sql = createGenerationRepository(context.sql);
+  const started: string[][] = [];
+  let openGate: () => void = () => {};
+  const gate = new Promise<void>((resolve) => (openGate = resolve));
+  let finishGate: () => void = () => {};
+  const finishHeld = new Promise<void>((resolve) => (finishGate = resolve));
+  const repository = createBatchedGenerationRepository({
+    ...sql,
+    startMany: async (records) => {
+      started.push(records.map((record) => record.id));
+      await gate;
+      await sql.startMany(records);
+    },
+    finishMany: async (entries) => {
+      await finishHeld;
+      await sql.finishMany(entries);
+    },
+  });
+  const record = (id: string): GenerationStart => ({
+    id,
+    workspaceId: workspace.id,
+    apiKeyId: key.id,
+    model: "openai/gpt-4o",
+    ingressFormat: "chat_completions",
+    source: "api",
+    stream: true,
+  });
+  // A start in flight holds the writer; the second stream's start queues behind it.
+  const first = repository.start(record("req_a"));
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  const second = repository.start(record("req_b"));
+  const finished = repository.finish(
+    "req_b",
+    {
+      status: "ok",
+      errorCode: null,
+      upstreamProvider: "p",
+      upstreamModel: "m",
+      tokensPrompt: 1,
+      tokensCompletion: 2,
+      tokensReasoning: 0,
+      tokensCachedPrompt: 0,
+      tokensCacheWrite: 0,
+      costMicroUsd: 5,
+      toolCostsMicroUsd: {},
+      latencyMs: 3,
+      finishReason: "stop",
+    },
+    record("req_b"),
+  );
+  await second;
+  assert.equal((await repository.get("req_b", workspace.id))?.status, "in_progress", "visible until written");
+  openGate();
+  finishGate();
+  await Promise.all([first, finished]);
+  assert.deepEqual(started, [["req_a"]], "req_b's in-progress row was never written");
+  assert.equal((await repository.get("req_b", workspace.id))?.status, "ok");
+  assert.equal((await repository.get("req_b", workspace.id))?.costMicroUsd, 5);
+});

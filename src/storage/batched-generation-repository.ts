@@ -55,17 +55,28 @@ export function createBatchedGenerationRepository(sql: SqlGenerationRepository):
   // caller that got the id can find its record before the row is written (see engine: embedded
   // mode, one instance per data folder, does not wait for the row before a stream's headers).
   const pendingStarts = new Map<string, { start: GenerationStart; submittedAt: Date }>();
+  const unwrittenFinishes = new Map<string, { start: GenerationStart; submittedAt: Date }>();
 
   return {
     start(record) {
       pendingStarts.set(record.id, { start: record, submittedAt: new Date() });
       return starts.submit(record).finally(() => pendingStarts.delete(record.id));
     },
-    finish: (id, outcome, start) =>
-      start === undefined ? sql.finish(id, outcome) : finishes.submit({ id, outcome, start }),
+    finish(id, outcome, start) {
+      if (start === undefined) return sql.finish(id, outcome);
+      // A short stream can finish before its in-progress row was written: the final row written
+      // by this finish makes that row pointless, so it is not written at all.
+      starts.withdraw((queued) => queued.id === id);
+      // Until it is committed, lookups still see the record (in progress).
+      const entry = { start, submittedAt: new Date() };
+      unwrittenFinishes.set(id, entry);
+      return finishes.submit({ id, outcome, start }).finally(() => {
+        if (unwrittenFinishes.get(id) === entry) unwrittenFinishes.delete(id);
+      });
+    },
     async get(id, workspaceId) {
       // Read before the database: a start committing in between must not be missed by both.
-      const pending = pendingStarts.get(id);
+      const pending = pendingStarts.get(id) ?? unwrittenFinishes.get(id);
       const stored = await sql.get(id, workspaceId);
       if (stored || !pending || pending.start.workspaceId !== workspaceId) return stored;
       return toInProgressRecord(pending.start, pending.submittedAt);

@@ -54,3 +54,27 @@ test("group commit: drain waits for writes in flight", async () => {
   await commit.drain();
   assert.equal(done, true);
 });
+
+test("group commit: a queued item can be withdrawn before a write carries it", async () => {
+  const writes: number[][] = [];
+  let release: (() => void) | undefined;
+  const commit = createGroupCommit<number>({
+    maxBatch: 10,
+    async write(items) {
+      writes.push([...items]);
+      if (writes.length === 1) await new Promise<void>((resolve) => (release = resolve));
+    },
+  });
+  const inFlight = commit.submit(1);
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  const queued = [2, 3, 4].map((item) => commit.submit(item));
+  assert.equal(
+    commit.withdraw((item) => item === 3 || item === 1),
+    1,
+    "only the queued 3, not the in-flight 1",
+  );
+  release?.();
+  await Promise.all([inFlight, ...queued]);
+  assert.deepEqual(writes, [[1], [2, 4]]);
+});

@@ -17,6 +17,11 @@ export interface GroupCommitOptions<T> {
 
 export interface GroupCommit<T> {
   submit(item: T): Promise<void>;
+  /**
+   * Takes back queued items the predicate matches, before any write carried them; their submits
+   * resolve as if written. Items of a write in flight are not touched. Returns how many were taken.
+   */
+  withdraw(matches: (item: T) => boolean): number;
   /** Waits for every submitted item to be written or failed. */
   drain(): Promise<void>;
 }
@@ -74,6 +79,18 @@ export function createGroupCommit<T>(options: GroupCommitOptions<T>): GroupCommi
         queue.push({ item, resolve, reject });
         run();
       });
+    },
+    withdraw(matches) {
+      const kept: Pending<T>[] = [];
+      let taken = 0;
+      for (const pending of queue) {
+        if (matches(pending.item)) {
+          taken++;
+          pending.resolve();
+        } else kept.push(pending);
+      }
+      queue = kept;
+      return taken;
     },
     async drain() {
       while (running) await running;
