@@ -80,6 +80,7 @@ async function* streamParts<Context>(
     throw error;
   }
   let partCount = 0;
+  let finished = false;
   try {
     const parts = isJsonResponse(response)
       ? convertJson(spec, await readJson(response, call), call, request.context)
@@ -87,6 +88,7 @@ async function* streamParts<Context>(
     for await (const part of parts) {
       if (call.signal.aborted) return;
       partCount += 1;
+      if (part.type === "finish") finished = true;
       yield part;
     }
   } catch (error) {
@@ -95,9 +97,34 @@ async function* streamParts<Context>(
     if (partCount === 0) throw failure;
     yield { type: "error", error: toUpstreamErrorInfo(failure) };
   } finally {
-    // Frees the socket when the consumer stops early, the stream failed, or after its last event.
-    response.body.destroy();
+    // The error a cut body emits has no reader left: it must not become an unhandled 'error'.
+    response.body.on("error", ignoreError);
+    if (finished && !call.signal.aborted) releaseAfterEnd(response.body);
+    // Cuts the upstream (and frees the socket) when the consumer stopped early or the stream failed.
+    else response.body.destroy();
   }
+}
+
+function ignoreError(): void {}
+
+/** How long a finished stream's body may take to deliver its end before its connection is cut. */
+const RELEASE_GRACE_MS = 1_000;
+
+/**
+ * A finished stream (its `[DONE]` or last event seen) usually has only the end of its body left, in
+ * the same or the next network chunk. Reading that to the end returns the connection to the pool;
+ * destroying the body before its end would abort the request and close the connection (undici), so
+ * the next request to the provider would pay a new TCP/TLS handshake, and it builds an error per
+ * stream besides.
+ */
+function releaseAfterEnd(body: UpstreamHttpResponse["body"]): void {
+  if (body.readableEnded || body.destroyed) return;
+  const timer = setTimeout(() => body.destroy(), RELEASE_GRACE_MS);
+  timer.unref();
+  const done = () => clearTimeout(timer);
+  body.once("end", done);
+  body.once("close", done);
+  body.resume();
 }
 
 function convertJson<Context>(

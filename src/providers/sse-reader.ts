@@ -46,8 +46,15 @@ export async function* readSseEvents(
     },
   });
   const decoder = new TextDecoder("utf-8");
+  // Leaving this loop early (the parser saw `[DONE]`) must not destroy a Node stream: its owner
+  // decides whether to read it to the end (keep-alive) or cut it (create-http-adapter.ts).
+  const readable = body as AsyncIterable<Uint8Array | string> & {
+    iterator?: (options: { destroyOnReturn: boolean }) => AsyncIterable<Uint8Array | string>;
+  };
+  const chunks =
+    typeof readable.iterator === "function" ? readable.iterator({ destroyOnReturn: false }) : body;
 
-  for await (const chunk of body) {
+  for await (const chunk of chunks) {
     parser.feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
     if (overflow) {
       throw new GatewayError("provider_unavailable", "The upstream stream sent an oversized event");

@@ -341,6 +341,24 @@ test("slow but steady chunks within the idle deadline succeed", async () => {
   assert.equal(parts.at(-1)?.type, "finish");
 });
 
+test("finished streams give their connection back: the next request reuses it", async () => {
+  const before = upstream.requests.length;
+  // As providers do: `[DONE]` is flushed first, the body's end follows a moment later.
+  const events = buildTextChunks(["a", "b"]).map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`);
+  const body = `${events.join("")}data: [DONE]\n\n`;
+  for (let index = 0; index < 3; index++) {
+    upstream.enqueue(fakeReply.raw(body, { chunkDelayMs: 15 }));
+    const parts = await collect(callFor());
+    assert.equal(parts.at(-1)?.type, "finish");
+    // Once the body's end has arrived, the connection is idle again.
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  }
+  const ports = upstream.requests.slice(before).map((request) => request.remotePort);
+  assert.equal(ports.length, 3);
+  // One TCP (with TLS: one handshake) for all three, instead of a new connection per stream.
+  assert.deepEqual(new Set(ports).size, 1, `ports ${ports.join(", ")}`);
+});
+
 test("abort mid-stream stops quietly and closes the upstream connection", async () => {
   upstream.enqueue(
     fakeReply.sse([
