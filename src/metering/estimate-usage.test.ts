@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { createTestRequest } from "../../test/helpers/adapter-inputs.js";
 import type { CanonicalRequest } from "../canonical/index.js";
 import { estimateInputTokens } from "./estimate-usage.js";
 
@@ -11,8 +12,7 @@ const HISTORY = [
 ];
 
 function conversation(turns: number): CanonicalRequest {
-  return {
-    model: "openai/gpt-6-mini",
+  return createTestRequest({
     system: [
       { type: "text", text: "You are a careful assistant for an operations team. Answer in plain text." },
     ],
@@ -20,13 +20,7 @@ function conversation(turns: number): CanonicalRequest {
       role: index % 2 === 0 ? ("user" as const) : ("assistant" as const),
       content: [{ type: "text" as const, text }],
     })),
-    tools: [],
-    sampling: {},
-    serverTools: [],
-    toolEvents: false,
-    stream: false,
-    passthrough: {},
-  };
+  });
 }
 
 test("input estimate: a conversation's repeated texts give the same count every turn", () => {

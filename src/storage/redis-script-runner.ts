@@ -10,6 +10,7 @@
 import { createHash } from "node:crypto";
 import { Redis } from "ioredis";
 import { redactUrl } from "./redact-url.js";
+import { withDeadline } from "./with-deadline.js";
 
 /** A Lua script; `name` appears in errors. Keys and arguments are given per call. */
 export interface LuaScript {
@@ -40,14 +41,6 @@ export interface RedisScriptRunnerOptions {
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
 const DEFAULT_COMMAND_TIMEOUT_MS = 1_000;
-
-function withDeadline<T>(promise: Promise<T>, milliseconds: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${milliseconds} ms`)), milliseconds);
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
 
 export async function openRedisScriptRunner(options: RedisScriptRunnerOptions): Promise<ScriptRunner> {
   const prefix = options.prefix ?? "";

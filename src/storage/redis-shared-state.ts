@@ -6,6 +6,7 @@
 import { Redis, type RedisOptions } from "ioredis";
 import { redactUrl } from "./redact-url.js";
 import type { SharedState } from "./types.js";
+import { withDeadline } from "./with-deadline.js";
 
 export interface RedisSharedStateOptions {
   redisUrl: string;
@@ -18,17 +19,6 @@ export interface RedisSharedStateOptions {
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
 const DEFAULT_COMMAND_TIMEOUT_MS = 1_000;
-
-function withDeadline<T>(promise: Promise<T>, milliseconds: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`Redis ${what} timed out after ${milliseconds} ms`)),
-      milliseconds,
-    );
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
 
 export async function createRedisSharedState(options: RedisSharedStateOptions): Promise<SharedState> {
   const prefix = options.prefix ?? "";
@@ -65,7 +55,11 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
   });
 
   try {
-    await withDeadline(Promise.all([commands.connect(), subscriber.connect()]), connectTimeoutMs, "connect");
+    await withDeadline(
+      Promise.all([commands.connect(), subscriber.connect()]),
+      connectTimeoutMs,
+      "Redis connect",
+    );
   } catch (error) {
     commands.disconnect();
     subscriber.disconnect();
@@ -81,10 +75,10 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
   return {
     mode: "redis",
     async ping() {
-      await withDeadline(commands.ping(), commandTimeoutMs, "PING");
+      await withDeadline(commands.ping(), commandTimeoutMs, "Redis PING");
     },
     async publish(channel, message) {
-      await withDeadline(commands.publish(prefix + channel, message), commandTimeoutMs, "PUBLISH");
+      await withDeadline(commands.publish(prefix + channel, message), commandTimeoutMs, "Redis PUBLISH");
     },
     async subscribe(channel, onMessage) {
       const fullChannel = prefix + channel;
@@ -96,14 +90,14 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
       channelHandlers.add(onMessage);
       try {
         // SUBSCRIBE is idempotent, so re-sending it for a second handler is harmless.
-        await withDeadline(subscriber.subscribe(fullChannel), commandTimeoutMs, "SUBSCRIBE");
+        await withDeadline(subscriber.subscribe(fullChannel), commandTimeoutMs, "Redis SUBSCRIBE");
       } catch (error) {
         removeHandler(fullChannel, onMessage);
         throw error;
       }
       return async () => {
         if (removeHandler(fullChannel, onMessage) && subscriber.status === "ready") {
-          await withDeadline(subscriber.unsubscribe(fullChannel), commandTimeoutMs, "UNSUBSCRIBE");
+          await withDeadline(subscriber.unsubscribe(fullChannel), commandTimeoutMs, "Redis UNSUBSCRIBE");
         }
       };
     },
@@ -124,7 +118,7 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
 
   async function quit(connection: Redis): Promise<void> {
     try {
-      await withDeadline(connection.quit(), commandTimeoutMs, "QUIT");
+      await withDeadline(connection.quit(), commandTimeoutMs, "Redis QUIT");
     } catch {
       connection.disconnect();
     }
