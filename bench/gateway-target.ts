@@ -91,6 +91,9 @@ export async function startGatewayTarget(options: GatewayTargetOptions): Promise
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         NODE_ENV: "production",
+        ...(process.env.BENCH_GATEWAY_NODE_OPTIONS
+          ? { NODE_OPTIONS: process.env.BENCH_GATEWAY_NODE_OPTIONS }
+          : {}),
         PORT: "0",
         HOST: "127.0.0.1",
         // Empty means unset: embedded PGlite and in-process state, whatever the caller's shell has.

@@ -1,6 +1,7 @@
 /**
- * `node --import tsx bench/summarise-profile-main.ts [file-or-folder] [--top N]`: prints the self-time
- * summary of a `.cpuprofile` (default: the newest in bench/results/profiles).
+ * `node --import tsx bench/summarise-profile-main.ts [file-or-folder] [--top N] [--skip-ms MS]`: prints the self-time
+ * summary of a `.cpuprofile` (default: the newest in bench/results/profiles), optionally without its
+ * first MS milliseconds (the process's start).
  */
 import { readIntegerFlag } from "./child-entry.js";
 import {
@@ -16,5 +17,9 @@ if (!path) {
   process.stderr.write("No .cpuprofile found (run `npm run bench -- --profile` first)\n");
   process.exit(1);
 }
-const summary = summariseCpuProfile(readCpuProfile(path), readIntegerFlag("top", 25));
+const summary = summariseCpuProfile(readCpuProfile(path), readIntegerFlag("top", 25), readOptionalMs());
+
+function readOptionalMs(): number {
+  return process.argv.includes("--skip-ms") ? readIntegerFlag("skip-ms", 1) : 0;
+}
 process.stdout.write(formatProfileSummary(summary, path));

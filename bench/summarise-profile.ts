@@ -55,14 +55,21 @@ export interface ProfileSummary {
 
 const ROOT_URL = new URL("..", import.meta.url).href;
 
-export function summariseCpuProfile(profile: CpuProfile, topCount = 25): ProfileSummary {
+/**
+ * `skipMs` leaves out the first milliseconds of the profile: the gateway's start (module loading,
+ * PGlite's initdb and migrations) would otherwise be charged to the steady state the bench measures.
+ */
+export function summariseCpuProfile(profile: CpuProfile, topCount = 25, skipMs = 0): ProfileSummary {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const parents = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
   const selfMicros = new Map<number, number>();
   const samples = profile.samples ?? [];
   const deltas = profile.timeDeltas ?? [];
+  let elapsedMicros = 0;
   for (let index = 0; index < samples.length; index += 1) {
+    elapsedMicros += Math.max(0, deltas[index] ?? 0);
+    if (elapsedMicros < skipMs * 1000) continue;
     const duration = index + 1 < deltas.length ? Math.max(0, deltas[index + 1]) : 0;
     selfMicros.set(samples[index], (selfMicros.get(samples[index]) ?? 0) + duration);
   }
