@@ -202,8 +202,16 @@ describe("spend limits across two gateway processes", () => {
     const ledger = await assertCountersMatchLedger(context);
     assert.ok(ledger.keySpendMicroUsd <= LIMIT_MICRO_USD, `settled ${ledger.keySpendMicroUsd} µUSD`);
     assert.equal(ledger.generations, admitted.length, "one usage record per admitted request");
-    assert.equal(ledger.byStatus.ok ?? 0, completed.length);
-    assert.equal(ledger.byStatus.cancelled ?? 0, disconnected.length);
+    // A client that disconnects after the gateway wrote the whole stream (a slow client reading
+    // it in one chunk under load) got a complete answer as far as the gateway knows: billed ok.
+    // Every other disconnect is cancelled, and every complete answer is ok.
+    assert.ok((ledger.byStatus.ok ?? 0) >= completed.length, JSON.stringify(ledger.byStatus));
+    assert.ok((ledger.byStatus.cancelled ?? 0) <= disconnected.length, JSON.stringify(ledger.byStatus));
+    assert.equal(
+      (ledger.byStatus.ok ?? 0) + (ledger.byStatus.cancelled ?? 0),
+      completed.length + disconnected.length,
+      JSON.stringify(ledger.byStatus),
+    );
     assert.ok(
       ledger.keySpendMicroUsd >= completed.length * REQUEST_COST_MICRO_USD,
       "complete answers are billed in full",
