@@ -72,7 +72,7 @@ function readGenerationRow(row: GenerationRow): GenerationRecord {
   };
 }
 
-function assertValidOutcome(outcome: GenerationOutcome): void {
+export function assertValidOutcome(outcome: GenerationOutcome): void {
   if ((outcome.status as string) === "in_progress") throw new RangeError("finish() needs a final status");
   for (const [name, value] of Object.entries({
     costMicroUsd: outcome.costMicroUsd,
@@ -94,6 +94,8 @@ export interface FinishEntry {
   id: string;
   outcome: GenerationOutcome;
   start?: GenerationStart;
+  /** When the generation finished, if not now (a journaled record written later: migration 0005). */
+  finishedAt?: Date;
 }
 
 /** The SQL repository, plus the multi-row writes the group commit uses. */
@@ -124,7 +126,7 @@ function startColumnArrays(records: readonly GenerationStart[]) {
 const FINISH_MANY_SQL = `SELECT finish_generations(${START_TYPES},
   $9::text[], $10::text[], $11::text[], $12::text[],
   $13::integer[], $14::integer[], $15::integer[], $16::integer[], $17::integer[],
-  $18::bigint[], $19::text[], $20::integer[], $21::text[])`;
+  $18::bigint[], $19::text[], $20::integer[], $21::text[], $22::timestamptz[])`;
 
 export function createGenerationRepository(client: SqlClient): SqlGenerationRepository {
   async function startMany(records: readonly GenerationStart[]): Promise<void> {
@@ -160,6 +162,7 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
       outcomes.map((outcome) => JSON.stringify(outcome.toolCostsMicroUsd)),
       outcomes.map((outcome) => outcome.latencyMs),
       outcomes.map((outcome) => outcome.finishReason),
+      entries.map((entry) => entry.finishedAt?.toISOString() ?? null),
     ]);
   }
 

@@ -8,12 +8,18 @@ import { createApiKeyRepository } from "./api-key-repository.js";
 import { createBatchedGenerationRepository } from "./batched-generation-repository.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import { createGenerationRepository } from "./generation-repository.js";
+import {
+  createJournaledGenerationRepository,
+  flushBefore,
+  replayUsageJournal,
+} from "./journaled-generation-repository.js";
 import { createKeyLimitRepository } from "./key-limit-repository.js";
 import { migrate } from "./migrate.js";
 import { createPlaygroundKeyRepository } from "./playground-key-repository.js";
 import { redactUrl } from "./redact-url.js";
 import { createPgliteClient, createPostgresClient, type SqlClient } from "./sql-client.js";
 import type { Store } from "./types.js";
+import { openUsageJournal, type UsageJournal } from "./usage-journal.js";
 import { createWorkspaceRepository } from "./workspace-repository.js";
 
 export interface OpenStoreOptions {
@@ -53,41 +59,62 @@ export async function openStoreWithSqlClient(
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
   const release = await acquireDataDirLock(options.dataDir);
   try {
-    return await prepareStore(await createPgliteClient(join(options.dataDir, "pglite")), "embedded", release);
+    const client = await createPgliteClient(join(options.dataDir, "pglite"));
+    return await prepareStore(client, "embedded", release, join(options.dataDir, "journal"));
   } catch (error) {
     await release();
     throw error;
   }
 }
 
+/**
+ * `journalDirectory` (embedded mode with a data folder, which one process owns): usage records
+ * are journaled and written in batches (journaled-generation-repository.ts); what an earlier
+ * process journaled is written before the store is handed out.
+ */
 async function prepareStore(
   client: SqlClient,
   mode: Store["mode"],
   releaseLock: () => Promise<void>,
+  journalDirectory?: string,
 ): Promise<{ store: Store; client: SqlClient }> {
+  let journal: UsageJournal | undefined;
   try {
     await migrate(client);
+    if (journalDirectory) {
+      journal = openUsageJournal(journalDirectory);
+      await replayUsageJournal(createGenerationRepository(client), journal);
+    }
   } catch (error) {
+    journal?.close();
     await client.close().catch(() => {});
     throw error;
   }
-  return { store: createStore(client, mode, releaseLock), client };
+  const store = createStore(client, mode, releaseLock, journal);
+  return { store, client: store.readClient };
 }
 
 export function createStore(
   client: SqlClient,
   mode: Store["mode"],
   releaseLock: () => Promise<void> = async () => {},
-): Store {
+  journal?: UsageJournal,
+): Store & { readClient: SqlClient } {
   let closing: Promise<void> | undefined;
-  const generations = createBatchedGenerationRepository(createGenerationRepository(client));
+  const sqlGenerations = createGenerationRepository(client);
+  const generations = journal
+    ? createJournaledGenerationRepository(sqlGenerations, journal)
+    : createBatchedGenerationRepository(sqlGenerations);
+  // With a journal, every other read first waits for the records journaled before it.
+  const readClient = journal ? flushBefore(client, () => generations.drain()) : client;
   return {
     mode,
-    workspaces: createWorkspaceRepository(client),
-    apiKeys: createApiKeyRepository(client),
+    readClient,
+    workspaces: createWorkspaceRepository(readClient),
+    apiKeys: createApiKeyRepository(readClient),
     generations,
-    playgroundKeys: createPlaygroundKeyRepository(client),
-    keyLimits: createKeyLimitRepository(client),
+    playgroundKeys: createPlaygroundKeyRepository(readClient),
+    keyLimits: createKeyLimitRepository(readClient),
     async ping() {
       await client.query("SELECT 1");
     },
@@ -95,6 +122,7 @@ export function createStore(
       // Writes already submitted complete before the connection goes.
       closing ??= generations
         .drain()
+        .then(() => journal?.close())
         .then(() => client.close())
         .finally(releaseLock);
       return closing;

@@ -81,7 +81,7 @@ export function decodeParkedOutcome(line: string): ParkedOutcome | null {
 }
 
 /** JSON turned `createdAt` into a string; the rest is checked by the repository on replay. */
-function decodeStart(start: Record<string, unknown>): GenerationStart {
+export function decodeStart(start: Record<string, unknown>): GenerationStart {
   const { createdAt, ...rest } = start;
   return {
     ...(rest as unknown as GenerationStart),

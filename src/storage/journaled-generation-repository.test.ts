@@ -1,0 +1,297 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type TestContext, test } from "node:test";
+import { createTestStore, requireMode } from "../../test/helpers/storage-modes.js";
+import { createGenerationRepository, type FinishEntry } from "./generation-repository.js";
+import {
+  createJournaledGenerationRepository,
+  replayUsageJournal,
+} from "./journaled-generation-repository.js";
+import { openStoreWithSqlClient } from "./open-store.js";
+import type { GenerationOutcome, GenerationStart } from "./types.js";
+import { openUsageJournal, SET_ASIDE_FILE_NAME } from "./usage-journal.js";
+
+async function temporaryFolder(t: TestContext, prefix: string): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), prefix));
+  t.after(() => rm(folder, { recursive: true, force: true }));
+  return folder;
+}
+
+/** A migrated embedded database, its raw SQL repository (which counts finish statements), a journal. */
+async function createJournaledSetup(t: TestContext, options: { lingerMs: number }) {
+  const context = await createTestStore("embedded");
+  t.after(() => context.cleanup());
+  const workspace = await context.store.workspaces.create({
+    name: "W",
+    creditsMicroUsd: 1_000_000,
+    invoicing: false,
+  });
+  const { key } = await context.store.apiKeys.create({ workspaceId: workspace.id });
+  const sql = createGenerationRepository(context.sql);
+  const finishStatements: string[][] = [];
+  const countingSql = {
+    ...sql,
+    finishMany: async (entries: readonly (FinishEntry & { start: GenerationStart })[]) => {
+      finishStatements.push(entries.map((entry) => entry.id));
+      await sql.finishMany(entries);
+    },
+  };
+  const journalDirectory = await temporaryFolder(t, "journal-");
+  const journal = openUsageJournal(journalDirectory);
+  const writeErrors: Array<{ ids: readonly string[]; setAside: boolean }> = [];
+  const repository = createJournaledGenerationRepository(countingSql, journal, {
+    lingerMs: options.lingerMs,
+    onWriteError: (_error, ids, setAside) => writeErrors.push({ ids, setAside }),
+  });
+  t.after(() => repository.close().catch(() => {}));
+  const start = (id: string, overrides: Partial<GenerationStart> = {}): GenerationStart => ({
+    id,
+    workspaceId: workspace.id,
+    apiKeyId: key.id,
+    model: "openai/gpt-4o",
+    ingressFormat: "chat_completions",
+    source: "api",
+    stream: false,
+    createdAt: new Date("2026-11-22T06:00:00.000Z"),
+    ...overrides,
+  });
+  return { ...context, sql, repository, journalDirectory, workspace, start, finishStatements, writeErrors };
+}
+
+function outcome(costMicroUsd: number): GenerationOutcome {
+  return {
+    status: "ok",
+    errorCode: null,
+    upstreamProvider: "openai",
+    upstreamModel: "gpt-4o-2024-08-06",
+    tokensPrompt: 12,
+    tokensCompletion: 30,
+    tokensReasoning: 0,
+    tokensCachedPrompt: 0,
+    tokensCacheWrite: 0,
+    costMicroUsd,
+    toolCostsMicroUsd: {},
+    latencyMs: 41,
+    finishReason: "stop",
+  };
+}
+
+async function segmentSizes(directory: string): Promise<number[]> {
+  const names = (await readdir(directory)).filter((name) => name.startsWith("segment-"));
+  return Promise.all(names.map(async (name) => (await stat(join(directory, name))).size));
+}
+
+test("a journaled record is answered before its row is written, and reads back the same before and after", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const { sql, repository, journalDirectory, workspace, start } = await createJournaledSetup(t, {
+    lingerMs: 60_000,
+  });
+  await repository.finish("req_journal_1", outcome(250), start("req_journal_1"));
+
+  assert.equal(await sql.get("req_journal_1", workspace.id), null, "not in the database yet");
+  assert.ok(
+    (await segmentSizes(journalDirectory)).some((size) => size > 0),
+    "the journal holds it",
+  );
+  const fromMemory = await repository.get("req_journal_1", workspace.id);
+  assert.equal(fromMemory?.status, "ok");
+  assert.equal(fromMemory?.costMicroUsd, 250);
+  assert.equal(
+    await repository.get("req_journal_1", "ws_someone_else"),
+    null,
+    "another workspace sees nothing",
+  );
+
+  await repository.flush();
+  const fromDatabase = await sql.get("req_journal_1", workspace.id);
+  assert.deepEqual(fromDatabase, fromMemory, "the written row is what lookups already showed");
+  assert.deepEqual(await segmentSizes(journalDirectory), [0], "a written record leaves no line behind");
+});
+
+test("records finishing within the linger share one statement, and the balance is debited once each", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const { store, repository, workspace, start, finishStatements } = await createJournaledSetup(t, {
+    lingerMs: 200,
+  });
+  const ids = Array.from({ length: 40 }, (_, index) => `req_linger_${index}`);
+  await Promise.all(ids.map((id) => repository.finish(id, outcome(100), start(id))));
+  // A repeated finish is a no-op, as in the database: the first final outcome wins.
+  await repository.finish(ids[0], outcome(99_999), start(ids[0]));
+  assert.deepEqual(finishStatements, [], "nothing written before the linger ends");
+
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  assert.deepEqual(finishStatements, [ids], "one statement carried all of them");
+  const after = await store.workspaces.get(workspace.id);
+  assert.equal(after?.balanceMicroUsd, 1_000_000 - 40 * 100);
+});
+
+test("an in-progress record is found at once, and a finish before its write replaces it", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const { sql, repository, workspace, start } = await createJournaledSetup(t, { lingerMs: 60_000 });
+  await repository.start(start("req_stream_1", { stream: true }));
+  assert.equal((await repository.get("req_stream_1", workspace.id))?.status, "in_progress");
+  await repository.finish("req_stream_1", outcome(7), start("req_stream_1", { stream: true }));
+  assert.equal((await repository.get("req_stream_1", workspace.id))?.status, "ok");
+  await repository.start(start("req_stream_2", { stream: true }));
+  await repository.flush();
+  assert.equal((await sql.get("req_stream_1", workspace.id))?.status, "ok");
+  assert.equal((await sql.get("req_stream_2", workspace.id))?.status, "in_progress");
+});
+
+test("a record the database refuses is set aside with its reason; the rest of its batch is written", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const { sql, repository, journalDirectory, workspace, start, writeErrors } = await createJournaledSetup(t, {
+    lingerMs: 60_000,
+  });
+  await repository.finish("req_good_1", outcome(5), start("req_good_1"));
+  await repository.finish(
+    "req_orphan",
+    outcome(5),
+    start("req_orphan", { workspaceId: "ws_does_not_exist" }),
+  );
+  await repository.finish("req_good_2", outcome(5), start("req_good_2"));
+  await repository.flush();
+
+  assert.equal((await sql.get("req_good_1", workspace.id))?.status, "ok");
+  assert.equal((await sql.get("req_good_2", workspace.id))?.status, "ok");
+  assert.deepEqual(writeErrors, [{ ids: ["req_orphan"], setAside: true }]);
+  const setAside = (await readFile(join(journalDirectory, SET_ASIDE_FILE_NAME), "utf8")).trim().split("\n");
+  assert.equal(setAside.length, 1);
+  const entry = JSON.parse(setAside[0]) as { reason: string; line: string };
+  assert.match(entry.line, /req_orphan/);
+  assert.match(entry.reason, /foreign key/i);
+  assert.deepEqual(await segmentSizes(journalDirectory), [0]);
+});
+
+test("reads through the store wait for journaled records: a balance read right after a request shows its cost", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const dataDir = await mkdtemp(join(tmpdir(), "journal-store-"));
+  const { store } = await openStoreWithSqlClient({ dataDir });
+  t.after(async () => {
+    await store.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  const workspace = await store.workspaces.create({ name: "W", creditsMicroUsd: 10_000, invoicing: false });
+  const { key } = await store.apiKeys.create({ workspaceId: workspace.id });
+  const record: GenerationStart = {
+    id: "req_read_after",
+    workspaceId: workspace.id,
+    apiKeyId: key.id,
+    model: "openai/gpt-4o",
+    ingressFormat: "responses",
+    source: "api",
+    stream: false,
+    createdAt: new Date(),
+  };
+  await store.generations.finish(record.id, outcome(1_234), record);
+  assert.equal((await store.workspaces.get(workspace.id))?.balanceMicroUsd, 10_000 - 1_234);
+});
+
+test("a killed process loses no acknowledged record: the next start writes its journal, debiting once", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const dataDir = await temporaryFolder(t, "journal-crash-");
+  const openStoreUrl = new URL("./open-store.ts", import.meta.url).href;
+  // The child acknowledges each record once `finish` resolved, then dies without closing the store.
+  const childSource = `
+    import { openStore } from ${JSON.stringify(openStoreUrl)};
+    const store = await openStore({ dataDir: ${JSON.stringify(dataDir)} });
+    const workspace = await store.workspaces.create({ name: "W", creditsMicroUsd: 100000, invoicing: false });
+    const { key } = await store.apiKeys.create({ workspaceId: workspace.id });
+    process.stdout.write(JSON.stringify({ workspaceId: workspace.id }) + "\\n");
+    const outcome = ${JSON.stringify(outcome(300))};
+    for (let index = 0; index < 30; index++) {
+      const id = "req_crash_" + index;
+      await store.generations.finish(id, outcome, {
+        id, workspaceId: workspace.id, apiKeyId: key.id, model: "openai/gpt-4o",
+        ingressFormat: "vendor_messages", source: "api", stream: index % 2 === 0, createdAt: new Date(),
+      });
+      process.stdout.write(id + "\\n");
+    }
+    process.kill(process.pid, "SIGKILL");
+  `;
+  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", childSource], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const signal = await new Promise<NodeJS.Signals | null>((resolve) =>
+    child.on("close", (_code, sig) => resolve(sig)),
+  );
+  assert.equal(signal, "SIGKILL", stderr);
+  const [first, ...acknowledged] = stdout.trim().split("\n");
+  const { workspaceId } = JSON.parse(first) as { workspaceId: string };
+  assert.equal(acknowledged.length, 30, stdout);
+
+  const { store, client } = await openStoreWithSqlClient({ dataDir });
+  try {
+    for (const id of acknowledged) {
+      const record = await store.generations.get(id, workspaceId);
+      assert.equal(record?.status, "ok", id);
+      assert.equal(record?.ingressFormat, "vendor_messages");
+    }
+    assert.equal((await store.workspaces.get(workspaceId))?.balanceMicroUsd, 100_000 - 30 * 300);
+    const [ledger] = await client.query<{ lines: string }>(
+      "SELECT count(*) AS lines FROM ledger_entries WHERE workspace_id = $1 AND kind = 'usage'",
+      [workspaceId],
+    );
+    assert.equal(Number(ledger.lines), 30);
+    const leftovers = (await readdir(join(dataDir, "journal"))).filter((name) => name.startsWith("segment-"));
+    assert.equal(leftovers.length, 1, `only this process's own segment remains: ${leftovers}`);
+  } finally {
+    await store.close();
+  }
+});
+
+test("replaying a journal twice debits once, and a torn last line is set aside", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const { sql, store, workspace, start } = await createJournaledSetup(t, { lingerMs: 60_000 });
+  const crashed = await temporaryFolder(t, "journal-torn-");
+  const line = JSON.stringify({
+    v: 1,
+    at: "2026-11-22T06:00:01.000Z",
+    start: start("req_replayed"),
+    outcome: outcome(400),
+  });
+  const segment = "segment-1700000000000-000001.jsonl";
+  await writeFile(join(crashed, segment), `${line}\n${line.slice(0, 40)}`);
+
+  for (let pass = 0; pass < 2; pass++) {
+    if (pass === 1) await writeFile(join(crashed, segment), `${line}\n`); // A crash during the first replay.
+    const journal = openUsageJournal(crashed);
+    await replayUsageJournal(sql, journal);
+    journal.close();
+  }
+  const record = await sql.get("req_replayed", workspace.id);
+  assert.equal(record?.costMicroUsd, 400);
+  assert.equal(record?.finishedAt?.toISOString(), "2026-11-22T06:00:01.000Z", "it keeps its own finish time");
+  assert.equal((await store.workspaces.get(workspace.id))?.balanceMicroUsd, 1_000_000 - 400);
+  const setAside = await readFile(join(crashed, SET_ASIDE_FILE_NAME), "utf8");
+  assert.match(setAside, /unreadable journal line/);
+  assert.deepEqual(
+    (await readdir(crashed)).filter((name) => name.startsWith("segment-")).length,
+    0,
+    "replayed segments are deleted (the journals opened here were closed with nothing outstanding)",
+  );
+});
+
+test("segments rotate past their size and are deleted once every entry in them was written", async (t) => {
+  const directory = await temporaryFolder(t, "journal-rotate-");
+  const journal = openUsageJournal(directory, { maxSegmentBytes: 100 });
+  const handles = Array.from({ length: 10 }, (_, index) =>
+    journal.append(`{"line":${index},"pad":"${"x".repeat(40)}"}`),
+  );
+  assert.ok((await segmentSizes(directory)).length >= 4, "several segments");
+  for (const handle of handles) journal.release(handle);
+  assert.deepEqual(await segmentSizes(directory), [0], "only the current one is left, empty");
+  journal.close();
+  assert.deepEqual(await segmentSizes(directory), []);
+});

@@ -1,0 +1,393 @@
+/**
+ * Usage records of the embedded gateway (PGlite in a data folder): journaled, then written in
+ * batches. `start` and `finish` append the record to the usage journal (usage-journal.ts: one
+ * synchronous write, the durability of a PGlite COMMIT) and return; a writer puts what was
+ * journaled into the database at most `lingerMs` later, many records per statement. A request
+ * is no longer answered after a PGlite transaction of its own (~0.7–1.4 ms of CPU each, most of
+ * it per call rather than per row: docs/performance.md), and at low rates records share a write.
+ *
+ * What stays true (docs/durability.md):
+ * - Lookups see every journaled record at once: this instance is the only one using the data
+ *   folder (its lock), and serves records not yet written from memory — final ones as final.
+ * - Every other read of the database first waits for what was journaled before it
+ *   (`flushBefore`): balances, key usage, counter seeding and reports read what requests settled.
+ * - A crash loses nothing acknowledged: the next start replays the journal before serving.
+ * - A record that can never be written (a permanent database error) is set aside in
+ *   `journal/set-aside.jsonl` with the reason, and logged; others in its batch are written.
+ */
+
+import type { BatchedGenerationRepository } from "./batched-generation-repository.js";
+import { isPermanentDatabaseError } from "./classify-database-error.js";
+import {
+  assertValidOutcome,
+  type FinishEntry,
+  type SqlGenerationRepository,
+} from "./generation-repository.js";
+import { decodeStart } from "./outcome-outbox.js";
+import type { SqlClient } from "./sql-client.js";
+import type { GenerationOutcome, GenerationRecord, GenerationStart } from "./types.js";
+import type { JournalSegment, UsageJournal } from "./usage-journal.js";
+
+export interface JournaledGenerationOptions {
+  /** How long a journaled record may wait for others to share its write (default 25 ms). */
+  lingerMs?: number;
+  /** Records per statement; a full batch is written at once (default 200). */
+  maxBatch?: number;
+  /** First retry after a failed write; doubles up to `retryMaxMs`. */
+  retryInitialMs?: number;
+  retryMaxMs?: number;
+  /** A write failed (`setAside`: the records were set aside for good, else they are retried). */
+  onWriteError?: (error: unknown, ids: readonly string[], setAside: boolean) => void;
+}
+
+export interface JournaledGenerationRepository extends BatchedGenerationRepository {
+  /** Resolves once everything journaled before the call is in the database; rejects if a write failed. */
+  flush(): Promise<void>;
+  /** Writes what is journaled, then closes the journal (its emptied segments are deleted). */
+  close(): Promise<void>;
+}
+
+const DEFAULTS = { lingerMs: 25, maxBatch: 200, retryInitialMs: 100, retryMaxMs: 5_000 };
+const LINE_VERSION = 1;
+
+interface Entry {
+  readonly id: string;
+  readonly start: GenerationStart;
+  /** Absent for an in-progress record. */
+  readonly outcome?: GenerationOutcome;
+  /** When it was journaled: the record's finish time, or its submission for an in-progress one. */
+  readonly at: Date;
+  readonly line: string;
+  readonly segment: JournalSegment;
+  inFlight: boolean;
+  done: boolean;
+}
+
+export function createJournaledGenerationRepository(
+  sql: SqlGenerationRepository,
+  journal: UsageJournal,
+  options: JournaledGenerationOptions = {},
+): JournaledGenerationRepository {
+  const settings = { ...DEFAULTS, ...options };
+  /** Journaled and not yet written, by id; a finish replaces its start. */
+  const unwritten = new Map<string, Entry>();
+  let timer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> | undefined;
+  let retryDelayMs = 0;
+  let lastFailure: unknown;
+  let passWaiters: Array<() => void> = [];
+
+  function journalEntry(start: GenerationStart, outcome: GenerationOutcome | undefined): Entry {
+    const at = new Date();
+    // The admission time is part of the record; a replay after a crash must not move it.
+    const stamped = start.createdAt ? start : { ...start, createdAt: at };
+    const line = encodeJournalLine(stamped, outcome, at);
+    const segment = journal.append(line);
+    return { id: start.id, start: stamped, outcome, at, line, segment, inFlight: false, done: false };
+  }
+
+  function complete(entry: Entry): void {
+    if (entry.done) return;
+    entry.done = true;
+    entry.inFlight = false;
+    journal.release(entry.segment);
+    if (unwritten.get(entry.id) === entry) unwritten.delete(entry.id);
+  }
+
+  function schedule(delayMs: number): void {
+    if (writing) return; // The pass in progress schedules the next one when it ends.
+    if (timer) {
+      if (delayMs > 0) return;
+      clearTimeout(timer);
+    }
+    timer = setTimeout(runPass, delayMs);
+    timer.unref();
+  }
+
+  function runPass(): void {
+    timer = undefined;
+    writing = writePass().finally(() => {
+      writing = undefined;
+      const waiters = passWaiters;
+      passWaiters = [];
+      for (const resolve of waiters) resolve();
+      if (unwritten.size === 0) return;
+      if (lastFailure !== undefined) schedule(retryDelayMs);
+      else schedule(pendingCount() >= settings.maxBatch ? 0 : settings.lingerMs);
+    });
+  }
+
+  function pendingCount(): number {
+    let count = 0;
+    for (const entry of unwritten.values()) if (!entry.inFlight) count++;
+    return count;
+  }
+
+  async function writePass(): Promise<void> {
+    const finishes: Entry[] = [];
+    const starts: Entry[] = [];
+    for (const entry of unwritten.values()) {
+      if (entry.inFlight) continue;
+      entry.inFlight = true;
+      (entry.outcome ? finishes : starts).push(entry);
+    }
+    lastFailure = undefined;
+    for (let index = 0; index < finishes.length; index += settings.maxBatch) {
+      await writeChunk(finishes.slice(index, index + settings.maxBatch), (chunk) =>
+        sql.finishMany(chunk.map(toFinishEntry)),
+      );
+    }
+    for (let index = 0; index < starts.length; index += settings.maxBatch) {
+      await writeChunk(starts.slice(index, index + settings.maxBatch), (chunk) =>
+        sql.startMany(chunk.map((entry) => entry.start)),
+      );
+    }
+    retryDelayMs = lastFailure === undefined ? 0 : nextRetryDelay(retryDelayMs);
+  }
+
+  function nextRetryDelay(previousMs: number): number {
+    return previousMs === 0 ? settings.retryInitialMs : Math.min(previousMs * 2, settings.retryMaxMs);
+  }
+
+  /** All or none per statement; a failed chunk is retried record by record so one bad record fails alone. */
+  async function writeChunk(chunk: Entry[], write: (entries: Entry[]) => Promise<void>): Promise<void> {
+    try {
+      await write(chunk);
+      for (const entry of chunk) complete(entry);
+      return;
+    } catch (error) {
+      if (chunk.length === 1) return failed(chunk[0], error);
+    }
+    for (const entry of chunk) {
+      try {
+        await write([entry]);
+        complete(entry);
+      } catch (error) {
+        failed(entry, error);
+      }
+    }
+  }
+
+  function failed(entry: Entry, error: unknown): void {
+    const permanent = isPermanentDatabaseError(error);
+    settings.onWriteError?.(error, [entry.id], permanent);
+    if (permanent) {
+      journal.setAside(entry.line, (error as Error).message ?? String(error));
+      complete(entry);
+      return;
+    }
+    entry.inFlight = false;
+    lastFailure = error;
+  }
+
+  function nextPass(): Promise<void> {
+    return new Promise((resolve) => passWaiters.push(resolve));
+  }
+
+  async function flush(): Promise<void> {
+    if (unwritten.size === 0) return;
+    const awaited = [...unwritten.values()];
+    while (awaited.some((entry) => !entry.done)) {
+      if (!writing) schedule(0);
+      await nextPass();
+      if (!writing && lastFailure !== undefined && awaited.some((entry) => !entry.done)) throw lastFailure;
+    }
+  }
+
+  return {
+    async start(record) {
+      if (unwritten.has(record.id)) return;
+      unwritten.set(record.id, journalEntry(record, undefined));
+      schedule(settings.lingerMs);
+    },
+
+    async finish(id, outcome, start) {
+      // Outbox lines parked before records carried their start: the row must exist, so write now.
+      if (start === undefined) {
+        await flush();
+        return sql.finish(id, outcome);
+      }
+      if (start.id !== id) throw new RangeError(`start.id must be "${id}"`);
+      assertValidOutcome(outcome);
+      const previous = unwritten.get(id);
+      // The first final outcome wins, as in the database (its guard on status = 'in_progress').
+      if (previous?.outcome) return;
+      unwritten.set(id, journalEntry(start, outcome));
+      // The final row makes an unwritten in-progress row pointless; one being written completes.
+      if (previous && !previous.inFlight) complete(previous);
+      schedule(unwritten.size >= settings.maxBatch ? 0 : settings.lingerMs);
+    },
+
+    async get(id, workspaceId) {
+      const entry = unwritten.get(id);
+      if (entry?.outcome) return entry.start.workspaceId === workspaceId ? toFinalRecord(entry) : null;
+      // Read before the database: a start written in between must not be missed by both.
+      const stored = await sql.get(id, workspaceId);
+      if (stored || !entry || entry.start.workspaceId !== workspaceId) return stored;
+      return toInProgressRecord(entry);
+    },
+
+    flush,
+    drain: flush,
+    async close() {
+      await flush();
+      journal.close();
+    },
+  };
+}
+
+/**
+ * Every read through the returned client first waits for what was journaled before it, so the
+ * database never looks as if a settled request had not happened (balances, usage, seeding).
+ */
+export function flushBefore(client: SqlClient, flush: () => Promise<void>): SqlClient {
+  return {
+    async query(text, params) {
+      await flush();
+      return client.query(text, params);
+    },
+    async executeScript(text) {
+      await flush();
+      return client.executeScript(text);
+    },
+    async transaction(fn) {
+      await flush();
+      return client.transaction(fn);
+    },
+    close: () => client.close(),
+  };
+}
+
+/**
+ * Start-up: writes what an earlier process journaled and had not written (a crash, or a kill
+ * before its final flush), then deletes those segments. Finals win over in-progress records, and
+ * the first final of an id over later ones. A line that cannot be read (torn by the crash) or
+ * written (permanent error) is set aside; any other failure throws and leaves the journal as it is.
+ */
+export async function replayUsageJournal(
+  sql: SqlGenerationRepository,
+  journal: UsageJournal,
+): Promise<{ written: number; setAside: number }> {
+  const finals = new Map<string, { entry: FinishEntry & { start: GenerationStart }; line: string }>();
+  const starts = new Map<string, { start: GenerationStart; line: string }>();
+  let setAside = 0;
+  for (const line of journal.readLeftovers()) {
+    const decoded = decodeJournalLine(line);
+    if (!decoded) {
+      journal.setAside(line, "unreadable journal line (torn by a crash?)");
+      setAside++;
+    } else if (decoded.outcome) {
+      if (!finals.has(decoded.start.id)) {
+        const { start, outcome, at } = decoded;
+        finals.set(start.id, { entry: { id: start.id, start, outcome, finishedAt: at }, line });
+      }
+    } else starts.set(decoded.start.id, { start: decoded.start, line });
+  }
+  const write = async <T>(
+    items: T[],
+    writeMany: (items: T[]) => Promise<void>,
+    lineOf: (item: T) => string,
+  ) => {
+    try {
+      await writeMany(items);
+      return;
+    } catch (error) {
+      if (!isPermanentDatabaseError(error) && items.length === 1) throw error;
+    }
+    for (const item of items) {
+      try {
+        await writeMany([item]);
+      } catch (error) {
+        if (!isPermanentDatabaseError(error)) throw error;
+        journal.setAside(lineOf(item), (error as Error).message);
+        setAside++;
+      }
+    }
+  };
+  const finalItems = [...finals.values()];
+  for (let index = 0; index < finalItems.length; index += DEFAULTS.maxBatch) {
+    await write(
+      finalItems.slice(index, index + DEFAULTS.maxBatch),
+      (items) => sql.finishMany(items.map((item) => item.entry)),
+      (item) => item.line,
+    );
+  }
+  const startItems = [...starts.values()].filter((item) => !finals.has(item.start.id));
+  for (let index = 0; index < startItems.length; index += DEFAULTS.maxBatch) {
+    await write(
+      startItems.slice(index, index + DEFAULTS.maxBatch),
+      (items) => sql.startMany(items.map((item) => item.start)),
+      (item) => item.line,
+    );
+  }
+  journal.removeLeftovers();
+  return { written: finalItems.length + startItems.length - setAside, setAside };
+}
+
+function toFinishEntry(entry: Entry): FinishEntry & { start: GenerationStart } {
+  return {
+    id: entry.id,
+    start: entry.start,
+    outcome: entry.outcome as GenerationOutcome,
+    finishedAt: entry.at,
+  };
+}
+
+function encodeJournalLine(start: GenerationStart, outcome: GenerationOutcome | undefined, at: Date): string {
+  return JSON.stringify({ v: LINE_VERSION, at: at.toISOString(), start, ...(outcome ? { outcome } : {}) });
+}
+
+function decodeJournalLine(
+  line: string,
+): { start: GenerationStart; outcome?: GenerationOutcome; at: Date } | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null) return null;
+  const { v, at, start, outcome } = value as Record<string, unknown>;
+  if (v !== LINE_VERSION || typeof at !== "string" || typeof start !== "object" || start === null)
+    return null;
+  const decodedStart = decodeStart(start as Record<string, unknown>);
+  if (typeof decodedStart.id !== "string" || decodedStart.id === "") return null;
+  // Field values are checked by the repository when the record is written.
+  return {
+    start: decodedStart,
+    at: new Date(at),
+    ...(typeof outcome === "object" && outcome !== null ? { outcome: outcome as GenerationOutcome } : {}),
+  };
+}
+
+/** What the row will read back as once written (migrations/0001 defaults for in-progress rows). */
+function toInProgressRecord(entry: Entry): GenerationRecord {
+  return {
+    ...entry.start,
+    status: "in_progress",
+    errorCode: null,
+    upstreamProvider: null,
+    upstreamModel: null,
+    tokensPrompt: 0,
+    tokensCompletion: 0,
+    tokensReasoning: 0,
+    tokensCachedPrompt: 0,
+    tokensCacheWrite: 0,
+    costMicroUsd: 0,
+    toolCostsMicroUsd: {},
+    finishReason: null,
+    createdAt: entry.start.createdAt ?? entry.at,
+    finishedAt: null,
+  };
+}
+
+function toFinalRecord(entry: Entry): GenerationRecord {
+  const outcome = entry.outcome as GenerationOutcome;
+  return {
+    ...entry.start,
+    ...outcome,
+    toolCostsMicroUsd: { ...outcome.toolCostsMicroUsd },
+    createdAt: entry.start.createdAt ?? entry.at,
+    finishedAt: entry.at,
+  };
+}
