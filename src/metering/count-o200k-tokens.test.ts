@@ -149,7 +149,7 @@ test("o200k counter: edge cases count as gpt-tokenizer's countTokens does", () =
     "\ufeff",
     "\ufeffusing System;",
     "\ufeff\ufeff\ufeff",
-    // gpt-tokenizer drops a BOM while merging (see mergeRank): one token, where tiktoken has two.
+    // gpt-tokenizer drops a leading BOM while merging (see mergeRank): "\ufeff名" is one token.
     "\ufeff名",
     " \ufeffងា",
     "\ud800",

@@ -1,5 +1,5 @@
 /**
- * o200k's byte-pair ranks (token bytes → rank) in ~4.5 MB of typed arrays, built from the
+ * o200k's byte-pair ranks (token bytes → rank) in ~4.2 MB of typed arrays, built from the
  * `.tiktoken` file gpt-tokenizer ships (`gpt-tokenizer/data/o200k_base.tiktoken`: one
  * "base64-bytes rank" line per token, the source its own `bpeRanks` module is generated from).
  * Importing that module instead costs ~60 MB of RSS for as long as the process lives (a 2.4 MB
@@ -141,7 +141,7 @@ function buildRankTable({ tokenBytes, tokenStarts }: DecodedRanks): RankTable {
   };
 }
 
-/** Reads and indexes the rank file (~30 ms); callers build it once, when first needed. */
+/** Reads and indexes the rank file (30–80 ms); callers build it once, when first needed. */
 export function loadO200kRankTable(): RankTable {
   const path = createRequire(import.meta.url).resolve(RANK_FILE);
   return buildRankTable(decodeRankFile(readFileSync(path)));
