@@ -2,7 +2,7 @@
  * o200k's byte-pair ranks (token bytes → rank) in ~4.2 MB of typed arrays, built from the
  * `.tiktoken` file gpt-tokenizer ships (`gpt-tokenizer/data/o200k_base.tiktoken`: one
  * "base64-bytes rank" line per token, the source its own `bpeRanks` module is generated from).
- * Importing that module instead costs ~60 MB of RSS for as long as the process lives (a 2.4 MB
+ * Importing that module instead costs ~55 MB of RSS for as long as the process lives (a 2.4 MB
  * array literal, 200k strings and two Maps); this file reads the text once, decodes it straight
  * into one byte buffer and keeps no JS string or object per token.
  */
