@@ -1,16 +1,17 @@
 /**
  * Token estimates for the one case where the upstream never reported usage: the client went away
  * (or the stream broke) before the final usage event. o200k is exact for current OpenAI models and
- * a close estimate for others; a fallback of chars/4 covers tokenizer failures.
+ * a close estimate for others; a fallback of chars/4 covers tokenizer failures (and texts that
+ * spell a special token such as `<|endoftext|>`, which the counter refuses as gpt-tokenizer does).
  */
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { CanonicalRequest, CanonicalUsage } from "../canonical/index.js";
 import { createEmptyUsage } from "../canonical/index.js";
+import { countO200kTokens } from "./count-o200k-tokens.js";
 
 export function estimateTextTokens(text: string): number {
   if (text.length === 0) return 0;
   try {
-    return countTokens(text);
+    return countO200kTokens(text);
   } catch {
     return Math.ceil(text.length / 4);
   }
