@@ -5,16 +5,22 @@
  * - `firstByteMs` → undici `headersTimeout` (request written → response headers),
  * - `idleMs`      → undici `bodyTimeout`, which undici re-arms on every body chunk, so it is an
  *                   idle deadline between chunks and fires when the upstream stalls after headers.
- * Redirects are never followed: `Pool.request` has no redirect handling, and a 3xx is reported as
- * an upstream failure (a provider base URL that redirects is a configuration error, and following
- * it would hand our credentials to another origin).
+ * Redirects are never followed: neither `Pool.request` nor `Pool.dispatch` handles them, and a 3xx
+ * is reported as an upstream failure (a provider base URL that redirects is a configuration error,
+ * and following it would hand our credentials to another origin).
+ *
+ * Streams use `send()` (undici's `request()`: a `Readable` body the caller consumes); a whole JSON
+ * answer uses `sendForText()`, which collects the body from undici's dispatch callbacks and costs a
+ * fraction of the CPU (text-response-collector.ts).
  */
 import { type Dispatcher, Pool } from "undici";
 import type { ProviderTimeouts } from "../config/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { classifyUpstreamError, type UpstreamHeaders } from "./classify-upstream-error.js";
+import { dispatchForText, type UpstreamTextResponse } from "./text-response-collector.js";
 import { toUpstreamFailure } from "./upstream-failure.js";
 
+export type { UpstreamTextResponse } from "./text-response-collector.js";
 export { mapNetworkError, toUpstreamFailure } from "./upstream-failure.js";
 
 export type UpstreamBody = Dispatcher.ResponseData["body"];
@@ -45,6 +51,12 @@ export interface UpstreamHttpClient {
    * caller that aborted knows why, so no provider failure is invented).
    */
   send(request: UpstreamHttpRequest): Promise<UpstreamHttpResponse>;
+  /**
+   * Sends the request and reads the whole 2xx body as UTF-8 text (at most `maxBytes`, default
+   * {@link DEFAULT_MAX_RESPONSE_BYTES}); the connection goes back to the pool. Rejects like `send`,
+   * and with a GatewayError when the body fails, stalls past its idle deadline or exceeds the cap.
+   */
+  sendForText(request: UpstreamHttpRequest & { maxBytes?: number }): Promise<UpstreamTextResponse>;
   /** Closes every pool, waiting for in-flight requests. */
   close(): Promise<void>;
   /** Destroys every pool and its sockets immediately. */
@@ -116,13 +128,28 @@ export function createUpstreamHttpClient(options: UpstreamHttpClientOptions = {}
     throw classifyUpstreamError({ status: response.statusCode, headers, bodyText });
   }
 
+  function sendForText(request: UpstreamHttpRequest & { maxBytes?: number }): Promise<UpstreamTextResponse> {
+    const url = new URL(request.url);
+    const pool = getPool(url.origin, request.timeouts.connectMs);
+    const limits = { maxBytes: request.maxBytes ?? DEFAULT_MAX_RESPONSE_BYTES, maxErrorBodyBytes };
+    const options: Dispatcher.DispatchOptions = {
+      path: `${url.pathname}${url.search}`,
+      method: request.method ?? "POST",
+      headers: request.headers,
+      body: request.body ?? null,
+      headersTimeout: request.timeouts.firstByteMs,
+      bodyTimeout: request.timeouts.idleMs,
+    };
+    return dispatchForText(pool, options, limits, request.signal);
+  }
+
   async function closeAll(method: "close" | "destroy"): Promise<void> {
     const all = [...pools.values()];
     pools.clear();
     await Promise.all(all.map((pool) => pool[method]().catch(() => undefined)));
   }
 
-  return { send, close: () => closeAll("close"), destroy: () => closeAll("destroy") };
+  return { send, sendForText, close: () => closeAll("close"), destroy: () => closeAll("destroy") };
 }
 
 let sharedClient: UpstreamHttpClient | undefined;
