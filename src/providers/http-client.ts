@@ -99,12 +99,12 @@ export function createUpstreamHttpClient(options: UpstreamHttpClientOptions = {}
   }
 
   async function send(request: UpstreamHttpRequest): Promise<UpstreamHttpResponse> {
-    const url = new URL(request.url);
-    const pool = getPool(url.origin, request.timeouts.connectMs);
+    const target = resolveTarget(request.url);
+    const pool = getPool(target.origin, request.timeouts.connectMs);
     let response: Dispatcher.ResponseData;
     try {
       response = await pool.request({
-        path: `${url.pathname}${url.search}`,
+        path: target.path,
         method: request.method ?? "POST",
         headers: request.headers,
         body: request.body ?? null,
@@ -129,11 +129,11 @@ export function createUpstreamHttpClient(options: UpstreamHttpClientOptions = {}
   }
 
   function sendForText(request: UpstreamHttpRequest & { maxBytes?: number }): Promise<UpstreamTextResponse> {
-    const url = new URL(request.url);
-    const pool = getPool(url.origin, request.timeouts.connectMs);
+    const target = resolveTarget(request.url);
+    const pool = getPool(target.origin, request.timeouts.connectMs);
     const limits = { maxBytes: request.maxBytes ?? DEFAULT_MAX_RESPONSE_BYTES, maxErrorBodyBytes };
     const options: Dispatcher.DispatchOptions = {
-      path: `${url.pathname}${url.search}`,
+      path: target.path,
       method: request.method ?? "POST",
       headers: request.headers,
       body: request.body ?? null,
@@ -150,6 +150,32 @@ export function createUpstreamHttpClient(options: UpstreamHttpClientOptions = {}
   }
 
   return { send, sendForText, close: () => closeAll("close"), destroy: () => closeAll("destroy") };
+}
+
+interface UpstreamTarget {
+  origin: string;
+  /** Path and query, as undici's `path` option wants it. */
+  path: string;
+}
+
+/** Far more than the distinct upstream URLs of any configuration (base URL × endpoint × model). */
+const MAX_CACHED_TARGETS = 1024;
+const targets = new Map<string, UpstreamTarget>();
+
+/**
+ * The origin and path of an upstream URL. Provider base URLs are few and fixed, so the parse is
+ * cached per URL string instead of building a `URL` per request; the cache is dropped whole if it
+ * ever fills (URLs that embed something unbounded).
+ */
+function resolveTarget(url: string): UpstreamTarget {
+  let target = targets.get(url);
+  if (target === undefined) {
+    const parsed = new URL(url);
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (targets.size >= MAX_CACHED_TARGETS) targets.clear();
+    targets.set(url, target);
+  }
+  return target;
 }
 
 let sharedClient: UpstreamHttpClient | undefined;
