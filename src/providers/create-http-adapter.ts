@@ -13,7 +13,9 @@ import {
   mapNetworkError,
   readUpstreamText,
   type UpstreamHttpClient,
+  type UpstreamHttpRequest,
   type UpstreamHttpResponse,
+  type UpstreamTextResponse,
 } from "./http-client.js";
 import type { ProviderAdapter, UpstreamCall } from "./provider-adapter.js";
 import { readSseEvents, type SseEvent } from "./sse-reader.js";
@@ -59,8 +61,8 @@ export function createHttpAdapter<Context>(
     kind: spec.kind,
     async generate(call) {
       const request = spec.buildRequest(call, false);
-      const response = await send(spec, getClient(), call, request);
-      return spec.parseJson(await readJson(response, call), call, request.context);
+      const response = await sendForText(spec, getClient(), call, request);
+      return spec.parseJson(parseJsonBody(response.text), call, request.context);
     },
     stream: (call) => streamParts(spec, getClient(), call),
   };
@@ -145,21 +147,49 @@ async function send<Context>(
   request: BuiltUpstreamRequest<Context>,
 ): Promise<UpstreamHttpResponse> {
   try {
-    return await client.send({
-      url: request.url,
-      method: "POST",
-      headers: request.headers,
-      body: JSON.stringify(request.body),
-      timeouts: call.provider.timeouts,
-      signal: call.signal,
-    });
+    return await client.send(toHttpRequest(call, request));
   } catch (error) {
     throw spec.refineSendError ? spec.refineSendError(error) : error;
   }
 }
 
+/**
+ * A non-streamed call: the whole answer read by the client without a body stream. Failures of the
+ * body read go through `refineSendError` too; refiners only rewrite status errors, which a body
+ * read never produces.
+ */
+async function sendForText<Context>(
+  spec: HttpAdapterSpec<Context>,
+  client: UpstreamHttpClient,
+  call: UpstreamCall,
+  request: BuiltUpstreamRequest<Context>,
+): Promise<UpstreamTextResponse> {
+  try {
+    return await client.sendForText(toHttpRequest(call, request));
+  } catch (error) {
+    throw spec.refineSendError ? spec.refineSendError(error) : error;
+  }
+}
+
+function toHttpRequest<Context>(
+  call: UpstreamCall,
+  request: BuiltUpstreamRequest<Context>,
+): UpstreamHttpRequest {
+  return {
+    url: request.url,
+    method: "POST",
+    headers: request.headers,
+    body: JSON.stringify(request.body),
+    timeouts: call.provider.timeouts,
+    signal: call.signal,
+  };
+}
+
 async function readJson(response: UpstreamHttpResponse, call: UpstreamCall): Promise<unknown> {
-  const text = await readUpstreamText(response.body, { signal: call.signal });
+  return parseJsonBody(await readUpstreamText(response.body, { signal: call.signal }));
+}
+
+function parseJsonBody(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

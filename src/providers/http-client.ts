@@ -5,14 +5,23 @@
  * - `firstByteMs` → undici `headersTimeout` (request written → response headers),
  * - `idleMs`      → undici `bodyTimeout`, which undici re-arms on every body chunk, so it is an
  *                   idle deadline between chunks and fires when the upstream stalls after headers.
- * Redirects are never followed: `Pool.request` has no redirect handling, and a 3xx is reported as
- * an upstream failure (a provider base URL that redirects is a configuration error, and following
- * it would hand our credentials to another origin).
+ * Redirects are never followed: neither `Pool.request` nor `Pool.dispatch` handles them, and a 3xx
+ * is reported as an upstream failure (a provider base URL that redirects is a configuration error,
+ * and following it would hand our credentials to another origin).
+ *
+ * Streams use `send()` (undici's `request()`: a `Readable` body the caller consumes); a whole JSON
+ * answer uses `sendForText()`, which collects the body from undici's dispatch callbacks and costs a
+ * fraction of the CPU (text-response-collector.ts).
  */
 import { type Dispatcher, Pool } from "undici";
 import type { ProviderTimeouts } from "../config/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { classifyUpstreamError, type UpstreamHeaders } from "./classify-upstream-error.js";
+import { dispatchForText, type UpstreamTextResponse } from "./text-response-collector.js";
+import { toUpstreamFailure } from "./upstream-failure.js";
+
+export type { UpstreamTextResponse } from "./text-response-collector.js";
+export { mapNetworkError, toUpstreamFailure } from "./upstream-failure.js";
 
 export type UpstreamBody = Dispatcher.ResponseData["body"];
 
@@ -42,6 +51,12 @@ export interface UpstreamHttpClient {
    * caller that aborted knows why, so no provider failure is invented).
    */
   send(request: UpstreamHttpRequest): Promise<UpstreamHttpResponse>;
+  /**
+   * Sends the request and reads the whole 2xx body as UTF-8 text (at most `maxBytes`, default
+   * {@link DEFAULT_MAX_RESPONSE_BYTES}); the connection goes back to the pool. Rejects like `send`,
+   * and with a GatewayError when the body fails, stalls past its idle deadline or exceeds the cap.
+   */
+  sendForText(request: UpstreamHttpRequest & { maxBytes?: number }): Promise<UpstreamTextResponse>;
   /** Closes every pool, waiting for in-flight requests. */
   close(): Promise<void>;
   /** Destroys every pool and its sockets immediately. */
@@ -84,12 +99,12 @@ export function createUpstreamHttpClient(options: UpstreamHttpClientOptions = {}
   }
 
   async function send(request: UpstreamHttpRequest): Promise<UpstreamHttpResponse> {
-    const url = new URL(request.url);
-    const pool = getPool(url.origin, request.timeouts.connectMs);
+    const target = resolveTarget(request.url);
+    const pool = getPool(target.origin, request.timeouts.connectMs);
     let response: Dispatcher.ResponseData;
     try {
       response = await pool.request({
-        path: `${url.pathname}${url.search}`,
+        path: target.path,
         method: request.method ?? "POST",
         headers: request.headers,
         body: request.body ?? null,
@@ -113,13 +128,54 @@ export function createUpstreamHttpClient(options: UpstreamHttpClientOptions = {}
     throw classifyUpstreamError({ status: response.statusCode, headers, bodyText });
   }
 
+  function sendForText(request: UpstreamHttpRequest & { maxBytes?: number }): Promise<UpstreamTextResponse> {
+    const target = resolveTarget(request.url);
+    const pool = getPool(target.origin, request.timeouts.connectMs);
+    const limits = { maxBytes: request.maxBytes ?? DEFAULT_MAX_RESPONSE_BYTES, maxErrorBodyBytes };
+    const options: Dispatcher.DispatchOptions = {
+      path: target.path,
+      method: request.method ?? "POST",
+      headers: request.headers,
+      body: request.body ?? null,
+      headersTimeout: request.timeouts.firstByteMs,
+      bodyTimeout: request.timeouts.idleMs,
+    };
+    return dispatchForText(pool, options, limits, request.signal);
+  }
+
   async function closeAll(method: "close" | "destroy"): Promise<void> {
     const all = [...pools.values()];
     pools.clear();
     await Promise.all(all.map((pool) => pool[method]().catch(() => undefined)));
   }
 
-  return { send, close: () => closeAll("close"), destroy: () => closeAll("destroy") };
+  return { send, sendForText, close: () => closeAll("close"), destroy: () => closeAll("destroy") };
+}
+
+interface UpstreamTarget {
+  origin: string;
+  /** Path and query, as undici's `path` option wants it. */
+  path: string;
+}
+
+/** Far more than the distinct upstream URLs of any configuration (base URL × endpoint × model). */
+const MAX_CACHED_TARGETS = 1024;
+const targets = new Map<string, UpstreamTarget>();
+
+/**
+ * The origin and path of an upstream URL. Provider base URLs are few and fixed, so the parse is
+ * cached per URL string instead of building a `URL` per request; the cache is dropped whole if it
+ * ever fills (URLs that embed something unbounded).
+ */
+function resolveTarget(url: string): UpstreamTarget {
+  let target = targets.get(url);
+  if (target === undefined) {
+    const parsed = new URL(url);
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (targets.size >= MAX_CACHED_TARGETS) targets.clear();
+    targets.set(url, target);
+  }
+  return target;
 }
 
 let sharedClient: UpstreamHttpClient | undefined;
@@ -155,69 +211,6 @@ export async function readUpstreamText(
     throw toUpstreamFailure(error, options.signal);
   }
   return Buffer.concat(chunks).toString("utf8");
-}
-
-/**
- * What to throw for an error raised while talking to an upstream: the abort reason when the
- * caller aborted, a GatewayError as is, else the classified network failure.
- */
-export function toUpstreamFailure(error: unknown, signal?: AbortSignal): unknown {
-  if (signal?.aborted) return signal.reason ?? error;
-  return mapNetworkError(error);
-}
-
-/** Maps a network-level failure (undici or node:net error) to the spec's taxonomy. */
-export function mapNetworkError(error: unknown): GatewayError {
-  if (error instanceof GatewayError) return error;
-  const code = findErrorCode(error);
-  switch (code) {
-    case "UND_ERR_CONNECT_TIMEOUT":
-    case "ETIMEDOUT":
-      return new GatewayError("provider_timeout", "Timed out connecting to the upstream provider", {
-        cause: error,
-      });
-    case "UND_ERR_HEADERS_TIMEOUT":
-      return new GatewayError("provider_timeout", "The upstream provider did not start answering in time", {
-        cause: error,
-      });
-    case "UND_ERR_BODY_TIMEOUT":
-      return new GatewayError("provider_timeout", "The upstream provider stopped sending data", {
-        cause: error,
-      });
-    case "ECONNREFUSED":
-      return new GatewayError("provider_unavailable", "The upstream provider refused the connection", {
-        cause: error,
-      });
-    case "ENOTFOUND":
-    case "EAI_AGAIN":
-      return new GatewayError("provider_unavailable", "The upstream provider's host name did not resolve", {
-        cause: error,
-      });
-    case "ECONNRESET":
-    case "EPIPE":
-    case "UND_ERR_SOCKET":
-    case "UND_ERR_CLOSED":
-    case "UND_ERR_DESTROYED":
-      return new GatewayError("provider_unavailable", "The upstream provider closed the connection", {
-        cause: error,
-      });
-    default:
-      return new GatewayError("provider_unavailable", "The upstream request failed", { cause: error });
-  }
-}
-
-/** The first error code found on the error, its causes, or an AggregateError's members. */
-function findErrorCode(error: unknown, depth = 0): string | undefined {
-  if (typeof error !== "object" || error === null || depth > 4) return undefined;
-  const candidate = error as { code?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof candidate.code === "string") return candidate.code;
-  if (Array.isArray(candidate.errors)) {
-    for (const member of candidate.errors) {
-      const code = findErrorCode(member, depth + 1);
-      if (code !== undefined) return code;
-    }
-  }
-  return findErrorCode(candidate.cause, depth + 1);
 }
 
 /** Reads at most `maxBytes` of a body, then drops the rest (destroying the socket). */
