@@ -5,7 +5,7 @@
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
-import { createAdminService } from "./admin/admin-service.js";
+import { type AdminService, createAdminService } from "./admin/admin-service.js";
 import { writeAdminToken } from "./admin/admin-token.js";
 import { createAuthenticator } from "./auth/authenticate.js";
 import { evictBeforePublish } from "./auth/evict-before-publish.js";
@@ -71,6 +71,11 @@ export interface RunningGateway {
   internalSecret: string;
   /** Spend and rate limits (Redis, or in-process in embedded mode). */
   spendGuard: SpendGuard;
+  /**
+   * The admin service behind this instance's admin API: a change made through it applies to this
+   * instance's next request at once (evictBeforePublish), others' after the announcement arrives.
+   */
+  admin: AdminService;
   /** One pass of the usage-outbox replayer now (it also runs by itself). */
   replayParkedOutcomes(): Promise<ReplayResult>;
   /** One playground-key purge now (it also runs by itself). */
@@ -195,6 +200,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     config,
     internalSecret,
     spendGuard,
+    admin,
     replayParkedOutcomes: () => generations.replayNow(),
     purgeExpiredPlaygroundKeys: () => purge.runNow(),
     close() {

@@ -22,7 +22,7 @@ import { randomBytes } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { type AdminService, createAdminService } from "../../src/admin/admin-service.js";
+import type { AdminService } from "../../src/admin/admin-service.js";
 import { buildConfig } from "../../src/config/load-config.js";
 import type { Settings } from "../../src/config/settings.js";
 import type { ProviderKind } from "../../src/config/types.js";
@@ -175,7 +175,9 @@ export async function startConformanceGateway(
     await closeFakes();
     throw error;
   }
-  const admin = createAdminService({ store: gateway.store, state: gateway.state });
+  // The gateway's own admin service: like its admin API, it applies a key change to this
+  // instance's next request at once instead of after the Redis announcement comes back.
+  const admin = gateway.admin;
   const workspace = await admin.createWorkspace({
     name: "conformance",
     creditsUsd: options.credits ?? "1000",

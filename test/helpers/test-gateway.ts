@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { type TestContext, test } from "node:test";
 import OpenAI from "openai";
-import { type AdminService, createAdminService } from "../../src/admin/admin-service.js";
+import type { AdminService } from "../../src/admin/admin-service.js";
 import { buildConfig } from "../../src/config/load-config.js";
 import type { Settings } from "../../src/config/settings.js";
 import { type RunningGateway, startGateway } from "../../src/gateway.js";
@@ -110,7 +110,9 @@ export async function startTestGateway(
     await database?.drop();
     throw error;
   }
-  const admin = createAdminService({ store: gateway.store, state: gateway.state });
+  // The gateway's own admin service: like its admin API, it applies a key change to this
+  // instance's next request at once instead of after the Redis announcement comes back.
+  const admin = gateway.admin;
   const workspace = await admin.createWorkspace({ name: "e2e", creditsUsd: options.credits ?? "10" });
   const { key, secret } = await admin.createKey({ workspaceId: workspace.id, name: "e2e" });
   const createClient = (apiKey: string) =>
