@@ -164,10 +164,9 @@ export class GenerationEngine {
       },
       firstPartWaitMs,
     );
-    // The id goes out with the headers: its record exists from then on (DESIGN §4). Embedded, this
-    // instance is the only one (its data folder is locked) and answers lookups for rows still being
-    // written (storage/batched-generation-repository.ts), so the headers need not wait for the row.
-    if (this.deps.store.mode !== "embedded") await admitted.recorded;
+    // The id goes out with the headers: its record exists from then on (DESIGN §4). Embedded, the
+    // store already answers lookups for it, so the headers need not wait for the row.
+    if (!this.deps.store.startedRecordsVisibleAtOnce) await admitted.recorded;
     return stream;
   }
 

@@ -109,6 +109,8 @@ export function createStore(
   const readClient = journal ? flushBefore(client, () => generations.drain()) : client;
   return {
     mode,
+    // Both embedded repositories (batched, journaled) answer lookups for unwritten records.
+    startedRecordsVisibleAtOnce: mode === "embedded",
     readClient,
     workspaces: createWorkspaceRepository(readClient),
     apiKeys: createApiKeyRepository(readClient),

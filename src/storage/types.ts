@@ -160,6 +160,13 @@ export interface PlaygroundKeyRepository {
 
 export interface Store {
   readonly mode: "embedded" | "postgres";
+  /**
+   * A record given to `generations.start` is found by every lookup that can reach it at once,
+   * before its write completes: true embedded, where the data folder's lock makes this instance
+   * the only one and its repository answers for records not yet written. With PostgreSQL another
+   * instance may be asked, so a caller that hands out the id first waits for the write.
+   */
+  readonly startedRecordsVisibleAtOnce: boolean;
   workspaces: WorkspaceRepository;
   apiKeys: ApiKeyRepository;
   generations: GenerationRepository;
