@@ -103,15 +103,7 @@ export function createUpstreamHttpClient(options: UpstreamHttpClientOptions = {}
     const pool = getPool(target.origin, request.timeouts.connectMs);
     let response: Dispatcher.ResponseData;
     try {
-      response = await pool.request({
-        path: target.path,
-        method: request.method ?? "POST",
-        headers: request.headers,
-        body: request.body ?? null,
-        headersTimeout: request.timeouts.firstByteMs,
-        bodyTimeout: request.timeouts.idleMs,
-        signal: request.signal,
-      });
+      response = await pool.request({ ...toDispatchOptions(request, target), signal: request.signal });
     } catch (error) {
       throw toUpstreamFailure(error, request.signal);
     }
@@ -132,15 +124,7 @@ export function createUpstreamHttpClient(options: UpstreamHttpClientOptions = {}
     const target = resolveTarget(request.url);
     const pool = getPool(target.origin, request.timeouts.connectMs);
     const limits = { maxBytes: request.maxBytes ?? DEFAULT_MAX_RESPONSE_BYTES, maxErrorBodyBytes };
-    const options: Dispatcher.DispatchOptions = {
-      path: target.path,
-      method: request.method ?? "POST",
-      headers: request.headers,
-      body: request.body ?? null,
-      headersTimeout: request.timeouts.firstByteMs,
-      bodyTimeout: request.timeouts.idleMs,
-    };
-    return dispatchForText(pool, options, limits, request.signal);
+    return dispatchForText(pool, toDispatchOptions(request, target), limits, request.signal);
   }
 
   async function closeAll(method: "close" | "destroy"): Promise<void> {
@@ -150,6 +134,18 @@ export function createUpstreamHttpClient(options: UpstreamHttpClientOptions = {}
   }
 
   return { send, sendForText, close: () => closeAll("close"), destroy: () => closeAll("destroy") };
+}
+
+/** What undici needs of a request; the first-byte and idle deadlines are undici's own timers. */
+function toDispatchOptions(request: UpstreamHttpRequest, target: UpstreamTarget): Dispatcher.DispatchOptions {
+  return {
+    path: target.path,
+    method: request.method ?? "POST",
+    headers: request.headers,
+    body: request.body ?? null,
+    headersTimeout: request.timeouts.firstByteMs,
+    bodyTimeout: request.timeouts.idleMs,
+  };
 }
 
 interface UpstreamTarget {

@@ -8,7 +8,8 @@
 
 import type { FinishEntry, SqlGenerationRepository } from "./generation-repository.js";
 import { createGroupCommit } from "./group-commit.js";
-import type { GenerationRecord, GenerationRepository, GenerationStart } from "./types.js";
+import { toInProgressRecord } from "./in-progress-record.js";
+import type { GenerationRepository, GenerationStart } from "./types.js";
 
 /** Bounds one statement's parameters (21 arrays of this many elements). */
 const MAX_BATCH = 200;
@@ -16,27 +17,6 @@ const MAX_BATCH = 200;
 export interface BatchedGenerationRepository extends GenerationRepository {
   /** Waits for every write already submitted. */
   drain(): Promise<void>;
-}
-
-/** What an in-progress row reads back as (the column defaults of migrations/0001). */
-function toInProgressRecord(start: GenerationStart, submittedAt: Date): GenerationRecord {
-  return {
-    ...start,
-    status: "in_progress",
-    errorCode: null,
-    upstreamProvider: null,
-    upstreamModel: null,
-    tokensPrompt: 0,
-    tokensCompletion: 0,
-    tokensReasoning: 0,
-    tokensCachedPrompt: 0,
-    tokensCacheWrite: 0,
-    costMicroUsd: 0,
-    toolCostsMicroUsd: {},
-    finishReason: null,
-    createdAt: start.createdAt ?? submittedAt,
-    finishedAt: null,
-  };
 }
 
 export function createBatchedGenerationRepository(sql: SqlGenerationRepository): BatchedGenerationRepository {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type TestContext, test } from "node:test";
+import { runUntilKilled } from "../../test/helpers/killed-child.js";
 import { createTestStore, requireMode } from "../../test/helpers/storage-modes.js";
 import { createGenerationRepository, type FinishEntry } from "./generation-repository.js";
 import {
@@ -212,20 +212,7 @@ test("a killed process loses no acknowledged record: the next start writes its j
     }
     process.kill(process.pid, "SIGKILL");
   `;
-  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", childSource], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const signal = await new Promise<NodeJS.Signals | null>((resolve) =>
-    child.on("close", (_code, sig) => resolve(sig)),
-  );
+  const { stdout, stderr, signal } = await runUntilKilled(childSource);
   assert.equal(signal, "SIGKILL", stderr);
   const [first, ...acknowledged] = stdout.trim().split("\n");
   const { workspaceId } = JSON.parse(first) as { workspaceId: string };

@@ -23,6 +23,7 @@ import {
   type FinishEntry,
   type SqlGenerationRepository,
 } from "./generation-repository.js";
+import { toInProgressRecord } from "./in-progress-record.js";
 import { decodeStart } from "./outcome-outbox.js";
 import type { SqlClient } from "./sql-client.js";
 import type { GenerationOutcome, GenerationRecord, GenerationStart } from "./types.js";
@@ -224,7 +225,7 @@ export function createJournaledGenerationRepository(
       // Read before the database: a start written in between must not be missed by both.
       const stored = await sql.get(id, workspaceId);
       if (stored || !entry || entry.start.workspaceId !== workspaceId) return stored;
-      return toInProgressRecord(entry);
+      return toInProgressRecord(entry.start, entry.at);
     },
 
     flush,
@@ -357,27 +358,6 @@ function decodeJournalLine(
     start: decodedStart,
     at: new Date(at),
     ...(typeof outcome === "object" && outcome !== null ? { outcome: outcome as GenerationOutcome } : {}),
-  };
-}
-
-/** What the row will read back as once written (migrations/0001 defaults for in-progress rows). */
-function toInProgressRecord(entry: Entry): GenerationRecord {
-  return {
-    ...entry.start,
-    status: "in_progress",
-    errorCode: null,
-    upstreamProvider: null,
-    upstreamModel: null,
-    tokensPrompt: 0,
-    tokensCompletion: 0,
-    tokensReasoning: 0,
-    tokensCachedPrompt: 0,
-    tokensCacheWrite: 0,
-    costMicroUsd: 0,
-    toolCostsMicroUsd: {},
-    finishReason: null,
-    createdAt: entry.start.createdAt ?? entry.at,
-    finishedAt: null,
   };
 }
 

@@ -5,10 +5,10 @@
  * was killed is there too.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
+import { runUntilKilled } from "../../test/helpers/killed-child.js";
 import { createTempDir } from "../../test/helpers/storage-modes.js";
 import { IN_MEMORY_DATA_DIR, openStoreWithSqlClient } from "./open-store.js";
 import { checkpointIfDue, createPgliteClient, PGLITE_SETTINGS, type SqlClient } from "./sql-client.js";
@@ -95,20 +95,7 @@ describe("embedded PGlite settings on a data folder", () => {
       process.stdout.write("151\\n");
       process.kill(process.pid, "SIGKILL");
     `;
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", childSource], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    const signal = await new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on("close", (_code, sig) => resolve(sig)),
-    );
+    const { stdout, stderr, signal } = await runUntilKilled(childSource);
     assert.equal(signal, "SIGKILL", stderr);
     const acknowledged = stdout.trim().split("\n").map(Number);
     assert.equal(acknowledged.length, 51, stdout);
