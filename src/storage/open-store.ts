@@ -8,6 +8,7 @@ import { createApiKeyRepository } from "./api-key-repository.js";
 import { createBatchedGenerationRepository } from "./batched-generation-repository.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import { createGenerationRepository } from "./generation-repository.js";
+import { initializePgliteFolder } from "./initialize-pglite-folder.js";
 import {
   createJournaledGenerationRepository,
   flushBefore,
@@ -59,7 +60,9 @@ export async function openStoreWithSqlClient(
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
   const release = await acquireDataDirLock(options.dataDir);
   try {
-    const client = await createPgliteClient(join(options.dataDir, "pglite"));
+    const pgliteDir = join(options.dataDir, "pglite");
+    await initializePgliteFolder(pgliteDir);
+    const client = await createPgliteClient(pgliteDir);
     return await prepareStore(client, "embedded", release, join(options.dataDir, "journal"));
   } catch (error) {
     await release();
