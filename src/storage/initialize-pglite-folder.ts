@@ -20,7 +20,10 @@ export async function initializePgliteFolder(pgliteDir: string): Promise<void> {
   // Under tsx (tests, the CLI) this module is TypeScript and so is its child's entry.
   const extension = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
   const entry = fileURLToPath(new URL(`./initialize-pglite-folder-main${extension}`, import.meta.url));
-  const args = extension === ".ts" ? ["--import", "tsx", entry, pgliteDir] : [entry, pgliteDir];
+  // tsx by its resolved location: `--import tsx` would be resolved from the working directory,
+  // which for `npx gateway-admin` may be anywhere.
+  const args =
+    extension === ".ts" ? ["--import", import.meta.resolve("tsx"), entry, pgliteDir] : [entry, pgliteDir];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (chunk) => {
