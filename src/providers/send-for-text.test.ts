@@ -8,6 +8,11 @@ import { createUpstreamHttpClient } from "./http-client.js";
 
 const client = createUpstreamHttpClient({ maxErrorBodyBytes: 1024 });
 const timeouts = { connectMs: 1000, firstByteMs: 2000, idleMs: 2000 };
+
+/** A `{}` POST to `url` with the default deadlines; `extra` overrides any field. */
+function sendTo(url: string, extra: Partial<Parameters<typeof client.sendForText>[0]> = {}) {
+  return client.sendForText({ url, headers: {}, body: "{}", timeouts, ...extra });
+}
 const servers: LoopbackServer[] = [];
 
 after(async () => {
@@ -88,19 +93,19 @@ test("sendForText reads a whole JSON body, also one that arrives in many chunks"
     setTimeout(() => response.end(bytes.subarray(1001)), 10);
   });
   const signal = new AbortController().signal;
-  const first = await client.sendForText({ url: server.url, headers: {}, body: "{}", timeouts, signal });
+  const first = await sendTo(server.url, { signal });
   assert.equal(first.status, 200);
   assert.equal(first.headers["content-type"], "application/json");
   assert.equal(first.text, COMPLETION);
   assertNoAbortListener(signal);
-  const second = await client.sendForText({ url: server.url, headers: {}, body: "{}", timeouts });
+  const second = await sendTo(server.url);
   assert.equal(second.text, long);
 });
 
 test("sequential sendForText calls reuse one connection", async () => {
   const server = await startServer(answerJson);
   for (let round = 0; round < 3; round += 1) {
-    const response = await client.sendForText({ url: server.url, headers: {}, body: "{}", timeouts });
+    const response = await sendTo(server.url);
     assert.equal(JSON.parse(response.text).object, "chat.completion");
     await letConnectionFree();
   }
@@ -115,7 +120,7 @@ test("sendForText enforces its size cap and drops the connection", async () => {
   });
   const closed = server.nextClose();
   await assert.rejects(
-    client.sendForText({ url: server.url, headers: {}, body: "{}", timeouts, maxBytes: 4096 }),
+    sendTo(server.url, { maxBytes: 4096 }),
     (error: unknown) => error instanceof GatewayError && /size limit/.test(error.message),
   );
   await closed;
@@ -124,7 +129,7 @@ test("sendForText enforces its size cap and drops the connection", async () => {
 test("a body that stalls past the idle deadline fails as a provider timeout", async () => {
   const server = await startServer(answerPartly);
   await assert.rejects(
-    client.sendForText({ url: server.url, headers: {}, body: "{}", timeouts: { ...timeouts, idleMs: 100 } }),
+    sendTo(server.url, { timeouts: { ...timeouts, idleMs: 100 } }),
     (error: unknown) => error instanceof GatewayError && error.code === "provider_timeout",
   );
 });
@@ -132,12 +137,7 @@ test("a body that stalls past the idle deadline fails as a provider timeout", as
 test("headers that do not come within the first-byte deadline fail as a provider timeout", async () => {
   const server = await startServer(() => {});
   await assert.rejects(
-    client.sendForText({
-      url: server.url,
-      headers: {},
-      body: "{}",
-      timeouts: { ...timeouts, firstByteMs: 100 },
-    }),
+    sendTo(server.url, { timeouts: { ...timeouts, firstByteMs: 100 } }),
     (error: unknown) => error instanceof GatewayError && /start answering/.test(error.message),
   );
 });
@@ -147,13 +147,7 @@ test("an abort before headers rejects with the reason, cuts the request and leav
   const controller = new AbortController();
   const reason = new Error("client went away");
   const closed = server.nextClose();
-  const sending = client.sendForText({
-    url: server.url,
-    headers: {},
-    body: "{}",
-    timeouts,
-    signal: controller.signal,
-  });
+  const sending = sendTo(server.url, { signal: controller.signal });
   setTimeout(() => controller.abort(reason), 50);
   await assert.rejects(sending, (error: unknown) => error === reason);
   assertNoAbortListener(controller.signal);
@@ -171,13 +165,7 @@ test("an abort in the middle of the body rejects with the reason and leaves no l
   });
   const controller = new AbortController();
   const closed = server.nextClose();
-  const sending = client.sendForText({
-    url: server.url,
-    headers: {},
-    body: "{}",
-    timeouts,
-    signal: controller.signal,
-  });
+  const sending = sendTo(server.url, { signal: controller.signal });
   await headersSent;
   setTimeout(() => controller.abort(), 50);
   await assert.rejects(
@@ -192,13 +180,7 @@ test("an already aborted signal rejects without sending anything", async () => {
   const server = await startServer(answerJson);
   const reason = new Error("gone before we started");
   await assert.rejects(
-    client.sendForText({
-      url: server.url,
-      headers: {},
-      body: "{}",
-      timeouts,
-      signal: AbortSignal.abort(reason),
-    }),
+    sendTo(server.url, { signal: AbortSignal.abort(reason) }),
     (error: unknown) => error === reason,
   );
   assert.equal(server.connections(), 0);
@@ -211,14 +193,14 @@ test("non-2xx answers are classified from status, headers and body", async () =>
   });
   const signal = new AbortController().signal;
   await assert.rejects(
-    client.sendForText({ url: server.url, headers: {}, body: "{}", timeouts, signal }),
+    sendTo(server.url, { signal }),
     (error: unknown) =>
       error instanceof GatewayError && error.code === "provider_rate_limit" && error.retryAfterSeconds === 5,
   );
   assertNoAbortListener(signal);
   await letConnectionFree();
   // A short error body is read to its end: the connection stays in the pool.
-  await client.sendForText({ url: server.url, headers: {}, body: "{}", timeouts }).catch(() => undefined);
+  await sendTo(server.url).catch(() => undefined);
   assert.equal(server.connections(), 1);
 });
 
@@ -233,14 +215,8 @@ test("a long or stalled error body is cut and still classified by its status", a
   });
   const isUnavailable = (error: unknown) =>
     error instanceof GatewayError && error.code === "provider_unavailable" && error.upstreamStatus === 503;
-  await assert.rejects(
-    client.sendForText({ url: server.url, headers: {}, body: "{}", timeouts }),
-    isUnavailable,
-  );
-  await assert.rejects(
-    client.sendForText({ url: server.url, headers: {}, body: "{}", timeouts: { ...timeouts, idleMs: 100 } }),
-    isUnavailable,
-  );
+  await assert.rejects(sendTo(server.url), isUnavailable);
+  await assert.rejects(sendTo(server.url, { timeouts: { ...timeouts, idleMs: 100 } }), isUnavailable);
 });
 
 test("a refused connection fails as provider_unavailable", async () => {
@@ -248,7 +224,7 @@ test("a refused connection fails as provider_unavailable", async () => {
   const { url } = server;
   await server.close();
   await assert.rejects(
-    client.sendForText({ url, headers: {}, body: "{}", timeouts }),
+    sendTo(url),
     (error: unknown) => error instanceof GatewayError && /refused/.test(error.message),
   );
 });

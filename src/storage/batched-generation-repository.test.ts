@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { type TestContext, test } from "node:test";
+import { createTestOutcome, createTestStart } from "../../test/helpers/generation-records.js";
 import { createTestStore, requireMode } from "../../test/helpers/storage-modes.js";
 import { createBatchedGenerationRepository } from "./batched-generation-repository.js";
 import { createGenerationRepository } from "./generation-repository.js";
@@ -32,16 +33,8 @@ async function createGatedRepository(t: TestContext) {
       await sql.finishMany(entries);
     },
   });
-  const record = (id: string, overrides: Partial<GenerationStart> = {}): GenerationStart => ({
-    id,
-    workspaceId: workspace.id,
-    apiKeyId: key.id,
-    model: "openai/gpt-4o",
-    ingressFormat: "chat_completions",
-    source: "api",
-    stream: true,
-    ...overrides,
-  });
+  const record = (id: string, overrides: Partial<GenerationStart> = {}): GenerationStart =>
+    createTestStart({ id, workspaceId: workspace.id, apiKeyId: key.id }, { stream: true, ...overrides });
   return { sql, repository, workspace, record, started, openStarts, openFinishes };
 }
 
@@ -80,21 +73,7 @@ test("a stream that finishes before its in-progress row was written writes only 
   const second = repository.start(record("req_b"));
   const finished = repository.finish(
     "req_b",
-    {
-      status: "ok",
-      errorCode: null,
-      upstreamProvider: "p",
-      upstreamModel: "m",
-      tokensPrompt: 1,
-      tokensCompletion: 2,
-      tokensReasoning: 0,
-      tokensCachedPrompt: 0,
-      tokensCacheWrite: 0,
-      costMicroUsd: 5,
-      toolCostsMicroUsd: {},
-      latencyMs: 3,
-      finishReason: "stop",
-    },
+    createTestOutcome({ tokensCompletion: 2, costMicroUsd: 5, latencyMs: 3 }),
     record("req_b"),
   );
   await second;

@@ -1,24 +1,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { createTestOutcome } from "../../test/helpers/generation-records.js";
 import { createDurableGenerationRepository, type OutboxEvent } from "./durable-generation-repository.js";
 import { createMemoryOutcomeOutbox } from "./memory-outcome-outbox.js";
 import type { GenerationOutcome, GenerationRepository } from "./types.js";
 
-const OUTCOME: GenerationOutcome = {
-  status: "ok",
-  errorCode: null,
-  upstreamProvider: "p",
-  upstreamModel: "m",
+const OUTCOME: GenerationOutcome = createTestOutcome({
   tokensPrompt: 10,
   tokensCompletion: 5,
-  tokensReasoning: 0,
-  tokensCachedPrompt: 0,
-  tokensCacheWrite: 0,
   costMicroUsd: 60,
-  toolCostsMicroUsd: {},
   latencyMs: 12,
-  finishReason: "stop",
-};
+});
 
 /** A database double: `mode` decides how finish and ping behave; applied outcomes are recorded once. */
 function createFakeDatabase() {

@@ -2,26 +2,18 @@ import assert from "node:assert/strict";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
+import { createTestOutcome } from "../../test/helpers/generation-records.js";
 import { createTempDir } from "../../test/helpers/storage-modes.js";
 import { openFileOutcomeOutbox, PENDING_FILE_NAME, SET_ASIDE_FILE_NAME } from "./file-outcome-outbox.js";
 import type { ParkedOutcome } from "./outcome-outbox.js";
 import type { GenerationOutcome } from "./types.js";
 
-const OUTCOME: GenerationOutcome = {
-  status: "ok",
-  errorCode: null,
-  upstreamProvider: "p",
-  upstreamModel: "m",
+const OUTCOME: GenerationOutcome = createTestOutcome({
   tokensPrompt: 10,
   tokensCompletion: 5,
-  tokensReasoning: 0,
-  tokensCachedPrompt: 0,
-  tokensCacheWrite: 0,
   costMicroUsd: 60,
-  toolCostsMicroUsd: {},
   latencyMs: 12,
-  finishReason: "stop",
-};
+});
 
 const entry = (id: string): ParkedOutcome => ({ id, outcome: OUTCOME, parkedAt: new Date().toISOString() });
 

@@ -1,24 +1,21 @@
 import assert from "node:assert/strict";
+import { createTestOutcome } from "../../test/helpers/generation-records.js";
 import { forEachStorageMode, type TestStore } from "../../test/helpers/storage-modes.js";
 import type { GenerationOutcome, GenerationStart } from "./types.js";
 
 function createOutcome(overrides: Partial<GenerationOutcome> = {}): GenerationOutcome {
-  return {
-    status: "ok",
-    errorCode: null,
+  return createTestOutcome({
     upstreamProvider: "openai",
     upstreamModel: "gpt-4o-2024-08-06",
     tokensPrompt: 120,
     tokensCompletion: 30,
     tokensReasoning: 5,
     tokensCachedPrompt: 100,
-    tokensCacheWrite: 0,
     costMicroUsd: 1_234,
     toolCostsMicroUsd: { web_search: 1_000 },
     latencyMs: 850,
-    finishReason: "stop",
     ...overrides,
-  };
+  });
 }
 
 async function startGeneration({ store }: TestStore, credits = 1_000_000) {

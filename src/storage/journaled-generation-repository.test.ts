@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type TestContext, test } from "node:test";
+import { createTestOutcome, createTestStart } from "../../test/helpers/generation-records.js";
 import { runUntilKilled } from "../../test/helpers/killed-child.js";
 import { createTestStore, requireMode } from "../../test/helpers/storage-modes.js";
 import { createGenerationRepository, type FinishEntry } from "./generation-repository.js";
@@ -47,36 +48,16 @@ async function createJournaledSetup(t: TestContext, options: { lingerMs: number 
     onWriteError: (_error, ids, setAside) => writeErrors.push({ ids, setAside }),
   });
   t.after(() => repository.close().catch(() => {}));
-  const start = (id: string, overrides: Partial<GenerationStart> = {}): GenerationStart => ({
-    id,
-    workspaceId: workspace.id,
-    apiKeyId: key.id,
-    model: "openai/gpt-4o",
-    ingressFormat: "chat_completions",
-    source: "api",
-    stream: false,
-    createdAt: new Date("2026-11-22T06:00:00.000Z"),
-    ...overrides,
-  });
+  const start = (id: string, overrides: Partial<GenerationStart> = {}): GenerationStart =>
+    createTestStart(
+      { id, workspaceId: workspace.id, apiKeyId: key.id },
+      { createdAt: new Date("2026-11-22T06:00:00.000Z"), ...overrides },
+    );
   return { ...context, sql, repository, journalDirectory, workspace, start, finishStatements, writeErrors };
 }
 
 function outcome(costMicroUsd: number): GenerationOutcome {
-  return {
-    status: "ok",
-    errorCode: null,
-    upstreamProvider: "openai",
-    upstreamModel: "gpt-4o-2024-08-06",
-    tokensPrompt: 12,
-    tokensCompletion: 30,
-    tokensReasoning: 0,
-    tokensCachedPrompt: 0,
-    tokensCacheWrite: 0,
-    costMicroUsd,
-    toolCostsMicroUsd: {},
-    latencyMs: 41,
-    finishReason: "stop",
-  };
+  return createTestOutcome({ tokensPrompt: 12, tokensCompletion: 30, costMicroUsd, latencyMs: 41 });
 }
 
 async function segmentSizes(directory: string): Promise<number[]> {
@@ -176,16 +157,10 @@ test("reads through the store wait for journaled records: a balance read right a
   });
   const workspace = await store.workspaces.create({ name: "W", creditsMicroUsd: 10_000, invoicing: false });
   const { key } = await store.apiKeys.create({ workspaceId: workspace.id });
-  const record: GenerationStart = {
-    id: "req_read_after",
-    workspaceId: workspace.id,
-    apiKeyId: key.id,
-    model: "openai/gpt-4o",
-    ingressFormat: "responses",
-    source: "api",
-    stream: false,
-    createdAt: new Date(),
-  };
+  const record = createTestStart(
+    { id: "req_read_after", workspaceId: workspace.id, apiKeyId: key.id },
+    { ingressFormat: "responses", createdAt: new Date() },
+  );
   await store.generations.finish(record.id, outcome(1_234), record);
   assert.equal((await store.workspaces.get(workspace.id))?.balanceMicroUsd, 10_000 - 1_234);
 });

@@ -1,24 +1,11 @@
 import assert from "node:assert/strict";
+import { createTestOutcome } from "../../test/helpers/generation-records.js";
 import { forEachStorageMode } from "../../test/helpers/storage-modes.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { GenerationOutcome, Store } from "./types.js";
 
 function outcome(costMicroUsd: number): GenerationOutcome {
-  return {
-    status: "ok",
-    errorCode: null,
-    upstreamProvider: "p",
-    upstreamModel: "m",
-    tokensPrompt: 1,
-    tokensCompletion: 1,
-    tokensReasoning: 0,
-    tokensCachedPrompt: 0,
-    tokensCacheWrite: 0,
-    costMicroUsd,
-    toolCostsMicroUsd: {},
-    latencyMs: 1,
-    finishReason: "stop",
-  };
+  return createTestOutcome({ costMicroUsd });
 }
 
 async function addGeneration(
