@@ -140,32 +140,32 @@ function convertJson<Context>(
     : convertResultToParts(spec.parseJson(json, call, context));
 }
 
-async function send<Context>(
+function send<Context>(
   spec: HttpAdapterSpec<Context>,
   client: UpstreamHttpClient,
   call: UpstreamCall,
   request: BuiltUpstreamRequest<Context>,
 ): Promise<UpstreamHttpResponse> {
-  try {
-    return await client.send(toHttpRequest(call, request));
-  } catch (error) {
-    throw spec.refineSendError ? spec.refineSendError(error) : error;
-  }
+  return refiningErrors(spec, client.send(toHttpRequest(call, request)));
 }
 
-/**
- * A non-streamed call: the whole answer read by the client without a body stream. Failures of the
- * body read go through `refineSendError` too; refiners only rewrite status errors, which a body
- * read never produces.
- */
-async function sendForText<Context>(
+/** A non-streamed call: the whole answer read by the client without a body stream. */
+function sendForText<Context>(
   spec: HttpAdapterSpec<Context>,
   client: UpstreamHttpClient,
   call: UpstreamCall,
   request: BuiltUpstreamRequest<Context>,
 ): Promise<UpstreamTextResponse> {
+  return refiningErrors(spec, client.sendForText(toHttpRequest(call, request)));
+}
+
+/**
+ * The adapter's second look at a failed call. Body-read failures pass through it too; refiners only
+ * rewrite status errors, which a body read never produces.
+ */
+async function refiningErrors<Context, T>(spec: HttpAdapterSpec<Context>, sent: Promise<T>): Promise<T> {
   try {
-    return await client.sendForText(toHttpRequest(call, request));
+    return await sent;
   } catch (error) {
     throw spec.refineSendError ? spec.refineSendError(error) : error;
   }

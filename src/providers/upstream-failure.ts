@@ -14,44 +14,31 @@ export function toUpstreamFailure(error: unknown, signal?: AbortSignal): unknown
   return mapNetworkError(error);
 }
 
+/** Network error codes (undici, node:net, DNS) → the taxonomy's code and the message callers see. */
+const NETWORK_FAILURES = new Map<string, readonly [GatewayError["code"], string]>(
+  Object.entries({
+    UND_ERR_CONNECT_TIMEOUT: ["provider_timeout", "Timed out connecting to the upstream provider"],
+    ETIMEDOUT: ["provider_timeout", "Timed out connecting to the upstream provider"],
+    UND_ERR_HEADERS_TIMEOUT: ["provider_timeout", "The upstream provider did not start answering in time"],
+    UND_ERR_BODY_TIMEOUT: ["provider_timeout", "The upstream provider stopped sending data"],
+    ECONNREFUSED: ["provider_unavailable", "The upstream provider refused the connection"],
+    ENOTFOUND: ["provider_unavailable", "The upstream provider's host name did not resolve"],
+    EAI_AGAIN: ["provider_unavailable", "The upstream provider's host name did not resolve"],
+    ECONNRESET: ["provider_unavailable", "The upstream provider closed the connection"],
+    EPIPE: ["provider_unavailable", "The upstream provider closed the connection"],
+    UND_ERR_SOCKET: ["provider_unavailable", "The upstream provider closed the connection"],
+    UND_ERR_CLOSED: ["provider_unavailable", "The upstream provider closed the connection"],
+    UND_ERR_DESTROYED: ["provider_unavailable", "The upstream provider closed the connection"],
+  } satisfies Record<string, readonly [GatewayError["code"], string]>),
+);
+
 /** Maps a network-level failure (undici or node:net error) to the spec's taxonomy. */
 export function mapNetworkError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   const code = findErrorCode(error);
-  switch (code) {
-    case "UND_ERR_CONNECT_TIMEOUT":
-    case "ETIMEDOUT":
-      return new GatewayError("provider_timeout", "Timed out connecting to the upstream provider", {
-        cause: error,
-      });
-    case "UND_ERR_HEADERS_TIMEOUT":
-      return new GatewayError("provider_timeout", "The upstream provider did not start answering in time", {
-        cause: error,
-      });
-    case "UND_ERR_BODY_TIMEOUT":
-      return new GatewayError("provider_timeout", "The upstream provider stopped sending data", {
-        cause: error,
-      });
-    case "ECONNREFUSED":
-      return new GatewayError("provider_unavailable", "The upstream provider refused the connection", {
-        cause: error,
-      });
-    case "ENOTFOUND":
-    case "EAI_AGAIN":
-      return new GatewayError("provider_unavailable", "The upstream provider's host name did not resolve", {
-        cause: error,
-      });
-    case "ECONNRESET":
-    case "EPIPE":
-    case "UND_ERR_SOCKET":
-    case "UND_ERR_CLOSED":
-    case "UND_ERR_DESTROYED":
-      return new GatewayError("provider_unavailable", "The upstream provider closed the connection", {
-        cause: error,
-      });
-    default:
-      return new GatewayError("provider_unavailable", "The upstream request failed", { cause: error });
-  }
+  const known = code === undefined ? undefined : NETWORK_FAILURES.get(code);
+  const [gatewayCode, message] = known ?? ["provider_unavailable", "The upstream request failed"];
+  return new GatewayError(gatewayCode, message, { cause: error });
 }
 
 /** The first error code found on the error, its causes, or an AggregateError's members. */
