@@ -7,6 +7,7 @@
  * write's error. A failed write of several items is retried item by item, so one bad item (a
  * permanent error such as a missing workspace) fails alone instead of taking its batch with it.
  */
+import { writeAllOrEach } from "./write-all-or-each.js";
 
 export interface GroupCommitOptions<T> {
   /** Writes all items in one transaction: all or none. */
@@ -36,25 +37,13 @@ export function createGroupCommit<T>(options: GroupCommitOptions<T>): GroupCommi
   let queue: Pending<T>[] = [];
   let running: Promise<void> | undefined;
 
-  async function writeBatch(batch: Pending<T>[]): Promise<void> {
-    try {
-      await options.write(batch.map((pending) => pending.item));
-      for (const pending of batch) pending.resolve();
-      return;
-    } catch (error) {
-      if (batch.length === 1) {
-        batch[0].reject(error);
-        return;
-      }
-    }
-    for (const pending of batch) {
-      try {
-        await options.write([pending.item]);
-        pending.resolve();
-      } catch (error) {
-        pending.reject(error);
-      }
-    }
+  function writeBatch(batch: Pending<T>[]): Promise<void> {
+    return writeAllOrEach(
+      batch,
+      (pendings) => options.write(pendings.map((pending) => pending.item)),
+      (pending) => pending.resolve(),
+      (pending, error) => pending.reject(error),
+    );
   }
 
   function run(): void {

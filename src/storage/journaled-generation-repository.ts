@@ -28,6 +28,7 @@ import { decodeStart } from "./outcome-outbox.js";
 import type { SqlClient } from "./sql-client.js";
 import type { GenerationOutcome, GenerationRecord, GenerationStart } from "./types.js";
 import type { JournalSegment, UsageJournal } from "./usage-journal.js";
+import { writeAllOrEach } from "./write-all-or-each.js";
 
 export interface JournaledGenerationOptions {
   /** How long a journaled record may wait for others to share its write (default 25 ms). */
@@ -133,14 +134,15 @@ export function createJournaledGenerationRepository(
       (entry.outcome ? finishes : starts).push(entry);
     }
     lastFailure = undefined;
-    for (let index = 0; index < finishes.length; index += settings.maxBatch) {
-      await writeChunk(finishes.slice(index, index + settings.maxBatch), (chunk) =>
-        sql.finishMany(chunk.map(toFinishEntry)),
-      );
+    for (const chunk of inChunks(finishes, settings.maxBatch)) {
+      await writeAllOrEach(chunk, (items) => sql.finishMany(items.map(toFinishEntry)), complete, failed);
     }
-    for (let index = 0; index < starts.length; index += settings.maxBatch) {
-      await writeChunk(starts.slice(index, index + settings.maxBatch), (chunk) =>
-        sql.startMany(chunk.map((entry) => entry.start)),
+    for (const chunk of inChunks(starts, settings.maxBatch)) {
+      await writeAllOrEach(
+        chunk,
+        (items) => sql.startMany(items.map((entry) => entry.start)),
+        complete,
+        failed,
       );
     }
     retryDelayMs = lastFailure === undefined ? 0 : nextRetryDelay(retryDelayMs);
@@ -148,25 +150,6 @@ export function createJournaledGenerationRepository(
 
   function nextRetryDelay(previousMs: number): number {
     return previousMs === 0 ? settings.retryInitialMs : Math.min(previousMs * 2, settings.retryMaxMs);
-  }
-
-  /** All or none per statement; a failed chunk is retried record by record so one bad record fails alone. */
-  async function writeChunk(chunk: Entry[], write: (entries: Entry[]) => Promise<void>): Promise<void> {
-    try {
-      await write(chunk);
-      for (const entry of chunk) complete(entry);
-      return;
-    } catch (error) {
-      if (chunk.length === 1) return failed(chunk[0], error);
-    }
-    for (const entry of chunk) {
-      try {
-        await write([entry]);
-        complete(entry);
-      } catch (error) {
-        failed(entry, error);
-      }
-    }
   }
 
   function failed(entry: Entry, error: unknown): void {
@@ -284,45 +267,39 @@ export async function replayUsageJournal(
       }
     } else starts.set(decoded.start.id, { start: decoded.start, line });
   }
-  const write = async <T>(
-    items: T[],
-    writeMany: (items: T[]) => Promise<void>,
-    lineOf: (item: T) => string,
-  ) => {
-    try {
-      await writeMany(items);
-      return;
-    } catch (error) {
-      if (!isPermanentDatabaseError(error) && items.length === 1) throw error;
-    }
-    for (const item of items) {
-      try {
-        await writeMany([item]);
-      } catch (error) {
-        if (!isPermanentDatabaseError(error)) throw error;
-        journal.setAside(lineOf(item), (error as Error).message);
-        setAside++;
-      }
-    }
+  let written = 0;
+  const counted = () => {
+    written++;
   };
-  const finalItems = [...finals.values()];
-  for (let index = 0; index < finalItems.length; index += DEFAULTS.maxBatch) {
-    await write(
-      finalItems.slice(index, index + DEFAULTS.maxBatch),
+  // Anything but a permanent refusal stops the start, leaving the journal for the next attempt.
+  const setAsideOrThrow = (item: { line: string }, error: unknown) => {
+    if (!isPermanentDatabaseError(error)) throw error;
+    journal.setAside(item.line, (error as Error).message);
+    setAside++;
+  };
+  for (const chunk of inChunks([...finals.values()], DEFAULTS.maxBatch)) {
+    await writeAllOrEach(
+      chunk,
       (items) => sql.finishMany(items.map((item) => item.entry)),
-      (item) => item.line,
+      counted,
+      setAsideOrThrow,
     );
   }
   const startItems = [...starts.values()].filter((item) => !finals.has(item.start.id));
-  for (let index = 0; index < startItems.length; index += DEFAULTS.maxBatch) {
-    await write(
-      startItems.slice(index, index + DEFAULTS.maxBatch),
+  for (const chunk of inChunks(startItems, DEFAULTS.maxBatch)) {
+    await writeAllOrEach(
+      chunk,
       (items) => sql.startMany(items.map((item) => item.start)),
-      (item) => item.line,
+      counted,
+      setAsideOrThrow,
     );
   }
   journal.removeLeftovers();
-  return { written: finalItems.length + startItems.length - setAside, setAside };
+  return { written, setAside };
+}
+
+function* inChunks<T>(items: readonly T[], size: number): Generator<T[]> {
+  for (let index = 0; index < items.length; index += size) yield items.slice(index, index + size);
 }
 
 function toFinishEntry(entry: Entry): FinishEntry & { start: GenerationStart } {
