@@ -205,4 +205,15 @@ test("the profile summariser ranks self time and charges natives to their callin
       ["src/ingress", 1],
     ],
   );
+  // The gateway's start is left out by time: the two writeBuffer samples come in its first 1.5 ms.
+  const afterStart = summariseCpuProfile(profile, 25, 1.5);
+  assert.equal(afterStart.busyMs, 1);
+  assert.equal(afterStart.idleMs, 6);
+  assert.deepEqual(
+    afterStart.top.map((entry) => [entry.name, entry.selfMs]),
+    [
+      ["decode", 1],
+      ["query", 0],
+    ],
+  );
 });
