@@ -33,8 +33,13 @@ async function createJournaledSetup(t: TestContext, options: { lingerMs: number 
   const { key } = await context.store.apiKeys.create({ workspaceId: workspace.id });
   const sql = createGenerationRepository(context.sql);
   const finishStatements: string[][] = [];
+  const startStatements: string[][] = [];
   const countingSql = {
     ...sql,
+    startMany: async (records: readonly GenerationStart[]) => {
+      startStatements.push(records.map((record) => record.id));
+      await sql.startMany(records);
+    },
     finishMany: async (entries: readonly (FinishEntry & { start: GenerationStart })[]) => {
       finishStatements.push(entries.map((entry) => entry.id));
       await sql.finishMany(entries);
@@ -53,7 +58,17 @@ async function createJournaledSetup(t: TestContext, options: { lingerMs: number 
       { id, workspaceId: workspace.id, apiKeyId: key.id },
       { createdAt: new Date("2026-11-22T06:00:00.000Z"), ...overrides },
     );
-  return { ...context, sql, repository, journalDirectory, workspace, start, finishStatements, writeErrors };
+  return {
+    ...context,
+    sql,
+    repository,
+    journalDirectory,
+    workspace,
+    start,
+    finishStatements,
+    startStatements,
+    writeErrors,
+  };
 }
 
 function outcome(costMicroUsd: number): GenerationOutcome {
@@ -120,6 +135,28 @@ test("an in-progress record is found at once, and a finish before its write repl
   await repository.flush();
   assert.equal((await sql.get("req_stream_1", workspace.id))?.status, "ok");
   assert.equal((await sql.get("req_stream_2", workspace.id))?.status, "in_progress");
+});
+
+test("an in-progress record waits for a flush: a stream that ends first is written once, final", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const { sql, repository, workspace, start, finishStatements, startStatements } =
+    await createJournaledSetup(t, { lingerMs: 10 });
+  await repository.start(start("req_short_stream", { stream: true }));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.deepEqual(startStatements, [], "the linger timer does not write in-progress rows");
+  assert.equal(await sql.get("req_short_stream", workspace.id), null);
+  assert.equal((await repository.get("req_short_stream", workspace.id))?.status, "in_progress");
+
+  await repository.finish("req_short_stream", outcome(3), start("req_short_stream", { stream: true }));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.deepEqual(finishStatements, [["req_short_stream"]]);
+  assert.deepEqual(startStatements, [], "its in-progress row was never written");
+  assert.equal((await sql.get("req_short_stream", workspace.id))?.status, "ok");
+
+  await repository.start(start("req_long_stream", { stream: true }));
+  await repository.flush();
+  assert.deepEqual(startStatements, [["req_long_stream"]], "a flush (any other read) writes it");
+  assert.equal((await sql.get("req_long_stream", workspace.id))?.status, "in_progress");
 });
 
 test("a record the database refuses is set aside with its reason; the rest of its batch is written", async (t) => {

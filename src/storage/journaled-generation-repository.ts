@@ -14,6 +14,11 @@
  * - A crash loses nothing acknowledged: the next start replays the journal before serving.
  * - A record that can never be written (a permanent database error) is set aside in
  *   `journal/set-aside.jsonl` with the reason, and logged; others in its batch are written.
+ *
+ * In-progress records (streams) are journaled at once but written to the database only by a flush
+ * (a read through `flushBefore`, or close), never by the linger timer: lookups are answered from
+ * memory, so the row would only be replaced by the final one. A stream that finishes first costs
+ * one row insert instead of an insert and an update that rewrites every index entry of the row.
  */
 
 import type { BatchedGenerationRepository } from "./batched-generation-repository.js";
@@ -78,6 +83,10 @@ export function createJournaledGenerationRepository(
   let retryDelayMs = 0;
   let lastFailure: unknown;
   let passWaiters: Array<() => void> = [];
+  /** A flush is waiting: the next pass writes in-progress records too. */
+  let startsWanted = false;
+  /** Final records in `unwritten`: what the linger timer is for. */
+  let finalsUnwritten = 0;
 
   function journalEntry(start: GenerationStart, outcome: GenerationOutcome | undefined): Entry {
     const at = new Date();
@@ -93,7 +102,10 @@ export function createJournaledGenerationRepository(
     entry.done = true;
     entry.inFlight = false;
     journal.release(entry.segment);
-    if (unwritten.get(entry.id) === entry) unwritten.delete(entry.id);
+    if (unwritten.get(entry.id) === entry) {
+      unwritten.delete(entry.id);
+      if (entry.outcome) finalsUnwritten--;
+    }
   }
 
   function schedule(delayMs: number): void {
@@ -108,28 +120,31 @@ export function createJournaledGenerationRepository(
 
   function runPass(): void {
     timer = undefined;
-    writing = writePass().finally(() => {
+    const includeStarts = startsWanted;
+    startsWanted = false;
+    writing = writePass(includeStarts).finally(() => {
       writing = undefined;
       const waiters = passWaiters;
       passWaiters = [];
       for (const resolve of waiters) resolve();
-      if (unwritten.size === 0) return;
+      const pending = pendingFinishCount();
+      if (pending === 0) return; // In-progress records wait for a flush (see the top of the file).
       if (lastFailure !== undefined) schedule(retryDelayMs);
-      else schedule(pendingCount() >= settings.maxBatch ? 0 : settings.lingerMs);
+      else schedule(pending >= settings.maxBatch ? 0 : settings.lingerMs);
     });
   }
 
-  function pendingCount(): number {
+  function pendingFinishCount(): number {
     let count = 0;
-    for (const entry of unwritten.values()) if (!entry.inFlight) count++;
+    for (const entry of unwritten.values()) if (!entry.inFlight && entry.outcome) count++;
     return count;
   }
 
-  async function writePass(): Promise<void> {
+  async function writePass(includeStarts: boolean): Promise<void> {
     const finishes: Entry[] = [];
     const starts: Entry[] = [];
     for (const entry of unwritten.values()) {
-      if (entry.inFlight) continue;
+      if (entry.inFlight || (!entry.outcome && !includeStarts)) continue;
       entry.inFlight = true;
       (entry.outcome ? finishes : starts).push(entry);
     }
@@ -172,6 +187,7 @@ export function createJournaledGenerationRepository(
     if (unwritten.size === 0) return;
     const awaited = [...unwritten.values()];
     while (awaited.some((entry) => !entry.done)) {
+      startsWanted = true;
       if (!writing) schedule(0);
       await nextPass();
       if (!writing && lastFailure !== undefined && awaited.some((entry) => !entry.done)) throw lastFailure;
@@ -182,7 +198,6 @@ export function createJournaledGenerationRepository(
     async start(record) {
       if (unwritten.has(record.id)) return;
       unwritten.set(record.id, journalEntry(record, undefined));
-      schedule(settings.lingerMs);
     },
 
     async finish(id, outcome, start) {
@@ -197,9 +212,10 @@ export function createJournaledGenerationRepository(
       // The first final outcome wins, as in the database (its guard on status = 'in_progress').
       if (previous?.outcome) return;
       unwritten.set(id, journalEntry(start, outcome));
+      finalsUnwritten++;
       // The final row makes an unwritten in-progress row pointless; one being written completes.
       if (previous && !previous.inFlight) complete(previous);
-      schedule(unwritten.size >= settings.maxBatch ? 0 : settings.lingerMs);
+      schedule(finalsUnwritten >= settings.maxBatch ? 0 : settings.lingerMs);
     },
 
     async get(id, workspaceId) {
