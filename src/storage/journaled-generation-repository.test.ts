@@ -139,8 +139,10 @@ test("an in-progress record is found at once, and a finish before its write repl
 
 test("an in-progress record waits for a flush: a stream that ends first is written once, final", async (t) => {
   if (!(await requireMode(t, "embedded"))) return;
-  const { sql, repository, workspace, start, finishStatements, startStatements } =
-    await createJournaledSetup(t, { lingerMs: 10 });
+  const { sql, repository, workspace, start, finishStatements, startStatements } = await createJournaledSetup(
+    t,
+    { lingerMs: 10 },
+  );
   await repository.start(start("req_short_stream", { stream: true }));
   await new Promise((resolve) => setTimeout(resolve, 100));
   assert.deepEqual(startStatements, [], "the linger timer does not write in-progress rows");
