@@ -62,8 +62,11 @@ export function createApp(deps: AppDependencies): Hono<AppEnv> {
     }),
   );
 
-  const openApiBody = JSON.stringify(createOpenApiDocument());
+  // Built on the first request, not at start: generating it from the schemas takes ~100 ms of
+  // CPU, and most gateways are never asked for it.
+  let openApiBody: string | undefined;
   app.get("/openapi.json", (c) => {
+    openApiBody ??= JSON.stringify(createOpenApiDocument());
     c.header("Content-Type", "application/json");
     c.header("Cache-Control", "public, max-age=300");
     return c.body(openApiBody);

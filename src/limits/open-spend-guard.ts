@@ -3,7 +3,6 @@
  * (every instance shares the counters), else in-process counters (embedded mode, one instance).
  */
 import type { Logger } from "../logging/logger.js";
-import { openRedisScriptRunner } from "../storage/redis-script-runner.js";
 import type { KeyLimitRepository, SharedState } from "../storage/types.js";
 import { BALANCE_CHANGED_CHANNEL, decodeBalanceChange } from "./balance-channel.js";
 import { createInProcessLimitCounters } from "./in-process-limit-counters.js";
@@ -50,6 +49,8 @@ async function openGuard(options: OpenSpendGuardOptions): Promise<SpendGuard> {
     });
   }
   let lastLoggedAt = 0;
+  // Loaded only here: an embedded gateway never needs ioredis.
+  const { openRedisScriptRunner } = await import("../storage/redis-script-runner.js");
   const runner = await openRedisScriptRunner({
     redisUrl: options.redisUrl,
     prefix: options.prefix,

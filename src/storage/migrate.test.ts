@@ -8,7 +8,7 @@ import {
 } from "../../test/helpers/storage-modes.js";
 import { migrate, readMigrations } from "./migrate.js";
 import { openStore, openStoreWithSqlClient } from "./open-store.js";
-import { createPostgresClient } from "./sql-client.js";
+import { createPostgresClient } from "./postgres-client.js";
 
 forEachStorageMode("migrations are recorded once and re-running applies nothing", async ({ sql }) => {
   const files = (await readMigrations()).map((migration) => migration.name);

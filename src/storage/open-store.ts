@@ -18,7 +18,7 @@ import { createKeyLimitRepository } from "./key-limit-repository.js";
 import { migrate } from "./migrate.js";
 import { createPlaygroundKeyRepository } from "./playground-key-repository.js";
 import { redactUrl } from "./redact-url.js";
-import { createPgliteClient, createPostgresClient, type SqlClient } from "./sql-client.js";
+import { createPgliteClient, type SqlClient } from "./sql-client.js";
 import type { Store } from "./types.js";
 import { openUsageJournal, type UsageJournal } from "./usage-journal.js";
 import { createWorkspaceRepository } from "./workspace-repository.js";
@@ -43,6 +43,8 @@ export async function openStoreWithSqlClient(
   options: OpenStoreOptions,
 ): Promise<{ store: Store; client: SqlClient }> {
   if (options.databaseUrl) {
+    // Loaded only here: an embedded gateway never needs pg.
+    const { createPostgresClient } = await import("./postgres-client.js");
     const client = createPostgresClient(options.databaseUrl, {
       statementTimeoutMs: options.statementTimeoutMs,
       onError: options.onError,

@@ -1,6 +1,5 @@
 /** Opens SharedState for either runtime mode (DESIGN §2): Redis when a URL is given, else in-process. */
 import { createInProcessSharedState } from "./in-process-shared-state.js";
-import { createRedisSharedState } from "./redis-shared-state.js";
 import type { SharedState } from "./types.js";
 
 export interface OpenSharedStateOptions {
@@ -19,5 +18,7 @@ export interface OpenSharedStateOptions {
  */
 export async function openSharedState(options: OpenSharedStateOptions = {}): Promise<SharedState> {
   if (!options.redisUrl) return createInProcessSharedState();
+  // Loaded only here: an embedded gateway never needs ioredis.
+  const { createRedisSharedState } = await import("./redis-shared-state.js");
   return createRedisSharedState({ ...options, redisUrl: options.redisUrl });
 }
