@@ -1,7 +1,8 @@
 /**
  * Folds the measurements of all rounds into one row per (scenario, mode, target): samples are
  * merged (percentiles over every request), rates and CPU are totals over totals, and the gateway
- * is compared with the direct path (added latency) and with the bare proxy (the floor).
+ * is compared with the direct path (added latency), with the bare proxy (the floor) and, with
+ * `--compare-dir`, with the baseline gateway measured in the same rounds.
  */
 import { SampleSet, type Summary } from "./latency-stats.js";
 import { type CellMeasurement, describeMode } from "./measure-cell.js";
@@ -43,6 +44,22 @@ export interface FloorRatio {
   cpuPerRequest?: number;
   /** gateway p50 − proxy p50, ms */
   p50DeltaMs?: number;
+}
+
+/** The gateway against the baseline gateway (`--compare-dir`), same scenario and load, same run. */
+export interface BaselineComparison {
+  scenario: ScenarioId;
+  mode: string;
+  /** gateway req/s ÷ baseline req/s, all rounds together */
+  throughput?: number;
+  /** The same per round (the two alternate within a round): how much the ratio moves by itself. */
+  throughputByRound: number[];
+  /** gateway CPU µs/request ÷ baseline CPU µs/request */
+  cpuPerRequest?: number;
+  /** gateway p50 − baseline p50, ms */
+  p50DeltaMs?: number;
+  /** gateway TTFB p50 − baseline TTFB p50, ms (streams only) */
+  ttfbP50DeltaMs?: number;
 }
 
 export function aggregate(cells: readonly CellMeasurement[]): ResultRow[] {
@@ -145,4 +162,40 @@ export function computeFloorRatios(rows: readonly ResultRow[]): FloorRatio[] {
     });
   }
   return ratios;
+}
+
+/** One row per scenario and load measured on both the gateway and the baseline; empty without one. */
+export function computeBaselineComparison(rows: readonly ResultRow[]): BaselineComparison[] {
+  const comparisons: BaselineComparison[] = [];
+  for (const gateway of rows.filter((row) => row.target === "gateway")) {
+    const baseline = rows.find(
+      (row) => row.target === "baseline" && row.scenario === gateway.scenario && row.mode === gateway.mode,
+    );
+    if (!baseline) continue;
+    const rounds = Math.min(
+      gateway.requestsPerSecondByRound.length,
+      baseline.requestsPerSecondByRound.length,
+    );
+    const throughputByRound: number[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      const base = baseline.requestsPerSecondByRound[round];
+      if (base > 0) throughputByRound.push(gateway.requestsPerSecondByRound[round] / base);
+    }
+    comparisons.push({
+      scenario: gateway.scenario,
+      mode: gateway.mode,
+      throughput:
+        baseline.requestsPerSecond > 0 ? gateway.requestsPerSecond / baseline.requestsPerSecond : undefined,
+      throughputByRound,
+      cpuPerRequest:
+        gateway.cpuMicrosPerRequest !== undefined && baseline.cpuMicrosPerRequest
+          ? gateway.cpuMicrosPerRequest / baseline.cpuMicrosPerRequest
+          : undefined,
+      p50DeltaMs:
+        gateway.latencyMs && baseline.latencyMs ? gateway.latencyMs.p50 - baseline.latencyMs.p50 : undefined,
+      ttfbP50DeltaMs:
+        gateway.ttfbMs && baseline.ttfbMs ? gateway.ttfbMs.p50 - baseline.ttfbMs.p50 : undefined,
+    });
+  }
+  return comparisons;
 }

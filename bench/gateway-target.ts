@@ -2,7 +2,8 @@
  * Runs the gateway as shipped (`npm start`: compiled to dist/, then `dist/main.js`) as a child
  * process: embedded mode by default (a temporary GATEWAY_DATA_DIR for PGlite), or distributed when
  * given database and Redis URLs; a temporary config whose models route to the bench upstream; a workspace + key made through the
- * admin API. The temp folder is removed on stop.
+ * admin API. The temp folder is removed on stop. `--compare-dir` starts a second one (the
+ * baseline) from another checkout the same way, with its own folder, key and database.
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -27,6 +28,8 @@ export interface GatewayTarget {
 }
 
 export interface GatewayTargetOptions {
+  /** The child's name in logs and errors: "gateway" (default) or "baseline". */
+  name?: string;
   upstreamOrigin: string;
   plan: CpuPlan;
   cpu: number;
@@ -75,15 +78,16 @@ export async function startGatewayTarget(options: GatewayTargetOptions): Promise
   const internalSecret = randomBytes(24).toString("hex");
   const profileFlags = options.profileDir ? ["--cpu-prof", "--cpu-prof-dir", options.profileDir] : [];
   const gatewayDir = options.gatewayDir ?? REPO_ROOT;
-  const { command, args } = options.plan.wrap(
-    [...profileFlags, ...buildGatewayEntry(gatewayDir)],
-    options.cpu,
-  );
+  const name = options.name ?? "gateway";
   let child: BenchChild;
   let port: number;
   try {
+    const { command, args } = options.plan.wrap(
+      [...profileFlags, ...buildGatewayEntry(gatewayDir, name)],
+      options.cpu,
+    );
     const started = await startChild({
-      name: "gateway",
+      name,
       command,
       args,
       cwd: gatewayDir,
@@ -151,10 +155,11 @@ async function createWorkspaceKey(origin: string, internalSecret: string): Promi
  * What `npm start` runs: the compiled gateway (scripts/build.mjs, then dist/main.js). A checkout
  * from before the build step (A/B runs against old commits) runs its TypeScript under tsx.
  */
-function buildGatewayEntry(gatewayDir: string): string[] {
+function buildGatewayEntry(gatewayDir: string, name: string): string[] {
   const buildScript = join(gatewayDir, "scripts", "build.mjs");
   if (!existsSync(buildScript)) return ["--import", "tsx", join(gatewayDir, "src/main.ts")];
   const built = spawnSync(process.execPath, [buildScript], { cwd: gatewayDir, encoding: "utf8" });
-  if (built.status !== 0) throw new Error(`building the gateway failed: ${built.stderr || built.stdout}`);
+  if (built.status !== 0)
+    throw new Error(`building the ${name} (${gatewayDir}) failed: ${built.stderr || built.stdout}`);
   return [join(gatewayDir, "dist", "main.js")];
 }

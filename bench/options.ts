@@ -15,6 +15,11 @@ export interface BenchOptions {
   pin: boolean;
   /** Another checkout to run the gateway from (its `src/main.ts`); default this one. */
   gatewayDir?: string;
+  /**
+   * Another checkout whose gateway runs as a fourth target, `baseline`, started like the gateway
+   * (same storage mode, same core) and measured in the same rounds: an A/B comparison in one run.
+   */
+  compareDir?: string;
   /** Run the gateway on PostgreSQL + Redis (loopback) instead of embedded PGlite. */
   distributed?: { postgresAdminUrl: string; redisUrl: string };
   rounds: number;
@@ -30,8 +35,11 @@ export interface BenchOptions {
   slowTokens: number;
   slowIntervalMs: number;
   settleMs: number;
-  /** The slow-stream scenario's targets: the gateway, and the floor for comparison (not in --quick). */
-  streamTargets: Array<"proxy" | "gateway">;
+  /**
+   * The slow-stream scenario's targets: the gateway, the floor for comparison (not in --quick),
+   * and the baseline when `--compare-dir` is given.
+   */
+  streamTargets: StreamTarget[];
   /** Fixed-rate backlog allowance: max(this, phase length); see LoadSpec.drainTimeoutMs. */
   minDrainMs: number;
   requestTimeoutMs: number;
@@ -39,13 +47,17 @@ export interface BenchOptions {
   watchdogMs: number;
 }
 
+export type StreamTarget = "proxy" | "gateway" | "baseline";
+
 const ALL_SCENARIOS: ScenarioId[] = ["chat-json", "chat-sse", "messages-sse"];
 
 export const HELP = `npm run bench -- [options]
 
   --quick              short run (about a minute): 1 round, 1 s per measurement, one short wave of slow
-                       streams against the gateway only (no growth check)
+                       streams against the gateway only (and the baseline with --compare-dir; no
+                       growth check)
   --profile            run the gateway under --cpu-prof (bench/results/profiles) and summarise it
+                       (never the baseline of --compare-dir)
   --no-pin             do not pin processes to CPUs with taskset
   --distributed        gateway on PostgreSQL + Redis instead of embedded PGlite: a fresh database is
                        created via BENCH_POSTGRES_ADMIN_URL (default ${DEFAULT_POSTGRES_ADMIN_URL})
@@ -55,8 +67,14 @@ export const HELP = `npm run bench -- [options]
   --warmup S           unmeasured seconds before each measurement (default 1, max 10)
   --concurrency N      connections of the fixed-concurrency load (default 32, max 512)
   --rates R1,R2        fixed request rates, requests/s (default 400; each max 20000)
-  --gateway-dir DIR    run the gateway of another checkout (A/B runs), e.g. a \`git archive HEAD\`
-                       extracted to a temp folder with node_modules linked
+  --compare-dir DIR    A/B in one run: also run the gateway of another checkout as a fourth target,
+                       "baseline", started like the gateway (own data, key and, with --distributed,
+                       own database; same core) and measured in the same rounds, scenarios, loads
+                       and slow streams; the report adds gateway ÷ baseline ratios. DIR is e.g. a
+                       \`git archive HEAD\` extracted to a temp folder with node_modules linked.
+                       Both gateways live through the whole run: the idle one shares the target
+                       core (its idle CPU shows in "other on target core %")
+  --gateway-dir DIR    run the gateway of another checkout instead of this one
   --scenarios A,B      any of ${ALL_SCENARIOS.join(", ")} (default all)
   --streams N          concurrent slow streams (default 1000, 0 skips; max 5000)
   --slow-tokens N      tokens per slow stream, one per 100 ms (default 30; --quick 5)
@@ -119,12 +137,15 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       return rate;
     });
   }
-  const gatewayDir = value("gateway-dir");
-  if (gatewayDir !== undefined) {
-    if (!existsSync(join(gatewayDir, "src/main.ts")))
-      throw new Error(`--gateway-dir: no src/main.ts in ${gatewayDir}`);
-    options.gatewayDir = resolve(gatewayDir);
-  }
+  const checkout = (name: string): string | undefined => {
+    const dir = value(name);
+    if (dir === undefined) return undefined;
+    if (!existsSync(join(dir, "src/main.ts"))) throw new Error(`--${name}: no src/main.ts in ${dir}`);
+    return resolve(dir);
+  };
+  options.gatewayDir = checkout("gateway-dir");
+  options.compareDir = checkout("compare-dir");
+  if (options.compareDir) options.streamTargets.push("baseline");
   const scenarios = value("scenarios");
   if (scenarios !== undefined) {
     options.scenarios = scenarios.split(",").map((item) => {
@@ -140,11 +161,15 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
 /** Rough wall time of a run, printed up front and used to size the watchdog. */
 export function estimateRunMs(options: BenchOptions): number {
   const loads = 1 + options.rates.length;
-  const cells = options.scenarios.length * loads * 3 * options.rounds;
+  // direct, proxy, gateway, and the baseline gateway with --compare-dir.
+  const gateways = options.compareDir ? 2 : 1;
+  const targets = 2 + gateways;
+  const cells = options.scenarios.length * loads * targets * options.rounds;
   const perCell = options.warmupMs + options.durationMs + 400;
   // A target slower than a fixed rate is given up to max(2 s, phase) to drain its backlog, twice
-  // (warm-up and measurement); assume one target of three is that slow.
+  // (warm-up and measurement); assume the gateways are that slow (not direct or the proxy).
   const rateDrains =
+    gateways *
     options.rates.length *
     options.scenarios.length *
     options.rounds *
@@ -155,6 +180,7 @@ export function estimateRunMs(options: BenchOptions): number {
     options.streams === 0
       ? 0
       : options.streamTargets.length * (1_000 + options.streamWaves * (streamMs + options.settleMs + 5_000));
-  const startup = 15_000;
+  // Per gateway: its build, PGlite's initdb and migrations (or a fresh database), the admin key.
+  const startup = 5_000 + gateways * 10_000;
   return cells * perCell + rateDrains + streams + startup;
 }

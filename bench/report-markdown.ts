@@ -1,5 +1,8 @@
-/** Renders a run as markdown: environment, the results table, the floor ratios, the goals, the streams. */
-import type { FloorRatio, ResultRow } from "./aggregate.js";
+/**
+ * Renders a run as markdown: environment, the results table, the gateway against the baseline
+ * (`--compare-dir`), the floor ratios, the goals, the streams.
+ */
+import type { BaselineComparison, FloorRatio, ResultRow } from "./aggregate.js";
 import type { SlowStreamsResult } from "./slow-streams.js";
 import type { TargetCheck } from "./target-checks.js";
 
@@ -11,6 +14,8 @@ export interface RunEnvironment {
   pinning: string;
   storage: string;
   gatewayDir: string;
+  /** `--compare-dir`: the checkout whose gateway ran as the `baseline` target. */
+  baselineDir?: string;
   loadAverageBefore?: number[];
   loadAverageAfter?: number[];
   options: string;
@@ -22,11 +27,15 @@ export interface ReportInput {
   environment: RunEnvironment;
   rows: ResultRow[];
   ratios: FloorRatio[];
+  /** Gateway against the baseline, per scenario and load; empty without `--compare-dir`. */
+  comparison: BaselineComparison[];
   checks: TargetCheck[];
   streams: SlowStreamsResult[];
   failures: string[];
   gatewayErrorLines: string[];
   gatewayErrorCount: number;
+  baselineErrorLines?: string[];
+  baselineErrorCount?: number;
   profileMarkdown?: string;
 }
 
@@ -70,6 +79,17 @@ function renderRatios(ratios: readonly FloorRatio[]): string {
     ...ratios.map(
       (ratio) =>
         `| ${ratio.scenario} | ${ratio.mode} | ${ratio.mode.endsWith("rps") ? "(fixed rate)" : fixed(ratio.throughput, 2)} | ${fixed(ratio.cpuPerRequest, 1)} | ${signed(ratio.p50DeltaMs, 2)} |`,
+    ),
+  ].join("\n");
+}
+
+export function renderBaselineComparison(comparison: readonly BaselineComparison[]): string {
+  return [
+    "| scenario | load | req/s gateway ÷ baseline | per round | CPU/req gateway ÷ baseline | p50 gateway − baseline ms | TTFB p50 gateway − baseline ms |",
+    "|---|---|---:|---|---:|---:|---:|",
+    ...comparison.map(
+      (row) =>
+        `| ${row.scenario} | ${row.mode} | ${fixed(row.throughput, 3)} | ${row.throughputByRound.length > 0 ? row.throughputByRound.map((ratio) => ratio.toFixed(2)).join(", ") : "–"} | ${fixed(row.cpuPerRequest, 3)} | ${signed(row.p50DeltaMs, 2)} | ${signed(row.ttfbP50DeltaMs, 2)} |`,
     ),
   ].join("\n");
 }
@@ -120,6 +140,11 @@ export function renderReport(input: ReportInput): string {
     `- Node ${env.node}; ${env.cpuCount} × ${env.cpuModel}`,
     `- ${env.pinning}`,
     `- gateway: ${env.gatewayDir}; storage ${env.storage}`,
+    ...(env.baselineDir
+      ? [
+          `- baseline (--compare-dir): ${env.baselineDir}, started like the gateway (same storage mode, its own data, key${env.storage.startsWith("distributed") ? " and database" : ""}) on the same core`,
+        ]
+      : []),
     `- options: ${env.options}; wall time ${env.durationS.toFixed(0)} s`,
     `- load average (1/5/15 min) before: ${load(env.loadAverageBefore)}; after: ${load(env.loadAverageAfter)}`,
     ...(busy
@@ -131,7 +156,7 @@ export function renderReport(input: ReportInput): string {
       ? ["- ⚠ The gateway ran under `--cpu-prof`: its figures are perturbed by the profiler."]
       : []),
     "",
-    "direct = the loopback upstream itself (CPU/RSS are the upstream's); proxy = bare Node pass-through (the floor); gateway = full path (key auth, admission, translation, usage record).",
+    `direct = the loopback upstream itself (CPU/RSS are the upstream's); proxy = bare Node pass-through (the floor); gateway = full path (key auth, admission, translation, usage record)${env.baselineDir ? "; baseline = the gateway of the --compare-dir checkout, same requests with its own key" : ""}.`,
     "`other on target core %` is CPU time of processes other than the target on the target's core (from /proc/stat): ⚠ at 10 % or more, the machine was not quiet and the row is indicative only.",
     "`load-core CPU %` is the harness + upstream on the other core; ⚠ marks runs where it neared 100 % (the target may have been starved of load, so its req/s is a lower bound).",
     "",
@@ -139,6 +164,16 @@ export function renderReport(input: ReportInput): string {
     "",
     renderResultsTable(input.rows),
     "",
+    ...(input.comparison.length > 0
+      ? [
+          "## Gateway vs baseline (same run)",
+          "",
+          "The gateway of this run against the baseline gateway (--compare-dir), measured in the same rounds, alternating with the other targets on the same core: below 1 req/s ÷ and above 1 CPU ÷ mean the gateway is slower. `per round` is the req/s ratio of each round on its own: its spread is the noise to judge the overall ratio by. At a fixed rate req/s only differ when one could not keep up. Both gateways stay alive for the whole run, so the idle one shares the target core: its idle CPU (timers, GC) shows in `other on target core %` of every pinned row.",
+          "",
+          renderBaselineComparison(input.comparison),
+          "",
+        ]
+      : []),
     "## Gateway vs the floor (bare proxy)",
     "",
     renderRatios(input.ratios),
@@ -179,6 +214,18 @@ export function renderReport(input: ReportInput): string {
       "",
       "```",
       ...input.gatewayErrorLines.map((line) => line.slice(0, 400)),
+      "```",
+      "",
+    );
+  }
+  if (input.baselineErrorLines && input.baselineErrorLines.length > 0) {
+    sections.push(
+      "## Baseline error log lines",
+      "",
+      `${input.baselineErrorCount ?? input.baselineErrorLines.length} lines at level error or above (the first ${input.baselineErrorLines.length} below).`,
+      "",
+      "```",
+      ...input.baselineErrorLines.map((line) => line.slice(0, 400)),
       "```",
       "",
     );

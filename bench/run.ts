@@ -1,14 +1,14 @@
 /**
  * `npm run bench`: the gateway side by side with the direct path and a bare Node proxy
- * (issue 5). Starts its own upstream, proxy and gateway (embedded mode, temp data folder) as child
- * processes, pins them with taskset, measures every scenario and load with the targets
- * alternating, runs the slow-stream memory scenario, then writes bench/results/ and prints the
+ * (issue 5), and with `--compare-dir` with another checkout's gateway (the baseline). Starts its
+ * own upstream, proxy and gateway(s) (embedded mode, temp data folder) as child processes, pins
+ * them with taskset, measures every scenario and load with the targets alternating, runs the slow-stream memory scenario, then writes bench/results/ and prints the
  * table. Stops only the processes it started; a watchdog bounds the run.
  */
 import { mkdir } from "node:fs/promises";
 import { cpus } from "node:os";
 import { join } from "node:path";
-import { aggregate, computeFloorRatios } from "./aggregate.js";
+import { aggregate, computeBaselineComparison, computeFloorRatios } from "./aggregate.js";
 import { killStartedChildrenNow, stopStartedChildren } from "./child-process.js";
 import { HARNESS_CPU, planCpuPinning, TARGET_CPU } from "./cpu-pinning.js";
 import { assertLoopbackUrl, type BenchDatabase, createBenchDatabase } from "./distributed-database.js";
@@ -16,7 +16,7 @@ import { type GatewayTarget, startGatewayTarget } from "./gateway-target.js";
 import { type StartedServer, startProxyChild, startUpstreamChild } from "./helper-children.js";
 import type { LoadMode } from "./load-generator.js";
 import { type CellMeasurement, describeMode, measureCell } from "./measure-cell.js";
-import { type BenchOptions, estimateRunMs, parseBenchOptions } from "./options.js";
+import { type BenchOptions, estimateRunMs, parseBenchOptions, type StreamTarget } from "./options.js";
 import { readLoadAverage } from "./proc-stats.js";
 import { renderReport } from "./report-markdown.js";
 import { buildProbeRequest, buildScenarioRequest, SCENARIOS, type TargetEndpoint } from "./scenarios.js";
@@ -65,9 +65,11 @@ async function main(): Promise<number> {
   if (profileDir) await mkdir(profileDir, { recursive: true });
 
   let gateway: GatewayTarget | undefined;
+  let baseline: GatewayTarget | undefined;
   let upstream: StartedServer | undefined;
   let proxy: StartedServer | undefined;
   let database: BenchDatabase | undefined;
+  let baselineDatabase: BenchDatabase | undefined;
   try {
     upstream = await startUpstreamChild(plan, HARNESS_CPU, options);
     const upstreamOrigin = `http://127.0.0.1:${upstream.port}`;
@@ -75,6 +77,9 @@ async function main(): Promise<number> {
     if (options.distributed) {
       assertLoopbackUrl(options.distributed.redisUrl, "BENCH_REDIS_URL");
       database = await createBenchDatabase(options.distributed.postgresAdminUrl);
+      // Each gateway gets its own fresh database; they share Redis (their keys carry random ids).
+      if (options.compareDir)
+        baselineDatabase = await createBenchDatabase(options.distributed.postgresAdminUrl);
     }
     const gatewaySpawnedAt = performance.now();
     gateway = await startGatewayTarget({
@@ -86,8 +91,23 @@ async function main(): Promise<number> {
       databaseUrl: database?.url,
       redisUrl: options.distributed?.redisUrl,
     });
+    // The profile starts with the process; its start (module loading, PGlite's initdb) is not load.
+    // The baseline's start, next, is idle time in the gateway's profile.
+    const startupMs = Math.round(performance.now() - gatewaySpawnedAt);
+    if (options.compareDir) {
+      // Same start as the gateway (build, storage mode, core), never profiled.
+      baseline = await startGatewayTarget({
+        name: "baseline",
+        upstreamOrigin,
+        plan,
+        cpu: TARGET_CPU,
+        gatewayDir: options.compareDir,
+        databaseUrl: baselineDatabase?.url,
+        redisUrl: options.distributed?.redisUrl,
+      });
+    }
     log(
-      `bench: upstream pid ${upstream.child.pid}, proxy pid ${proxy.child.pid}, gateway pid ${gateway.child.pid}`,
+      `bench: upstream pid ${upstream.child.pid}, proxy pid ${proxy.child.pid}, gateway pid ${gateway.child.pid}${baseline ? `, baseline pid ${baseline.child.pid}` : ""}`,
     );
     const targets: Target[] = [
       { endpoint: { kind: "direct", host: "127.0.0.1", port: upstream.port }, pid: upstream.child.pid },
@@ -97,25 +117,33 @@ async function main(): Promise<number> {
         pid: gateway.child.pid,
       },
     ];
+    if (baseline) {
+      targets.push({
+        endpoint: { kind: "baseline", host: "127.0.0.1", port: baseline.port, apiKey: baseline.apiKey },
+        pid: baseline.child.pid,
+      });
+    }
     const failures: string[] = [];
-    // The profile starts with the process; its start (module loading, PGlite's initdb) is not load.
-    const startupMs = Math.round(performance.now() - gatewaySpawnedAt);
     const cells = await measureAll(options, targets, upstream.child.pid, plan.pinned, failures);
     const streamTargets = targets.filter((target) =>
-      options.streamTargets.includes(target.endpoint.kind as "proxy" | "gateway"),
+      options.streamTargets.includes(target.endpoint.kind as StreamTarget),
     );
     const streams = options.streams > 0 ? await measureStreams(options, streamTargets, failures) : [];
     const gatewayErrorLines = gateway.child.errorLines();
     const gatewayErrorCount = gateway.child.errorCount();
+    const baselineErrorLines = baseline?.child.errorLines();
+    const baselineErrorCount = baseline?.child.errorCount();
     const loadAverageAfter = readLoadAverage();
 
     // Stopped before reporting: --cpu-prof writes its profile on exit.
-    await gateway.stop();
+    await Promise.all([gateway.stop(), baseline?.stop()]);
     gateway = undefined;
+    baseline = undefined;
     const profileMarkdown = profileDir ? summariseNewestProfile(profileDir, startupMs) : undefined;
 
     const rows = aggregate(cells);
     const ratios = computeFloorRatios(rows);
+    const comparison = computeBaselineComparison(rows);
     const concurrencyMode = describeMode({ kind: "concurrency", connections: options.concurrency });
     const checks = checkTargets(rows, ratios, streams, concurrencyMode);
     const environment = {
@@ -125,6 +153,7 @@ async function main(): Promise<number> {
       cpuCount: cpus().length,
       pinning: plan.description,
       gatewayDir: options.gatewayDir ?? "this checkout",
+      baselineDir: options.compareDir,
       storage: options.distributed
         ? "distributed: PostgreSQL + Redis on loopback (system services, not pinned; their CPU and memory are not in the gateway's figures)"
         : "embedded: PGlite in the gateway process (temp GATEWAY_DATA_DIR), in-process shared state",
@@ -138,11 +167,14 @@ async function main(): Promise<number> {
       environment,
       rows,
       ratios,
+      comparison,
       checks,
       streams,
       failures,
       gatewayErrorLines,
       gatewayErrorCount,
+      baselineErrorLines,
+      baselineErrorCount,
       profileMarkdown,
     };
     const markdown = renderReport(input);
@@ -151,16 +183,24 @@ async function main(): Promise<number> {
     log(`bench: wrote ${paths.markdown} and ${paths.json}`);
     return failures.length > 0 ? 1 : 0;
   } finally {
-    await gateway?.stop();
+    await Promise.all([gateway?.stop(), baseline?.stop()]);
     await proxy?.child.stop(5_000);
     await upstream?.child.stop(5_000);
-    await database
-      ?.drop()
-      .catch((error: Error) => log(`bench: could not drop the bench database: ${error.message}`));
+    for (const [which, created] of [
+      ["", database],
+      ["baseline ", baselineDatabase],
+    ] as const) {
+      await created
+        ?.drop()
+        .catch((error: Error) => log(`bench: could not drop the ${which}bench database: ${error.message}`));
+    }
   }
 }
 
-/** Every scenario × load × round, the three targets alternating (order reversed every other round). */
+/**
+ * Every scenario × load × round, the targets alternating (order reversed every other round): three,
+ * or four with the baseline, which then sits next to the gateway in every round.
+ */
 async function measureAll(
   options: BenchOptions,
   targets: Target[],

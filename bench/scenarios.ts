@@ -1,7 +1,8 @@
 /**
  * What is measured: each scenario is one kind of client request, expressed for each target. The
  * direct and proxy targets speak the upstream's own API (`/v1/...`, upstream model names); the
- * gateway gets the same request on its public API (`/api/v1/...`, catalog slugs) with a key.
+ * gateway (and the baseline gateway of `--compare-dir`) gets the same request on its public API
+ * (`/api/v1/...`, catalog slugs) with its own key.
  * The cross-format scenario is a Messages request: the upstream answers it natively when called
  * directly (and through the proxy), while the gateway translates it to Chat Completions upstream
  * and the answer back — the same client-visible exchange with a translation in the middle.
@@ -9,14 +10,19 @@
 import { buildRawRequest } from "./http-connection.js";
 import { FAST_UPSTREAM_MODEL, SLOW_UPSTREAM_MODEL } from "./upstream-server.js";
 
-export type TargetKind = "direct" | "proxy" | "gateway";
-export const TARGET_KINDS: readonly TargetKind[] = ["direct", "proxy", "gateway"];
+export type TargetKind = "direct" | "proxy" | "gateway" | "baseline";
+export const TARGET_KINDS: readonly TargetKind[] = ["direct", "proxy", "gateway", "baseline"];
+
+/** The gateway and the baseline (`--compare-dir`: another checkout's gateway) speak the gateway's API. */
+export function speaksGatewayApi(kind: TargetKind): boolean {
+  return kind === "gateway" || kind === "baseline";
+}
 
 export interface TargetEndpoint {
   kind: TargetKind;
   host: string;
   port: number;
-  /** The gateway's API key; the others ignore credentials. */
+  /** A gateway's (or the baseline's) own API key; the others ignore credentials. */
   apiKey?: string;
 }
 
@@ -78,7 +84,7 @@ const USER_PROMPT =
 
 /** The request bytes of `scenario` for `target` (slow: the 1,000-stream scenario's model). */
 export function buildScenarioRequest(scenario: ScenarioId, target: TargetEndpoint, slow = false): Buffer {
-  const viaGateway = target.kind === "gateway";
+  const viaGateway = speaksGatewayApi(target.kind);
   const model = viaGateway
     ? slow
       ? SLOW_GATEWAY_MODEL

@@ -1,14 +1,19 @@
 /**
  * Keeps `npm run bench` from rotting without running it: each building block of the harness runs
  * briefly in-process — the upstream (all four answer kinds), the load generator in both modes, the
- * bare proxy, the slow-stream scenario, /proc readers and the profile summariser. No timing is
- * asserted (timing goals live in the bench itself), only that the pieces work together.
+ * bare proxy, the slow-stream scenario, /proc readers, the profile summariser, and the gateway vs
+ * baseline comparison of `--compare-dir` (options, ratios, report section). No timing is asserted (timing goals live in the bench itself), only that the pieces work together.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { computeBaselineComparison, computeFloorRatios, type ResultRow } from "../bench/aggregate.js";
 import { type BareProxy, startBareProxy } from "../bench/bare-proxy.js";
+import { REPO_ROOT } from "../bench/gateway-target.js";
+import { summarise } from "../bench/latency-stats.js";
 import { runLoad } from "../bench/load-generator.js";
+import { type BenchOptions, estimateRunMs, parseBenchOptions } from "../bench/options.js";
 import { readCpuMicros, readMemory } from "../bench/proc-stats.js";
+import { type ReportInput, renderReport } from "../bench/report-markdown.js";
 import { ResponseParser } from "../bench/response-parser.js";
 import {
   buildProbeRequest,
@@ -216,4 +221,120 @@ test("the profile summariser ranks self time and charges natives to their callin
       ["query", 0],
     ],
   );
+});
+
+test("--compare-dir adds the baseline target, its slow streams and its time to the estimate", () => {
+  const parse = (argv: string[]) => parseBenchOptions(argv) as BenchOptions;
+  const plain = parse(["--quick"]);
+  const compared = parse(["--quick", "--compare-dir", REPO_ROOT]);
+  assert.equal(plain.compareDir, undefined);
+  assert.equal(compared.compareDir, REPO_ROOT.replace(/\/$/, ""));
+  assert.deepEqual(plain.streamTargets, ["gateway"]);
+  assert.deepEqual(compared.streamTargets, ["gateway", "baseline"]);
+  assert.deepEqual(parse(["--compare-dir", REPO_ROOT]).streamTargets, ["proxy", "gateway", "baseline"]);
+  assert.ok(estimateRunMs(compared) > estimateRunMs(plain));
+  assert.ok(compared.watchdogMs >= 2 * estimateRunMs(compared));
+  assert.throws(
+    () => parseBenchOptions(["--compare-dir", "/nonexistent"]),
+    /--compare-dir: no src\/main\.ts/,
+  );
+  assert.match((parseBenchOptions(["--help"]) as { help: string }).help, /--compare-dir DIR/);
+  // The baseline speaks the gateway's API, with its own key.
+  const request = buildScenarioRequest("chat-json", {
+    kind: "baseline",
+    host: "127.0.0.1",
+    port: 1,
+    apiKey: "hi-baseline-key",
+  }).toString();
+  assert.match(request, /^POST \/api\/v1\/chat\/completions /);
+  assert.match(request, /Bearer hi-baseline-key/);
+});
+
+test("the gateway is compared with the baseline per scenario and load, and the report shows it", () => {
+  const row = (
+    target: ResultRow["target"],
+    scenario: ResultRow["scenario"],
+    perRound: number[],
+    cpu: number,
+    latency: number[],
+    ttfb?: number[],
+  ): ResultRow => ({
+    scenario,
+    mode: "32 conc",
+    target,
+    rounds: perRound.length,
+    completed: 1_000,
+    errors: 0,
+    errorKinds: {},
+    dropped: 0,
+    requestsPerSecond: perRound.reduce((sum, value) => sum + value, 0) / perRound.length,
+    requestsPerSecondByRound: perRound,
+    latencyMs: summarise(latency),
+    ttfbMs: ttfb && summarise(ttfb),
+    cpuMicrosPerRequest: cpu,
+  });
+  const rows = [
+    row("proxy", "chat-json", [1_000, 1_000], 100, [1, 1, 1]),
+    row("gateway", "chat-json", [450, 550], 300, [4, 5, 6]),
+    row("baseline", "chat-json", [500, 500], 250, [3, 4, 5]),
+    row("gateway", "chat-sse", [300, 300], 400, [8, 8, 8], [2, 2, 2]),
+    row("baseline", "chat-sse", [400, 200], 500, [9, 9, 9], [1.5, 1.5, 1.5]),
+    // No baseline row for this one (e.g. its measurement failed): no comparison row either.
+    row("gateway", "messages-sse", [100], 900, [10], [3]),
+  ];
+  const comparison = computeBaselineComparison(rows);
+  assert.deepEqual(
+    comparison.map((item) => [
+      item.scenario,
+      item.throughput,
+      item.throughputByRound,
+      item.cpuPerRequest,
+      item.p50DeltaMs,
+      item.ttfbP50DeltaMs,
+    ]),
+    [
+      ["chat-json", 1, [0.9, 1.1], 1.2, 1, undefined],
+      ["chat-sse", 1, [0.75, 1.5], 0.8, -1, 0.5],
+    ],
+  );
+  assert.deepEqual(computeBaselineComparison(rows.filter((item) => item.target !== "baseline")), []);
+  // The floor ratios stay about the gateway only.
+  assert.deepEqual(
+    computeFloorRatios(rows).map((ratio) => ratio.scenario),
+    ["chat-json"],
+  );
+
+  const input: ReportInput = {
+    environment: {
+      startedAt: "2026-01-01T00:00:00.000Z",
+      node: "v20",
+      cpuModel: "test CPU",
+      cpuCount: 2,
+      pinning: "not pinned",
+      storage: "embedded",
+      gatewayDir: "this checkout",
+      baselineDir: "/tmp/gw-base",
+      options: "--compare-dir /tmp/gw-base",
+      profiled: false,
+      durationS: 1,
+    },
+    rows,
+    ratios: computeFloorRatios(rows),
+    comparison,
+    checks: [],
+    streams: [],
+    failures: [],
+    gatewayErrorLines: [],
+    gatewayErrorCount: 0,
+  };
+  const markdown = renderReport(input);
+  assert.match(markdown, /## Gateway vs baseline \(same run\)/);
+  assert.match(markdown, /\| chat-json \| 32 conc \| 1\.000 \| 0\.90, 1\.10 \| 1\.200 \| \+1\.00 \| – \|/);
+  assert.match(
+    markdown,
+    /\| chat-sse \| 32 conc \| 1\.000 \| 0\.75, 1\.50 \| 0\.800 \| -1\.00 \| \+0\.50 \|/,
+  );
+  assert.match(markdown, /\| chat-json \| 32 conc \| baseline \|/);
+  assert.match(markdown, /baseline \(--compare-dir\): \/tmp\/gw-base/);
+  assert.doesNotMatch(renderReport({ ...input, comparison: [] }), /Gateway vs baseline/);
 });
