@@ -36,6 +36,7 @@ import {
 import { openFileOutcomeOutbox } from "./storage/file-outcome-outbox.js";
 import { createMemoryOutcomeOutbox } from "./storage/memory-outcome-outbox.js";
 import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
+import { withSharedInProgressRecords } from "./storage/shared-in-progress-records.js";
 import { openSharedState } from "./storage/shared-state.js";
 import type { SharedState, Store } from "./storage/types.js";
 
@@ -111,12 +112,22 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     onEvent: (event) => logOutboxEvent(logger, event),
   });
   generations.startReplayer();
-  const store: Store = { ...rawStore, generations };
   const state = await openSharedState({
     redisUrl: settings.redisUrl,
     prefix: options.statePrefix,
     onError: (error) => logger.warn({ err: error }, "redis connection error"),
   });
+  // Streams of several instances: their in-progress records are shared through Redis, so their
+  // headers need not wait for a PostgreSQL commit (storage/shared-in-progress-records.ts).
+  const store: Store = {
+    ...rawStore,
+    generations:
+      rawStore.mode === "postgres" && state.mode === "redis"
+        ? withSharedInProgressRecords(generations, state, {
+            onError: (error, what, requestId) => logger.warn({ err: error, requestId }, what),
+          })
+        : generations,
+  };
   const spendGuard = await openSpendGuard({
     keyLimits: store.keyLimits,
     redisUrl: settings.redisUrl,

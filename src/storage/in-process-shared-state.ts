@@ -7,6 +7,8 @@ export function createInProcessSharedState(): SharedState {
   // Every cache in the process may subscribe to the same channel; there is no leak to warn about.
   emitter.setMaxListeners(0);
   let closed = false;
+  const values = new Map<string, { value: string; expiresAt: number }>();
+  let sets = 0;
 
   return {
     mode: "in-process",
@@ -17,6 +19,27 @@ export function createInProcessSharedState(): SharedState {
       if (closed) throw new Error("Shared state is closed");
       // Delivered on a later tick, like Redis: a publisher never runs subscribers inside its own call.
       setImmediate(() => emitter.emit(channel, message));
+    },
+    async setValue(key, value, ttlMs) {
+      if (closed) throw new Error("Shared state is closed");
+      // Expired values nobody reads again are swept now and then, so the map stays bounded.
+      if (++sets % 1024 === 0) {
+        const now = Date.now();
+        for (const [each, entry] of values) if (entry.expiresAt <= now) values.delete(each);
+      }
+      values.set(key, { value, expiresAt: Date.now() + ttlMs });
+    },
+    async getValue(key) {
+      if (closed) throw new Error("Shared state is closed");
+      const entry = values.get(key);
+      if (entry === undefined) return null;
+      if (entry.expiresAt > Date.now()) return entry.value;
+      values.delete(key);
+      return null;
+    },
+    async deleteValue(key) {
+      if (closed) throw new Error("Shared state is closed");
+      values.delete(key);
     },
     async subscribe(channel, onMessage) {
       if (closed) throw new Error("Shared state is closed");
@@ -35,6 +58,7 @@ export function createInProcessSharedState(): SharedState {
     async close() {
       closed = true;
       emitter.removeAllListeners();
+      values.clear();
     },
   };
 }

@@ -80,6 +80,15 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
     async publish(channel, message) {
       await withDeadline(commands.publish(prefix + channel, message), commandTimeoutMs, "Redis PUBLISH");
     },
+    async setValue(key, value, ttlMs) {
+      await withDeadline(commands.set(key, value, "PX", ttlMs), commandTimeoutMs, "Redis SET");
+    },
+    async getValue(key) {
+      return withDeadline(commands.get(key), commandTimeoutMs, "Redis GET");
+    },
+    async deleteValue(key) {
+      await withDeadline(commands.del(key), commandTimeoutMs, "Redis DEL");
+    },
     async subscribe(channel, onMessage) {
       const fullChannel = prefix + channel;
       let channelHandlers = handlers.get(fullChannel);

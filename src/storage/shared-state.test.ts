@@ -190,3 +190,21 @@ test("subscriptions survive a dropped Redis connection", async (t) => {
     await relay.close();
   }
 });
+
+forEachSharedStateMode(
+  "values: another connection reads what was set, until deleted or expired",
+  async (context) => {
+    const peer = await context.openPeer();
+    await context.state.setValue("value:a", "first", 60_000);
+    await context.state.setValue("value:a", "second", 60_000);
+    assert.equal(await peer.getValue("value:a"), "second", "a set replaces the value");
+    assert.equal(await peer.getValue("value:missing"), null);
+    await peer.deleteValue("value:a");
+    assert.equal(await context.state.getValue("value:a"), null);
+
+    await context.state.setValue("value:short", "soon gone", 50);
+    assert.equal(await peer.getValue("value:short"), "soon gone");
+    await sleep(120);
+    assert.equal(await peer.getValue("value:short"), null, "expired after its TTL");
+  },
+);

@@ -182,6 +182,11 @@ export interface SharedState {
   readonly mode: "redis" | "in-process";
   ping(): Promise<void>;
   publish(channel: string, message: string): Promise<void>;
+  /** Stores `value` under `key` (prefixed like everything else) for `ttlMs`, replacing any value. */
+  setValue(key: string, value: string, ttlMs: number): Promise<void>;
+  /** null when absent or expired. */
+  getValue(key: string): Promise<string | null>;
+  deleteValue(key: string): Promise<void>;
   /** Returns an unsubscribe function. */
   subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
