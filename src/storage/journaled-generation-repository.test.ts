@@ -156,8 +156,16 @@ test("an in-progress record waits for a flush: a stream that ends first is writt
   assert.equal((await sql.get("req_short_stream", workspace.id))?.status, "ok");
 
   await repository.start(start("req_long_stream", { stream: true }));
+  await repository.finish("req_other", outcome(2), start("req_other"));
+  await repository.drain();
+  assert.equal(
+    (await sql.get("req_other", workspace.id))?.status,
+    "ok",
+    "drain (before other reads) writes finals",
+  );
+  assert.deepEqual(startStatements, [], "but not in-progress rows: no read depends on them");
   await repository.flush();
-  assert.deepEqual(startStatements, [["req_long_stream"]], "a flush (any other read) writes it");
+  assert.deepEqual(startStatements, [["req_long_stream"]], "flush (close) writes them");
   assert.equal((await sql.get("req_long_stream", workspace.id))?.status, "in_progress");
 });
 
@@ -282,6 +290,27 @@ test("replaying a journal twice debits once, and a torn last line is set aside",
     0,
     "replayed segments are deleted (the journals opened here were closed with nothing outstanding)",
   );
+});
+
+test("a stream in flight when the process dies is in progress after the next start", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const { sql, store, workspace, start } = await createJournaledSetup(t, { lingerMs: 10 });
+  const directory = await temporaryFolder(t, "journal-in-flight-");
+  const dying = createJournaledGenerationRepository(sql, openUsageJournal(directory), { lingerMs: 10 });
+  await dying.start(start("req_in_flight", { stream: true }));
+  await dying.finish("req_done", outcome(9), start("req_done"));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal((await sql.get("req_done", workspace.id))?.status, "ok");
+  assert.equal(await sql.get("req_in_flight", workspace.id), null, "only journaled when the process dies");
+
+  // The process is gone without closing anything; the next start replays its journal.
+  const journal = openUsageJournal(directory);
+  await replayUsageJournal(sql, journal);
+  journal.close();
+  assert.equal((await sql.get("req_in_flight", workspace.id))?.status, "in_progress");
+  // req_done shares the dead process's segment, so it is replayed too: idempotently.
+  assert.equal((await sql.get("req_done", workspace.id))?.status, "ok");
+  assert.equal((await store.workspaces.get(workspace.id))?.balanceMicroUsd, 1_000_000 - 9, "debited once");
 });
 
 test("segments rotate past their size and are deleted once every entry in them was written", async (t) => {

@@ -15,10 +15,12 @@
  * - A record that can never be written (a permanent database error) is set aside in
  *   `journal/set-aside.jsonl` with the reason, and logged; others in its batch are written.
  *
- * In-progress records (streams) are journaled at once but written to the database only by a flush
- * (a read through `flushBefore`, or close), never by the linger timer: lookups are answered from
- * memory, so the row would only be replaced by the final one. A stream that finishes first costs
- * one row insert instead of an insert and an update that rewrites every index entry of the row.
+ * In-progress records (streams) are journaled at once but written to the database only by `flush`
+ * (close, maintenance), never by the linger timer nor before other reads (`drain`): lookups are
+ * answered from memory, no other read depends on a row that costs 0, and the row would only be
+ * replaced by the final one. A stream that finishes first costs one row insert instead of an
+ * insert and an update that rewrites every index entry of the row; a crash still leaves its
+ * in-progress record behind (the journal is replayed at the next start).
  */
 
 import type { BatchedGenerationRepository } from "./batched-generation-repository.js";
@@ -48,7 +50,10 @@ export interface JournaledGenerationOptions {
 }
 
 export interface JournaledGenerationRepository extends BatchedGenerationRepository {
-  /** Resolves once everything journaled before the call is in the database; rejects if a write failed. */
+  /**
+   * Resolves once everything journaled before the call is in the database, in-progress records
+   * included; rejects if a write failed. `drain` waits for the final records only.
+   */
   flush(): Promise<void>;
   /** Writes what is journaled, then closes the journal (its emptied segments are deleted). */
   close(): Promise<void>;
@@ -183,11 +188,11 @@ export function createJournaledGenerationRepository(
     return new Promise((resolve) => passWaiters.push(resolve));
   }
 
-  async function flush(): Promise<void> {
+  async function flush(includeStarts: boolean): Promise<void> {
     if (unwritten.size === 0) return;
-    const awaited = [...unwritten.values()];
+    const awaited = [...unwritten.values()].filter((entry) => includeStarts || entry.outcome);
     while (awaited.some((entry) => !entry.done)) {
-      startsWanted = true;
+      if (includeStarts) startsWanted = true;
       if (!writing) schedule(0);
       await nextPass();
       if (!writing && lastFailure !== undefined && awaited.some((entry) => !entry.done)) throw lastFailure;
@@ -203,7 +208,7 @@ export function createJournaledGenerationRepository(
     async finish(id, outcome, start) {
       // Outbox lines parked before records carried their start: the row must exist, so write now.
       if (start === undefined) {
-        await flush();
+        await flush(true);
         return sql.finish(id, outcome);
       }
       if (start.id !== id) throw new RangeError(`start.id must be "${id}"`);
@@ -227,10 +232,10 @@ export function createJournaledGenerationRepository(
       return toInProgressRecord(entry.start, entry.at);
     },
 
-    flush,
-    drain: flush,
+    flush: () => flush(true),
+    drain: () => flush(false),
     async close() {
-      await flush();
+      await flush(true);
       journal.close();
     },
   };

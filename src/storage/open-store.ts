@@ -107,11 +107,10 @@ export function createStore(
 ): Store & { readClient: SqlClient } {
   let closing: Promise<void> | undefined;
   const sqlGenerations = createGenerationRepository(client);
-  const generations = journal
-    ? createJournaledGenerationRepository(sqlGenerations, journal)
-    : createBatchedGenerationRepository(sqlGenerations);
-  // With a journal, every other read first waits for the records journaled before it.
-  const readClient = journal ? flushBefore(client, () => generations.drain()) : client;
+  const journaled = journal ? createJournaledGenerationRepository(sqlGenerations, journal) : undefined;
+  const generations = journaled ?? createBatchedGenerationRepository(sqlGenerations);
+  // With a journal, every other read first waits for the final records journaled before it.
+  const readClient = journaled ? flushBefore(client, () => journaled.drain()) : client;
   return {
     mode,
     // Both embedded repositories (batched, journaled) answer lookups for unwritten records.
@@ -126,10 +125,9 @@ export function createStore(
       await client.query("SELECT 1");
     },
     close() {
-      // Writes already submitted complete before the connection goes.
-      closing ??= generations
-        .drain()
-        .then(() => journal?.close())
+      // Writes already submitted complete before the connection goes; with a journal, in-progress
+      // records too (it is closed empty).
+      closing ??= (journaled ? journaled.close() : generations.drain())
         .then(() => client.close())
         .finally(releaseLock);
       return closing;
