@@ -3,6 +3,7 @@
  * postgres-client.ts) and embedded PGlite run exactly the same statements.
  */
 import { PGlite, type PGliteOptions, type Transaction as PgliteTransaction } from "@electric-sql/pglite";
+import { createPgliteWorkerClient } from "./pglite-worker-client.js";
 
 export type SqlParameter =
   | string
@@ -34,7 +35,8 @@ export async function createPgliteClient(
   dataDir: string,
   settings: Readonly<Record<string, string>> = PGLITE_SETTINGS,
 ): Promise<SqlClient> {
-  const client = wrapPglite(await PGlite.create(dataDir, pgliteOptions(settings)));
+  // In a worker thread: its statements no longer pause request handling (pglite-worker-client.ts).
+  const client = await createPgliteWorkerClient(dataDir, settings);
   // Single-user Postgres never checkpoints by itself (no checkpointer process; max_wal_size and
   // checkpoint_timeout are not acted on), so pg_wal — in memory:// that is JS memory — grows with
   // every write until a clean close, and a crash replays all of it on the next start.
@@ -58,7 +60,7 @@ const CHECKPOINT_WAL_BYTES = 64 * 1024 * 1024;
 /**
  * Runs CHECKPOINT when `walBytes` of WAL were written since the last one; true when it did. It
  * writes the dirty buffers (at most shared_buffers) to the OS and recycles old WAL segments; it
- * holds PGlite's lock (and the event loop: PGlite is synchronous) for tens of milliseconds.
+ * holds PGlite's lock (in its worker thread: pglite-worker-client.ts) for tens of milliseconds.
  */
 export async function checkpointIfDue(client: SqlClient, walBytes = CHECKPOINT_WAL_BYTES): Promise<boolean> {
   const [row] = await client.query<{ due: boolean }>(

@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { isPermanentDatabaseError } from "./classify-database-error.js";
+import { createPgliteWorkerClient } from "./pglite-worker-client.js";
+import { PGLITE_SETTINGS, type SqlClient } from "./sql-client.js";
+
+let client: SqlClient;
+before(async () => {
+  client = await createPgliteWorkerClient("memory://", PGLITE_SETTINGS);
+  await client.executeScript(
+    "CREATE TABLE items (id TEXT PRIMARY KEY, amount BIGINT NOT NULL, at TIMESTAMPTZ)",
+  );
+});
+after(() => client.close());
+
+test("the worker's client: parameters, arrays, dates and integers go and come back as with PGlite", async () => {
+  const at = new Date("2026-11-24T10:00:00.000Z");
+  await client.query("INSERT INTO items SELECT * FROM unnest($1::text[], $2::bigint[], $3::timestamptz[])", [
+    ["a", "b"],
+    [5, 7],
+    [at.toISOString(), at.toISOString()],
+  ]);
+  const rows = await client.query<{ id: string; amount: number; at: Date }>(
+    "SELECT id, amount, at FROM items WHERE id = ANY($1::text[]) ORDER BY id",
+    [["a", "b"]],
+  );
+  assert.deepEqual(
+    rows.map((row) => [row.id, Number(row.amount), row.at.toISOString()]),
+    [
+      ["a", 5, at.toISOString()],
+      ["b", 7, at.toISOString()],
+    ],
+  );
+});
+
+test("the worker's client: a database error keeps its SQLSTATE, so it is classified as before", async () => {
+  await assert.rejects(client.query("INSERT INTO items (id, amount) VALUES ('a', 1)"), (error: Error) => {
+    assert.equal((error as Error & { code?: string }).code, "23505");
+    assert.match(error.message, /duplicate key/);
+    assert.ok(isPermanentDatabaseError(error));
+    return true;
+  });
+});
+
+test("the worker's client: a transaction commits, or rolls back when its function throws; nesting joins it", async () => {
+  await client.transaction(async (tx) => {
+    await tx.query("INSERT INTO items (id, amount) VALUES ('t1', 1)");
+    await tx.transaction((inner) => inner.query("INSERT INTO items (id, amount) VALUES ('t2', 2)"));
+  });
+  await assert.rejects(
+    client.transaction(async (tx) => {
+      await tx.query("INSERT INTO items (id, amount) VALUES ('t3', 3)");
+      throw new Error("changed my mind");
+    }),
+    /changed my mind/,
+  );
+  const rows = await client.query<{ id: string }>("SELECT id FROM items WHERE id LIKE 't%' ORDER BY id");
+  assert.deepEqual(
+    rows.map((row) => row.id),
+    ["t1", "t2"],
+  );
+});
+
+test("the worker's client: a statement outside an open transaction waits for it to end", async () => {
+  let releaseTransaction!: () => void;
+  const held = new Promise<void>((resolve) => {
+    releaseTransaction = resolve;
+  });
+  const transaction = client.transaction(async (tx) => {
+    await tx.query("INSERT INTO items (id, amount) VALUES ('w1', 1)");
+    await held;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  let outsideDone = false;
+  const outside = client.query("SELECT count(*)::int AS n FROM items WHERE id = 'w1'").then((rows) => {
+    outsideDone = true;
+    return rows;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(outsideDone, false, "it waits while the transaction is open");
+  releaseTransaction();
+  await transaction;
+  assert.deepEqual(await outside, [{ n: 1 }], "and then sees what the transaction committed");
+});
+
+test("the worker's client: a long statement does not stop the main thread's event loop", async () => {
+  const ticks: number[] = [];
+  const timer = setInterval(() => ticks.push(performance.now()), 10);
+  const startedAt = performance.now();
+  // ~0.5 s of work inside the database.
+  await client.query("SELECT count(*) FROM generate_series(1, 3000000)");
+  const took = performance.now() - startedAt;
+  clearInterval(timer);
+  const gaps = ticks.slice(1).map((tick, index) => tick - ticks[index]);
+  assert.ok(took > 100, `the statement took ${took.toFixed(0)} ms (too short to show anything)`);
+  assert.ok(ticks.length >= took / 40, `${ticks.length} ticks in ${took.toFixed(0)} ms`);
+  assert.ok(Math.max(...gaps) < 100, `longest pause of the main thread ${Math.max(...gaps).toFixed(0)} ms`);
+});
