@@ -98,7 +98,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const { settings } = options;
   const logger = options.logger ?? createLogger(settings.logLevel);
   const config = options.config ?? loadConfigFile(settings.configPath);
-  const rawStore = await openStore({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir });
+  const rawStore = await openStore({
+    databaseUrl: settings.databaseUrl,
+    dataDir: settings.dataDir,
+    pgliteThread: settings.pgliteThread,
+  });
   // Outcomes that cannot reach the database are parked in <dataDir>/outbox and replayed
   // (docs/durability.md); the replayer's first pass is the start-up replay.
   const outbox =

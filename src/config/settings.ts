@@ -1,5 +1,6 @@
 /** Process settings from the environment (the config file holds the catalog and providers). */
 import { resolve } from "node:path";
+import type { PgliteThreadSetting } from "../storage/sql-client.js";
 
 export interface Settings {
   port: number;
@@ -10,6 +11,8 @@ export interface Settings {
   configPath: string;
   internalSharedSecret?: string;
   logLevel: string;
+  /** GATEWAY_PGLITE_THREAD (default `auto`): where embedded PGlite runs (storage/sql-client.ts). */
+  pgliteThread?: PgliteThreadSetting;
 }
 
 export const DEFAULT_CONFIG_PATH = new URL("../../config/gateway.yaml", import.meta.url).pathname;
@@ -28,5 +31,16 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     configPath: resolve(env.GATEWAY_CONFIG || DEFAULT_CONFIG_PATH),
     internalSharedSecret: env.INTERNAL_SHARED_SECRET || undefined,
     logLevel: env.LOG_LEVEL || "info",
+    pgliteThread: readPgliteThread(env.GATEWAY_PGLITE_THREAD),
   };
+}
+
+const PGLITE_THREADS: readonly PgliteThreadSetting[] = ["auto", "main", "worker"];
+
+function readPgliteThread(value: string | undefined): PgliteThreadSetting {
+  if (!value) return "auto";
+  const setting = PGLITE_THREADS.find((candidate) => candidate === value);
+  if (!setting)
+    throw new Error(`GATEWAY_PGLITE_THREAD must be one of ${PGLITE_THREADS.join(", ")}, got "${value}"`);
+  return setting;
 }

@@ -18,7 +18,13 @@ import { createKeyLimitRepository } from "./key-limit-repository.js";
 import { migrate } from "./migrate.js";
 import { createPlaygroundKeyRepository } from "./playground-key-repository.js";
 import { redactUrl } from "./redact-url.js";
-import { createPgliteClient, type SqlClient } from "./sql-client.js";
+import {
+  createPgliteClient,
+  PGLITE_SETTINGS,
+  type PgliteThreadSetting,
+  resolvePgliteThread,
+  type SqlClient,
+} from "./sql-client.js";
 import type { Store } from "./types.js";
 import { openUsageJournal, type UsageJournal } from "./usage-journal.js";
 import { createWorkspaceRepository } from "./workspace-repository.js";
@@ -30,6 +36,8 @@ export interface OpenStoreOptions {
   dataDir: string;
   statementTimeoutMs?: number;
   onError?: (error: Error) => void;
+  /** Embedded mode: which thread runs PGlite (sql-client.ts); default `main`. */
+  pgliteThread?: PgliteThreadSetting;
 }
 
 export const IN_MEMORY_DATA_DIR = "memory://";
@@ -56,15 +64,17 @@ export async function openStoreWithSqlClient(
       throw new Error(message, { cause: error });
     }
   }
+  const thread = resolvePgliteThread(options.pgliteThread ?? "main");
   if (options.dataDir === IN_MEMORY_DATA_DIR) {
-    return prepareStore(await createPgliteClient(IN_MEMORY_DATA_DIR), "embedded", async () => {});
+    const client = await createPgliteClient(IN_MEMORY_DATA_DIR, PGLITE_SETTINGS, thread);
+    return prepareStore(client, "embedded", async () => {});
   }
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
   const release = await acquireDataDirLock(options.dataDir);
   try {
     const pgliteDir = join(options.dataDir, "pglite");
     await initializePgliteFolder(pgliteDir);
-    const client = await createPgliteClient(pgliteDir);
+    const client = await createPgliteClient(pgliteDir, PGLITE_SETTINGS, thread);
     return await prepareStore(client, "embedded", release, join(options.dataDir, "journal"));
   } catch (error) {
     await release();

@@ -2,6 +2,7 @@
  * The single SQL seam: repositories and the migrator talk to this interface only, so Postgres (pg,
  * postgres-client.ts) and embedded PGlite run exactly the same statements.
  */
+import { availableParallelism } from "node:os";
 import { PGlite, type PGliteOptions, type Transaction as PgliteTransaction } from "@electric-sql/pglite";
 import { createPgliteWorkerClient } from "./pglite-worker-client.js";
 
@@ -26,7 +27,8 @@ export interface SqlClient {
 }
 
 /**
- * PGlite is one connection to one in-process backend. It already runs `query`, `exec` and
+ * PGlite is one connection to one backend, in this thread or its own (`thread`, PgliteThread
+ * below; same semantics either way). It already runs `query`, `exec` and
  * `transaction` one at a time behind its own exclusive lock, so a transaction can never interleave
  * with another caller's statements; that lock is the mutex we rely on. Consequence: code inside a
  * transaction must use the `tx` it was given — calling the outer client there would wait forever.
@@ -34,9 +36,12 @@ export interface SqlClient {
 export async function createPgliteClient(
   dataDir: string,
   settings: Readonly<Record<string, string>> = PGLITE_SETTINGS,
+  thread: PgliteThread = "main",
 ): Promise<SqlClient> {
-  // In a worker thread: its statements no longer pause request handling (pglite-worker-client.ts).
-  const client = await createPgliteWorkerClient(dataDir, settings);
+  const client =
+    thread === "worker"
+      ? await createPgliteWorkerClient(dataDir, settings)
+      : wrapPglite(await PGlite.create(dataDir, pgliteOptions(settings)));
   // Single-user Postgres never checkpoints by itself (no checkpointer process; max_wal_size and
   // checkpoint_timeout are not acted on), so pg_wal — in memory:// that is JS memory — grows with
   // every write until a clean close, and a crash replays all of it on the next start.
@@ -51,6 +56,27 @@ export async function createPgliteClient(
       await client.close();
     },
   };
+}
+
+/**
+ * Where the embedded database runs. PGlite executes statements synchronously, so on the main
+ * thread every batch of usage records pauses request handling; in a worker thread
+ * (pglite-worker-client.ts) it does not, and with a spare core it runs there. Measured
+ * (docs/performance.md, item 19): with two cores the worker gives 1.09× the non-streamed and
+ * 1.12× the streamed throughput and halves the p99 at 400 req/s; confined to one core it cuts
+ * that p99 by up to 5× but costs ~7 % of the non-streamed throughput (the threads take turns on
+ * the core) and ~5–30 MB of RSS. `auto` picks the worker when the process may use more than one
+ * CPU (its affinity mask, so `taskset -c 0` counts as one).
+ */
+export type PgliteThread = "main" | "worker";
+export type PgliteThreadSetting = PgliteThread | "auto";
+
+export function resolvePgliteThread(
+  setting: PgliteThreadSetting,
+  cpus = availableParallelism(),
+): PgliteThread {
+  if (setting !== "auto") return setting;
+  return cpus > 1 ? "worker" : "main";
 }
 
 const CHECKPOINT_CHECK_INTERVAL_MS = 60_000;
