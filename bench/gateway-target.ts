@@ -104,6 +104,8 @@ export async function startGatewayTarget(options: GatewayTargetOptions): Promise
         DATABASE_URL: options.databaseUrl ?? "",
         REDIS_URL: options.redisUrl ?? "",
         GATEWAY_DATA_DIR: dataDir,
+        // auto unless the caller chose: the request thread when pinned to one core, else a worker.
+        GATEWAY_PGLITE_THREAD: process.env.GATEWAY_PGLITE_THREAD || "auto",
         GATEWAY_CONFIG: configPath,
         INTERNAL_SHARED_SECRET: internalSecret,
         LOG_LEVEL: "info",

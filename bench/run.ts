@@ -156,7 +156,7 @@ async function main(): Promise<number> {
       baselineDir: options.compareDir,
       storage: options.distributed
         ? "distributed: PostgreSQL + Redis on loopback (system services, not pinned; their CPU and memory are not in the gateway's figures)"
-        : "embedded: PGlite in the gateway process (temp GATEWAY_DATA_DIR), in-process shared state",
+        : `embedded: PGlite in the gateway process (temp GATEWAY_DATA_DIR; GATEWAY_PGLITE_THREAD=${process.env.GATEWAY_PGLITE_THREAD || "auto"}: auto = the request thread when pinned to one core, else a worker thread), in-process shared state`,
       loadAverageBefore,
       loadAverageAfter,
       options: process.argv.slice(2).join(" ") || "(defaults)",
