@@ -96,3 +96,15 @@ test("the worker's client: a long statement does not stop the main thread's even
   assert.ok(ticks.length >= took / 40, `${ticks.length} ticks in ${took.toFixed(0)} ms`);
   assert.ok(Math.max(...gaps) < 100, `longest pause of the main thread ${Math.max(...gaps).toFixed(0)} ms`);
 });
+
+test("the worker's client: when the thread dies, waiting and later calls fail with an error instead of hanging", async () => {
+  let thread: import("node:worker_threads").Worker | undefined;
+  const doomed = await createPgliteWorkerClient("memory://", PGLITE_SETTINGS, (worker) => {
+    thread = worker;
+  });
+  const waiting = doomed.query("SELECT pg_sleep(2)");
+  await thread?.terminate();
+  await assert.rejects(waiting, /the database worker exited/);
+  await assert.rejects(doomed.query("SELECT 1"), /the database worker exited/);
+  await doomed.close(); // Nothing left to close: resolves.
+});

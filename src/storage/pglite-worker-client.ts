@@ -18,8 +18,11 @@ type Outgoing = WorkerRequest extends infer R ? (R extends { id: number } ? Omit
 export async function createPgliteWorkerClient(
   dataDir: string,
   settings: Readonly<Record<string, string>>,
+  /** Tests: the thread itself, to end it as a crash would. */
+  onWorker?: (worker: Worker) => void,
 ): Promise<SqlClient> {
   const worker = startWorker({ dataDir, settings: { ...settings } });
+  onWorker?.(worker);
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let nextTx = 1;
