@@ -38,6 +38,7 @@ import { createMemoryOutcomeOutbox } from "./storage/memory-outcome-outbox.js";
 import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
 import { withSharedInProgressRecords } from "./storage/shared-in-progress-records.js";
 import { openSharedState } from "./storage/shared-state.js";
+import { resolvePgliteThread } from "./storage/sql-client.js";
 import type { SharedState, Store } from "./storage/types.js";
 
 export interface GatewayOptions {
@@ -98,10 +99,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const { settings } = options;
   const logger = options.logger ?? createLogger(settings.logLevel);
   const config = options.config ?? loadConfigFile(settings.configPath);
+  const pgliteThread = resolvePgliteThread(settings.pgliteThread ?? "main");
   const rawStore = await openStore({
     databaseUrl: settings.databaseUrl,
     dataDir: settings.dataDir,
-    pgliteThread: settings.pgliteThread,
+    pgliteThread,
   });
   // Outcomes that cannot reach the database are parked in <dataDir>/outbox and replayed
   // (docs/durability.md); the replayer's first pass is the start-up replay.
@@ -202,7 +204,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const port = (server.address() as AddressInfo).port;
   const url = `http://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${port}`;
   logger.info(
-    { url, database: store.mode, state: state.mode, models: config.models.length },
+    {
+      url,
+      database: store.mode,
+      ...(store.mode === "embedded" ? { pgliteThread } : {}),
+      state: state.mode,
+      models: config.models.length,
+    },
     "gateway listening",
   );
 

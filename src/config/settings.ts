@@ -1,6 +1,6 @@
 /** Process settings from the environment (the config file holds the catalog and providers). */
 import { resolve } from "node:path";
-import type { PgliteThreadSetting } from "../storage/sql-client.js";
+import { PGLITE_THREAD_SETTINGS, type PgliteThreadSetting } from "../storage/sql-client.js";
 
 export interface Settings {
   port: number;
@@ -35,12 +35,12 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   };
 }
 
-const PGLITE_THREADS: readonly PgliteThreadSetting[] = ["auto", "main", "worker"];
-
 function readPgliteThread(value: string | undefined): PgliteThreadSetting {
   if (!value) return "auto";
-  const setting = PGLITE_THREADS.find((candidate) => candidate === value);
+  const setting = PGLITE_THREAD_SETTINGS.find((candidate) => candidate === value);
   if (!setting)
-    throw new Error(`GATEWAY_PGLITE_THREAD must be one of ${PGLITE_THREADS.join(", ")}, got "${value}"`);
+    throw new Error(
+      `GATEWAY_PGLITE_THREAD must be one of ${PGLITE_THREAD_SETTINGS.join(", ")}, got "${value}"`,
+    );
   return setting;
 }

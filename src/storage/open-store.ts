@@ -18,13 +18,7 @@ import { createKeyLimitRepository } from "./key-limit-repository.js";
 import { migrate } from "./migrate.js";
 import { createPlaygroundKeyRepository } from "./playground-key-repository.js";
 import { redactUrl } from "./redact-url.js";
-import {
-  createPgliteClient,
-  PGLITE_SETTINGS,
-  type PgliteThreadSetting,
-  resolvePgliteThread,
-  type SqlClient,
-} from "./sql-client.js";
+import { createPgliteClient, PGLITE_SETTINGS, type PgliteThread, type SqlClient } from "./sql-client.js";
 import type { Store } from "./types.js";
 import { openUsageJournal, type UsageJournal } from "./usage-journal.js";
 import { createWorkspaceRepository } from "./workspace-repository.js";
@@ -37,7 +31,7 @@ export interface OpenStoreOptions {
   statementTimeoutMs?: number;
   onError?: (error: Error) => void;
   /** Embedded mode: which thread runs PGlite (sql-client.ts); default `main`. */
-  pgliteThread?: PgliteThreadSetting;
+  pgliteThread?: PgliteThread;
 }
 
 export const IN_MEMORY_DATA_DIR = "memory://";
@@ -64,7 +58,7 @@ export async function openStoreWithSqlClient(
       throw new Error(message, { cause: error });
     }
   }
-  const thread = resolvePgliteThread(options.pgliteThread ?? "main");
+  const thread = options.pgliteThread ?? "main";
   if (options.dataDir === IN_MEMORY_DATA_DIR) {
     const client = await createPgliteClient(IN_MEMORY_DATA_DIR, PGLITE_SETTINGS, thread);
     return prepareStore(client, "embedded", async () => {});

@@ -69,7 +69,8 @@ export async function createPgliteClient(
  * CPU (its affinity mask, so `taskset -c 0` counts as one).
  */
 export type PgliteThread = "main" | "worker";
-export type PgliteThreadSetting = PgliteThread | "auto";
+export const PGLITE_THREAD_SETTINGS = ["auto", "main", "worker"] as const;
+export type PgliteThreadSetting = (typeof PGLITE_THREAD_SETTINGS)[number];
 
 export function resolvePgliteThread(
   setting: PgliteThreadSetting,
@@ -86,7 +87,8 @@ const CHECKPOINT_WAL_BYTES = 64 * 1024 * 1024;
 /**
  * Runs CHECKPOINT when `walBytes` of WAL were written since the last one; true when it did. It
  * writes the dirty buffers (at most shared_buffers) to the OS and recycles old WAL segments; it
- * holds PGlite's lock (in its worker thread: pglite-worker-client.ts) for tens of milliseconds.
+ * holds PGlite's lock for tens of milliseconds, and the event loop too unless PGlite runs in its
+ * worker thread (pglite-worker-client.ts).
  */
 export async function checkpointIfDue(client: SqlClient, walBytes = CHECKPOINT_WAL_BYTES): Promise<boolean> {
   const [row] = await client.query<{ due: boolean }>(

@@ -42,12 +42,13 @@ for (const thread of ["main", "worker"] as const) {
       GATEWAY_CONFIG: configPath,
       GATEWAY_DATA_DIR: dataDir,
       INTERNAL_SHARED_SECRET: secret,
-      LOG_LEVEL: "warn",
+      LOG_LEVEL: "info",
       FAKE_UPSTREAM_KEY: "sk-upstream",
       GATEWAY_PGLITE_THREAD: thread,
     };
 
     const first = await startGatewayProcess({ env });
+    assert.match(first.output(), new RegExp(`"pgliteThread":"${thread}".*"gateway listening"`));
     t.after(() => first.stop(0));
     const admin = createHttpAdminClient(first.url, secret);
     const workspace = await admin.createWorkspace({ name: "crash", creditsUsd: "1" });
