@@ -108,3 +108,10 @@ test("the worker's client: when the thread dies, waiting and later calls fail wi
   await assert.rejects(doomed.query("SELECT 1"), /the database worker exited/);
   await doomed.close(); // Nothing left to close: resolves.
 });
+
+test("the worker's client: a database that cannot start rejects the client instead of hanging", async () => {
+  await assert.rejects(
+    createPgliteWorkerClient("memory://", { ...PGLITE_SETTINGS, shared_buffers: "not-a-size" }),
+    (error: Error) => error instanceof Error && error.message.length > 0,
+  );
+});
