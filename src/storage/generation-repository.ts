@@ -131,7 +131,7 @@ const FINISH_MANY_SQL = `SELECT finish_generations(${START_TYPES},
 export function createGenerationRepository(client: SqlClient): SqlGenerationRepository {
   async function startMany(records: readonly GenerationStart[]): Promise<void> {
     if (records.length === 0) return;
-    await client.query(
+    await client.run(
       `INSERT INTO generations (${START_COLUMNS})
        SELECT id, workspace_id, api_key_id, model, ingress_format, source, stream, COALESCE(created_at, now())
        FROM unnest(${START_TYPES}) AS t(${START_COLUMNS})
@@ -147,7 +147,7 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
       if (entry.start.id !== entry.id) throw new RangeError(`start.id must be "${entry.id}"`);
     }
     const outcomes = entries.map((entry) => entry.outcome);
-    await client.query(FINISH_MANY_SQL, [
+    await client.run(FINISH_MANY_SQL, [
       ...startColumnArrays(entries.map((entry) => entry.start)),
       outcomes.map((outcome) => outcome.status),
       outcomes.map((outcome) => outcome.errorCode),

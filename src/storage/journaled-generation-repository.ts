@@ -251,6 +251,10 @@ export function flushBefore(client: SqlClient, flush: () => Promise<void>): SqlC
       await flush();
       return client.query(text, params);
     },
+    async run(text, params) {
+      await flush();
+      return client.run(text, params);
+    },
     async executeScript(text) {
       await flush();
       return client.executeScript(text);

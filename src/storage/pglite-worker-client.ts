@@ -71,6 +71,9 @@ export async function createPgliteWorkerClient(
       async query<T>(text: string, params: readonly SqlParameter[] = []) {
         return (await send({ op: "query", text, params: [...params], tx })) as T[];
       },
+      async run(text, params) {
+        await send({ op: "run", text, params: [...params], tx });
+      },
       async executeScript(text) {
         await send({ op: "exec", text, tx });
       },

@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { createPreparedRunner } from "./pglite-prepared.js";
 import { serializeError, type WorkerReply, type WorkerRequest } from "./pglite-worker-protocol.js";
 import { pgliteOptions } from "./sql-client.js";
 
@@ -22,6 +23,7 @@ async function serve(): Promise<void> {
     port.postMessage({ failed: serializeError(error) } satisfies WorkerReply);
     return;
   }
+  const runPrepared = createPreparedRunner(database);
   const open = new Map<number, { tx: Transaction; end(commit: boolean): void; done: Promise<void> }>();
 
   const target = (tx: number | undefined) => {
@@ -35,6 +37,11 @@ async function serve(): Promise<void> {
     switch (request.op) {
       case "query":
         return (await target(request.tx).query(request.text, request.params)).rows;
+      case "run":
+        // Inside a transaction a plain query: the prepared path takes the locks the transaction holds.
+        if (request.tx === undefined) await runPrepared(request.text, request.params);
+        else await target(request.tx).query(request.text, request.params);
+        return null;
       case "exec":
         await target(request.tx).exec(request.text);
         return null;

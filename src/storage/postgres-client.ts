@@ -42,6 +42,9 @@ export function createPostgresClient(url: string, options: PostgresClientOptions
         const result = await connection.query(text, params as unknown[]);
         return result.rows as T[];
       },
+      async run(text, params) {
+        await connection.query(text, params as unknown[]);
+      },
       async executeScript(text) {
         // Without parameters pg uses the simple protocol, which accepts several statements.
         await connection.query(text);
@@ -56,6 +59,9 @@ export function createPostgresClient(url: string, options: PostgresClientOptions
     async query<T>(text: string, params: readonly SqlParameter[] = []) {
       const result = await pool.query(text, params as unknown[]);
       return result.rows as T[];
+    },
+    async run(text, params) {
+      await pool.query(text, params as unknown[]);
     },
     async executeScript(text) {
       await pool.query(text);

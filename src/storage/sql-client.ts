@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from "node:os";
 import { PGlite, type PGliteOptions, type Transaction as PgliteTransaction } from "@electric-sql/pglite";
+import { createPreparedRunner } from "./pglite-prepared.js";
 import { createPgliteWorkerClient } from "./pglite-worker-client.js";
 
 export type SqlParameter =
@@ -19,6 +20,12 @@ export type SqlParameter =
 
 export interface SqlClient {
   query<T = Record<string, unknown>>(text: string, params?: readonly SqlParameter[]): Promise<T[]>;
+  /**
+   * Runs a statement whose rows are not read. Same effect as `query`; a client may keep the
+   * statement prepared between calls (PGlite does: pglite-prepared.ts), so use it for statements
+   * with a fixed text that run often.
+   */
+  run(text: string, params: readonly SqlParameter[]): Promise<void>;
   /** Runs a script of `;`-separated statements without parameters (migrations). */
   executeScript(text: string): Promise<void>;
   /** Commits when `fn` resolves, rolls back when it throws. Nested calls join the outer transaction. */
@@ -140,6 +147,9 @@ export function wrapPglite(database: PGlite): SqlClient {
       async query<T>(text: string, params: readonly SqlParameter[] = []) {
         return (await tx.query<T>(text, params as unknown[])).rows;
       },
+      async run(text, params) {
+        await tx.query(text, params as unknown[]);
+      },
       async executeScript(text) {
         await tx.exec(text);
       },
@@ -153,6 +163,7 @@ export function wrapPglite(database: PGlite): SqlClient {
     async query<T>(text: string, params: readonly SqlParameter[] = []) {
       return (await database.query<T>(text, params as unknown[])).rows;
     },
+    run: createPreparedRunner(database),
     async executeScript(text) {
       await database.exec(text);
     },
