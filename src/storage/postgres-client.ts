@@ -3,6 +3,7 @@
  * embedded gateway never loads pg (~3 MB of heap it would not use): open-store.ts imports it only
  * when a database URL is configured.
  */
+import { createHash } from "node:crypto";
 import pg from "pg";
 import type { SqlClient, SqlParameter } from "./sql-client.js";
 
@@ -19,6 +20,22 @@ const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 const DEFAULT_CONNECTION_TIMEOUT_MS = 5_000;
 /** Slack between the server's statement_timeout and the client's own deadline (network stalls). */
 const CLIENT_DEADLINE_SLACK_MS = 2_000;
+
+/**
+ * `run` statements are named, so each pooled connection parses and plans them once (pg prepares a
+ * named statement on a connection's first use): the usage-record writes skip PostgreSQL's parse
+ * and function lookup on every batch. The name is derived from the text, so two texts never share
+ * one, and every instance agrees.
+ */
+const statementNames = new Map<string, string>();
+function prepared(text: string, params: readonly SqlParameter[]): pg.QueryConfig {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `gateway_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return { name, text, values: params as unknown[] };
+}
 
 export function createPostgresClient(url: string, options: PostgresClientOptions = {}): SqlClient {
   const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
@@ -43,7 +60,7 @@ export function createPostgresClient(url: string, options: PostgresClientOptions
         return result.rows as T[];
       },
       async run(text, params) {
-        await connection.query(text, params as unknown[]);
+        await connection.query(prepared(text, params));
       },
       async executeScript(text) {
         // Without parameters pg uses the simple protocol, which accepts several statements.
@@ -61,7 +78,7 @@ export function createPostgresClient(url: string, options: PostgresClientOptions
       return result.rows as T[];
     },
     async run(text, params) {
-      await pool.query(text, params as unknown[]);
+      await pool.query(prepared(text, params));
     },
     async executeScript(text) {
       await pool.query(text);
