@@ -23,6 +23,12 @@ export interface BenchOptions {
   /** Run the gateway on PostgreSQL + Redis (loopback) instead of embedded PGlite. */
   distributed?: { postgresAdminUrl: string; redisUrl: string };
   rounds: number;
+  /**
+   * Unmeasured load per target before the first round, split over the selected scenarios: V8's
+   * optimised code (and, embedded, PGlite's WebAssembly) is still being compiled during the first
+   * tens of seconds of load, which made round 1 of the first scenario 2–3× slower than round 3.
+   */
+  warmStartMs: number;
   warmupMs: number;
   durationMs: number;
   concurrency: number;
@@ -63,6 +69,9 @@ export const HELP = `npm run bench -- [options]
                        created via BENCH_POSTGRES_ADMIN_URL (default ${DEFAULT_POSTGRES_ADMIN_URL})
                        and dropped after; Redis at BENCH_REDIS_URL (default ${DEFAULT_REDIS_URL})
   --rounds N           measurement rounds, targets alternating within each (default 2, max 5)
+  --warm-start S       unmeasured load per target before the first round, split over the scenarios
+                       (default 12, --quick 4; 0 skips; max 60): the gateway's code is still being
+                       optimised during its first tens of seconds of load
   --duration S         seconds measured per target, scenario and load (default 3, max 30)
   --warmup S           unmeasured seconds before each measurement (default 1, max 10)
   --concurrency N      connections of the fixed-concurrency load (default 32, max 512)
@@ -94,6 +103,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
         }
       : undefined,
     rounds: quick ? 1 : 2,
+    warmStartMs: quick ? 4_000 : 12_000,
     warmupMs: quick ? 300 : 1_000,
     durationMs: quick ? 1_000 : 3_000,
     concurrency: 32,
@@ -124,6 +134,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
     return parsed;
   };
   options.rounds = integer("rounds", 1, 5) ?? options.rounds;
+  options.warmStartMs = (integer("warm-start", 0, 60) ?? options.warmStartMs / 1000) * 1000;
   options.durationMs = (integer("duration", 1, 30) ?? options.durationMs / 1000) * 1000;
   options.warmupMs = (integer("warmup", 0, 10) ?? options.warmupMs / 1000) * 1000;
   options.concurrency = integer("concurrency", 1, 512) ?? options.concurrency;
@@ -182,5 +193,6 @@ export function estimateRunMs(options: BenchOptions): number {
       : options.streamTargets.length * (1_000 + options.streamWaves * (streamMs + options.settleMs + 5_000));
   // Per gateway: its build, PGlite's initdb and migrations (or a fresh database), the admin key.
   const startup = 5_000 + gateways * 10_000;
-  return cells * perCell + rateDrains + streams + startup;
+  const warmStart = targets * (options.warmStartMs + options.scenarios.length * 400);
+  return cells * perCell + rateDrains + streams + startup + warmStart;
 }

@@ -14,7 +14,7 @@ import { HARNESS_CPU, planCpuPinning, TARGET_CPU } from "./cpu-pinning.js";
 import { assertLoopbackUrl, type BenchDatabase, createBenchDatabase } from "./distributed-database.js";
 import { type GatewayTarget, startGatewayTarget } from "./gateway-target.js";
 import { type StartedServer, startProxyChild, startUpstreamChild } from "./helper-children.js";
-import type { LoadMode } from "./load-generator.js";
+import { type LoadMode, runLoad } from "./load-generator.js";
 import { type CellMeasurement, describeMode, measureCell } from "./measure-cell.js";
 import { type BenchOptions, estimateRunMs, parseBenchOptions, type StreamTarget } from "./options.js";
 import { readLoadAverage } from "./proc-stats.js";
@@ -91,9 +91,7 @@ async function main(): Promise<number> {
       databaseUrl: database?.url,
       redisUrl: options.distributed?.redisUrl,
     });
-    // The profile starts with the process; its start (module loading, PGlite's initdb) is not load.
     // The baseline's start, next, is idle time in the gateway's profile.
-    const startupMs = Math.round(performance.now() - gatewaySpawnedAt);
     if (options.compareDir) {
       // Same start as the gateway (build, storage mode, core), never profiled.
       baseline = await startGatewayTarget({
@@ -124,6 +122,9 @@ async function main(): Promise<number> {
       });
     }
     const failures: string[] = [];
+    await warmStart(options, targets, failures);
+    // The gateway's profile leaves out its start and the warm start: neither is steady load.
+    const unprofiledMs = Math.round(performance.now() - gatewaySpawnedAt);
     const cells = await measureAll(options, targets, upstream.child.pid, plan.pinned, failures);
     const streamTargets = targets.filter((target) =>
       options.streamTargets.includes(target.endpoint.kind as StreamTarget),
@@ -139,7 +140,7 @@ async function main(): Promise<number> {
     await Promise.all([gateway.stop(), baseline?.stop()]);
     gateway = undefined;
     baseline = undefined;
-    const profileMarkdown = profileDir ? summariseNewestProfile(profileDir, startupMs) : undefined;
+    const profileMarkdown = profileDir ? summariseNewestProfile(profileDir, unprofiledMs) : undefined;
 
     const rows = aggregate(cells);
     const ratios = computeFloorRatios(rows);
@@ -193,6 +194,36 @@ async function main(): Promise<number> {
       await created
         ?.drop()
         .catch((error: Error) => log(`bench: could not drop the ${which}bench database: ${error.message}`));
+    }
+  }
+}
+
+/**
+ * Unmeasured load on every target, each selected scenario in turn at the fixed concurrency, before
+ * the first round; the first answer of each is validated, as in a measurement's own warm-up.
+ */
+async function warmStart(options: BenchOptions, targets: Target[], failures: string[]): Promise<void> {
+  if (options.warmStartMs === 0) return;
+  const scenarios = SCENARIOS.filter((item) => options.scenarios.includes(item.id));
+  const perScenarioMs = Math.max(500, Math.round(options.warmStartMs / scenarios.length));
+  log(`bench: warm start: ${options.warmStartMs / 1000} s of unmeasured load per target`);
+  for (const target of targets) {
+    for (const scenario of scenarios) {
+      const load = await runLoad({
+        host: target.endpoint.host,
+        port: target.endpoint.port,
+        request: buildScenarioRequest(scenario.id, target.endpoint),
+        mode: { kind: "concurrency", connections: options.concurrency },
+        requestTimeoutMs: options.requestTimeoutMs,
+        durationMs: perScenarioMs,
+        drainTimeoutMs: Math.max(options.minDrainMs, perScenarioMs),
+        validate: scenario.validate,
+      }).catch((error: Error) => ({ completed: 0, errors: 1, failure: error.message }));
+      if ("failure" in load)
+        failures.push(`warm start ${scenario.id} ${target.endpoint.kind}: ${load.failure}`);
+      else if (load.errors > 0) {
+        failures.push(`warm start ${scenario.id} ${target.endpoint.kind}: ${load.errors} errors`);
+      }
     }
   }
 }
@@ -287,12 +318,15 @@ async function measureStreams(
   return results;
 }
 
-/** Leaves out the gateway's first `startupMs` (spawn to ready, key created): start-up is not load. */
-function summariseNewestProfile(profileDir: string, startupMs: number): string | undefined {
+/**
+ * Leaves out the gateway's first `unprofiledMs` (spawn to ready, key created, then the warm start):
+ * start-up and code still being optimised are not steady load.
+ */
+function summariseNewestProfile(profileDir: string, unprofiledMs: number): string | undefined {
   const path = findNewestProfile(profileDir);
   if (!path) return "No profile was written (did the gateway exit cleanly?).";
-  const summary = formatProfileSummary(summariseCpuProfile(readCpuProfile(path), 25, startupMs), path);
-  return `The gateway's first ${startupMs} ms (its start) are left out.\n\n${summary}`;
+  const summary = formatProfileSummary(summariseCpuProfile(readCpuProfile(path), 25, unprofiledMs), path);
+  return `The gateway's first ${unprofiledMs} ms (its start and the warm start) are left out.\n\n${summary}`;
 }
 
 function armWatchdog(limitMs: number): void {

@@ -223,6 +223,22 @@ test("the profile summariser ranks self time and charges natives to their callin
   );
 });
 
+test("--warm-start sets the unmeasured load per target before round 1, and the estimate counts it", () => {
+  const parse = (argv: string[]) => parseBenchOptions(argv) as BenchOptions;
+  assert.equal(parse([]).warmStartMs, 12_000);
+  assert.equal(parse(["--quick"]).warmStartMs, 4_000);
+  const none = parse(["--warm-start", "0"]);
+  const long = parse(["--warm-start", "30"]);
+  assert.equal(none.warmStartMs, 0);
+  // Three targets (direct, proxy, gateway), each warmed 30 s.
+  assert.ok(estimateRunMs(long) - estimateRunMs(none) >= 3 * 30_000);
+  assert.ok(long.watchdogMs >= 2 * estimateRunMs(long));
+  assert.throws(
+    () => parseBenchOptions(["--warm-start", "61"]),
+    /--warm-start must be an integer from 0 to 60/,
+  );
+});
+
 test("--compare-dir adds the baseline target, its slow streams and its time to the estimate", () => {
   const parse = (argv: string[]) => parseBenchOptions(argv) as BenchOptions;
   const plain = parse(["--quick"]);
