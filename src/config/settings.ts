@@ -11,7 +11,11 @@ export interface Settings {
   configPath: string;
   internalSharedSecret?: string;
   logLevel: string;
-  /** GATEWAY_PGLITE_THREAD (default `auto`): where embedded PGlite runs (storage/sql-client.ts). */
+  /**
+   * GATEWAY_PGLITE_THREAD: where embedded PGlite runs (storage/sql-client.ts). `readSettings` gives
+   * `auto` when the variable is unset; settings built in code without it get `main` (gateway.ts),
+   * so the tests' gateways run PGlite on the request thread unless a test asks for the worker.
+   */
   pgliteThread?: PgliteThreadSetting;
 }
 
