@@ -30,9 +30,21 @@ if (files.length === 0) {
   console.error("no test files found under", roots.join(", "));
   process.exit(1);
 }
+// A test file that cannot end (a child process left running holds its pipes open) is cancelled
+// and fails after 15 minutes instead of holding CI until its 90-minute limit; no file
+// takes more than a few minutes.
+const FILE_TIMEOUT_MS = 15 * 60 * 1000;
 const result = spawnSync(
   process.execPath,
-  ["--import", "tsx", "--test", "--test-reporter=spec", "--test-concurrency=2", ...files],
+  [
+    "--import",
+    "tsx",
+    "--test",
+    "--test-reporter=spec",
+    "--test-concurrency=2",
+    `--test-timeout=${FILE_TIMEOUT_MS}`,
+    ...files,
+  ],
   { cwd: root, stdio: "inherit", env: process.env },
 );
 process.exit(result.status ?? 1);

@@ -48,8 +48,8 @@ for (const thread of ["main", "worker"] as const) {
     };
 
     const first = await startGatewayProcess({ env });
-    assert.match(first.output(), new RegExp(`"pgliteThread":"${thread}".*"gateway listening"`));
     t.after(() => first.stop(0));
+    await first.waitForOutput(new RegExp(`"pgliteThread":"${thread}".*"gateway listening"`));
     const admin = createHttpAdminClient(first.url, secret);
     const workspace = await admin.createWorkspace({ name: "crash", creditsUsd: "1" });
     const { secret: apiKey } = await admin.createKey({ workspaceId: workspace.id });

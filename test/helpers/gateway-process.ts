@@ -34,6 +34,12 @@ export interface GatewayProcess {
   pid: number;
   /** Everything the process wrote so far (stdout and stderr). */
   output(): string;
+  /**
+   * Resolves with the output once it matches; rejects after `timeoutMs`. The ready line comes on
+   * stdout and the logger writes to stderr: two pipes, so a log line written before the ready
+   * line may still be on its way when the process counts as ready.
+   */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** SIGTERM to this PID, SIGKILL after `graceMs`; resolves with how it ended. */
   stop(graceMs?: number): Promise<string>;
 }
@@ -92,6 +98,14 @@ export async function startGatewayProcess(options: {
     url,
     pid,
     output: () => output,
+    async waitForOutput(pattern, timeoutMs = 5_000) {
+      for (const deadline = Date.now() + timeoutMs; !pattern.test(output); ) {
+        if (Date.now() > deadline)
+          throw new Error(`gateway ${pid}: no ${pattern} within ${timeoutMs} ms:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return output;
+    },
     stop: (graceMs = 10_000) => stopChild(child, pid, exited, graceMs),
   };
 }
