@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,7 +24,10 @@ async function temporaryFolder(t: TestContext, prefix: string): Promise<string> 
 }
 
 /** A migrated embedded database, its raw SQL repository (which counts finish statements), a journal. */
-async function createJournaledSetup(t: TestContext, options: { lingerMs: number }) {
+async function createJournaledSetup(
+  t: TestContext,
+  options: { lingerMs: number; busyLingerMs?: number; loopUtilization?: () => number },
+) {
   const context = await createTestStore("embedded");
   t.after(() => context.cleanup());
   const workspace = await context.store.workspaces.create({
@@ -50,6 +55,8 @@ async function createJournaledSetup(t: TestContext, options: { lingerMs: number 
   const writeErrors: Array<{ ids: readonly string[]; setAside: boolean }> = [];
   const repository = createJournaledGenerationRepository(countingSql, journal, {
     lingerMs: options.lingerMs,
+    busyLingerMs: options.busyLingerMs,
+    loopUtilization: options.loopUtilization,
     onWriteError: (_error, ids, setAside) => writeErrors.push({ ids, setAside }),
   });
   t.after(() => repository.close().catch(() => {}));
@@ -122,6 +129,53 @@ test("records finishing within the linger share one statement, and the balance i
   assert.deepEqual(finishStatements, [ids], "one statement carried all of them");
   const after = await store.workspaces.get(workspace.id);
   assert.equal(after?.balanceMicroUsd, 1_000_000 - 40 * 100);
+});
+
+test("a busy event loop writes bigger batches: the linger grows while busy and returns when calm", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  let utilization = 1;
+  const { repository, start, finishStatements } = await createJournaledSetup(t, {
+    lingerMs: 10,
+    busyLingerMs: 60_000,
+    loopUtilization: () => utilization,
+  });
+  const waitForStatements = async (count: number) => {
+    for (let waited = 0; finishStatements.length < count && waited < 5_000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(finishStatements.length, count, `statement ${count} was written`);
+  };
+
+  await repository.finish("req_busy_1", outcome(10), start("req_busy_1"));
+  await waitForStatements(1); // Written after the short linger; the pass then finds the loop busy.
+  await repository.finish("req_busy_2", outcome(10), start("req_busy_2"));
+  await repository.finish("req_busy_3", outcome(10), start("req_busy_3"));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(finishStatements.length, 1, "while busy, records wait for the long linger");
+
+  utilization = 0.5;
+  await repository.drain(); // What a read does: it writes at once, whatever the linger.
+  assert.deepEqual(finishStatements[1], ["req_busy_2", "req_busy_3"], "one statement for both");
+  await repository.finish("req_busy_4", outcome(10), start("req_busy_4"));
+  await waitForStatements(3); // The pass of the drain found the loop calm: the short linger again.
+  assert.deepEqual(finishStatements[2], ["req_busy_4"]);
+});
+
+test("between calm and busy the linger stays as it was", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const readings = [1, 0.8];
+  const { repository, start, finishStatements } = await createJournaledSetup(t, {
+    lingerMs: 10,
+    busyLingerMs: 60_000,
+    loopUtilization: () => readings.shift() ?? 0.8,
+  });
+  await repository.finish("req_between_1", outcome(10), start("req_between_1"));
+  await repository.drain(); // Busy: the long linger.
+  await repository.finish("req_between_2", outcome(10), start("req_between_2"));
+  await repository.drain(); // 0.8: neither busy nor calm, so still the long linger.
+  await repository.finish("req_between_3", outcome(10), start("req_between_3"));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(finishStatements.length, 2, "the third record waits for the long linger");
 });
 
 test("an in-progress record is found at once, and a finish before its write replaces it", async (t) => {
@@ -210,6 +264,38 @@ test("reads through the store wait for journaled records: a balance read right a
   );
   await store.generations.finish(record.id, outcome(1_234), record);
   assert.equal((await store.workspaces.get(workspace.id))?.balanceMicroUsd, 10_000 - 1_234);
+});
+
+test("closing writes what is journaled even when nothing else keeps the process alive", async (t) => {
+  const journalDirectory = await temporaryFolder(t, "journal-close-");
+  const moduleUrl = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
+  // No database, server or timer in the child: only the writer's own pass can keep it running.
+  const childSource = `
+    import { createJournaledGenerationRepository } from ${moduleUrl("./journaled-generation-repository.ts")};
+    import { openUsageJournal } from ${moduleUrl("./usage-journal.ts")};
+    const written = [];
+    const sql = { finishMany: async (entries) => { written.push(...entries.map((entry) => entry.id)); } };
+    const repository = createJournaledGenerationRepository(sql, openUsageJournal(${JSON.stringify(journalDirectory)}), {
+      lingerMs: 60000,
+    });
+    const start = ${JSON.stringify(createTestStart({ id: "req_alone", workspaceId: "ws_1", apiKeyId: "key_1" }))};
+    await repository.finish("req_alone", ${JSON.stringify(outcome(7))}, start);
+    await repository.close();
+    process.stdout.write("closed after writing " + written.join(","));
+  `;
+  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", childSource], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    output += chunk;
+  });
+  const [code] = (await once(child, "close")) as [number | null];
+  assert.equal(output, "closed after writing req_alone");
+  assert.equal(code, 0);
 });
 
 test("a killed process loses no acknowledged record: the next start writes its journal, debiting once", async (t) => {
