@@ -20,6 +20,8 @@ export interface RunEnvironment {
   loadAverageAfter?: number[];
   options: string;
   profiled: boolean;
+  /** `--quick`: a short warm start and 1 s phases. */
+  quick: boolean;
   durationS: number;
 }
 
@@ -154,6 +156,11 @@ export function renderReport(input: ReportInput): string {
       : []),
     ...(env.profiled
       ? ["- ⚠ The gateway ran under `--cpu-prof`: its figures are perturbed by the profiler."]
+      : []),
+    ...(env.quick
+      ? [
+          "- ⚠ `--quick`: 4 s of warm start and 1 s phases leave the gateway partly cold (its saturated chat-json rate is typically a third of a default run's): a smoke check, not figures to quote or compare.",
+        ]
       : []),
     "",
     `direct = the loopback upstream itself (CPU/RSS are the upstream's); proxy = bare Node pass-through (the floor); gateway = full path (key auth, admission, translation, usage record)${env.baselineDir ? "; baseline = the gateway of the --compare-dir checkout, same requests with its own key" : ""}.`,

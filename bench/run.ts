@@ -162,6 +162,7 @@ async function main(): Promise<number> {
       loadAverageAfter,
       options: process.argv.slice(2).join(" ") || "(defaults)",
       profiled: options.profile,
+      quick: options.quick,
       durationS: (Date.now() - startedAt.getTime()) / 1000,
     };
     const input = {

@@ -332,6 +332,7 @@ test("the gateway is compared with the baseline per scenario and load, and the r
       baselineDir: "/tmp/gw-base",
       options: "--compare-dir /tmp/gw-base",
       profiled: false,
+      quick: false,
       durationS: 1,
     },
     rows,
@@ -353,4 +354,10 @@ test("the gateway is compared with the baseline per scenario and load, and the r
   assert.match(markdown, /\| chat-json \| 32 conc \| baseline \|/);
   assert.match(markdown, /baseline \(--compare-dir\): \/tmp\/gw-base/);
   assert.doesNotMatch(renderReport({ ...input, comparison: [] }), /Gateway vs baseline/);
+  // A --quick report says its figures are not for quoting; a default one does not.
+  assert.doesNotMatch(markdown, /--quick`: /);
+  assert.match(
+    renderReport({ ...input, environment: { ...input.environment, quick: true } }),
+    /⚠ `--quick`: .*a smoke check/,
+  );
 });
