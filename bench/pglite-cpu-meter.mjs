@@ -57,8 +57,8 @@ PGlite.prototype.execProtocol = function (message, ...rest) {
   return execProtocol.call(this, message, ...rest);
 };
 
+const decoder = new TextDecoder();
 function countPrepared(message) {
-  const decoder = new TextDecoder();
   const cString = (offset) => {
     const end = message.indexOf(0, offset);
     return { text: decoder.decode(message.subarray(offset, end)), next: end + 1 };

@@ -159,7 +159,7 @@ export function renderReport(input: ReportInput): string {
       : []),
     ...(env.quick
       ? [
-          "- ⚠ `--quick`: 4 s of warm start and 1 s phases leave the gateway partly cold (its saturated chat-json rate is typically a third of a default run's): a smoke check, not figures to quote or compare.",
+          "- ⚠ `--quick`: 4 s of warm start split over the scenarios and 1 s phases can leave the gateway partly cold (chat-json at a third of a default run's rate when all three scenarios shared the warm start): a smoke check, not figures to quote or compare.",
         ]
       : []),
     "",

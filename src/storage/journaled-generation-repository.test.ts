@@ -11,6 +11,7 @@ import { createTestStore, requireMode } from "../../test/helpers/storage-modes.j
 import { createGenerationRepository, type FinishEntry } from "./generation-repository.js";
 import {
   createJournaledGenerationRepository,
+  measureLoopUtilization,
   replayUsageJournal,
 } from "./journaled-generation-repository.js";
 import { openStoreWithSqlClient } from "./open-store.js";
@@ -56,7 +57,9 @@ async function createJournaledSetup(
   const repository = createJournaledGenerationRepository(countingSql, journal, {
     lingerMs: options.lingerMs,
     busyLingerMs: options.busyLingerMs,
-    loopUtilization: options.loopUtilization,
+    // A calm loop unless a test says otherwise: a busy test process must not lengthen the linger
+    // that a test's timing relies on.
+    loopUtilization: options.loopUtilization ?? (() => 0),
     onWriteError: (_error, ids, setAside) => writeErrors.push({ ids, setAside }),
   });
   t.after(() => repository.close().catch(() => {}));
@@ -159,6 +162,17 @@ test("a busy event loop writes bigger batches: the linger grows while busy and r
   await repository.finish("req_busy_4", outcome(10), start("req_busy_4"));
   await waitForStatements(3); // The pass of the drain found the loop calm: the short linger again.
   assert.deepEqual(finishStatements[2], ["req_busy_4"]);
+});
+
+test("the default measure reads the event loop: busy while code runs, calm while it waits", async () => {
+  const utilization = measureLoopUtilization();
+  utilization(); // Starts the window here.
+  for (const end = performance.now() + 60; performance.now() < end; ) {
+    // Busy: the loop never gets to wait.
+  }
+  assert.ok(utilization() >= 0.9, "60 ms of synchronous work counts as busy");
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  assert.ok(utilization() < 0.7, "60 ms waiting on a timer counts as calm");
 });
 
 test("between calm and busy the linger stays as it was", async (t) => {

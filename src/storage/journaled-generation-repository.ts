@@ -3,9 +3,9 @@
  * batches. `start` and `finish` append the record to the usage journal (usage-journal.ts: one
  * synchronous write, the durability of a PGlite COMMIT) and return; a writer puts what was
  * journaled into the database at most `lingerMs` later (`busyLingerMs` while the event loop is
- * busy), many records per statement. A request
- * is no longer answered after a PGlite transaction of its own (~0.7–1.4 ms of CPU each, most of
- * it per call rather than per row: docs/performance.md), and at low rates records share a write.
+ * busy), many records per statement. A request is no longer answered after a PGlite transaction
+ * of its own (~0.7–1.4 ms of CPU each, most of it per call rather than per row:
+ * docs/performance.md), and at low rates records share a write.
  *
  * What stays true (docs/durability.md):
  * - Lookups see every journaled record at once: this instance is the only one using the data
@@ -354,7 +354,7 @@ export async function replayUsageJournal(
 }
 
 /** Node's event-loop utilisation since the previous call (the first call: since start). */
-function measureLoopUtilization(): () => number {
+export function measureLoopUtilization(): () => number {
   let previous = performance.eventLoopUtilization();
   return () => {
     const now = performance.eventLoopUtilization();

@@ -3,7 +3,7 @@ import type { SqlParameter } from "./sql-client.js";
 /** Messages between the embedded database's worker thread and its client (pglite-worker-*.ts). */
 
 export type WorkerRequest =
-  | { id: number; op: "query"; text: string; params: unknown[]; tx?: number }
+  | { id: number; op: "query"; text: string; params: SqlParameter[]; tx?: number }
   | { id: number; op: "run"; text: string; params: SqlParameter[]; tx?: number }
   | { id: number; op: "exec"; text: string; tx?: number }
   | { id: number; op: "begin"; tx: number }
