@@ -70,6 +70,17 @@ export function createBenchGatewayConfig(upstreamOrigin: string): object {
   };
 }
 
+/**
+ * V8/Node flags for a gateway child. The baseline of --compare-dir takes
+ * BENCH_BASELINE_NODE_OPTIONS when that is set (even empty), so the same code can be compared with
+ * and without a flag in one run; otherwise both gateways take BENCH_GATEWAY_NODE_OPTIONS.
+ */
+function nodeOptionsFor(name: string): { NODE_OPTIONS?: string } {
+  const own = name === "baseline" ? process.env.BENCH_BASELINE_NODE_OPTIONS : undefined;
+  const flags = own ?? process.env.BENCH_GATEWAY_NODE_OPTIONS;
+  return flags ? { NODE_OPTIONS: flags } : {};
+}
+
 export async function startGatewayTarget(options: GatewayTargetOptions): Promise<GatewayTarget> {
   const dataDir = await mkdtemp(join(tmpdir(), "hi-gateway-bench-"));
   const configPath = join(dataDir, "bench-config.yaml");
@@ -95,9 +106,7 @@ export async function startGatewayTarget(options: GatewayTargetOptions): Promise
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         NODE_ENV: "production",
-        ...(process.env.BENCH_GATEWAY_NODE_OPTIONS
-          ? { NODE_OPTIONS: process.env.BENCH_GATEWAY_NODE_OPTIONS }
-          : {}),
+        ...nodeOptionsFor(name),
         PORT: "0",
         HOST: "127.0.0.1",
         // Empty means unset: embedded PGlite and in-process state, whatever the caller's shell has.

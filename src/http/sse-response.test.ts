@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
-import type { ServerResponse } from "node:http";
+import { createServer, get, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { test } from "node:test";
 import type { CanonicalStreamPart } from "../canonical/index.js";
 import type { GenerationStream } from "../engine/generation-stream.js";
@@ -30,16 +31,17 @@ class FakeOutgoing extends EventEmitter {
     this.corked++;
     this.maxCorked = Math.max(this.maxCorked, this.corked);
   }
+  /** As Node's Writable: uncorking an uncorked stream does nothing. */
   uncork() {
-    assert.ok(this.corked > 0, "uncork without cork");
-    this.corked--;
+    if (this.corked > 0) this.corked--;
   }
   write(text: string): boolean {
     this.written.push(text);
     return !this.socketFull;
   }
+  /** As Node's OutgoingMessage.end(): it uncorks the socket fully, whatever the cork depth. */
   end() {
-    assert.equal(this.corked, 0, "uncorked before the end");
+    this.corked = 0;
     this.ended = true;
     this.writableFinished = true;
     this.emit("finish");
@@ -199,4 +201,46 @@ test("a client gone while the socket was full releases the waiting writer", asyn
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.deepEqual(stream.events, ["cancel", "settle", "settled"]);
   assert.deepEqual(outgoing.written, ["data: a\n\n"]);
+});
+
+test("on a real socket, the last frames and the chunked terminator leave in one write", async (t) => {
+  /** What each socket write carried (a writev's chunks joined). */
+  const socketWrites: string[] = [];
+  const server = createServer((_request, response) => {
+    const socket = response.socket as Socket & {
+      _write(chunk: Buffer | string, encoding: BufferEncoding, callback: () => void): void;
+      _writev(chunks: Array<{ chunk: Buffer | string }>, callback: () => void): void;
+    };
+    const write = socket._write.bind(socket);
+    const writev = socket._writev.bind(socket);
+    socket._write = (chunk, encoding, callback) => {
+      socketWrites.push(String(chunk));
+      write(chunk, encoding, callback);
+    };
+    socket._writev = (chunks, callback) => {
+      socketWrites.push(chunks.map(({ chunk }) => String(chunk)).join(""));
+      writev(chunks, callback);
+    };
+    const stream = createStream([text("a"), text("b")]);
+    writeSseResponse(response, stream as unknown as GenerationStream, encoder, {
+      requestId: "req-1",
+      logger,
+      signal: new AbortController().signal,
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => server.close());
+  const { port } = server.address() as AddressInfo;
+  const body = await new Promise<string>((resolve, reject) => {
+    get({ host: "127.0.0.1", port, path: "/", agent: false }, (response) => {
+      let received = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (received += chunk));
+      response.on("end", () => resolve(received));
+    }).on("error", reject);
+  });
+  assert.equal(body, "data: a\n\ndata: b\n\ndata: [DONE 3]\n\n");
+  const last = socketWrites.at(-1) ?? "";
+  assert.ok(last.includes("data: [DONE 3]"), `the final frame is in the last write: ${JSON.stringify(socketWrites)}`);
+  assert.ok(last.endsWith("0\r\n\r\n"), `the terminator shares its write: ${JSON.stringify(socketWrites)}`);
 });

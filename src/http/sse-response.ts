@@ -117,11 +117,13 @@ export function writeSseResponse(
       options.signal.removeEventListener("abort", onClientGone);
       outgoing.off("drain", onDrain);
       clearInterval(keepAlive);
-      uncork();
       if (!closed) {
         closed = true;
+        // Ended while still corked: Node's end() uncorks fully, so the last frames and the
+        // chunked terminator leave in one socket write instead of two (one syscall per stream).
         outgoing.end();
       }
+      uncork();
     }
   })();
 }
