@@ -2,9 +2,9 @@
  * Builds and runs one gateway instance: storage, shared state, engine, HTTP server, graceful
  * shutdown. `main.ts` calls it with the process settings; tests call it with their own.
  */
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { serve } from "@hono/node-server";
 import { type AdminService, createAdminService } from "./admin/admin-service.js";
 import { writeAdminToken } from "./admin/admin-token.js";
 import { createAuthenticator } from "./auth/authenticate.js";
@@ -18,6 +18,7 @@ import { createAdmissionSnapshots } from "./engine/admission-snapshots.js";
 import { bootstrapEmbeddedWorkspace } from "./engine/bootstrap.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { createApp } from "./http/create-app.js";
+import { createRequestListener } from "./http/request-listener.js";
 import { openSpendGuard } from "./limits/open-spend-guard.js";
 import type { SpendGuard } from "./limits/spend-guard.js";
 import { createLogger, type Logger } from "./logging/logger.js";
@@ -179,7 +180,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     admissions,
   });
   let draining = false;
-  const app = createApp({
+  const { app, directPosts } = createApp({
     config,
     store,
     state,
@@ -195,11 +196,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     playgroundKeyPolicy,
   });
 
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const instance = serve({ fetch: app.fetch, port: settings.port, hostname: settings.host }, () =>
-      resolve(instance),
-    );
+  const listener = createRequestListener({ fetch: app.fetch, hostname: settings.host, directPosts, logger });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const instance = createServer(listener);
     instance.once("error", reject);
+    instance.listen(settings.port, settings.host, () => resolve(instance));
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${port}`;
@@ -232,14 +233,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {
             // In-flight streams past the grace period are cut; their usage settles on cancel.
-            (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+            server.closeAllConnections();
             resolve();
           }, options.drainMs ?? 10_000);
           server.close(() => {
             clearTimeout(timer);
             resolve();
           });
-          (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+          server.closeIdleConnections();
         });
         await purge.stop();
         await authenticator.close();

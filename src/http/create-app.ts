@@ -1,5 +1,5 @@
 /** Assembles the HTTP application. The only place that knows every route. */
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import type { AdminService } from "../admin/admin-service.js";
 import { type Authenticator, readBearerToken } from "../auth/authenticate.js";
 import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "../auth/playground-key-policy.js";
@@ -8,6 +8,7 @@ import type { GenerationEngine } from "../engine/generation-engine.js";
 import { createCommonErrorEnvelope } from "../errors/envelopes.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { chatCompletionsFormat } from "../ingress/chat-completions/index.js";
+import type { HeaderReader } from "../ingress/ingress-format.js";
 import { messagesFormat } from "../ingress/messages/index.js";
 import { responsesFormat } from "../ingress/responses/index.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
@@ -16,7 +17,7 @@ import type { SharedState, Store } from "../storage/types.js";
 import type { AppEnv } from "./app-env.js";
 import { createErrorResponse } from "./error-response.js";
 import { createCountTokensHandler } from "./handle-count-tokens.js";
-import { createGenerationHandler } from "./handle-generation.js";
+import { createGenerationHandler, type GenerationHandler, toHonoRoute } from "./handle-generation.js";
 import { createOpenApiDocument } from "./openapi-document.js";
 import { requestIdMiddleware } from "./request-id.js";
 import { createAdminRoutes } from "./routes/admin-routes.js";
@@ -44,7 +45,13 @@ export interface AppDependencies {
   keepAliveMs?: number;
 }
 
-export function createApp(deps: AppDependencies): Hono<AppEnv> {
+/** The Hono application, and the generation endpoints the request listener serves before it. */
+export interface GatewayHttp {
+  app: Hono<AppEnv>;
+  directPosts: ReadonlyMap<string, GenerationHandler>;
+}
+
+export function createApp(deps: AppDependencies): GatewayHttp {
   const app = new Hono<AppEnv>();
   app.use("*", requestIdMiddleware(deps.logger));
 
@@ -78,15 +85,18 @@ export function createApp(deps: AppDependencies): Hono<AppEnv> {
     maxBodyBytes: deps.config.maxBodyBytes,
     keepAliveMs: deps.keepAliveMs,
   };
-  const readBearer = (c: Context<AppEnv>) => readBearerToken(c.req.header("authorization"));
+  const readBearer = (headers: HeaderReader) => readBearerToken(headers.get("authorization") ?? undefined);
   // The messages format also accepts Anthropic's own header (spec §5.2).
-  const readMessagesKey = (c: Context<AppEnv>) => readBearer(c) ?? c.req.header("x-api-key");
-  app.post(
-    "/api/v1/chat/completions",
-    createGenerationHandler(chatCompletionsFormat, generationDeps, readBearer),
-  );
-  app.post("/api/v1/responses", createGenerationHandler(responsesFormat, generationDeps, readBearer));
-  app.post("/api/v1/messages", createGenerationHandler(messagesFormat, generationDeps, readMessagesKey));
+  const readMessagesKey = (headers: HeaderReader) =>
+    readBearer(headers) ?? headers.get("x-api-key") ?? undefined;
+  // Served by the request listener before Hono (request-listener.ts) and, for paths it does not
+  // match literally, by the same handlers as Hono routes.
+  const directPosts = new Map<string, GenerationHandler>([
+    ["/api/v1/chat/completions", createGenerationHandler(chatCompletionsFormat, generationDeps, readBearer)],
+    ["/api/v1/responses", createGenerationHandler(responsesFormat, generationDeps, readBearer)],
+    ["/api/v1/messages", createGenerationHandler(messagesFormat, generationDeps, readMessagesKey)],
+  ]);
+  for (const [path, handler] of directPosts) app.post(path, toHonoRoute(handler));
   app.post(
     "/api/v1/messages/count_tokens",
     createCountTokensHandler(deps.authenticator, deps.config, readMessagesKey),
@@ -102,5 +112,5 @@ export function createApp(deps: AppDependencies): Hono<AppEnv> {
     const error = new GatewayError("internal_error", "Internal error");
     return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
   });
-  return app;
+  return { app, directPosts };
 }

@@ -8,6 +8,7 @@ import type { GatewayConfig } from "../config/types.js";
 import { resolveModel } from "../engine/admit-request.js";
 import { createMessagesErrorEnvelope } from "../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
+import type { HeaderReader } from "../ingress/ingress-format.js";
 import { countMessagesTokens } from "../ingress/messages/index.js";
 import type { AppEnv } from "./app-env.js";
 import { createErrorResponse } from "./error-response.js";
@@ -16,12 +17,12 @@ import { readNodeJsonBody } from "./read-json-body.js";
 export function createCountTokensHandler(
   authenticator: Authenticator,
   config: GatewayConfig,
-  readApiKey: (c: Context<AppEnv>) => string | undefined,
+  readApiKey: (headers: HeaderReader) => string | undefined,
 ) {
   return async (c: Context<AppEnv>): Promise<Response> => {
     const requestId = c.get("requestId");
     try {
-      const caller = await authenticator.authenticate(readApiKey(c));
+      const caller = await authenticator.authenticate(readApiKey(c.req.raw.headers));
       const body = await readNodeJsonBody(c.env.incoming, config.maxBodyBytes);
       const model =
         typeof body === "object" && body !== null ? (body as { model?: unknown }).model : undefined;

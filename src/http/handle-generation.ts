@@ -3,19 +3,23 @@
  * endpoint's format, hand the canonical request to the engine, and render the result, stream or
  * error in that same format.
  *
- * The hottest path of the gateway, so it works on the Node request and response underneath Hono
- * (body, client-gone signal, answer) and never makes @hono/node-server build the web Request,
- * its body stream or a web Response; it tells the adapter so with RESPONSE_ALREADY_SENT.
+ * The hottest path of the gateway, so it works on the Node request and response: body,
+ * client-gone signal and answer, never a web Request, body stream or Response. The request
+ * listener calls it directly, before Hono (request-listener.ts); `toHonoRoute` serves the same
+ * handler through Hono and tells @hono/node-server with RESPONSE_ALREADY_SENT that it answered.
  */
-// Must stay a static import: the constant has to be built before serve() swaps the global
+// Must stay a static import: the constant has to be built before getRequestListener swaps the global
 // Response for the adapter's own class, or the adapter would try to write it as an answer.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
 import type { Authenticator } from "../auth/authenticate.js";
 import type { GenerationEngine } from "../engine/generation-engine.js";
 import type { GenerationStream } from "../engine/generation-stream.js";
 import { toGatewayError } from "../errors/gateway-error.js";
-import type { IngressFormat, StreamEncoder } from "../ingress/ingress-format.js";
+import type { HeaderReader, IngressFormat, StreamEncoder } from "../ingress/ingress-format.js";
+import type { Logger } from "../logging/logger.js";
 import type { AppEnv } from "./app-env.js";
 import { createClientGoneSignal } from "./client-gone-signal.js";
 import { createErrorResponseHeaders } from "./error-response.js";
@@ -34,28 +38,38 @@ type Answer =
   | { kind: "json"; status: number; headers: Record<string, string>; body: string }
   | { kind: "stream"; stream: GenerationStream; encoder: StreamEncoder };
 
+/** One request on a generation endpoint, as either entry point (Hono or the direct path) sees it. */
+export interface GenerationExchange {
+  incoming: IncomingMessage;
+  outgoing: ServerResponse;
+  headers: HeaderReader;
+  requestId: string;
+  /** performance.now() when the request arrived. */
+  startedAt: number;
+  logger: Logger;
+}
+
+/** Answers one generation request on the Node response; settles when the answer is under way. */
+export type GenerationHandler = (exchange: GenerationExchange) => Promise<void>;
+
 export function createGenerationHandler(
   format: IngressFormat,
   deps: GenerationRouteDeps,
-  readApiKey: (c: Context<AppEnv>) => string | undefined,
-) {
-  return async (c: Context<AppEnv>): Promise<Response> => {
-    const { incoming, outgoing } = c.env;
-    const requestId = c.get("requestId");
-    const logger = c.get("logger");
+  readApiKey: (headers: HeaderReader) => string | undefined,
+): GenerationHandler {
+  return async ({ incoming, outgoing, headers, requestId, startedAt, logger }) => {
     const signal = createClientGoneSignal(outgoing);
     let answer: Answer;
     try {
-      const caller = await deps.authenticator.authenticate(readApiKey(c));
+      const caller = await deps.authenticator.authenticate(readApiKey(headers));
       const body = await readNodeJsonBody(incoming, deps.maxBodyBytes);
-      // The lightweight headers of @hono/node-server: reads go to the Node request's headers.
-      const request = format.decode(body, c.req.raw.headers);
+      const request = format.decode(body, headers);
       const admitted = await deps.engine.admit({
         requestId,
         format: format.name,
         caller,
         request,
-        startedAt: c.get("startedAt"),
+        startedAt,
       });
       const context = { requestId, model: request.model, createdAt: Math.floor(Date.now() / 1000), request };
       if (request.stream) {
@@ -98,6 +112,24 @@ export function createGenerationHandler(
     } else {
       sendJson(outgoing, answer.status, answer.headers, answer.body);
     }
+  };
+}
+
+/**
+ * The same handler as a Hono route: what reaches a generation endpoint through Hono rather than
+ * the direct path (a path the direct table does not match literally, e.g. percent-encoded).
+ */
+export function toHonoRoute(handler: GenerationHandler) {
+  return async (c: Context<AppEnv>): Promise<Response> => {
+    await handler({
+      incoming: c.env.incoming,
+      outgoing: c.env.outgoing,
+      // The lightweight headers of @hono/node-server: reads go to the Node request's headers.
+      headers: c.req.raw.headers,
+      requestId: c.get("requestId"),
+      startedAt: c.get("startedAt"),
+      logger: c.get("logger"),
+    });
     return RESPONSE_ALREADY_SENT;
   };
 }

@@ -241,6 +241,9 @@ test("on a real socket, the last frames and the chunked terminator leave in one 
   });
   assert.equal(body, "data: a\n\ndata: b\n\ndata: [DONE 3]\n\n");
   const last = socketWrites.at(-1) ?? "";
-  assert.ok(last.includes("data: [DONE 3]"), `the final frame is in the last write: ${JSON.stringify(socketWrites)}`);
+  assert.ok(
+    last.includes("data: [DONE 3]"),
+    `the final frame is in the last write: ${JSON.stringify(socketWrites)}`,
+  );
   assert.ok(last.endsWith("0\r\n\r\n"), `the terminator shares its write: ${JSON.stringify(socketWrites)}`);
 });

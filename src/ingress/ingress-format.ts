@@ -39,13 +39,22 @@ export interface StreamEncoder {
   keepAlive(): string;
 }
 
+/**
+ * Read access to request headers: `get` as the web `Headers` has it (case-insensitive, repeated
+ * lines joined with ", ", null when absent). Web `Headers` satisfy it, and so does the reader over
+ * a Node request's raw headers that the generation endpoints use (http/node-header-reader.ts).
+ */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
 export interface IngressFormat {
   readonly name: IngressFormatName;
   /**
    * Throws GatewayError `invalid_request` with `param` naming the offending field. `headers` are
    * the request's headers, for formats that carry request options there (`anthropic-beta`).
    */
-  decode(body: unknown, headers?: Headers): CanonicalRequest;
+  decode(body: unknown, headers?: HeaderReader): CanonicalRequest;
   encodeResult(result: CanonicalResult, settlement: Settlement, context: EncodeContext): unknown;
   createStreamEncoder(context: EncodeContext): StreamEncoder;
   /** The error body in this format's envelope (spec §7.2). */

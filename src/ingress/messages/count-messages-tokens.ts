@@ -10,6 +10,7 @@
  */
 import type { CanonicalRequest } from "../../canonical/index.js";
 import { estimateInputTokens } from "../../metering/estimate-usage.js";
+import type { HeaderReader } from "../ingress-format.js";
 import { decodeCountTokensRequest } from "./decode-request.js";
 import { estimateMediaTokens } from "./estimate-media-tokens.js";
 
@@ -17,7 +18,7 @@ export const TOOL_USE_PROMPT_TOKENS = 346;
 export const FORCED_TOOL_USE_PROMPT_TOKENS = 313;
 
 /** Validates like a messages request (`max_tokens` optional); throws `invalid_request` likewise. */
-export function countMessagesTokens(body: unknown, headers?: Headers): { input_tokens: number } {
+export function countMessagesTokens(body: unknown, headers?: HeaderReader): { input_tokens: number } {
   const request = decodeCountTokensRequest(body, headers);
   return {
     input_tokens:

@@ -9,6 +9,7 @@ import type {
   SamplingOptions,
 } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import type { HeaderReader } from "../ingress-format.js";
 import { createValidationError } from "../shared/describe-validation-issue.js";
 import { decodeMessagesConversation } from "./decode-messages.js";
 import { decodeFunctionTools, decodeMessagesServerTools, decodeToolChoice } from "./decode-tools.js";
@@ -21,14 +22,14 @@ import {
 } from "./request-schema.js";
 
 /** `POST /api/v1/messages`. `anthropic-version` is accepted whatever its value (spec §9). */
-export function decodeMessagesRequest(body: unknown, headers?: Headers): CanonicalRequest {
+export function decodeMessagesRequest(body: unknown, headers?: HeaderReader): CanonicalRequest {
   const parsed = messagesRequestSchema.safeParse(body);
   if (!parsed.success) throw createValidationError(parsed.error.issues, body);
   return decodeParsedRequest(parsed.data, body as Record<string, unknown>, headers);
 }
 
 /** `POST /api/v1/messages/count_tokens`: the same body, validated the same way, `max_tokens` optional. */
-export function decodeCountTokensRequest(body: unknown, headers?: Headers): CanonicalRequest {
+export function decodeCountTokensRequest(body: unknown, headers?: HeaderReader): CanonicalRequest {
   const parsed = messagesCountTokensRequestSchema.safeParse(body);
   if (!parsed.success) throw createValidationError(parsed.error.issues, body);
   return decodeParsedRequest(parsed.data, body as Record<string, unknown>, headers);
@@ -37,7 +38,7 @@ export function decodeCountTokensRequest(body: unknown, headers?: Headers): Cano
 function decodeParsedRequest(
   request: MessagesRequestBody,
   body: Record<string, unknown>,
-  headers: Headers | undefined,
+  headers: HeaderReader | undefined,
 ): CanonicalRequest {
   if (isSet(request.response_format)) {
     throw GatewayError.invalidRequest(

@@ -3,7 +3,8 @@
  * distinct beta names in order of first appearance. Whether they reach an upstream is the adapter's
  * decision (sharp-edges E35: native paths only).
  */
-export function parseAnthropicBetaHeader(headers: Headers | undefined): string[] {
+import type { HeaderReader } from "../ingress-format.js";
+export function parseAnthropicBetaHeader(headers: HeaderReader | undefined): string[] {
   const value = headers?.get("anthropic-beta");
   if (value === null || value === undefined) return [];
   const betas = new Set<string>();
