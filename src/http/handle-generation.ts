@@ -8,10 +8,9 @@
  * listener calls it directly, before Hono (request-listener.ts); `toHonoRoute` serves the same
  * handler through Hono and tells @hono/node-server with RESPONSE_ALREADY_SENT that it answered.
  */
-// Must stay a static import: the constant has to be built before getRequestListener swaps the global
-// Response for the adapter's own class, or the adapter would try to write it as an answer.
-
 import type { IncomingMessage, ServerResponse } from "node:http";
+// Must stay a static import: the constant has to be built before getRequestListener swaps the
+// global Response for the adapter's own class, or the adapter would try to write it as an answer.
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
 import type { Authenticator } from "../auth/authenticate.js";
