@@ -75,7 +75,7 @@ export function createBenchGatewayConfig(upstreamOrigin: string): object {
  * BENCH_BASELINE_NODE_OPTIONS when that is set (even empty), so the same code can be compared with
  * and without a flag in one run; otherwise both gateways take BENCH_GATEWAY_NODE_OPTIONS.
  */
-function nodeOptionsFor(name: string): { NODE_OPTIONS?: string } {
+export function nodeOptionsFor(name: string): { NODE_OPTIONS?: string } {
   const own = name === "baseline" ? process.env.BENCH_BASELINE_NODE_OPTIONS : undefined;
   const flags = own ?? process.env.BENCH_GATEWAY_NODE_OPTIONS;
   return flags ? { NODE_OPTIONS: flags } : {};

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { computeBaselineComparison, computeFloorRatios, type ResultRow } from "../bench/aggregate.js";
 import { type BareProxy, startBareProxy } from "../bench/bare-proxy.js";
-import { REPO_ROOT } from "../bench/gateway-target.js";
+import { nodeOptionsFor, REPO_ROOT } from "../bench/gateway-target.js";
 import { summarise } from "../bench/latency-stats.js";
 import { runLoad } from "../bench/load-generator.js";
 import { type BenchOptions, estimateRunMs, parseBenchOptions } from "../bench/options.js";
@@ -237,6 +237,31 @@ test("--warm-start sets the unmeasured load per target before round 1, and the e
     () => parseBenchOptions(["--warm-start", "61"]),
     /--warm-start must be an integer from 0 to 60/,
   );
+});
+
+test("gateway children take BENCH_GATEWAY_NODE_OPTIONS; the baseline its own flags when set, even empty", (t) => {
+  const saved = {
+    gateway: process.env.BENCH_GATEWAY_NODE_OPTIONS,
+    baseline: process.env.BENCH_BASELINE_NODE_OPTIONS,
+  };
+  t.after(() => {
+    for (const [name, value] of [
+      ["BENCH_GATEWAY_NODE_OPTIONS", saved.gateway],
+      ["BENCH_BASELINE_NODE_OPTIONS", saved.baseline],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+  process.env.BENCH_GATEWAY_NODE_OPTIONS = "--max-semi-space-size=32";
+  delete process.env.BENCH_BASELINE_NODE_OPTIONS;
+  assert.deepEqual(nodeOptionsFor("gateway"), { NODE_OPTIONS: "--max-semi-space-size=32" });
+  assert.deepEqual(nodeOptionsFor("baseline"), { NODE_OPTIONS: "--max-semi-space-size=32" });
+  process.env.BENCH_BASELINE_NODE_OPTIONS = "";
+  assert.deepEqual(nodeOptionsFor("gateway"), { NODE_OPTIONS: "--max-semi-space-size=32" });
+  assert.deepEqual(nodeOptionsFor("baseline"), {}, "an empty value runs the baseline without flags");
+  process.env.BENCH_BASELINE_NODE_OPTIONS = "--max-semi-space-size=8";
+  assert.deepEqual(nodeOptionsFor("baseline"), { NODE_OPTIONS: "--max-semi-space-size=8" });
 });
 
 test("--compare-dir adds the baseline target, its slow streams and its time to the estimate", () => {

@@ -15,7 +15,7 @@ import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
 import type { SharedState, Store } from "../storage/types.js";
 import type { AppEnv } from "./app-env.js";
-import { createErrorResponse } from "./error-response.js";
+import { createUnhandledErrorAnswer } from "./error-response.js";
 import { createCountTokensHandler } from "./handle-count-tokens.js";
 import { createGenerationHandler, type GenerationHandler, toHonoRoute } from "./handle-generation.js";
 import { createOpenApiDocument } from "./openapi-document.js";
@@ -107,10 +107,8 @@ export function createApp(deps: AppDependencies): GatewayHttp {
     return c.json(createCommonErrorEnvelope(error, c.get("requestId")), 404);
   });
   app.onError((thrown, c) => {
-    const requestId = c.get("requestId") ?? "unknown";
-    deps.logger.error({ err: thrown, requestId }, "unhandled error");
-    const error = new GatewayError("internal_error", "Internal error");
-    return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
+    const answer = createUnhandledErrorAnswer(thrown, c.get("requestId") ?? "unknown", deps.logger);
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
   });
   return { app, directPosts };
 }

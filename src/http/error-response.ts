@@ -1,6 +1,7 @@
 /** Renders a GatewayError as an HTTP response in the envelope of the endpoint's format. */
-import { createErrorHeaders } from "../errors/envelopes.js";
-import type { GatewayError } from "../errors/gateway-error.js";
+import { createCommonErrorEnvelope, createErrorHeaders } from "../errors/envelopes.js";
+import { GatewayError } from "../errors/gateway-error.js";
+import type { Logger } from "../logging/logger.js";
 
 export function createErrorResponse(error: GatewayError, body: unknown, requestId: string): Response {
   return new Response(JSON.stringify(body), {
@@ -17,5 +18,23 @@ export function createErrorResponseHeaders(error: GatewayError, requestId: strin
     ...createErrorHeaders(error),
     // Official SDKs retry 5xx/429 on their own; tell them not to when retrying cannot help.
     ...(error.retryAfterSeconds === undefined && error.status >= 500 ? { "x-should-retry": "false" } : {}),
+  };
+}
+
+/**
+ * An error no handler caught (a bug): logged with the request id, answered 500 in the common
+ * envelope. Hono's `onError` (create-app.ts) and the direct path (request-listener.ts) share it.
+ */
+export function createUnhandledErrorAnswer(
+  thrown: unknown,
+  requestId: string,
+  logger: Logger,
+): { status: number; headers: Record<string, string>; body: string } {
+  logger.error({ err: thrown, requestId }, "unhandled error");
+  const error = new GatewayError("internal_error", "Internal error");
+  return {
+    status: error.status,
+    headers: createErrorResponseHeaders(error, requestId),
+    body: JSON.stringify(createCommonErrorEnvelope(error, requestId)),
   };
 }

@@ -2,9 +2,9 @@
  * Reads a JSON request body with a size cap, counting bytes as they arrive so an oversized body is
  * refused without being buffered whole (a lying or absent Content-Length does not help).
  *
- * Two sources, same rules and errors: the Node request under @hono/node-server (the generation
- * endpoints: no web ReadableStream per request), and a web Request (routes that are also
- * exercised through `app.request` in unit tests).
+ * Two sources, same rules and errors: the Node request (the generation endpoints and count_tokens:
+ * no web ReadableStream per request), and a web Request (routes that are also exercised through
+ * `app.request` in unit tests).
  */
 import type { IncomingMessage } from "node:http";
 import { GatewayError } from "../errors/gateway-error.js";
@@ -50,7 +50,8 @@ export function readNodeJsonBody(incoming: IncomingMessage, maxBytes: number): P
     const onData = (chunk: Buffer) => {
       total += chunk.byteLength;
       if (total > maxBytes) {
-        // Stop reading; @hono/node-server drains or drops the rest once the response is sent.
+        // Stop reading; once the response is sent the rest is drained or the connection dropped
+        // (drain-unread-body.ts on the direct path, @hono/node-server's listener otherwise).
         incoming.pause();
         settle(() => reject(createTooLargeError(maxBytes)));
         return;

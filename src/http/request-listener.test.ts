@@ -110,7 +110,7 @@ function twoRequestsOnOneSocket(port: number, firstBody: string, declaredLength:
   });
 }
 
-test("a body left unread is read off, so the keep-alive connection carries the next request", async (t) => {
+test("an answer sent before the body was read leaves the keep-alive connection usable for the next request", async (t) => {
   const seen: GenerationExchange[] = [];
   const answer = echoHandler(seen);
   // As a body over the size cap: its first chunk read, then the reading stopped and answered.

@@ -4,20 +4,19 @@
  *
  * Why: the generation endpoints already read and answer on the Node request and response, so
  * Hono's part of such a request was only the route lookup, a Context, the middleware chain and
- * the lightweight web Request, about 12 µs per request (3-4 % of a non-streamed request's CPU,
- * docs/performance.md item 27). The direct path does what those steps did for these routes: a
- * request id and arrival time (request-id.ts), the 500 answer of an unhandled error (create-app.ts
- * `onError`), and the draining of a body the handler did not read (drain-unread-body.ts). The
- * same handlers stay registered in Hono, so a path the table does not match literally (say,
- * percent-encoded) is still served, by the same code.
+ * the lightweight web Request: 2.8 % of the busy CPU of non-streamed requests at saturation
+ * (hono and @hono/node-server, self time; docs/performance.md item 27). The direct path does
+ * what those steps did for these routes: a request id and arrival time (request-id.ts), the 500
+ * answer of an unhandled error (shared with Hono's `onError`, error-response.ts), and the
+ * draining of a body the handler did not read (drain-unread-body.ts). The same handlers stay
+ * registered in Hono, so a path the table does not match literally (say, percent-encoded) is
+ * still served, by the same code.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
-import { createCommonErrorEnvelope } from "../errors/envelopes.js";
-import { GatewayError } from "../errors/gateway-error.js";
 import type { Logger } from "../logging/logger.js";
 import { drainUnreadBody } from "./drain-unread-body.js";
-import { createErrorResponseHeaders } from "./error-response.js";
+import { createUnhandledErrorAnswer } from "./error-response.js";
 import type { GenerationHandler } from "./handle-generation.js";
 import { createNodeHeaderReader } from "./node-header-reader.js";
 import { createRequestId } from "./request-id.js";
@@ -74,18 +73,9 @@ function serveDirect(
   }).catch((thrown: unknown) => answerUnhandled(thrown, outgoing, requestId, logger));
 }
 
-/** As Hono's `onError` in create-app.ts: log it, answer 500 in the common envelope. */
+/** A handler that threw: the shared 500 answer, or a cut connection if its answer had begun. */
 function answerUnhandled(thrown: unknown, outgoing: ServerResponse, requestId: string, logger: Logger): void {
-  logger.error({ err: thrown, requestId }, "unhandled error");
-  if (outgoing.headersSent) {
-    outgoing.destroy();
-    return;
-  }
-  const error = new GatewayError("internal_error", "Internal error");
-  sendJson(
-    outgoing,
-    error.status,
-    createErrorResponseHeaders(error, requestId),
-    JSON.stringify(createCommonErrorEnvelope(error, requestId)),
-  );
+  const answer = createUnhandledErrorAnswer(thrown, requestId, logger);
+  if (outgoing.headersSent) outgoing.destroy();
+  else sendJson(outgoing, answer.status, answer.headers, answer.body);
 }

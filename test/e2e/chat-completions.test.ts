@@ -85,6 +85,31 @@ forEachGatewayMode("chat completions through the official openai client", async 
     assert.equal(await getBalance(context), before - 3000);
   });
 
+  await t.test(
+    "a generation path the direct table does not match literally is served through Hono alike",
+    async () => {
+      // `%63` is "c": Hono decodes the path and routes it to the same handler as the direct path.
+      for (const path of ["/api/v1/chat/completions?x=1", "/api/v1/%63hat/completions"]) {
+        context.upstream.enqueue(fakeReply.json(buildChatCompletion({ content: "same" })));
+        const response = await fetch(`${context.url}${path}`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${context.apiKey}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ model: TEST_MODEL, messages: [{ role: "user", content: "hi" }] }),
+        });
+        assert.equal(response.status, 200, `${path}: ${await response.clone().text()}`);
+        const requestId = response.headers.get("x-request-id");
+        assert.ok(requestId, path);
+        const body = (await response.json()) as {
+          id: string;
+          choices: Array<{ message: { content: string } }>;
+        };
+        assert.equal(body.id, `gen-${requestId}`, path);
+        assert.equal(body.choices[0]!.message.content, "same", path);
+        assert.equal((await getGeneration(context, requestId)).id, requestId, path);
+      }
+    },
+  );
+
   await t.test("streaming text: role frame, deltas, finish, usage chunk with cost, [DONE]", async () => {
     context.upstream.enqueue(
       fakeReply.sse(
