@@ -25,6 +25,12 @@ const CHROME_SELECTOR =
   "script,style,noscript,template,iframe,svg,canvas,form,button,input,select,textarea,object,embed," +
   "nav,header,footer,aside,[role=navigation],[role=banner],[role=contentinfo],[aria-hidden=true]";
 
+/** Site chrome: navigation anywhere, and page-level headers, footers and sidebars. */
+const NAVIGATION_SELECTOR = "nav,[role=navigation]";
+const PAGE_CHROME_SELECTOR = "header,footer,aside,[role=banner],[role=contentinfo],[role=complementary]";
+/** Inside these, a header, footer or aside belongs to the content (a byline, a note). */
+const CONTENT_SELECTOR = "article,main,[role=main]";
+
 const MAX_TITLE_LENGTH = 300;
 
 // Minimal DOM shapes used here: linkedom's types are not the lib.dom ones this project compiles without.
@@ -35,13 +41,18 @@ interface DomElement {
   remove(): void;
   querySelectorAll(selector: string): Iterable<DomElement>;
   querySelector(selector: string): DomElement | null;
+  closest(selector: string): DomElement | null;
+  parentElement: DomElement | null;
   textContent: string | null;
 }
 
 export function convertHtmlToMarkdown(html: string, pageUrl: string): PageMarkdown {
+  html = completeDocumentShape(html);
   const { document } = parseHTML(html) as unknown as { document: DomElement & { title?: string } };
   const documentTitle = cleanTitle(document.title ?? document.querySelector("title")?.textContent ?? null);
   absolutizeLinks(document, baseUrlOf(document, pageUrl), pageUrl);
+  // Readability drops chrome on pages with a clear article, but keeps all of a short page.
+  removeSiteChrome(document);
 
   let article: ReturnType<Readability<DomElement>["parse"]> = null;
   try {
@@ -62,6 +73,33 @@ export function convertHtmlToMarkdown(html: string, pageUrl: string): PageMarkdo
   const body = fresh.body ?? fresh;
   for (const element of [...body.querySelectorAll(CHROME_SELECTOR)]) element.remove();
   return { title: documentTitle, markdown: toMarkdown(body), readable: false };
+}
+
+/**
+ * linkedom builds the tree as written and does not add the `<html>`, `<head>` and `<body>` a page
+ * may leave out (valid HTML): without a body, Readability and the fallback find nothing. Such a
+ * page is wrapped, its `<title>` copied into a head.
+ */
+export function completeDocumentShape(html: string): string {
+  const hasBody = /<body[\s>]/i.test(html);
+  const hasHtml = /<html[\s>]/i.test(html);
+  if (hasBody && hasHtml) return html;
+  if (hasBody) return `<html>${html}</html>`;
+  const headEnd = hasHtml ? html.search(/<\/head\s*>/i) : -1;
+  if (headEnd !== -1) {
+    const after = html.indexOf(">", headEnd) + 1;
+    return `${html.slice(0, after)}<body>${html.slice(after)}</body>`;
+  }
+  // Only the start is searched: a title comes first, and the search stays short on any page.
+  const title = /<title[^>]*>[^<]*<\/title\s*>/i.exec(html.slice(0, 65_536))?.[0] ?? "";
+  return `<!doctype html><html><head>${title}</head><body>${html}</body></html>`;
+}
+
+function removeSiteChrome(document: DomElement): void {
+  for (const element of [...document.querySelectorAll(NAVIGATION_SELECTOR)]) element.remove();
+  for (const element of [...document.querySelectorAll(PAGE_CHROME_SELECTOR)]) {
+    if (element.parentElement?.closest(CONTENT_SELECTOR) == null) element.remove();
+  }
 }
 
 /** The `<base href>` when it is an http(s) URL, else the page URL. */
@@ -147,7 +185,7 @@ function createTurndown(): TurndownService {
     hr: "---",
   });
   service.remove(["script", "style", "noscript", "template", "iframe", "svg", "canvas", "form", "button"]);
-  service.remove(["input", "select", "textarea", "object", "embed"]);
+  service.remove(["input", "select", "textarea", "object", "embed", "title", "meta", "link", "base", "head"]);
   // An image is worth its alt text and address; one without alt text is decoration.
   service.addRule("imagesWithAlt", {
     filter: "img",

@@ -33,7 +33,12 @@ export {
   type HtmlConverter,
 } from "./html-conversion-pool.js";
 export type { SocketOpener, VettedTarget } from "./pinned-connector.js";
-export { HostResolutionError, type HostResolver } from "./resolve-host.js";
+export {
+  createHostResolver,
+  HostResolutionError,
+  type HostResolver,
+  type HostResolverOptions,
+} from "./resolve-host.js";
 export { CONTENT_BYTES_PER_TOKEN, contentByteBudget } from "./truncate-to-token-budget.js";
 export {
   defaultWebFetchSettings,

@@ -23,9 +23,27 @@ export class HostResolutionError extends Error {
 /** Per query try; two tries each. The fetch deadline bounds the whole lookup anyway. */
 const QUERY_TIMEOUT_MS = 2500;
 
-export const resolveHostAddresses: HostResolver = async (hostname, signal) => {
+export interface HostResolverOptions {
+  /** DNS servers (`ip` or `ip:port`); default: the system's (/etc/resolv.conf). */
+  servers?: string[];
+  queryTimeoutMs?: number;
+}
+
+export function createHostResolver(options: HostResolverOptions = {}): HostResolver {
+  return (hostname, signal) => resolveWith(options, hostname, signal);
+}
+
+/** The resolver outbound fetches use unless a test injects one. */
+export const resolveHostAddresses: HostResolver = createHostResolver();
+
+async function resolveWith(
+  options: HostResolverOptions,
+  hostname: string,
+  signal: AbortSignal,
+): Promise<string[]> {
   signal.throwIfAborted();
-  const resolver = new Resolver({ timeout: QUERY_TIMEOUT_MS, tries: 2 });
+  const resolver = new Resolver({ timeout: options.queryTimeoutMs ?? QUERY_TIMEOUT_MS, tries: 2 });
+  if (options.servers) resolver.setServers(options.servers);
   const cancel = () => resolver.cancel();
   signal.addEventListener("abort", cancel, { once: true });
   try {
@@ -44,4 +62,4 @@ export const resolveHostAddresses: HostResolver = async (hostname, signal) => {
   } finally {
     signal.removeEventListener("abort", cancel);
   }
-};
+}
