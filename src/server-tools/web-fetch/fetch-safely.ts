@@ -29,7 +29,7 @@ import { HostResolutionError, type HostResolver, resolveHostAddresses } from "./
 import type { WebFetchSettings } from "./web-fetch-config.js";
 
 /** Sent with every fetch, and nothing else of ours or the caller's. */
-export const FETCH_USER_AGENT = "hi-gateway-fetch/1.0 (server tool; +https://github.com/hi-gateway)";
+export const FETCH_USER_AGENT = "hi-gateway-fetch/1.0 (server tool)";
 
 const FETCH_HEADERS: Record<string, string> = {
   "user-agent": FETCH_USER_AGENT,
