@@ -1,8 +1,8 @@
 /**
  * Caps page text at a token budget without running a tokenizer over a page that may be megabytes
  * long: the budget is converted to UTF-8 bytes at {@link CONTENT_BYTES_PER_TOKEN} bytes per token and
- * the text is cut at the last paragraph, line or word break before it, in one pass over the kept
- * prefix. Three bytes per token is an estimate: on o200k, prose and code in most scripts run 3.6 to
+ * the text is cut at the last paragraph, line or word break before it, in one pass over at most
+ * the kept prefix (a page of any length costs the same). Three bytes per token is an estimate: on o200k, prose and code in most scripts run 3.6 to
  * 8 bytes per token (so they stay under the budget), number-dense JSON about 2.5, encoded data
  * about 1.5 (up to twice over it). A hard ceiling, when one is needed, is the byte count itself:
  * a byte-level BPE token never covers less than one byte.
@@ -23,10 +23,10 @@ export function contentByteBudget(maxTokens: number): number {
 export function truncateToTokenBudget(text: string, maxTokens: number): TruncatedText {
   const budget = contentByteBudget(maxTokens);
   // Each UTF-16 unit is at most 3 UTF-8 bytes: a string this short always fits without measuring.
-  if (text.length * 3 <= budget || Buffer.byteLength(text, "utf8") <= budget) {
-    return { text, truncated: false };
-  }
-  const cut = preferBreak(text, prefixLengthWithin(text, budget));
+  if (text.length * 3 <= budget) return { text, truncated: false };
+  const within = prefixLengthWithin(text, budget);
+  if (within === text.length) return { text, truncated: false };
+  const cut = preferBreak(text, within);
   const note =
     `\n\n[Truncated: the content is longer than web_fetch's limit of about ${maxTokens} tokens; ` +
     "the rest was not included.]";
