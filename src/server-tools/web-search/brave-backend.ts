@@ -57,7 +57,8 @@ const braveProtocol: SearchProtocol<BraveOptions> = {
     };
   },
   readResults(json) {
-    if (json === null || typeof json !== "object") return null;
+    if (json === null || typeof json !== "object" || (json as { type?: unknown }).type !== "search")
+      return null;
     const { web } = json as { web?: unknown };
     // No `web` section is Brave's way of saying "no web results".
     if (web === undefined) return [];
