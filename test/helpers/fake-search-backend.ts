@@ -19,6 +19,7 @@
  * `POST /search`, Brave for `/res/v1/web/search`) with {@link DEFAULT_HITS}. Every request is
  * recorded before it is answered. Only 127.0.0.1 is bound; the port is chosen by the OS.
  */
+import assert from "node:assert/strict";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
@@ -207,6 +208,14 @@ export function buildTavilyResponse(query: string, hits: FakeSearchHit[] = DEFAU
     response_time: 0.87,
     request_id: "123e4567-e89b-12d3-a456-426614174111",
   };
+}
+
+/** Asserts a search succeeded (showing the failure's message otherwise) and narrows its type. */
+export function expectSearchSuccess<Outcome extends { ok: boolean; message?: string }>(
+  outcome: Outcome,
+): Extract<Outcome, { ok: true }> {
+  assert.equal(outcome.ok, true, outcome.message);
+  return outcome as Extract<Outcome, { ok: true }>;
 }
 
 export interface FakeSearchBackend {

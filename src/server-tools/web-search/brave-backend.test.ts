@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import {
   buildBraveResponse,
+  expectSearchSuccess,
   type FakeSearchBackend,
   searchReply,
   startFakeSearchBackend,
 } from "../../../test/helpers/fake-search-backend.js";
 import { createWebSearchBackends, type WebSearchBackends } from "./create-web-search-backends.js";
-import type { SearchOutcome, SearchSuccess } from "./search-types.js";
 import { webSearchConfigSchema } from "./web-search-config.js";
 
 const NOW = new Date("2026-03-10T12:00:00Z");
@@ -43,15 +43,10 @@ after(async () => {
   await fake.close();
 });
 
-function expectSuccess(outcome: SearchOutcome): SearchSuccess {
-  assert.equal(outcome.ok, true, outcome.ok ? "" : outcome.message);
-  return outcome as SearchSuccess;
-}
-
 const brave = () => tools.select("brave")!;
 
 test("Brave: GET /res/v1/web/search with the token header, count, web results only, no markup", async () => {
-  const outcome = expectSuccess(await brave().search({ query: "capital of france" }));
+  const outcome = expectSearchSuccess(await brave().search({ query: "capital of france" }));
   const request = fake.requests.at(-1)!;
   assert.equal(request.method, "GET");
   assert.equal(request.pathname, "/res/v1/web/search");
@@ -68,7 +63,7 @@ test("Brave: GET /res/v1/web/search with the token header, count, web results on
 });
 
 test("Brave: safesearch from the config", async () => {
-  expectSuccess(await tools.select("brave-strict")!.search({ query: "q" }));
+  expectSearchSuccess(await tools.select("brave-strict")!.search({ query: "q" }));
   assert.equal(fake.requests.at(-1)!.query.safesearch, "strict");
 });
 
@@ -88,7 +83,7 @@ test("Brave: description + extra snippets (high context), page_age as the date, 
       ]),
     ),
   );
-  const outcome = expectSuccess(await brave().search({ query: "q", contextSize: "high" }));
+  const outcome = expectSearchSuccess(await brave().search({ query: "q", contextSize: "high" }));
   assert.equal(fake.requests.at(-1)!.query.extra_snippets, "true");
   assert.equal(fake.requests.at(-1)!.query.count, "8");
   assert.deepEqual(outcome.results, [
@@ -110,19 +105,19 @@ test("Brave: description + extra snippets (high context), page_age as the date, 
 });
 
 test("Brave: low and medium context ask for no extra snippets", async () => {
-  expectSuccess(await brave().search({ query: "q", contextSize: "low" }));
+  expectSearchSuccess(await brave().search({ query: "q", contextSize: "low" }));
   assert.equal(fake.requests.at(-1)!.query.extra_snippets, undefined);
   assert.equal(fake.requests.at(-1)!.query.count, "3");
 });
 
 test("Brave: an answer without a web section is zero results, not a failure", async () => {
   fake.enqueue(searchReply.json(buildBraveResponse("q", null)));
-  const outcome = expectSuccess(await brave().search({ query: "zzzxqj" }));
+  const outcome = expectSearchSuccess(await brave().search({ query: "zzzxqj" }));
   assert.deepEqual(outcome.results, []);
 });
 
 test("Brave: a served country goes in `country`, others as ALL; the location travels in X-Loc-* headers", async () => {
-  expectSuccess(
+  expectSearchSuccess(
     await brave().search({
       query: "weather",
       userLocation: { country: "CH", city: "Zürich", region: "ZH", timezone: "Europe/Zurich" },
@@ -136,7 +131,7 @@ test("Brave: a served country goes in `country`, others as ALL; the location tra
   assert.equal(request.headers["x-loc-state-name"], "ZH");
   assert.equal(request.headers["x-loc-timezone"], "Europe/Zurich");
 
-  expectSuccess(
+  expectSearchSuccess(
     await brave().search({
       query: "weather",
       userLocation: { country: "VN", city: "Hà Nội", region: "北京" },
@@ -152,7 +147,7 @@ test("Brave: a served country goes in `country`, others as ALL; the location tra
 });
 
 test("Brave: one allowed domain becomes site:, several are filtered afterwards from Brave's maximum of 20", async () => {
-  expectSuccess(await brave().search({ query: "q", allowedDomains: ["example.com"] }));
+  expectSearchSuccess(await brave().search({ query: "q", allowedDomains: ["example.com"] }));
   assert.equal(fake.requests.at(-1)!.query.q, "q site:example.com");
   assert.equal(fake.requests.at(-1)!.query.count, "5");
 
@@ -162,7 +157,7 @@ test("Brave: one allowed domain becomes site:, several are filtered afterwards f
     { title: "c", url: "https://c.net/3", snippet: "c" },
   ];
   fake.enqueue(searchReply.json(buildBraveResponse("q", hits)));
-  const outcome = expectSuccess(
+  const outcome = expectSearchSuccess(
     await brave().search({ query: "q", allowedDomains: ["example.com", "c.net"] }),
   );
   assert.equal(fake.requests.at(-1)!.query.q, "q");
@@ -173,7 +168,9 @@ test("Brave: one allowed domain becomes site:, several are filtered afterwards f
   );
 
   fake.enqueue(searchReply.json(buildBraveResponse("q", hits)));
-  const blocked = expectSuccess(await brave().search({ query: "q", count: 2, blockedDomains: ["b.org"] }));
+  const blocked = expectSearchSuccess(
+    await brave().search({ query: "q", count: 2, blockedDomains: ["b.org"] }),
+  );
   assert.equal(fake.requests.at(-1)!.query.count, "20");
   assert.deepEqual(
     blocked.results.map((result) => result.url),

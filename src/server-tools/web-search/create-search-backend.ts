@@ -148,6 +148,13 @@ function truncateMessage(text: string): string {
   return oneLine.length > 200 ? `${oneLine.slice(0, 199)}…` : oneLine;
 }
 
+/** The `results` array of a JSON answer, or null when the answer has none (SearXNG's and Tavily's shape). */
+export function readResultArray(json: unknown): unknown[] | null {
+  if (json === null || typeof json !== "object") return null;
+  const { results } = json as { results?: unknown };
+  return Array.isArray(results) ? results : null;
+}
+
 /** `base` + `path`, keeping a path prefix of the base (`https://h/searx` + `/search`). */
 export function joinUrl(base: string, path: string): URL {
   return new URL(`${base.replace(/\/+$/, "")}${path}`);

@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import {
   buildSearxngResponse,
+  expectSearchSuccess,
   type FakeSearchBackend,
   searchReply,
   startFakeSearchBackend,
 } from "../../../test/helpers/fake-search-backend.js";
 import { createWebSearchBackends, type WebSearchBackends } from "./create-web-search-backends.js";
-import type { SearchOutcome, SearchSuccess } from "./search-types.js";
 import { webSearchConfigSchema } from "./web-search-config.js";
 
 const NOW = new Date("2026-03-10T12:00:00Z");
@@ -41,13 +41,10 @@ after(async () => {
   await fake.close();
 });
 
-function expectSuccess(outcome: SearchOutcome): SearchSuccess {
-  assert.equal(outcome.ok, true, outcome.ok ? "" : outcome.message);
-  return outcome as SearchSuccess;
-}
-
 test("SearXNG: GET /search with q, format=json, pageno, categories; no auth header unless configured", async () => {
-  const outcome = expectSuccess(await tools.select("searx")!.search({ query: "  capital  of france " }));
+  const outcome = expectSearchSuccess(
+    await tools.select("searx")!.search({ query: "  capital  of france " }),
+  );
   const request = fake.requests.at(-1)!;
   assert.equal(request.method, "GET");
   assert.equal(request.pathname, "/search");
@@ -64,7 +61,7 @@ test("SearXNG: GET /search with q, format=json, pageno, categories; no auth head
 });
 
 test("SearXNG: configured categories, language, safesearch, path prefix and the key in the auth header", async () => {
-  expectSuccess(await tools.select("searx-auth")!.search({ query: "météo" }));
+  expectSearchSuccess(await tools.select("searx-auth")!.search({ query: "météo" }));
   const request = fake.requests.at(-1)!;
   assert.equal(request.pathname, "/searxng/search");
   assert.deepEqual(request.query, {
@@ -96,7 +93,7 @@ test("SearXNG: results become title, url, plain snippet and a normalised date, i
       ]),
     ),
   );
-  const outcome = expectSuccess(await tools.select("searx")!.search({ query: "q" }));
+  const outcome = expectSearchSuccess(await tools.select("searx")!.search({ query: "q" }));
   assert.deepEqual(outcome.results, [
     {
       title: "Paris & France",
@@ -129,12 +126,12 @@ test("SearXNG: count and context size are applied to the page of results it retu
     snippet: "word ".repeat(400),
   }));
   fake.enqueue(searchReply.json(buildSearxngResponse("q", hits)));
-  const low = expectSuccess(await tools.select("searx")!.search({ query: "q", contextSize: "low" }));
+  const low = expectSearchSuccess(await tools.select("searx")!.search({ query: "q", contextSize: "low" }));
   assert.equal(low.results.length, 3);
   assert.ok(low.results[0].snippet.length <= 240 && low.results[0].snippet.endsWith("…"));
 
   fake.enqueue(searchReply.json(buildSearxngResponse("q", hits)));
-  const high = expectSuccess(
+  const high = expectSearchSuccess(
     await tools.select("searx")!.search({ query: "q", contextSize: "high", count: 7 }),
   );
   assert.equal(high.results.length, 7);
@@ -151,7 +148,7 @@ test("SearXNG: one allowed domain goes into the query as site:, and every filter
     { title: "d", url: "https://example.com/blog/post", snippet: "d" },
   ];
   fake.enqueue(searchReply.json(buildSearxngResponse("q", hits)));
-  const single = expectSuccess(
+  const single = expectSearchSuccess(
     await tools
       .select("searx")!
       .search({ query: "q", allowedDomains: ["example.com"], userLocation: { country: "FR" } }),
@@ -164,7 +161,7 @@ test("SearXNG: one allowed domain goes into the query as site:, and every filter
   );
 
   fake.enqueue(searchReply.json(buildSearxngResponse("q", hits)));
-  const filtered = expectSuccess(
+  const filtered = expectSearchSuccess(
     await tools.select("searx")!.search({ query: "q", blockedDomains: ["docs.example.com", "other.org"] }),
   );
   assert.equal(fake.requests.at(-1)!.query.q, "q");
@@ -174,7 +171,7 @@ test("SearXNG: one allowed domain goes into the query as site:, and every filter
   );
 
   fake.enqueue(searchReply.json(buildSearxngResponse("q", hits)));
-  const withPath = expectSuccess(
+  const withPath = expectSearchSuccess(
     await tools.select("searx")!.search({ query: "q", allowedDomains: ["example.com/blog"] }),
   );
   assert.deepEqual(

@@ -11,6 +11,7 @@ import {
   createSearchBackend,
   joinUrl,
   pickErrorText,
+  readResultArray,
   type SearchBackendDependencies,
   type SearchBackendSettings,
   type SearchProtocol,
@@ -46,13 +47,17 @@ const searxngProtocol: SearchProtocol<SearxngOptions> = {
     return { url, method: "GET", headers };
   },
   readResults(json) {
-    if (json === null || typeof json !== "object") return null;
-    const { results } = json as { results?: unknown };
-    if (!Array.isArray(results)) return null;
-    return results.map((item): RawSearchResult => {
-      const result = (item ?? {}) as Record<string, unknown>;
-      return { title: result.title, url: result.url, snippets: [result.content], date: result.publishedDate };
-    });
+    return (
+      readResultArray(json)?.map((item): RawSearchResult => {
+        const result = (item ?? {}) as Record<string, unknown>;
+        return {
+          title: result.title,
+          url: result.url,
+          snippets: [result.content],
+          date: result.publishedDate,
+        };
+      }) ?? null
+    );
   },
   explainStatus(status, errorBody) {
     if (status === 403) {

@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import {
   buildTavilyResponse,
+  expectSearchSuccess,
   type FakeSearchBackend,
   searchReply,
   startFakeSearchBackend,
 } from "../../../test/helpers/fake-search-backend.js";
 import { createWebSearchBackends, type WebSearchBackends } from "./create-web-search-backends.js";
-import type { SearchOutcome, SearchSuccess } from "./search-types.js";
 import { getTavilyCountryName } from "./tavily-backend.js";
 import { webSearchConfigSchema } from "./web-search-config.js";
 
@@ -44,13 +44,8 @@ after(async () => {
   await fake.close();
 });
 
-function expectSuccess(outcome: SearchOutcome): SearchSuccess {
-  assert.equal(outcome.ok, true, outcome.ok ? "" : outcome.message);
-  return outcome as SearchSuccess;
-}
-
 test("Tavily: POST /search with a Bearer key and exactly the documented body fields", async () => {
-  const outcome = expectSuccess(await tools.select("tavily")!.search({ query: "capital of france" }));
+  const outcome = expectSearchSuccess(await tools.select("tavily")!.search({ query: "capital of france" }));
   const request = fake.requests.at(-1)!;
   assert.equal(request.method, "POST");
   assert.equal(request.pathname, "/search");
@@ -69,7 +64,7 @@ test("Tavily: POST /search with a Bearer key and exactly the documented body fie
 });
 
 test("Tavily: domains, country and count are sent natively; advanced depth sets chunks_per_source by context", async () => {
-  expectSuccess(
+  expectSearchSuccess(
     await tools.select("tavily-deep")!.search({
       query: "news",
       count: 12,
@@ -92,7 +87,7 @@ test("Tavily: domains, country and count are sent natively; advanced depth sets 
     exclude_domains: ["spam.example"],
     country: "united states",
   });
-  expectSuccess(await tools.select("tavily-deep")!.search({ query: "news", contextSize: "low" }));
+  expectSearchSuccess(await tools.select("tavily-deep")!.search({ query: "news", contextSize: "low" }));
   assert.equal(fake.requests.at(-1)!.body.chunks_per_source, 1);
 });
 
@@ -119,7 +114,7 @@ test("Tavily: results map content to the snippet and RFC 1123 published_date to 
       ]),
     ),
   );
-  const outcome = expectSuccess(
+  const outcome = expectSearchSuccess(
     await tools.select("tavily")!.search({ query: "q", allowedDomains: ["news.example"] }),
   );
   // Tavily filters domains itself; its answer is still checked against the list.

@@ -10,6 +10,7 @@ import {
   createSearchBackend,
   joinUrl,
   pickErrorText,
+  readResultArray,
   type SearchBackendDependencies,
   type SearchBackendSettings,
   type SearchProtocol,
@@ -80,18 +81,17 @@ const tavilyProtocol: SearchProtocol<TavilyOptions> = {
     };
   },
   readResults(json) {
-    if (json === null || typeof json !== "object") return null;
-    const { results } = json as { results?: unknown };
-    if (!Array.isArray(results)) return null;
-    return results.map((item): RawSearchResult => {
-      const result = (item ?? {}) as Record<string, unknown>;
-      return {
-        title: result.title,
-        url: result.url,
-        snippets: [result.content],
-        date: result.published_date,
-      };
-    });
+    return (
+      readResultArray(json)?.map((item): RawSearchResult => {
+        const result = (item ?? {}) as Record<string, unknown>;
+        return {
+          title: result.title,
+          url: result.url,
+          snippets: [result.content],
+          date: result.published_date,
+        };
+      }) ?? null
+    );
   },
   explainStatus(status, errorBody) {
     const detail = pickErrorText(errorBody, [["detail", "error"], ["detail"], ["error"]]);
