@@ -150,6 +150,11 @@ test("Brave: one allowed domain becomes site:, several are filtered afterwards f
   expectSearchSuccess(await brave().search({ query: "q", allowedDomains: ["example.com"] }));
   assert.equal(fake.requests.at(-1)!.query.q, "q site:example.com");
   assert.equal(fake.requests.at(-1)!.query.count, "5");
+  // No room for site: in a query at the length limit: filtered afterwards instead.
+  const longQuery = "x".repeat(395);
+  expectSearchSuccess(await brave().search({ query: longQuery, allowedDomains: ["example.com"] }));
+  assert.equal(fake.requests.at(-1)!.query.q, longQuery);
+  assert.equal(fake.requests.at(-1)!.query.count, "20");
 
   const hits = [
     { title: "a", url: "https://a.example.com/1", snippet: "a" },

@@ -37,8 +37,12 @@ const braveProtocol: SearchProtocol<BraveOptions> = {
   requiresKey: true,
   buildCall(plan, settings, options) {
     const url = joinUrl(settings.baseUrl, "/res/v1/web/search");
-    url.searchParams.set("q", addSiteOperator(plan.query, plan.allowedDomains, MAX_QUERY_CHARS));
-    url.searchParams.set("count", String(needsResultFiltering(plan) ? MAX_RESULT_COUNT : plan.count));
+    const query = addSiteOperator(plan.query, plan.allowedDomains, MAX_QUERY_CHARS);
+    // Without `site:` (several domains, a path, no room left in the query) the filter runs afterwards.
+    const filteredAfterwards =
+      needsResultFiltering(plan) || (plan.allowedDomains.length > 0 && query === plan.query);
+    url.searchParams.set("q", query);
+    url.searchParams.set("count", String(filteredAfterwards ? MAX_RESULT_COUNT : plan.count));
     url.searchParams.set("result_filter", "web");
     url.searchParams.set("text_decorations", "false");
     const country = plan.userLocation?.country;
