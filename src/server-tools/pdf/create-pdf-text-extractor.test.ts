@@ -249,6 +249,8 @@ describe("pdf text extraction", () => {
       longestPause < 400,
       `the event loop paused ${longestPause.toFixed(0)} ms (parse took ${elapsed.toFixed(0)} ms)`,
     );
+    // PDF.js never ran on this thread (unpdf installs a DOMMatrix polyfill where it loads).
+    assert.equal((globalThis as { DOMMatrix?: unknown }).DOMMatrix, undefined);
   });
 
   test("past its deadline an extraction is stopped, and the next one still works", async () => {
