@@ -253,6 +253,20 @@ describe("pdf text extraction", () => {
     assert.equal((globalThis as { DOMMatrix?: unknown }).DOMMatrix, undefined);
   });
 
+  test("a caller that joined another's parse stops waiting at its own abort; the parse goes on", async () => {
+    const extractor = createExtractor();
+    const bytes = buildHeavyPdf();
+    const first = extractor.extractText({ bytes });
+    const controller = new AbortController();
+    const second = extractor.extractText({ bytes }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    const started = performance.now();
+    expectFailure(await second, "aborted");
+    assert.ok(performance.now() - started < 300);
+    expectText(await first);
+    assert.equal(extractor.stats().parses, 1);
+  });
+
   test("past its deadline an extraction is stopped, and the next one still works", async () => {
     const extractor = stoppable;
     // A warm thread, so the deadline falls while PDF.js is inside the page, not during start-up.

@@ -118,7 +118,8 @@ export function createPdfTextExtractor(
           if (isCacheable(result)) cache.set(key, result);
         });
       }
-      outcome = await running;
+      // A caller that joined another's parse still stops waiting at its own abort.
+      outcome = cached ? await waitUnlessAborted(running, options.signal) : await running;
       // A parse that another caller's signal aborted is not this caller's answer: read it again.
       if (!outcome.ok && outcome.reason === "aborted" && !options.signal?.aborted) {
         return extractText(input, options);
@@ -171,6 +172,20 @@ export function createPdfTextExtractor(
     }),
     close: () => pool.close(),
   };
+}
+
+function waitUnlessAborted(running: Promise<PdfPoolOutcome>, signal?: AbortSignal): Promise<PdfPoolOutcome> {
+  if (!signal) return running;
+  const aborted: PdfPoolOutcome = { ok: false, reason: "aborted", detail: "cancelled" };
+  if (signal.aborted) return Promise.resolve(aborted);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(aborted);
+    signal.addEventListener("abort", onAbort, { once: true });
+    void running.then((outcome) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(outcome);
+    });
+  });
 }
 
 /** Outcomes that depend only on the bytes (not on load, deadline or a caller's abort). */
