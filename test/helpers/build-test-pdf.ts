@@ -112,6 +112,19 @@ export function buildTextPages(count: number, linesPerPage = 3, lineText = "lore
   }));
 }
 
+let heavyPdf: Buffer | undefined;
+
+/**
+ * One page whose content stream is about 4 MB of text: PDF.js reads it in a single synchronous
+ * run of well over a second on the request thread (built once per process).
+ */
+export function buildHeavyTestPdf(): Buffer {
+  heavyPdf ??= buildTestPdf([
+    { lines: Array.from({ length: 45_000 }, (_, index) => `line ${index} ${"y".repeat(70)}`) },
+  ]);
+  return heavyPdf;
+}
+
 function escapePdfString(text: string): string {
   return text.replace(/[\\()]/g, (character) => `\\${character}`);
 }

@@ -102,7 +102,8 @@ export function createPdfWorkerPool(options: PdfWorkerPoolOptions): PdfWorkerPoo
         return;
       }
       const job = slot.job;
-      if (!job || job.id !== reply.id) return;
+      // A reply racing the thread's termination belongs to a job already ended.
+      if (slot.gone || !job || job.id !== reply.id) return;
       slot.job = undefined;
       worker.unref();
       settle(job, reply.outcome);
