@@ -1,0 +1,31 @@
+/**
+ * The `pdf` tool's public surface. PDF.js (unpdf) is loaded only inside the worker threads, so
+ * importing this module keeps it off the request thread.
+ */
+export {
+  createPdfTextExtractor,
+  type PdfExtractOptions,
+  type PdfExtractorStats,
+  type PdfInput,
+  type PdfTextExtractor,
+} from "./create-pdf-text-extractor.js";
+export { estimatePdfPageCount } from "./estimate-pdf-page-count.js";
+export { DEFAULT_PDF_FILENAME, formatPdfDocument } from "./format-pdf-document.js";
+export {
+  PDF_ENGINES,
+  PDF_TOOL_DEFAULTS,
+  type PdfEngine,
+  type PdfToolConfigFile,
+  type PdfToolSettings,
+  pdfToolConfigSchema,
+  resolvePdfToolSettings,
+} from "./pdf-config.js";
+export type { PdfExtraction, PdfFailure, PdfFailureReason, PdfText } from "./pdf-extraction.js";
+export { type DecodedPdf, decodePdfBase64, hasPdfHeader } from "./read-pdf-bytes.js";
+export {
+  type PdfRequestOptions,
+  type PdfRequestOptionsResult,
+  resolvePdfRequestOptions,
+  shouldExtractPdfText,
+  toPdfGatewayError,
+} from "./resolve-pdf-request-options.js";
