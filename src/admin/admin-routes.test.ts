@@ -111,6 +111,19 @@ test("workspace routes validate bodies", async () => {
   }
 });
 
+test("an unknown body field is named in param", async () => {
+  for (const [method, path, body, field] of [
+    ["POST", "/workspaces", { name: "x", extra: 1 }, "extra"],
+    ["POST", "/workspaces", JSON.parse('{"name":"x","__proto__":""}'), "__proto__"],
+    ["PATCH", "/keys/key_x", { actor: "a", daily: 1 }, "daily"],
+  ] as const) {
+    const { status, body: response } = await call(method, path, body);
+    assert.equal(status, 400);
+    assert.equal(response.error.param, field, JSON.stringify(body));
+    assert.match(response.error.message, new RegExp(`^${field}: unknown field`));
+  }
+});
+
 test("key routes: create, list, disable, enable, revoke", async () => {
   const announced: string[] = [];
   await state.subscribe(KEY_CHANGED_CHANNEL, (message) => announced.push(message));
