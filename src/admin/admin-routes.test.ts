@@ -124,6 +124,12 @@ test("an unknown body field is named in param", async () => {
   }
 });
 
+test("a field inside a list is named as the other endpoints name it: models[1]", async () => {
+  const { body } = await call("POST", "/keys", { workspace_id: "ws_x", models: ["a/b", 7] });
+  assert.equal(body.error.param, "models[1]");
+  assert.match(body.error.message, /^models\[1\]: /);
+});
+
 test("key routes: create, list, disable, enable, revoke", async () => {
   const announced: string[] = [];
   await state.subscribe(KEY_CHANGED_CHANNEL, (message) => announced.push(message));

@@ -13,6 +13,7 @@ import { mintPlaygroundKey } from "../../auth/mint-playground-key.js";
 import type { PlaygroundKeyPolicy } from "../../auth/playground-key-policy.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
+import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
 import type { Store } from "../../storage/types.js";
 import type { AppEnv } from "../app-env.js";
 import { createErrorResponse } from "../error-response.js";
@@ -102,7 +103,7 @@ function readRequest(body: unknown): z.output<typeof playgroundKeyRequestSchema>
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const unknownKey = issue.code === "unrecognized_keys" ? issue.keys[0] : undefined;
-  const param = unknownKey ?? (issue.path.length > 0 ? issue.path.join(".") : null);
+  const param = unknownKey ?? formatParam(issue.path);
   const message =
     unknownKey !== undefined
       ? `Unknown field "${unknownKey}"; the body takes workspace_id, user_id and source`
