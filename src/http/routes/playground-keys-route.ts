@@ -23,8 +23,15 @@ export const PLAYGROUND_KEYS_PATH = "/api/v1/playground-keys";
 const MAX_BODY_BYTES = 16 * 1024;
 const MAX_ID_LENGTH = 200;
 
+// PostgreSQL text cannot hold U+0000: refused here, not as a failed statement.
 const idSchema = (description: string) =>
-  z.string().trim().min(1).max(MAX_ID_LENGTH).openapi({ description });
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_ID_LENGTH)
+    .refine((id) => !id.includes("\u0000"), "must not contain NUL characters")
+    .openapi({ description });
 
 /** Validates the body and documents it in /openapi.json. */
 export const playgroundKeyRequestSchema = z
