@@ -182,6 +182,8 @@ interface FuzzRequest {
   contentType: string | undefined;
   contentEncoding: string | undefined;
   mutation?: Mutation;
+  /** The request must be refused as invalid_request with a message like this. */
+  refusal?: RegExp;
 }
 
 const contentTypes = fc.constantFrom(
@@ -221,7 +223,7 @@ function requestsFor(endpoint: Endpoint): fc.Arbitrary<FuzzRequest> {
       contentType: "application/json",
       contentEncoding: undefined,
       // A field error must name the mutated field only when the mutation is the only fault.
-      ...(bytes === null ? { mutation } : {}),
+      ...(bytes === null ? { mutation } : text.includes("@@BYTES@@") ? { refusal: /not valid UTF-8/ } : {}),
     }),
   );
   const malformed = fc
@@ -235,6 +237,10 @@ function requestsFor(endpoint: Endpoint): fc.Arbitrary<FuzzRequest> {
         body: encoding !== null && compressed ? compress(bytes, encoding) : bytes,
         contentType,
         contentEncoding: encoding ?? undefined,
+        // Compressed bodies are refused whatever the bytes; identity is the body as is.
+        ...(encoding !== null && encoding !== "identity"
+          ? { refusal: /Content-Encoding .* is not supported/ }
+          : {}),
       };
     });
   const deep = fc.integer({ min: 1, max: 300 }).map(
@@ -309,11 +315,16 @@ async function sendFuzzed(
   const error = checkAnswer(answer, endpoint.envelope, what);
   const requestId = answer.headers["x-request-id"] as string | undefined;
   assert.ok(requestId, `no X-Request-Id: ${what}`);
+  assert.ok(error !== undefined || request.refusal === undefined, `not refused: ${what}`);
   if (error === undefined) {
     if (endpoint.path !== "/api/v1/messages/count_tokens") ledger.answered.push(requestId);
     return;
   }
   assert.equal(error.requestId, requestId, `request_id of the envelope: ${what}`);
+  if (request.refusal !== undefined) {
+    assert.equal(error.code, "invalid_request", `${what} → ${error.message}`);
+    assert.match(error.message, request.refusal, what);
+  }
   ledger.refused.push(requestId);
   assert.equal(
     context.upstream.requests.length,
