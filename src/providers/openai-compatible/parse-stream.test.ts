@@ -329,3 +329,17 @@ test("readArgumentFragment keeps cumulative hosts from doubling arguments", () =
   assert.equal(readArgumentFragment("", null), "");
   assert.equal(readArgumentFragment('{"a":1', { a: 1 }), "");
 });
+
+test("chunks with fields of the wrong type are read around, never a TypeError", async () => {
+  const parts = await parse([
+    { choices: [null, 1, "x"] },
+    { choices: [{ index: 0, delta: 5 }] },
+    { choices: [{ index: 0, delta: { content: "Hi", tool_calls: [null, 2] } }] },
+    { choices: [{ index: 0, delta: { tool_calls: "calls" } }] },
+    chunk({}, "stop"),
+  ]);
+  assert.deepEqual(
+    parts.map((part) => part.type),
+    ["response-metadata", "text-start", "text-delta", "text-end", "finish"],
+  );
+});
