@@ -149,8 +149,15 @@ export function applyMutation(body: unknown, mutation: Mutation): unknown {
     if (mutation.kind === "add-key" && isObject(body)) return { ...body, [mutation.key]: mutation.value };
     return body;
   }
-  const copy = structuredClone(body);
-  const parent = path.slice(0, -1).reduce<unknown>((node, key) => (node as never)[key], copy);
+  const copy = cloneTree(body);
+  // After an earlier mutation of the same tree the path may lead nowhere: nothing to change then.
+  const parent = path
+    .slice(0, -1)
+    .reduce<unknown>(
+      (node, key) => (typeof node === "object" && node !== null ? (node as never)[key] : undefined),
+      copy,
+    );
+  if (typeof parent !== "object" || parent === null) return body;
   const last = path[path.length - 1]!;
   const target = (parent as Record<string | number, unknown>)[last];
   switch (mutation.kind) {
@@ -172,6 +179,24 @@ export function applyMutation(body: unknown, mutation: Mutation): unknown {
       break;
   }
   return copy;
+}
+
+/** A deep copy that keeps WithDuplicateKey and RawNumber nodes what they are. */
+function cloneTree(value: unknown): unknown {
+  if (value instanceof RawNumber) return value;
+  if (value instanceof WithDuplicateKey) {
+    return new WithDuplicateKey(
+      cloneTree(value.value) as Record<string, unknown>,
+      value.key,
+      cloneTree(value.extraValue),
+      value.extraLast,
+    );
+  }
+  if (Array.isArray(value)) return value.map(cloneTree);
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cloneTree(item)]));
+  }
+  return value;
 }
 
 function replaceAt(root: unknown, path: Path, value: unknown): unknown {
