@@ -343,3 +343,13 @@ test("chunks with fields of the wrong type are read around, never a TypeError", 
     ["response-metadata", "text-start", "text-delta", "text-end", "finish"],
   );
 });
+
+test("tool arguments streamed as many JSON-looking fragments cost time linear in their length", () => {
+  // Each `{"a":1}` fragment used to re-parse everything accumulated before it: quadratic.
+  let accumulated = "[";
+  const started = performance.now();
+  for (let count = 0; count < 40_000; count += 1) accumulated += readArgumentFragment(accumulated, '{"a":1}');
+  const elapsed = performance.now() - started;
+  assert.equal(accumulated.length, 1 + 40_000 * 7, "every fragment was kept");
+  assert.ok(elapsed < 1_500, `took ${Math.round(elapsed)} ms`);
+});
