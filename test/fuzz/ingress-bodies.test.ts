@@ -40,6 +40,10 @@ interface Endpoint {
 }
 
 const weather = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+/** A 1×1 PNG and a short text file, base64: media the decoders check, size and pass on. */
+const PNG_BASE64 =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+const TEXT_BASE64 = Buffer.from("Paris forecast: sunny").toString("base64");
 
 /** tool_choice only with tools: a choice naming an undefined tool is a (correct) cross-field error. */
 function withToolsForChoice(body: Record<string, unknown>): Record<string, unknown> {
@@ -54,7 +58,14 @@ const chatBody = fc
       model: fc.constant(TEST_MODEL),
       messages: fc.constant([
         { role: "system", content: "Be brief." },
-        { role: "user", content: [{ type: "text", text: "Weather in Paris?" }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Weather in Paris?", cache_control: { type: "ephemeral" } },
+            { type: "image_url", image_url: { url: `data:image/png;base64,${PNG_BASE64}`, detail: "low" } },
+            { type: "file", file: { filename: "f.txt", file_data: `data:text/plain;base64,${TEXT_BASE64}` } },
+          ],
+        },
         {
           role: "assistant",
           content: null,
@@ -91,6 +102,9 @@ const chatBody = fc
       n: fc.constant(1),
       logit_bias: fc.constant({ "50256": -100 }),
       parallel_tool_calls: fc.boolean(),
+      reasoning_effort: fc.constantFrom("low", "high"),
+      presence_penalty: fc.constant(0.5),
+      frequency_penalty: fc.constant(-0.5),
     },
     { requiredKeys: ["model", "messages"] },
   )
@@ -101,7 +115,14 @@ const responsesBody = fc
     {
       model: fc.constant(TEST_MODEL),
       input: fc.constantFrom<unknown>("Weather in Paris? @@BYTES@@", [
-        { role: "user", content: [{ type: "input_text", text: "Weather in Paris? @@BYTES@@" }] },
+        {
+          role: "user",
+          content: [
+            { type: "input_text", text: "Weather in Paris? @@BYTES@@" },
+            { type: "input_image", image_url: `data:image/png;base64,${PNG_BASE64}`, detail: "auto" },
+            { type: "input_file", filename: "f.txt", file_data: `data:text/plain;base64,${TEXT_BASE64}` },
+          ],
+        },
         { type: "function_call", call_id: "call_1", name: "get_weather", arguments: '{"city":"Paris"}' },
         { type: "function_call_output", call_id: "call_1", output: "sunny" },
         { role: "user", content: "And tomorrow?" },
@@ -120,6 +141,8 @@ const responsesBody = fc
       ),
       user: fc.constant("user-1"),
       metadata: fc.constant({ run: "fuzz" }),
+      reasoning: fc.constant({ effort: "low", summary: "auto" }),
+      parallel_tool_calls: fc.boolean(),
     },
     { requiredKeys: ["model", "input"] },
   )
@@ -139,15 +162,33 @@ const messagesFields = {
     {
       role: "user",
       content: [
-        { type: "tool_result", tool_use_id: "toolu_1", content: "sunny" },
+        { type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "sunny" }] },
         { type: "text", text: "And tomorrow?" },
+        { type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } },
+        {
+          type: "document",
+          source: { type: "base64", media_type: "text/plain", data: TEXT_BASE64 },
+          title: "forecast",
+          cache_control: { type: "ephemeral" },
+        },
       ],
     },
   ]),
-  system: fc.constantFrom<unknown>("Be brief.", [{ type: "text", text: "Be brief." }]),
+  system: fc.constantFrom<unknown>("Be brief.", [
+    { type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } },
+  ]),
   tools: fc.constant([{ name: "get_weather", description: "Weather by city", input_schema: weather }]),
   tool_choice: fc.constantFrom({ type: "auto" }, { type: "any" }, { type: "tool", name: "get_weather" }),
+  thinking: fc.constantFrom({ type: "disabled" }, { type: "enabled", budget_tokens: 1024 }),
 };
+
+/** Extended thinking needs an output cap above its budget and no forced tool choice. */
+function withRoomForThinking(body: Record<string, unknown>): Record<string, unknown> {
+  const thinking = body.thinking as { type: string } | undefined;
+  if (thinking?.type !== "enabled") return body;
+  const { tool_choice: _dropped, temperature: _t, top_k: _k, top_p: _p, ...rest } = body;
+  return body.max_tokens === undefined ? rest : { ...rest, max_tokens: 2048 };
+}
 
 const messagesBody = fc
   .record(
@@ -163,11 +204,13 @@ const messagesBody = fc
     },
     { requiredKeys: ["model", "messages", "max_tokens"] },
   )
-  .map(withToolsForChoice);
+  .map(withToolsForChoice)
+  .map(withRoomForThinking);
 
 const countTokensBody = fc
   .record(messagesFields, { requiredKeys: ["model", "messages"] })
-  .map(withToolsForChoice);
+  .map(withToolsForChoice)
+  .map(withRoomForThinking);
 
 const ENDPOINTS: Endpoint[] = [
   { path: "/api/v1/chat/completions", envelope: "common", valid: chatBody, auth: "bearer" },
@@ -382,6 +425,7 @@ async function checkNothingLeftBehind(context: TestGateway, ledger: Ledger, bala
 }
 
 const RUNS: Record<GatewayMode, number> = { embedded: 120, distributed: 40 };
+const VALID_RUNS = 10;
 
 for (const mode of ["embedded", "distributed"] as const) {
   test(`fuzzed bodies on every generation endpoint [${mode}]`, async (t) => {
@@ -395,6 +439,31 @@ for (const mode of ["embedded", "distributed"] as const) {
         .balanceMicroUsd;
       const ledger: Ledger = { refused: [], answered: [] };
       for (const endpoint of ENDPOINTS) {
+        // The fuzz is only as good as its starting points: the unmutated bodies must be answered.
+        await t.test(`${endpoint.path}: the valid bodies are answered`, async (t) => {
+          await checkProperty(
+            t,
+            fc.asyncProperty(endpoint.valid, async (body) => {
+              const answer = await client.send({
+                method: "POST",
+                path: endpoint.path,
+                headers: {
+                  "content-type": "application/json",
+                  ...(endpoint.auth === "bearer"
+                    ? { authorization: `Bearer ${context.apiKey}` }
+                    : { "x-api-key": context.apiKey, "anthropic-version": "2023-06-01" }),
+                },
+                body: serialise(body).replaceAll("@@BYTES@@", ""),
+                deadlineMs: DEADLINE_MS,
+              });
+              assert.equal(answer.status, 200, `${serialise(body)} → ${answer.text.slice(0, 500)}`);
+              if (endpoint.path !== "/api/v1/messages/count_tokens") {
+                ledger.answered.push(answer.headers["x-request-id"] as string);
+              }
+            }),
+            { runs: VALID_RUNS },
+          );
+        });
         await t.test(endpoint.path, async (t) => {
           await checkProperty(
             t,

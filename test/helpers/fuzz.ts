@@ -3,10 +3,12 @@
  * environment so a CI failure can be replayed and a local run can go deeper:
  *
  *   FUZZ_RUNS=5000 npm test -- test/fuzz                  # every property 5,000 times
- *   FUZZ_SEED=-1234 FUZZ_PATH=12:3 npm test -- test/fuzz/ingress-bodies.test.ts   # replay
+ *   FUZZ_ONLY='<test name>' FUZZ_SEED=-1234 FUZZ_PATH=12:3 npm test -- <file>     # replay
  *
- * The seed of every run is printed as a test diagnostic; a failure reports the seed, the shrink
- * path, the counterexample and the exact replay command (docs/testing.md).
+ * The seed of every run is printed as a test diagnostic; a failure prints the seed, the shrink
+ * path, the counterexample, the assertion that failed and the replay command (docs/testing.md).
+ * FUZZ_ONLY (a test's full name, or a part of it) skips every other property, so that a replay's
+ * path is not applied to properties it does not belong to.
  */
 import type { TestContext } from "node:test";
 import fc from "fast-check";
@@ -36,6 +38,11 @@ export async function checkProperty<Ts>(
   property: fc.IAsyncProperty<Ts> | fc.IProperty<Ts>,
   options: FuzzOptions,
 ): Promise<void> {
+  const only = process.env.FUZZ_ONLY;
+  if (only !== undefined && only !== "" && !t.fullName.includes(only)) {
+    t.skip(`FUZZ_ONLY=${only}`);
+    return;
+  }
   const seed = readSeed();
   const numRuns = readRuns(options.runs);
   t.diagnostic(`fuzz: ${numRuns} runs, seed ${seed}`);
@@ -46,9 +53,11 @@ export async function checkProperty<Ts>(
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
   });
   if (!details.failed) return;
-  const replay = `FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath ?? ""}`;
   const cause =
     details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+  const replay = `FUZZ_ONLY='${t.fullName.replaceAll("'", "'\\''")}' FUZZ_SEED=${details.seed} FUZZ_PATH=${
+    details.counterexamplePath ?? ""
+  }`;
   throw new Error(
     `${fc.defaultReportMessage(details)}\nFailure: ${cause}\nReplay with: ${replay} npm test -- <this file>`,
   );
