@@ -9,10 +9,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { formatParam } from "../../src/ingress/shared/describe-validation-issue.js";
 import { checkProperty } from "../helpers/fuzz.js";
 import { checkAnswer } from "../helpers/fuzz-answers.js";
-import { type Mutation, malformedBodyTexts, mutatedBodies, oddStrings } from "../helpers/fuzz-bodies.js";
+import {
+  isWithinParam,
+  type Mutation,
+  malformedBodyTexts,
+  mutatedBodies,
+  mutatedParam,
+  oddStrings,
+} from "../helpers/fuzz-bodies.js";
 import { createRawClient, type RawClient } from "../helpers/raw-http.js";
 import { startTestGateway, TEST_MODEL, type TestGateway } from "../helpers/test-gateway.js";
 
@@ -220,15 +226,9 @@ function lookupQueries(): fc.Arbitrary<string> {
   );
 }
 
-function mutatedParam(mutation: Mutation): string | null {
-  return formatParam(mutation.kind === "add-key" ? [...mutation.path, mutation.key] : mutation.path);
-}
-
+/** A field error names the mutated field, a field inside it, or the object that holds it. */
 function isRelatedParam(param: string, mutated: string | null): boolean {
-  if (mutated === null) return true;
-  const within = (inner: string, outer: string) =>
-    inner === outer || inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`);
-  return within(param, mutated) || within(mutated, param);
+  return mutated === null || isWithinParam(param, mutated) || isWithinParam(mutated, param);
 }
 
 async function sendAdminCall(context: TestGateway, client: RawClient, target: AdminTarget, call: FuzzCall) {

@@ -15,14 +15,15 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import fc from "fast-check";
-import { formatParam } from "../../src/ingress/shared/describe-validation-issue.js";
 import { checkProperty } from "../helpers/fuzz.js";
 import { checkAnswer, type Envelope } from "../helpers/fuzz-answers.js";
 import {
   invalidUtf8,
+  isWithinParam,
   type Mutation,
   malformedBodyTexts,
   mutatedBodies,
+  mutatedParam,
   serialise,
 } from "../helpers/fuzz-bodies.js";
 import { createRawClient, type RawAnswer, type RawClient } from "../helpers/raw-http.js";
@@ -301,25 +302,17 @@ function requestsFor(endpoint: Endpoint): fc.Arbitrary<FuzzRequest> {
   );
 }
 
-/** The mutated field, as `param` would name it (`messages[0].content`); null for the root. */
-function mutatedParam(mutation: Mutation): string | null {
-  const path = mutation.kind === "add-key" ? [...mutation.path, mutation.key] : mutation.path;
-  return formatParam(path);
-}
-
 /**
  * A field error names the mutated field, something inside it (a replaced object lacks a required
  * member), or the object that holds it (an unknown or duplicated key, a deleted required field).
  */
 function isRelatedParam(param: string, mutated: string | null): boolean {
   if (mutated === null) return true;
-  const within = (inner: string, outer: string) =>
-    inner === outer || inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`);
-  if (within(param, mutated) || within(mutated, param)) return true;
+  if (isWithinParam(param, mutated) || isWithinParam(mutated, param)) return true;
   // A changed `type` makes the item another kind, whose own fields are then what is wrong.
-  if (mutated.endsWith(".type")) return within(param, mutated.slice(0, -".type".length));
+  if (mutated.endsWith(".type")) return isWithinParam(param, mutated.slice(0, -".type".length));
   // Cross-field rules: tool_choice must name a tool of `tools`.
-  return param === "tool_choice" && within(mutated, "tools");
+  return param === "tool_choice" && isWithinParam(mutated, "tools");
 }
 
 interface Ledger {

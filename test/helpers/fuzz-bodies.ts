@@ -8,6 +8,7 @@
  * and more, nesting 10,000 levels deep): those have their own tests; here the point is variety.
  */
 import fc from "fast-check";
+import { formatParam } from "../../src/ingress/shared/describe-validation-issue.js";
 
 /**
  * An object serialised with one key twice: the extra value before the object's own entries (JSON.parse
@@ -208,6 +209,16 @@ function replaceAt(root: unknown, path: Path, value: unknown): unknown {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The mutated field, as `param` would name it (`messages[0].content`); null for the root. */
+export function mutatedParam(mutation: Mutation): string | null {
+  return formatParam(mutation.kind === "add-key" ? [...mutation.path, mutation.key] : mutation.path);
+}
+
+/** `inner` is the field `outer` or lies inside it (`messages[0].content` within `messages`). */
+export function isWithinParam(inner: string, outer: string): boolean {
+  return inner === outer || inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`);
 }
 
 /** A mutation of `body` at one of its paths. */

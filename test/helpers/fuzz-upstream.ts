@@ -406,6 +406,10 @@ export function checkUsage(usage: CanonicalUsage, what: string): void {
  * The canonical lifecycles: every delta and end belongs to an open block of its kind, blocks are
  * closed before `finish`, `finish` comes once and last, strings are strings, usage is countable.
  */
+function blockKindOf(type: string): "text" | "reasoning" | "tool" {
+  return type.startsWith("text-") ? "text" : type.startsWith("reasoning-") ? "reasoning" : "tool";
+}
+
 export function checkPartSequence(parts: CanonicalStreamPart[], what: string): void {
   const open = new Map<string, "text" | "reasoning" | "tool">();
   let finished = false;
@@ -417,30 +421,19 @@ export function checkPartSequence(parts: CanonicalStreamPart[], what: string): v
       case "reasoning-start":
       case "tool-input-start": {
         assert.ok(!open.has(part.id), `block opened twice: ${where}`);
-        open.set(
-          part.id,
-          part.type === "text-start" ? "text" : part.type === "reasoning-start" ? "reasoning" : "tool",
-        );
+        open.set(part.id, blockKindOf(part.type));
         break;
       }
       case "text-delta":
       case "reasoning-delta":
       case "tool-input-delta":
-        assert.equal(
-          open.get(part.id),
-          part.type === "text-delta" ? "text" : part.type === "reasoning-delta" ? "reasoning" : "tool",
-          `delta outside its block: ${where}`,
-        );
+        assert.equal(open.get(part.id), blockKindOf(part.type), `delta outside its block: ${where}`);
         assert.equal(typeof part.delta, "string", where);
         break;
       case "text-end":
       case "reasoning-end":
       case "tool-input-end":
-        assert.equal(
-          open.get(part.id),
-          part.type === "text-end" ? "text" : part.type === "reasoning-end" ? "reasoning" : "tool",
-          `end outside its block: ${where}`,
-        );
+        assert.equal(open.get(part.id), blockKindOf(part.type), `end outside its block: ${where}`);
         open.delete(part.id);
         break;
       case "tool-call":
