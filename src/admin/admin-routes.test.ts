@@ -111,6 +111,25 @@ test("workspace routes validate bodies", async () => {
   }
 });
 
+test("an unknown body field is named in param", async () => {
+  for (const [method, path, body, field] of [
+    ["POST", "/workspaces", { name: "x", extra: 1 }, "extra"],
+    ["POST", "/workspaces", JSON.parse('{"name":"x","__proto__":""}'), "__proto__"],
+    ["PATCH", "/keys/key_x", { actor: "a", daily: 1 }, "daily"],
+  ] as const) {
+    const { status, body: response } = await call(method, path, body);
+    assert.equal(status, 400);
+    assert.equal(response.error.param, field, JSON.stringify(body));
+    assert.match(response.error.message, new RegExp(`^${field}: unknown field`));
+  }
+});
+
+test("a field inside a list is named as the other endpoints name it: models[1]", async () => {
+  const { body } = await call("POST", "/keys", { workspace_id: "ws_x", models: ["a/b", 7] });
+  assert.equal(body.error.param, "models[1]");
+  assert.match(body.error.message, /^models\[1\]: /);
+});
+
 test("key routes: create, list, disable, enable, revoke", async () => {
   const announced: string[] = [];
   await state.subscribe(KEY_CHANGED_CHANNEL, (message) => announced.push(message));

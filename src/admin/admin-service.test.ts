@@ -131,3 +131,25 @@ test("admin service: a failed broadcast does not undo the committed change", asy
     await cleanup();
   }
 });
+
+forEachStorageMode(
+  "admin service: a NUL in an id or a text field is refused, never sent to the database",
+  async ({ store }) => {
+    const admin = createAdminService({ store, state: await openSharedState({}) });
+    const workspace = await admin.createWorkspace({ name: "nul" });
+    const { key } = await admin.createKey({ workspaceId: workspace.id });
+    const nul = /must not contain NUL characters/;
+    await assert.rejects(admin.createWorkspace({ name: "a\u0000b" }), isInvalidRequest(nul, "name"));
+    await assert.rejects(admin.creditWorkspace("ws\u0000", "1"), isInvalidRequest(nul, "id"));
+    await assert.rejects(admin.updateWorkspace("\u0000", { locked: true }), isInvalidRequest(nul, "id"));
+    await assert.rejects(admin.listKeys("\u0000"), isInvalidRequest(nul, "workspace_id"));
+    await assert.rejects(
+      admin.createKey({ workspaceId: workspace.id, memberId: "m\u0000" }),
+      isInvalidRequest(nul, "member_id"),
+    );
+    await assert.rejects(admin.getKey(`${key.id}\u0000`), isInvalidRequest(nul, "id"));
+    await assert.rejects(admin.setKeyStatus("\u0000", "disabled"), isInvalidRequest(nul, "id"));
+    await assert.rejects(admin.resetKeyTotal(key.id, "a\u0000"), isInvalidRequest(nul, "actor"));
+    assert.equal((await admin.listKeys(workspace.id)).length, 1, "nothing was created");
+  },
+);

@@ -241,7 +241,14 @@ function readId(value: unknown, param: string): string {
   if (typeof value !== "string" || value.trim() === "") {
     throw GatewayError.invalidRequest(`${param} is required`, param);
   }
+  refuseNul(value, param);
   return value.trim();
+}
+
+/** PostgreSQL text cannot hold U+0000: such input is refused here, never sent to be stored or compared. */
+function refuseNul(text: string, param: string): void {
+  if (text.includes("\u0000"))
+    throw GatewayError.invalidRequest(`${param} must not contain NUL characters`, param);
 }
 
 function readText(value: unknown, param: string, options: { required: true }): string;
@@ -252,6 +259,7 @@ function readText(value: unknown, param: string, options: { required: boolean })
     return undefined;
   }
   if (typeof value !== "string") throw GatewayError.invalidRequest(`${param} must be a string`, param);
+  refuseNul(value, param);
   const text = value.trim();
   if (options.required && text === "") throw GatewayError.invalidRequest(`${param} must not be empty`, param);
   if (text.length > MAX_TEXT_LENGTH) {

@@ -3,7 +3,7 @@ import type { IncomingMessage } from "node:http";
 import { PassThrough } from "node:stream";
 import { test } from "node:test";
 import { GatewayError } from "../errors/gateway-error.js";
-import { readNodeJsonBody } from "./read-json-body.js";
+import { readJsonBody, readNodeJsonBody } from "./read-json-body.js";
 
 /** A stand-in for the Node request: a byte stream with headers. */
 function createIncoming(headers: Record<string, string> = {}) {
@@ -72,4 +72,43 @@ test("a client that left, before or while sending, rejects instead of hanging", 
   leaving.write("{");
   leaving.destroy();
   await assert.rejects(body, /closed the connection/);
+});
+
+test("a compressed body is refused before it is read; identity is the body as is", async () => {
+  for (const encoding of ["gzip", "deflate", "br", "gzip, identity", "x-custom"]) {
+    const incoming = createIncoming({ "content-encoding": encoding });
+    const error = await rejection(readNodeJsonBody(incoming, 100));
+    assert.equal(error.code, "invalid_request");
+    assert.equal(error.param, null);
+    assert.match(error.message, /Content-Encoding .* is not supported: send the request body uncompressed/);
+    assert.equal(incoming.readableFlowing, null, "nothing was read");
+  }
+  const web = new Request("http://gateway.test/", {
+    method: "POST",
+    headers: { "content-encoding": "gzip" },
+    body: "{}",
+  });
+  assert.match((await rejection(readJsonBody(web, 100))).message, /Content-Encoding "gzip"/);
+
+  const identity = createIncoming({ "content-encoding": "Identity" });
+  const body = readNodeJsonBody(identity, 100);
+  identity.end('{"a":1}');
+  assert.deepEqual(await body, { a: 1 });
+});
+
+test("bytes that are not UTF-8 are invalid_request, not replaced by U+FFFD", async () => {
+  // A lone surrogate half (CESU-8), an overlong "/", a truncated sequence, a byte UTF-8 never uses.
+  for (const bytes of [[0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xe2, 0x82], [0xff]]) {
+    const incoming = createIncoming();
+    const body = readNodeJsonBody(incoming, 100);
+    incoming.end(Buffer.concat([Buffer.from('{"text":"'), Buffer.from(bytes), Buffer.from('"}')]));
+    const error = await rejection(body);
+    assert.equal(error.code, "invalid_request");
+    assert.match(error.message, /not valid UTF-8/);
+  }
+  // A lone surrogate written as a JSON escape is valid UTF-8 text, and JSON.
+  const escaped = createIncoming();
+  const body = readNodeJsonBody(escaped, 100);
+  escaped.end('{"text":"\\ud800"}');
+  assert.deepEqual(await body, { text: "\ud800" });
 });

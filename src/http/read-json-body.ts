@@ -5,11 +5,19 @@
  * Two sources, same rules and errors: the Node request (the generation endpoints and count_tokens:
  * no web ReadableStream per request), and a web Request (routes that are also exercised through
  * `app.request` in unit tests).
+ *
+ * The body must be UTF-8 JSON (RFC 8259) sent as is: a compressed body (any Content-Encoding but
+ * `identity`) is refused before it is read, so no decompression ratio can turn a body under the cap
+ * into gigabytes, and bytes that are not UTF-8 are refused rather than silently replaced by U+FFFD.
+ * Content-Type is not checked: JSON is the only body these endpoints take, and `curl -d` without
+ * `-H` labels it form data.
  */
+import { isUtf8 } from "node:buffer";
 import type { IncomingMessage } from "node:http";
 import { GatewayError } from "../errors/gateway-error.js";
 
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  checkContentEncoding(request.headers.get("content-encoding"));
   checkDeclaredLength(request.headers.get("content-length"), maxBytes);
   if (!request.body) throw createEmptyBodyError();
 
@@ -31,6 +39,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
 
 export function readNodeJsonBody(incoming: IncomingMessage, maxBytes: number): Promise<unknown> {
   try {
+    checkContentEncoding(incoming.headers["content-encoding"]);
     checkDeclaredLength(incoming.headers["content-length"], maxBytes);
   } catch (error) {
     return Promise.reject(error);
@@ -75,6 +84,16 @@ export function readNodeJsonBody(incoming: IncomingMessage, maxBytes: number): P
   });
 }
 
+function checkContentEncoding(header: string | null | undefined): void {
+  if (header === undefined || header === null) return;
+  const encoding = header.trim().toLowerCase();
+  if (encoding === "" || encoding === "identity") return;
+  throw GatewayError.invalidRequest(
+    `Content-Encoding "${header.slice(0, 40)}" is not supported: send the request body uncompressed`,
+    null,
+  );
+}
+
 function checkDeclaredLength(header: string | null | undefined, maxBytes: number): void {
   const declared = Number(header ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw createTooLargeError(maxBytes);
@@ -82,6 +101,7 @@ function checkDeclaredLength(header: string | null | undefined, maxBytes: number
 
 function parseJsonBody(bytes: Buffer): unknown {
   if (bytes.byteLength === 0) throw createEmptyBodyError();
+  if (!isUtf8(bytes)) throw GatewayError.invalidRequest("Request body is not valid UTF-8", null);
   try {
     return JSON.parse(bytes.toString("utf8"));
   } catch (error) {

@@ -254,3 +254,16 @@ test("OpenAI insufficient_quota is the gateway's account problem, not a rate lim
   assert.equal(error.code, "provider_auth");
   assert.equal(error.retryAfterSeconds, undefined);
 });
+
+test("an error frame whose status or type names an Object member is classified by the catalog alone", () => {
+  for (const frame of [
+    { error: { status: "constructor", message: "x" } },
+    { error: { type: "toString", message: "x" } },
+    { error: { status: "__proto__", type: "hasOwnProperty" } },
+  ]) {
+    const error = classifyStreamErrorFrame(frame);
+    assert.equal(error.code, "provider_unavailable", JSON.stringify(frame));
+    assert.equal(error.upstreamStatus, 500, JSON.stringify(frame));
+    assert.doesNotMatch(error.message, /native code|function/);
+  }
+});

@@ -10,6 +10,7 @@
  */
 import type { UpstreamErrorInfo } from "../canonical/index.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import { isRecord } from "./read-wire-values.js";
 
 /** Header values as undici or node:http give them. */
 export type UpstreamHeaders = Record<string, string | string[] | undefined>;
@@ -246,12 +247,13 @@ function extractErrorDetails(value: unknown): UpstreamErrorDetails {
 function inferStatus(details: UpstreamErrorDetails): number | undefined {
   if (details.httpCode !== undefined && details.httpCode >= 100 && details.httpCode < 600)
     return details.httpCode;
-  if (details.rpcStatus !== undefined && STATUS_BY_RPC_CODE[details.rpcStatus] !== undefined) {
+  // Own keys only: "constructor" or "toString" from an upstream must not find Object's members.
+  if (details.rpcStatus !== undefined && Object.hasOwn(STATUS_BY_RPC_CODE, details.rpcStatus)) {
     return STATUS_BY_RPC_CODE[details.rpcStatus];
   }
   if (details.code === "rate_limit_exceeded" || details.code === "insufficient_quota") return 429;
   if (details.code === "context_length_exceeded") return 400;
-  if (details.type !== undefined && STATUS_BY_ERROR_TYPE[details.type] !== undefined) {
+  if (details.type !== undefined && Object.hasOwn(STATUS_BY_ERROR_TYPE, details.type)) {
     return STATUS_BY_ERROR_TYPE[details.type];
   }
   return undefined;
@@ -285,8 +287,4 @@ function readHeader(headers: UpstreamHeaders, name: string): string | undefined 
     return Array.isArray(value) ? value[0] : value;
   }
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

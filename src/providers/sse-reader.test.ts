@@ -82,3 +82,13 @@ test("an oversized event fails instead of buffering without bound", async () => 
     { code: "provider_unavailable" },
   );
 });
+
+test("a chunk holding 160,000 small events is read in time linear in its size", async () => {
+  // Handing events out with Array#shift made this quadratic in the number of events: seconds, not ms.
+  const chunk = Buffer.from("data: x\n\n".repeat(160_000));
+  const started = performance.now();
+  const events = await collect([chunk]);
+  const elapsed = performance.now() - started;
+  assert.equal(events.length, 160_000);
+  assert.ok(elapsed < 4_000, `took ${Math.round(elapsed)} ms`);
+});

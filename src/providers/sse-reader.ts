@@ -35,7 +35,9 @@ export async function* readSseEvents(
   body: AsyncIterable<Uint8Array | string>,
   options: ReadSseOptions = {},
 ): AsyncGenerator<SseEvent> {
-  const pending: SseEvent[] = [];
+  // Swapped out whole after each chunk, never shifted: one network chunk can hold many thousands
+  // of small events, and Array#shift is linear in what is left (quadratic per chunk).
+  let pending: SseEvent[] = [];
   let overflow = false;
   const parser = createParser({
     maxBufferSize: options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE,
@@ -59,13 +61,19 @@ export async function* readSseEvents(
     if (overflow) {
       throw new GatewayError("provider_unavailable", "The upstream stream sent an oversized event");
     }
-    while (pending.length > 0) yield pending.shift()!;
+    yield* takePending();
   }
 
   const rest = decoder.decode();
   // Two line ends dispatch a final unterminated event (one ends the line, one ends the event).
   parser.feed(`${rest}\n\n`);
-  while (pending.length > 0) yield pending.shift()!;
+  yield* takePending();
+
+  function takePending(): SseEvent[] {
+    const ready = pending;
+    pending = [];
+    return ready;
+  }
 }
 
 function toSseEvent(message: EventSourceMessage): SseEvent {

@@ -103,6 +103,8 @@ forEachGatewayMode("playground keys", async (context, t) => {
       [{ ...user("u"), user_id: 42 }, "user_id"],
       [{ ...user("u"), scope: "all" }, "scope"],
       [{ workspace_id: "ws_unknown", user_id: "u" }, "workspace_id"],
+      [{ ...user("u"), user_id: "\u0000" }, "user_id"],
+      [{ workspace_id: `${context.workspaceId}\u0000`, user_id: "u" }, "workspace_id"],
       ["{not json", null],
       [[], null],
     ];

@@ -12,6 +12,7 @@ import { parseExpiry } from "../../admin/parse-expiry.js";
 import { convertMicroUsdToUsd } from "../../admin/parse-usd.js";
 import { createCommonErrorEnvelope, createErrorHeaders } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
+import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
 import type { ApiKeyStatus } from "../../storage/types.js";
 import { readJsonBody } from "../read-json-body.js";
 
@@ -173,8 +174,11 @@ async function readBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
   const parsed = schema.safeParse(await readJsonBody(c.req.raw, MAX_ADMIN_BODY_BYTES));
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const param = issue.path.length > 0 ? issue.path.join(".") : null;
-  throw GatewayError.invalidRequest(param ? `${param}: ${issue.message}` : issue.message, param);
+  // An unknown field is reported at the object that holds it; name the field itself.
+  const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]] : issue.path;
+  const param = formatParam(path);
+  const message = issue.code === "unrecognized_keys" ? "unknown field" : issue.message;
+  throw GatewayError.invalidRequest(param ? `${param}: ${message}` : message, param);
 }
 
 function renderError(error: GatewayError, status: number = error.status): Response {

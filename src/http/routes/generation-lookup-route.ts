@@ -37,6 +37,13 @@ export function renderGeneration(record: GenerationRecord) {
   };
 }
 
+/** Generation ids are request ids, URL-safe ASCII (base64url, with a type prefix for the SDKs' forms). */
+const POSSIBLE_GENERATION_ID = /^[A-Za-z0-9_-]{1,200}$/;
+
+function isPossibleGenerationId(id: string): boolean {
+  return POSSIBLE_GENERATION_ID.test(id);
+}
+
 export function createGenerationLookupRoute(store: Store, authenticator: Authenticator) {
   const app = new Hono<AppEnv>();
   app.get("/api/v1/generation", async (c) => {
@@ -45,7 +52,9 @@ export function createGenerationLookupRoute(store: Store, authenticator: Authent
       const caller = await authenticator.authenticate(readBearerToken(c.req.header("authorization")));
       const id = c.req.query("id");
       if (!id) throw GatewayError.invalidRequest("Query parameter id is required", "id");
-      const record = await store.generations.get(id, caller.workspace.id);
+      // Text no generation id can be (a NUL, which PostgreSQL cannot even compare; 10 KB of
+      // anything) is answered like an unknown id, without a database round trip.
+      const record = isPossibleGenerationId(id) ? await store.generations.get(id, caller.workspace.id) : null;
       if (!record) throw GatewayError.invalidRequest(`No generation with id "${id}" in this workspace`, "id");
       return c.json({ data: renderGeneration(record) });
     } catch (thrown) {

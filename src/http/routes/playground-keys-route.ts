@@ -13,6 +13,7 @@ import { mintPlaygroundKey } from "../../auth/mint-playground-key.js";
 import type { PlaygroundKeyPolicy } from "../../auth/playground-key-policy.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
+import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
 import type { Store } from "../../storage/types.js";
 import type { AppEnv } from "../app-env.js";
 import { createErrorResponse } from "../error-response.js";
@@ -22,8 +23,15 @@ export const PLAYGROUND_KEYS_PATH = "/api/v1/playground-keys";
 const MAX_BODY_BYTES = 16 * 1024;
 const MAX_ID_LENGTH = 200;
 
+// PostgreSQL text cannot hold U+0000: refused here, not as a failed statement.
 const idSchema = (description: string) =>
-  z.string().trim().min(1).max(MAX_ID_LENGTH).openapi({ description });
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_ID_LENGTH)
+    .refine((id) => !id.includes("\u0000"), "must not contain NUL characters")
+    .openapi({ description });
 
 /** Validates the body and documents it in /openapi.json. */
 export const playgroundKeyRequestSchema = z
@@ -102,7 +110,7 @@ function readRequest(body: unknown): z.output<typeof playgroundKeyRequestSchema>
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const unknownKey = issue.code === "unrecognized_keys" ? issue.keys[0] : undefined;
-  const param = unknownKey ?? (issue.path.length > 0 ? issue.path.join(".") : null);
+  const param = unknownKey ?? formatParam(issue.path);
   const message =
     unknownKey !== undefined
       ? `Unknown field "${unknownKey}"; the body takes workspace_id, user_id and source`

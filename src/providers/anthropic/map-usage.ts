@@ -1,4 +1,5 @@
 import { type CanonicalUsage, createEmptyUsage } from "../../canonical/index.js";
+import { readTokenCount } from "../read-wire-values.js";
 import type { AnthropicUsageWire } from "./wire-types.js";
 
 /**
@@ -16,13 +17,13 @@ import type { AnthropicUsageWire } from "./wire-types.js";
 export function mapUsage(usage: AnthropicUsageWire | null | undefined): CanonicalUsage {
   const result = createEmptyUsage();
   if (usage === null || usage === undefined) return result;
-  const uncached = readCount(usage.input_tokens);
-  const cacheRead = readCount(usage.cache_read_input_tokens);
+  const uncached = readTokenCount(usage.input_tokens);
+  const cacheRead = readTokenCount(usage.cache_read_input_tokens);
   const split = usage.cache_creation ?? undefined;
-  const fiveMinute = readCount(split?.ephemeral_5m_input_tokens);
-  const oneHourSplit = readCount(split?.ephemeral_1h_input_tokens);
+  const fiveMinute = readTokenCount(split?.ephemeral_5m_input_tokens);
+  const oneHourSplit = readTokenCount(split?.ephemeral_1h_input_tokens);
   const cacheCreation = isCount(usage.cache_creation_input_tokens)
-    ? readCount(usage.cache_creation_input_tokens)
+    ? readTokenCount(usage.cache_creation_input_tokens)
     : fiveMinute + oneHourSplit;
   const oneHour = Math.min(oneHourSplit, cacheCreation);
 
@@ -30,9 +31,9 @@ export function mapUsage(usage: AnthropicUsageWire | null | undefined): Canonica
   result.cachedInputTokens = cacheRead;
   result.cacheWrite1hTokens = oneHour;
   result.cacheWriteTokens = cacheCreation - oneHour;
-  result.outputTokens = readCount(usage.output_tokens);
+  result.outputTokens = readTokenCount(usage.output_tokens);
   result.reasoningTokens = Math.min(
-    readCount(usage.output_tokens_details?.thinking_tokens),
+    readTokenCount(usage.output_tokens_details?.thinking_tokens),
     result.outputTokens,
   );
   return result;
@@ -72,8 +73,4 @@ export function mergeUsage(
 
 function isCount(value: unknown): value is number {
   return typeof value === "number" && Number.isFinite(value);
-}
-
-function readCount(value: unknown): number {
-  return isCount(value) && value > 0 ? Math.floor(value) : 0;
 }

@@ -146,3 +146,9 @@ test("an error envelope with HTTP 200, or a body that is not a message, throws",
     );
   }
 });
+
+test("content entries that are not blocks are skipped, never a TypeError", () => {
+  const body = { ...buildMessage(), content: [null, 3, "text", { type: "text", text: "Hi" }] };
+  const result = parseAnthropicResponse(body, { upstreamModel: "claude-x" });
+  assert.deepEqual(result.content, [{ type: "text", text: "Hi" }]);
+});

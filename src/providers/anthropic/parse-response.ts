@@ -2,6 +2,7 @@
 import type { CanonicalResult, OpaqueReasoningState, ResultContent } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
+import { readRecords } from "../read-wire-values.js";
 import { PROVIDER_KIND } from "./convert-messages.js";
 import { mapStopReason } from "./map-stop-reason.js";
 import { mapUsage } from "./map-usage.js";
@@ -44,7 +45,7 @@ export function parseAnthropicResponse(json: unknown, context: AnthropicParseCon
   const content: ResultContent[] = [];
   let toolCallCount = 0;
   let jsonToolCount = 0;
-  for (const block of message.content) {
+  for (const block of readRecords<AnthropicContentBlockWire>(message.content)) {
     const mapped = convertBlock(block, context);
     if (mapped === undefined) continue;
     if (mapped.isJsonTool) jsonToolCount += 1;

@@ -21,11 +21,12 @@
 import type { CanonicalStreamPart, CanonicalUsage, OpaqueReasoningState } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
+import { isRecord, readRecords } from "../read-wire-values.js";
 import { createToolCallId } from "./create-tool-call-id.js";
 import { GOOGLE_PROVIDER_KIND } from "./google-provider-kind.js";
 import { mapFinishReason } from "./map-finish-reason.js";
 import { mapUsage } from "./map-usage.js";
-import type { GeminiPartWire, GenerateContentResponseWire } from "./wire-types.js";
+import type { GeminiCandidateWire, GeminiPartWire, GenerateContentResponseWire } from "./wire-types.js";
 
 export interface ChunkParserOptions {
   /** The model the request named; signatures are bound to it (isStateForUpstream). */
@@ -181,7 +182,7 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
       }
       if (isRecord(chunk.usageMetadata)) usage = mapUsage(chunk.usageMetadata);
 
-      const candidates = Array.isArray(chunk.candidates) ? chunk.candidates : [];
+      const candidates = readRecords<GeminiCandidateWire>(chunk.candidates);
       const candidate = candidates.find((item) => (item.index ?? 0) === 0) ?? candidates[0];
       if (candidate === undefined) {
         const blockReason = chunk.promptFeedback?.blockReason;
@@ -194,7 +195,7 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
         return [];
       }
       const parts: CanonicalStreamPart[] = [];
-      for (const part of candidate.content?.parts ?? []) if (isRecord(part)) acceptPart(parts, part);
+      for (const part of readRecords<GeminiPartWire>(candidate.content?.parts)) acceptPart(parts, part);
       if (typeof candidate.finishReason === "string" && candidate.finishReason !== "") {
         rawFinishReason = candidate.finishReason;
       }
@@ -217,8 +218,4 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
       return withMetadata(parts);
     },
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -11,19 +11,16 @@
  * `candidatesTokenCount` when nothing was generated): missing counts are 0.
  */
 import { type CanonicalUsage, createEmptyUsage } from "../../canonical/index.js";
+import { readTokenCount } from "../read-wire-values.js";
 import type { GeminiUsageWire } from "./wire-types.js";
 
 export function mapUsage(usage: GeminiUsageWire | null | undefined): CanonicalUsage {
   const result = createEmptyUsage();
   if (usage === null || usage === undefined) return result;
-  const thoughts = readCount(usage.thoughtsTokenCount);
-  result.inputTokens = readCount(usage.promptTokenCount) + readCount(usage.toolUsePromptTokenCount);
-  result.outputTokens = readCount(usage.candidatesTokenCount) + thoughts;
-  result.cachedInputTokens = readCount(usage.cachedContentTokenCount);
+  const thoughts = readTokenCount(usage.thoughtsTokenCount);
+  result.inputTokens = readTokenCount(usage.promptTokenCount) + readTokenCount(usage.toolUsePromptTokenCount);
+  result.outputTokens = readTokenCount(usage.candidatesTokenCount) + thoughts;
+  result.cachedInputTokens = readTokenCount(usage.cachedContentTokenCount);
   result.reasoningTokens = thoughts;
   return result;
-}
-
-function readCount(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }

@@ -190,3 +190,17 @@ test("B14: the same turn replayed to another model drops every signature", () =>
     { functionCall: { name: "weather", args: { location: "SF" } } },
   ]);
 });
+
+test("candidates and parts of the wrong type are read around, never a TypeError", async () => {
+  const body = { candidates: [null, 2, { content: { parts: {} }, finishReason: "STOP", index: 0 }] };
+  assert.deepEqual(parseGenerateContentResponse(body, options).content, []);
+  for (const parts of [Number.POSITIVE_INFINITY, "text", { text: "x" }]) {
+    const chunk = { candidates: [{ content: { parts }, finishReason: "STOP", index: 0 }] };
+    const streamed: unknown[] = [];
+    async function* events(): AsyncGenerator<SseEvent> {
+      yield { data: JSON.stringify(chunk).replace('"parts":null', '"parts":1e400') };
+    }
+    for await (const part of parseGenerateContentStream(events(), options)) streamed.push(part);
+    assert.equal((streamed.at(-1) as { type: string }).type, "finish", JSON.stringify(parts));
+  }
+});

@@ -1,6 +1,7 @@
 /** A non-streamed Gemini body → canonical parts or a CanonicalResult. */
 import type { CanonicalResult, CanonicalStreamPart } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import { isRecord } from "../read-wire-values.js";
 import { type ChunkParserOptions, createChunkParser } from "./create-chunk-parser.js";
 import { foldStreamParts } from "./fold-stream-parts.js";
 import type { GenerateContentResponseWire } from "./wire-types.js";
@@ -26,8 +27,4 @@ export function convertJsonBodyToParts(json: unknown, options: ChunkParserOption
   const parser = createChunkParser(options);
   const parts = chunks.flatMap((chunk) => parser.acceptChunk(chunk as GenerateContentResponseWire));
   return [...parts, ...parser.finish({ requireFinishReason: false })];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

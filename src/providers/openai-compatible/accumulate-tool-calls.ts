@@ -132,9 +132,12 @@ export function readArgumentFragment(accumulated: string, value: unknown): strin
     return accumulated === "" ? JSON.stringify(value) : "";
   }
   if (value === "" || accumulated === "") return value;
-  // Cheap tests first: these run for every fragment of arguments that may be 100 KB long.
-  const looksComplete = value.length >= 2 && /^\s*[[{]/.test(value);
-  if (looksComplete && isCompleteJson(accumulated) && isCompleteJson(value)) return "";
+  // Cheap tests first: these run for every fragment of arguments that may be 100 KB long. A re-send
+  // is about as long as what accumulated, and the (short) fragment is parsed before the (long)
+  // accumulated text, so the parsing stays linear in the arguments' length: fragments like `{"`
+  // used to parse everything accumulated so far, each time.
+  const looksComplete = value.length >= 2 && value.length * 2 >= accumulated.length && /^\s*[[{]/.test(value);
+  if (looksComplete && isCompleteJson(value) && isCompleteJson(accumulated)) return "";
   if (accumulated.length >= 2 && value.length > accumulated.length && value.startsWith(accumulated)) {
     return value.slice(accumulated.length);
   }

@@ -1,4 +1,5 @@
 import { type CanonicalUsage, createEmptyUsage } from "../../canonical/index.js";
+import { readTokenCount } from "../read-wire-values.js";
 import type { ChatUsageWire } from "./wire-types.js";
 
 /**
@@ -9,14 +10,10 @@ import type { ChatUsageWire } from "./wire-types.js";
 export function mapUsage(usage: ChatUsageWire | null | undefined): CanonicalUsage {
   const result = createEmptyUsage();
   if (usage === null || usage === undefined) return result;
-  result.inputTokens = readCount(usage.prompt_tokens);
-  result.outputTokens = readCount(usage.completion_tokens);
-  result.cachedInputTokens = readCount(usage.prompt_tokens_details?.cached_tokens);
-  result.cacheWriteTokens = readCount(usage.prompt_tokens_details?.cache_write_tokens);
-  result.reasoningTokens = readCount(usage.completion_tokens_details?.reasoning_tokens);
+  result.inputTokens = readTokenCount(usage.prompt_tokens);
+  result.outputTokens = readTokenCount(usage.completion_tokens);
+  result.cachedInputTokens = readTokenCount(usage.prompt_tokens_details?.cached_tokens);
+  result.cacheWriteTokens = readTokenCount(usage.prompt_tokens_details?.cache_write_tokens);
+  result.reasoningTokens = readTokenCount(usage.completion_tokens_details?.reasoning_tokens);
   return result;
-}
-
-function readCount(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }

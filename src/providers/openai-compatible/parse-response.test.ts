@@ -111,3 +111,31 @@ test("an error envelope with HTTP 200 and a body without choices are errors", ()
   });
   assert.throws(() => parseChatCompletionsResponse("nope"), { code: "provider_unavailable" });
 });
+
+test("fields of the wrong type are read around or refused as provider_unavailable, never a TypeError", () => {
+  const refused = (body: unknown) =>
+    assert.throws(() => parseChatCompletionsResponse(body), {
+      name: "GatewayError",
+      code: "provider_unavailable",
+    });
+  refused({ choices: 5 });
+  refused({ choices: "x" });
+  refused({ choices: [null, 7] });
+  const odd = parseChatCompletionsResponse({
+    choices: [null, { index: 0, message: "text", finish_reason: 7 }],
+  });
+  assert.deepEqual([odd.content, odd.finishReason, odd.rawFinishReason], [[], "other", undefined]);
+  const calls = parseChatCompletionsResponse(
+    completion({
+      content: "x",
+      tool_calls: [null, 3, { id: "call_1", function: { name: 9, arguments: "{}" } }],
+    }),
+  );
+  assert.deepEqual(
+    calls.content.map((item) => (item.type === "tool-call" ? [item.id, item.name] : item.type)),
+    ["text", ["call_1", ""]],
+  );
+  assert.deepEqual(parseChatCompletionsResponse(completion({ content: "x", tool_calls: false })).content, [
+    { type: "text", text: "x" },
+  ]);
+});

@@ -2,10 +2,11 @@
 import type { CanonicalResult, ResultContent } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
+import { isRecord, readRecords } from "../read-wire-values.js";
 import { mapFinishReason } from "./map-finish-reason.js";
 import { mapUsage } from "./map-usage.js";
 import { createToolCallId, normalizeArguments, readReasoningText } from "./read-message-fields.js";
-import type { ChatCompletionWire } from "./wire-types.js";
+import type { ChatCompletionWire, ChatMessageWire, ChatToolCallWire } from "./wire-types.js";
 
 /**
  * Reads `choices[0]` (the gateway never asks for n>1). Throws a GatewayError for a body that is
@@ -17,28 +18,30 @@ export function parseChatCompletionsResponse(json: unknown): CanonicalResult {
   }
   const completion = json as ChatCompletionWire;
   if (completion.error !== undefined && completion.error !== null) throw classifyStreamErrorFrame(completion);
-  const choice = completion.choices?.find((item) => (item.index ?? 0) === 0);
+  type Choice = NonNullable<ChatCompletionWire["choices"]>[number];
+  const choice = readRecords<Choice>(completion.choices).find((item) => (item.index ?? 0) === 0);
   if (choice === undefined) {
     throw new GatewayError("provider_unavailable", "The upstream provider returned no choices");
   }
 
-  const message = choice.message ?? {};
+  const message: ChatMessageWire = isRecord(choice.message) ? choice.message : {};
   const content: ResultContent[] = [];
   const reasoning = readReasoningText(message);
   if (reasoning !== "") content.push({ type: "reasoning", text: reasoning });
   const refusal = typeof message.refusal === "string" && message.refusal !== "" ? message.refusal : undefined;
   const text = refusal ?? (typeof message.content === "string" ? message.content : "");
   if (text !== "") content.push({ type: "text", text });
-  for (const call of message.tool_calls ?? []) {
+  for (const call of readRecords<ChatToolCallWire>(message.tool_calls)) {
+    const name = isRecord(call.function) ? call.function.name : undefined;
     content.push({
       type: "tool-call",
       id: typeof call.id === "string" && call.id !== "" ? call.id : createToolCallId(),
-      name: call.function?.name ?? "",
-      arguments: normalizeArguments(call.function?.arguments),
+      name: typeof name === "string" ? name : "",
+      arguments: normalizeArguments(isRecord(call.function) ? call.function.arguments : undefined),
     });
   }
 
-  const rawFinishReason = choice.finish_reason ?? undefined;
+  const rawFinishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : undefined;
   const hasToolCalls = content.some((part) => part.type === "tool-call");
   const finishReason =
     refusal !== undefined && !hasToolCalls

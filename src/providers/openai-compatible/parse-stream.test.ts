@@ -329,3 +329,27 @@ test("readArgumentFragment keeps cumulative hosts from doubling arguments", () =
   assert.equal(readArgumentFragment("", null), "");
   assert.equal(readArgumentFragment('{"a":1', { a: 1 }), "");
 });
+
+test("chunks with fields of the wrong type are read around, never a TypeError", async () => {
+  const parts = await parse([
+    { choices: [null, 1, "x"] },
+    { choices: [{ index: 0, delta: 5 }] },
+    { choices: [{ index: 0, delta: { content: "Hi", tool_calls: [null, 2] } }] },
+    { choices: [{ index: 0, delta: { tool_calls: "calls" } }] },
+    chunk({}, "stop"),
+  ]);
+  assert.deepEqual(
+    parts.map((part) => part.type),
+    ["response-metadata", "text-start", "text-delta", "text-end", "finish"],
+  );
+});
+
+test("tool arguments streamed as many JSON-looking fragments cost time linear in their length", () => {
+  // Each `{"a":1}` fragment used to re-parse everything accumulated before it: quadratic.
+  let accumulated = "[";
+  const started = performance.now();
+  for (let count = 0; count < 40_000; count += 1) accumulated += readArgumentFragment(accumulated, '{"a":1}');
+  const elapsed = performance.now() - started;
+  assert.equal(accumulated.length, 1 + 40_000 * 7, "every fragment was kept");
+  assert.ok(elapsed < 1_500, `took ${Math.round(elapsed)} ms`);
+});

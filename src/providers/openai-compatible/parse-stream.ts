@@ -11,12 +11,13 @@
 import type { CanonicalStreamPart, CanonicalUsage } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
+import { isRecord, readRecords } from "../read-wire-values.js";
 import type { SseEvent } from "../sse-reader.js";
 import { createToolCallAccumulator } from "./accumulate-tool-calls.js";
 import { mapFinishReason } from "./map-finish-reason.js";
 import { mapUsage } from "./map-usage.js";
 import { readReasoningText } from "./read-message-fields.js";
-import type { ChatCompletionChunkWire } from "./wire-types.js";
+import type { ChatCompletionChunkWire, ChatMessageWire, ChatToolCallWire } from "./wire-types.js";
 
 export interface ChatStreamParser {
   /** Folds one parsed chunk in; returns the parts it completes. */
@@ -86,12 +87,11 @@ export function createChatStreamParser(): ChatStreamParser {
       // Normal chunks say `"usage": null`; the usage-only final chunk has `choices: []`.
       if (typeof chunk.usage === "object" && chunk.usage !== null) usage = mapUsage(chunk.usage);
 
-      const choice = Array.isArray(chunk.choices)
-        ? chunk.choices.find((item) => (item.index ?? 0) === 0)
-        : undefined;
+      type Choice = NonNullable<ChatCompletionChunkWire["choices"]>[number];
+      const choice = readRecords<Choice>(chunk.choices).find((item) => (item.index ?? 0) === 0);
       if (choice === undefined || rawFinishReason !== undefined) return [];
       const parts: CanonicalStreamPart[] = [];
-      const delta = choice.delta ?? {};
+      const delta: ChatMessageWire = isRecord(choice.delta) ? choice.delta : {};
 
       const reasoning = readReasoningText(delta);
       if (reasoning !== "") appendReasoning(parts, reasoning);
@@ -101,10 +101,11 @@ export function createChatStreamParser(): ChatStreamParser {
         hasRefusal = true;
         appendText(parts, delta.refusal);
       }
-      if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) {
+      const deltaToolCalls = readRecords<ChatToolCallWire>(delta.tool_calls);
+      if (deltaToolCalls.length > 0) {
         closeText(parts);
         closeReasoning(parts);
-        for (const toolCall of delta.tool_calls) parts.push(...toolCalls.accept(toolCall));
+        for (const toolCall of deltaToolCalls) parts.push(...toolCalls.accept(toolCall));
       }
       if (typeof choice.finish_reason === "string" && choice.finish_reason !== "") {
         rawFinishReason = choice.finish_reason;

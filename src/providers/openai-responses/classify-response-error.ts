@@ -45,7 +45,11 @@ export function classifyErrorEvent(event: ResponsesStreamEventWire): GatewayErro
 export function classifyResponseError(error: ResponsesErrorWire | null | undefined): GatewayError {
   const code = typeof error?.code === "string" ? error.code : undefined;
   const type =
-    typeof error?.type === "string" ? error.type : code === undefined ? undefined : TYPE_BY_CODE[code];
+    typeof error?.type === "string"
+      ? error.type
+      : code !== undefined && Object.hasOwn(TYPE_BY_CODE, code)
+        ? TYPE_BY_CODE[code]
+        : undefined;
   return classifyStreamErrorFrame({
     error: {
       message: typeof error?.message === "string" ? error.message : "The upstream response failed",

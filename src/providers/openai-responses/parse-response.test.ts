@@ -177,3 +177,18 @@ test("arguments that are not a string (an object, or missing) still become one J
     ["{}", '{"a":[1,2]}', "{}"],
   );
 });
+
+test("a message item whose content is not a list of parts gives no text, never a TypeError", () => {
+  for (const content of [
+    0,
+    "text",
+    { type: "output_text" },
+    [null, 1, { type: "output_text", text: "Hi" }],
+  ]) {
+    const body = buildResponse();
+    (body.output as Array<Record<string, unknown>>)[0]!.content = content;
+    const result = parseResponsesResponse(body, { upstreamModel: "gpt-x" });
+    const text = Array.isArray(content) ? [{ type: "text", text: "Hi" }] : [];
+    assert.deepEqual(result.content, text, JSON.stringify(content));
+  }
+});

@@ -4,6 +4,7 @@
  */
 import type { OpaqueReasoningState } from "../../canonical/index.js";
 import { createToolCallId, normalizeArguments } from "../openai-compatible/read-message-fields.js";
+import { readRecords } from "../read-wire-values.js";
 import { RESPONSES_PROVIDER_KIND } from "./provider-kind.js";
 import type { ResponsesContentWire, ResponsesOutputItemWire } from "./wire-types.js";
 
@@ -45,7 +46,7 @@ export function readReasoningState(
 export function readMessageText(item: ResponsesOutputItemWire): { text: string; refusal: boolean } {
   let text = "";
   let refusal = false;
-  for (const part of item.content ?? []) {
+  for (const part of readRecords<ResponsesContentWire>(item.content)) {
     if (part.type === "output_text" && typeof part.text === "string") text += part.text;
     if (part.type === "refusal" && typeof part.refusal === "string") {
       text += part.refusal;
