@@ -15,7 +15,7 @@ import { loadConfigFile } from "./config/load-config.js";
 import type { Settings } from "./config/settings.js";
 import type { GatewayConfig, ProviderKind } from "./config/types.js";
 import { createAdmissionSnapshots } from "./engine/admission-snapshots.js";
-import { bootstrapEmbeddedWorkspace } from "./engine/bootstrap.js";
+import { bootstrapEmbeddedWorkspace, describeStart } from "./engine/bootstrap.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { createApp } from "./http/create-app.js";
 import { createRequestListener } from "./http/request-listener.js";
@@ -47,7 +47,10 @@ export interface GatewayOptions {
   /** A ready config (tests); default: the file at settings.configPath. */
   config?: GatewayConfig;
   logger?: Logger;
-  /** Print the first-start key and curl example (the CLI start does; tests don't). */
+  /**
+   * Receives the start text: the first start's key and curl example, providers without an API key,
+   * how to mint a key (the CLI start prints it; tests don't). `HOST_PORT` stands for the address.
+   */
   announce?: (text: string) => void;
   keepAliveMs?: number;
   /** Grace period for in-flight requests on shutdown. */
@@ -150,10 +153,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       ? await writeAdminToken(settings.dataDir)
       : randomSecretNobodyKnows());
 
-  if (store.mode === "embedded") {
-    const created = await bootstrapEmbeddedWorkspace(store, config);
-    if (created && options.announce) options.announce(created);
-  }
+  const firstStart = store.mode === "embedded" ? await bootstrapEmbeddedWorkspace(store, config) : undefined;
+  if (options.announce) options.announce(await describeStart(store, config, firstStart));
 
   const authenticator = await createAuthenticator(store, state, { cacheTtlMs: options.authCacheTtlMs });
   // Key changes made through this instance apply here before the pub/sub message goes out.
