@@ -19,6 +19,7 @@ import { bootstrapEmbeddedWorkspace, describeStart } from "./engine/bootstrap.js
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { createApp } from "./http/create-app.js";
 import { createRequestListener } from "./http/request-listener.js";
+import { createItemSeal, deriveItemSealKey } from "./ingress/responses/item-seal.js";
 import { openSpendGuard } from "./limits/open-spend-guard.js";
 import type { SpendGuard } from "./limits/spend-guard.js";
 import { createLogger, type Logger } from "./logging/logger.js";
@@ -35,6 +36,7 @@ import {
   type ReplayResult,
 } from "./storage/durable-generation-repository.js";
 import { openFileOutcomeOutbox } from "./storage/file-outcome-outbox.js";
+import { readItemSealSecret } from "./storage/item-seal-secret.js";
 import { createMemoryOutcomeOutbox } from "./storage/memory-outcome-outbox.js";
 import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
 import { withSharedInProgressRecords } from "./storage/shared-in-progress-records.js";
@@ -153,6 +155,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       ? await writeAdminToken(settings.dataDir)
       : randomSecretNobodyKnows());
 
+  const itemSealSecret = await readItemSealSecret({
+    internalSharedSecret: settings.internalSharedSecret,
+    dataDir: settings.dataDir,
+    distributed: store.mode === "postgres",
+    warn: (message) => logger.warn(message),
+  });
   const firstStart = store.mode === "embedded" ? await bootstrapEmbeddedWorkspace(store, config) : undefined;
   if (options.announce) options.announce(await describeStart(store, config, firstStart));
 
@@ -195,6 +203,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     keepAliveMs: options.keepAliveMs,
     internalSharedSecret: settings.internalSharedSecret,
     playgroundKeyPolicy,
+    itemSeal: createItemSeal(deriveItemSealKey(itemSealSecret)),
   });
 
   const listener = createRequestListener({ fetch: app.fetch, hostname: settings.host, directPosts, logger });

@@ -10,7 +10,7 @@ import { GatewayError } from "../errors/gateway-error.js";
 import { chatCompletionsFormat } from "../ingress/chat-completions/index.js";
 import type { HeaderReader } from "../ingress/ingress-format.js";
 import { messagesFormat } from "../ingress/messages/index.js";
-import { responsesFormat } from "../ingress/responses/index.js";
+import { createResponsesFormat, type ItemSeal } from "../ingress/responses/index.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
 import type { SharedState, Store } from "../storage/types.js";
@@ -44,6 +44,8 @@ export interface AppDependencies {
   playgroundKeyPolicy?: PlaygroundKeyPolicy;
   /** Overrides the 15 s SSE keep-alive (tests). */
   keepAliveMs?: number;
+  /** Seals Responses items into their ids so `item_reference`s resolve (absent: they are refused). */
+  itemSeal?: ItemSeal;
 }
 
 /** The Hono application, and the generation endpoints the request listener serves before it. */
@@ -93,7 +95,10 @@ export function createApp(deps: AppDependencies): GatewayHttp {
   // match literally, by the same handlers as Hono routes.
   const directPosts = new Map<string, GenerationHandler>([
     ["/api/v1/chat/completions", createGenerationHandler(chatCompletionsFormat, generationDeps, readBearer)],
-    ["/api/v1/responses", createGenerationHandler(responsesFormat, generationDeps, readBearer)],
+    [
+      "/api/v1/responses",
+      createGenerationHandler(createResponsesFormat(deps.itemSeal), generationDeps, readBearer),
+    ],
     ["/api/v1/messages", createGenerationHandler(messagesFormat, generationDeps, readMessagesKey)],
   ]);
   for (const [path, handler] of directPosts) app.post(path, toHonoRoute(handler));
