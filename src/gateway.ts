@@ -15,10 +15,11 @@ import { loadConfigFile } from "./config/load-config.js";
 import type { Settings } from "./config/settings.js";
 import type { GatewayConfig, ProviderKind } from "./config/types.js";
 import { createAdmissionSnapshots } from "./engine/admission-snapshots.js";
-import { bootstrapEmbeddedWorkspace } from "./engine/bootstrap.js";
+import { bootstrapEmbeddedWorkspace, describeStart } from "./engine/bootstrap.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { createApp } from "./http/create-app.js";
 import { createRequestListener } from "./http/request-listener.js";
+import { createItemSeal, deriveItemSealKey } from "./ingress/responses/item-seal.js";
 import { openSpendGuard } from "./limits/open-spend-guard.js";
 import type { SpendGuard } from "./limits/spend-guard.js";
 import { createLogger, type Logger } from "./logging/logger.js";
@@ -35,6 +36,7 @@ import {
   type ReplayResult,
 } from "./storage/durable-generation-repository.js";
 import { openFileOutcomeOutbox } from "./storage/file-outcome-outbox.js";
+import { readItemSealSecret } from "./storage/item-seal-secret.js";
 import { createMemoryOutcomeOutbox } from "./storage/memory-outcome-outbox.js";
 import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
 import { withSharedInProgressRecords } from "./storage/shared-in-progress-records.js";
@@ -47,7 +49,10 @@ export interface GatewayOptions {
   /** A ready config (tests); default: the file at settings.configPath. */
   config?: GatewayConfig;
   logger?: Logger;
-  /** Print the first-start key and curl example (the CLI start does; tests don't). */
+  /**
+   * Receives the start text: the first start's key and curl example, providers without an API key,
+   * how to mint a key (the CLI start prints it; tests don't). `HOST_PORT` stands for the address.
+   */
   announce?: (text: string) => void;
   keepAliveMs?: number;
   /** Grace period for in-flight requests on shutdown. */
@@ -150,10 +155,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       ? await writeAdminToken(settings.dataDir)
       : randomSecretNobodyKnows());
 
-  if (store.mode === "embedded") {
-    const created = await bootstrapEmbeddedWorkspace(store, config);
-    if (created && options.announce) options.announce(created);
-  }
+  const itemSealSecret = await readItemSealSecret({
+    internalSharedSecret: settings.internalSharedSecret,
+    dataDir: settings.dataDir,
+    distributed: store.mode === "postgres",
+    warn: (message) => logger.warn(message),
+  });
+  const firstStart = store.mode === "embedded" ? await bootstrapEmbeddedWorkspace(store, config) : undefined;
+  if (options.announce) options.announce(await describeStart(store, config, firstStart));
 
   const authenticator = await createAuthenticator(store, state, { cacheTtlMs: options.authCacheTtlMs });
   // Key changes made through this instance apply here before the pub/sub message goes out.
@@ -194,6 +203,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     keepAliveMs: options.keepAliveMs,
     internalSharedSecret: settings.internalSharedSecret,
     playgroundKeyPolicy,
+    itemSeal: createItemSeal(deriveItemSealKey(itemSealSecret)),
   });
 
   const listener = createRequestListener({ fetch: app.fetch, hostname: settings.host, directPosts, logger });

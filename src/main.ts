@@ -1,6 +1,7 @@
 /** `npm start`: one gateway on embedded defaults, or on Postgres + Redis when configured. */
 import { ConfigError } from "./config/load-config.js";
 import { readSettings } from "./config/settings.js";
+import { HOST_PORT_PLACEHOLDER } from "./engine/bootstrap.js";
 import { startGateway } from "./gateway.js";
 import { createLogger } from "./logging/logger.js";
 
@@ -29,7 +30,9 @@ try {
   // Registered before anything is printed: a supervisor may signal as soon as it sees the line.
   process.once("SIGTERM", () => shutdown("SIGTERM"));
   process.once("SIGINT", () => shutdown("SIGINT"));
-  if (announcement) process.stdout.write(`${announcement.replace("HOST_PORT", gateway.url.slice(7))}\n`);
+  if (announcement) {
+    process.stdout.write(`${announcement.replaceAll(HOST_PORT_PLACEHOLDER, gateway.url.slice(7))}\n`);
+  }
   process.stdout.write(`Gateway listening on ${gateway.url} (OpenAPI: ${gateway.url}/openapi.json)\n`);
 } catch (error) {
   if (error instanceof ConfigError) {

@@ -16,6 +16,7 @@ import type {
   Workspace,
 } from "../storage/types.js";
 import { createUnknownWorkspaceError } from "../storage/workspace-repository.js";
+import { DEFAULT_WORKSPACE_LIST_LIMIT, MAX_WORKSPACE_LIST_LIMIT } from "./admin-wire.js";
 import { parseUsdToMicroUsd } from "./parse-usd.js";
 
 export interface CreateWorkspaceInput {
@@ -23,6 +24,14 @@ export interface CreateWorkspaceInput {
   /** Decimal USD, e.g. "5" or "0.000001". Default 0. */
   creditsUsd?: string | number;
   invoicing?: boolean;
+  /** A second workspace of the same name is refused unless this is true. */
+  allowDuplicateName?: boolean;
+}
+
+/** `workspace list`: oldest first, at most `limit` (default 100), only those named `name` when given. */
+export interface ListWorkspacesInput {
+  name?: string;
+  limit?: number;
 }
 
 export interface CreateKeyInput {
@@ -67,6 +76,8 @@ export interface AdminLimitHooks {
 
 export interface AdminService {
   createWorkspace(input: CreateWorkspaceInput): Promise<Workspace>;
+  getWorkspace(id: string): Promise<Workspace>;
+  listWorkspaces(input?: ListWorkspacesInput): Promise<Workspace[]>;
   /** Adds credit; a negative amount removes some. */
   creditWorkspace(id: string, usd: string | number): Promise<Workspace>;
   updateWorkspace(id: string, changes: { invoicing?: boolean; locked?: boolean }): Promise<Workspace>;
@@ -86,6 +97,7 @@ const MAX_TEXT_LENGTH = 200;
 /** Far above any real key's need; keeps the rate window's memory bounded. */
 export const MAX_REQUESTS_PER_MINUTE = 1_000_000;
 const MAX_MODELS = 1_000;
+
 const modelSlugSchema = modelConfigSchema.shape.slug;
 
 export function createAdminService({
@@ -111,7 +123,22 @@ export function createAdminService({
       const creditsMicroUsd =
         input.creditsUsd === undefined ? 0 : parseUsdToMicroUsd(input.creditsUsd, { param: "credits_usd" });
       const invoicing = readOptionalBoolean(input.invoicing, "invoicing") ?? false;
-      return store.workspaces.create({ name, creditsMicroUsd, invoicing });
+      const allowDuplicate = readOptionalBoolean(input.allowDuplicateName, "allow_duplicate_name") ?? false;
+      return store.workspaces.create({ name, creditsMicroUsd, invoicing, uniqueName: !allowDuplicate });
+    },
+
+    getWorkspace: (id) => requireWorkspace(id, "id"),
+
+    async listWorkspaces(input = {}) {
+      const name = readText(input.name, "name", { required: false });
+      const limit = input.limit ?? DEFAULT_WORKSPACE_LIST_LIMIT;
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_WORKSPACE_LIST_LIMIT) {
+        throw GatewayError.invalidRequest(
+          `limit must be an integer from 1 to ${MAX_WORKSPACE_LIST_LIMIT}`,
+          "limit",
+        );
+      }
+      return store.workspaces.list({ name: name || undefined, limit });
     },
 
     async creditWorkspace(id, usd) {

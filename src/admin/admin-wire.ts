@@ -6,6 +6,10 @@
 import type { ApiKeyRecord, ApiKeyStatus, KeyLimits, RequestSource, Workspace } from "../storage/types.js";
 import { convertMicroUsdToUsd } from "./parse-usd.js";
 
+/** How many workspaces `workspace list` (and `GET /workspaces`) shows unless told, and at most. */
+export const DEFAULT_WORKSPACE_LIST_LIMIT = 100;
+export const MAX_WORKSPACE_LIST_LIMIT = 10_000;
+
 export interface WorkspaceJson {
   id: string;
   name: string;

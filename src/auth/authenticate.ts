@@ -96,3 +96,11 @@ export function readBearerToken(authorization: string | undefined): string | und
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   return match ? match[1] : "";
 }
+
+/**
+ * The key of `Authorization: Bearer`, else of Anthropic's `x-api-key` header: what the messages
+ * endpoints and the generation lookup accept (Anthropic SDK users hold their key in `x-api-key`).
+ */
+export function readBearerOrApiKey(headers: { get(name: string): string | null }): string | undefined {
+  return readBearerToken(headers.get("authorization") ?? undefined) ?? headers.get("x-api-key") ?? undefined;
+}

@@ -182,4 +182,10 @@ export interface CanonicalRequest {
    * host). Unset: forward (requests built in code, tests).
    */
   passthroughFormat?: "chat_completions" | "responses" | "vendor_messages";
+  /**
+   * Responses format: the caller set `store: false`, so it replays earlier items whole, never as
+   * `item_reference`s, and the answer's item ids need not carry their items
+   * (ingress/responses/item-seal.ts).
+   */
+  noItemReferences?: boolean;
 }

@@ -2,16 +2,19 @@
  * Where the CLI's commands go. A running gateway is asked through its admin API, because embedded
  * PGlite admits one process only and because running instances then see key changes at once.
  * With no gateway answering, the CLI opens the store itself (PostgreSQL or the embedded folder).
+ *
+ * The modules of the direct path (database drivers, PGlite, Redis, the admin service with its
+ * schemas) are imported only when that path is taken: loading them costs more than a whole call
+ * through a running gateway.
  */
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { type AdminService, createAdminService } from "../admin/admin-service.js";
+import type { AdminService } from "../admin/admin-service.js";
 import { getAdminTokenPath, readAdminToken } from "../admin/admin-token.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import { openSpendGuard } from "../limits/open-spend-guard.js";
-import { openStore } from "../storage/open-store.js";
-import { openSharedState } from "../storage/shared-state.js";
 import type { SharedState } from "../storage/types.js";
 import { createHttpAdminClient } from "./http-admin-client.js";
+import { sendHttpRequest } from "./send-http-request.js";
 
 const PROBE_TIMEOUT_MS = 1_000;
 /** The CLI admits no requests, so its guard's lease time is never used. */
@@ -35,16 +38,26 @@ export async function openAdminTransport({ env, warn }: AdminTransportEnvironmen
   const dataDir = resolve(env.GATEWAY_DATA_DIR || "./.data");
 
   if (await isGatewayRunning(gatewayUrl)) {
-    const token = env.INTERNAL_SHARED_SECRET || (await readAdminToken(dataDir));
+    const { token, source } = await readToken(env, dataDir);
     if (!token) {
       throw GatewayError.invalidRequest(
         `A gateway is running at ${gatewayUrl} but no admin token is available: set INTERNAL_SHARED_SECRET, ` +
           `or GATEWAY_DATA_DIR to the gateway's data folder (token file ${getAdminTokenPath(dataDir)}).`,
       );
     }
-    return { admin: createHttpAdminClient(gatewayUrl, token), kind: "http", close: async () => {} };
+    return {
+      admin: createHttpAdminClient(gatewayUrl, token, source),
+      kind: "http",
+      close: async () => {},
+    };
   }
 
+  const [{ createAdminService }, { openSpendGuard }, { openStore }, { openSharedState }] = await Promise.all([
+    import("../admin/admin-service.js"),
+    import("../limits/open-spend-guard.js"),
+    import("../storage/open-store.js"),
+    import("../storage/shared-state.js"),
+  ]);
   const store = await openStore({ databaseUrl: env.DATABASE_URL || undefined, dataDir });
   let state: SharedState;
   try {
@@ -72,13 +85,41 @@ export async function openAdminTransport({ env, warn }: AdminTransportEnvironmen
   };
 }
 
+/**
+ * The admin token and where it came from, said when the gateway refuses it: a token file left by
+ * another gateway (or an earlier data folder) is the usual cause.
+ */
+async function readToken(
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+): Promise<{ token: string | null; source: string }> {
+  if (env.INTERNAL_SHARED_SECRET) {
+    return {
+      token: env.INTERNAL_SHARED_SECRET,
+      source:
+        "INTERNAL_SHARED_SECRET in the environment, which is not the secret the running gateway was started with",
+    };
+  }
+  const path = getAdminTokenPath(dataDir);
+  const token = await readAdminToken(dataDir);
+  const written = token ? (await stat(path)).mtime.toISOString() : "";
+  return {
+    token,
+    source:
+      `the token file ${path} (written ${written}), which is not the running gateway's: it may be left ` +
+      "over from another gateway or data folder. Set GATEWAY_DATA_DIR to the running gateway's data " +
+      "folder, or INTERNAL_SHARED_SECRET to its secret (a gateway started with INTERNAL_SHARED_SECRET " +
+      "does not use the file)",
+  };
+}
+
 async function isGatewayRunning(gatewayUrl: string): Promise<boolean> {
   try {
-    const response = await fetch(`${gatewayUrl.replace(/\/+$/, "")}/healthz`, {
-      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    const response = await sendHttpRequest(`${gatewayUrl.replace(/\/+$/, "")}/healthz`, {
+      method: "GET",
+      timeoutMs: PROBE_TIMEOUT_MS,
     });
-    await response.body?.cancel();
-    return response.ok;
+    return response.status >= 200 && response.status < 300;
   } catch {
     return false;
   }

@@ -82,16 +82,38 @@ export function formatCreatedKey(key: ApiKeyRecord, secret: string, limits?: Key
 export function formatKeyTable(workspaceId: string, keys: ApiKeyRecord[], now = new Date()): string {
   if (keys.length === 0) return `No API keys in workspace ${workspaceId}\n`;
   const header = ["ID", "NAME", "DISPLAY", "STATUS", "MODELS", "EXPIRES", "MEMBER", "CREATED"];
-  const rows = keys.map((key) => [
-    key.id,
-    key.name || "-",
-    key.display,
-    describeStatus(key, now),
-    key.allowedModels?.join(",") ?? "all",
-    key.expiresAt?.toISOString() ?? "never",
-    key.memberId ?? "-",
-    key.createdAt.toISOString(),
-  ]);
+  return formatTable(
+    header,
+    keys.map((key) => [
+      key.id,
+      key.name || "-",
+      key.display,
+      describeStatus(key, now),
+      key.allowedModels?.join(",") ?? "all",
+      key.expiresAt?.toISOString() ?? "never",
+      key.memberId ?? "-",
+      key.createdAt.toISOString(),
+    ]),
+  );
+}
+
+export function formatWorkspaceTable(workspaces: Workspace[], limit: number): string {
+  if (workspaces.length === 0) return "No workspaces\n";
+  const table = formatTable(
+    ["ID", "NAME", "BALANCE", "INVOICING", "LOCKED", "CREATED"],
+    workspaces.map((workspace) => [
+      workspace.id,
+      workspace.name,
+      formatUsd(workspace.balanceMicroUsd),
+      formatOnOff(workspace.invoicing),
+      formatOnOff(workspace.locked),
+      workspace.createdAt.toISOString(),
+    ]),
+  );
+  return workspaces.length < limit ? table : `${table}(the first ${limit}; --limit shows more)\n`;
+}
+
+function formatTable(header: string[], rows: string[][]): string {
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => row[column].length)),
   );

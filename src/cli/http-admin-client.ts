@@ -10,6 +10,7 @@ import {
 } from "../admin/admin-wire.js";
 import { ERROR_CATALOG, type ErrorCode } from "../errors/catalog.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import { type HttpAnswer, sendHttpRequest } from "./send-http-request.js";
 
 const REQUEST_TIMEOUT_MS = 15_000;
 const ACTION_BY_STATUS = { active: "enable", disabled: "disable", revoked: "revoke" } as const;
@@ -19,20 +20,24 @@ interface KeyWithLimitsJson {
   limits: KeyLimitsJson;
 }
 
-export function createHttpAdminClient(baseUrl: string, token: string): AdminService {
+/**
+ * `tokenSource` says where `token` came from; a refusal of the token names it, since a stale token
+ * file otherwise looks like a bare "wrong token".
+ */
+export function createHttpAdminClient(baseUrl: string, token: string, tokenSource?: string): AdminService {
   const adminUrl = `${baseUrl.replace(/\/+$/, "")}/internal/admin`;
 
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    let response: Response;
+    let response: HttpAnswer;
     try {
-      response = await fetch(adminUrl + path, {
+      response = await sendHttpRequest(adminUrl + path, {
         method,
         headers: {
           "X-Internal-Token": token,
           ...(body === undefined ? {} : { "Content-Type": "application/json" }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        timeoutMs: REQUEST_TIMEOUT_MS,
       });
     } catch (error) {
       throw new GatewayError(
@@ -40,15 +45,19 @@ export function createHttpAdminClient(baseUrl: string, token: string): AdminServ
         `Gateway at ${baseUrl} did not answer: ${(error as Error).message}`,
       );
     }
-    const text = await response.text();
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = JSON.parse(response.text);
     } catch {
       json = undefined;
     }
-    if (response.ok && json !== undefined) return json as T;
-    throw readErrorEnvelope(json, response.status);
+    if (response.status >= 200 && response.status < 300 && json !== undefined) return json as T;
+    const error = readErrorEnvelope(json, response.status);
+    if (error.code !== "invalid_api_key" || tokenSource === undefined) throw error;
+    throw new GatewayError(
+      "invalid_api_key",
+      `The gateway at ${baseUrl} refused the admin token (${error.message}). The token came from ${tokenSource}.`,
+    );
   }
 
   const encodePathSegment = encodeURIComponent;
@@ -59,8 +68,20 @@ export function createHttpAdminClient(baseUrl: string, token: string): AdminServ
         name: input.name,
         credits_usd: input.creditsUsd,
         invoicing: input.invoicing,
+        allow_duplicate_name: input.allowDuplicateName,
       });
       return decodeWorkspace(result.workspace);
+    },
+    async getWorkspace(id) {
+      const path = `/workspaces/${encodePathSegment(id)}`;
+      return decodeWorkspace((await call<{ workspace: WorkspaceJson }>("GET", path)).workspace);
+    },
+    async listWorkspaces(input = {}) {
+      const query = new URLSearchParams();
+      if (input.name !== undefined) query.set("name", input.name);
+      if (input.limit !== undefined) query.set("limit", String(input.limit));
+      const path = `/workspaces${query.size > 0 ? `?${query}` : ""}`;
+      return (await call<{ data: WorkspaceJson[] }>("GET", path)).data.map(decodeWorkspace);
     },
     async creditWorkspace(id, usd) {
       const path = `/workspaces/${encodePathSegment(id)}/credit`;

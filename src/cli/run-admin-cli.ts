@@ -4,7 +4,12 @@
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import type { AdminService } from "../admin/admin-service.js";
-import { encodeKey, encodeKeyLimits, encodeWorkspace } from "../admin/admin-wire.js";
+import {
+  DEFAULT_WORKSPACE_LIST_LIMIT,
+  encodeKey,
+  encodeKeyLimits,
+  encodeWorkspace,
+} from "../admin/admin-wire.js";
 import { parseExpiry } from "../admin/parse-expiry.js";
 import { convertMicroUsdToUsd } from "../admin/parse-usd.js";
 import { createCommonErrorEnvelope } from "../errors/envelopes.js";
@@ -16,6 +21,7 @@ import {
   formatKeyTable,
   formatTotalReset,
   formatWorkspace,
+  formatWorkspaceTable,
 } from "./format-admin-output.js";
 
 export interface CliIo {
@@ -48,8 +54,15 @@ const GLOBAL_FLAGS = new Set(["--json", "--help", "-h"]);
 
 const COMMANDS: Record<string, CommandSpec> = {
   "workspace create": {
-    usage: "workspace create --name <name> [--credits <USD>] [--invoicing]",
-    options: { name: { type: "string" }, credits: { type: "string" }, invoicing: { type: "boolean" } },
+    usage:
+      "workspace create --name <name> [--credits <USD>] [--invoicing] [--allow-duplicate-name]\n" +
+      "             (a name already taken is refused unless --allow-duplicate-name)",
+    options: {
+      name: { type: "string" },
+      credits: { type: "string" },
+      invoicing: { type: "boolean" },
+      "allow-duplicate-name": { type: "boolean" },
+    },
     positionals: [],
     prepare: (values) => async (admin) => {
       if (values.name === undefined) throw GatewayError.invalidRequest("--name is required", "name");
@@ -57,12 +70,43 @@ const COMMANDS: Record<string, CommandSpec> = {
         name: values.name as string,
         creditsUsd: values.credits as string | undefined,
         invoicing: values.invoicing === true,
+        allowDuplicateName: values["allow-duplicate-name"] === true,
       });
       return {
         json: { workspace: encodeWorkspace(workspace) },
         text: formatWorkspace(`Created workspace ${workspace.id}`, workspace),
       };
     },
+  },
+  "workspace list": {
+    usage: `workspace list [--name <name>] [--limit <N>]   (oldest first; default limit ${DEFAULT_WORKSPACE_LIST_LIMIT})`,
+    options: { name: { type: "string" }, limit: { type: "string" } },
+    positionals: [],
+    prepare: (values) => {
+      const limit =
+        values.limit === undefined ? DEFAULT_WORKSPACE_LIST_LIMIT : readCount(values.limit, "limit");
+      return async (admin) => {
+        const workspaces = await admin.listWorkspaces({ name: values.name as string | undefined, limit });
+        return {
+          json: { data: workspaces.map(encodeWorkspace) },
+          text: formatWorkspaceTable(workspaces, limit),
+        };
+      };
+    },
+  },
+  "workspace show": {
+    usage: "workspace show <workspace-id>",
+    options: {},
+    positionals: ["workspace-id"],
+    prepare:
+      (_, [id]) =>
+      async (admin) => {
+        const workspace = await admin.getWorkspace(id);
+        return {
+          json: { workspace: encodeWorkspace(workspace) },
+          text: formatWorkspace(`Workspace ${workspace.id}`, workspace),
+        };
+      },
   },
   "workspace credit": {
     usage: "workspace credit <workspace-id> <USD>   (a negative amount removes credit)",
@@ -368,13 +412,15 @@ function readModelList(text: string): string[] {
 }
 
 function readRpm(text: string): number {
-  if (!/^\d+$/.test(text.trim())) {
-    throw GatewayError.invalidRequest(
-      `--rpm must be a whole number of requests per minute, got "${text}"`,
-      "rpm",
-    );
+  return readCount(text, "rpm", " of requests per minute");
+}
+
+function readCount(value: string | boolean | undefined, option: string, unit = ""): number {
+  const text = String(value).trim();
+  if (!/^\d+$/.test(text)) {
+    throw GatewayError.invalidRequest(`--${option} must be a whole number${unit}, got "${value}"`, option);
   }
-  return Number(text.trim());
+  return Number(text);
 }
 
 function readOnOff(value: string | boolean | undefined, option: string): boolean | undefined {

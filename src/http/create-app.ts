@@ -1,7 +1,7 @@
 /** Assembles the HTTP application. The only place that knows every route. */
 import { Hono } from "hono";
 import type { AdminService } from "../admin/admin-service.js";
-import { type Authenticator, readBearerToken } from "../auth/authenticate.js";
+import { type Authenticator, readBearerOrApiKey, readBearerToken } from "../auth/authenticate.js";
 import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "../auth/playground-key-policy.js";
 import type { GatewayConfig } from "../config/types.js";
 import type { GenerationEngine } from "../engine/generation-engine.js";
@@ -10,12 +10,13 @@ import { GatewayError } from "../errors/gateway-error.js";
 import { chatCompletionsFormat } from "../ingress/chat-completions/index.js";
 import type { HeaderReader } from "../ingress/ingress-format.js";
 import { messagesFormat } from "../ingress/messages/index.js";
-import { responsesFormat } from "../ingress/responses/index.js";
+import { createResponsesFormat, type ItemSeal } from "../ingress/responses/index.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
 import type { SharedState, Store } from "../storage/types.js";
 import type { AppEnv } from "./app-env.js";
 import { createUnhandledErrorAnswer } from "./error-response.js";
+import { findAllowedMethods } from "./find-allowed-methods.js";
 import { createCountTokensHandler } from "./handle-count-tokens.js";
 import { createGenerationHandler, type GenerationHandler, toHonoRoute } from "./handle-generation.js";
 import { createOpenApiDocument } from "./openapi-document.js";
@@ -43,6 +44,8 @@ export interface AppDependencies {
   playgroundKeyPolicy?: PlaygroundKeyPolicy;
   /** Overrides the 15 s SSE keep-alive (tests). */
   keepAliveMs?: number;
+  /** Seals Responses items into their ids so `item_reference`s resolve (absent: they are refused). */
+  itemSeal?: ItemSeal;
 }
 
 /** The Hono application, and the generation endpoints the request listener serves before it. */
@@ -87,13 +90,15 @@ export function createApp(deps: AppDependencies): GatewayHttp {
   };
   const readBearer = (headers: HeaderReader) => readBearerToken(headers.get("authorization") ?? undefined);
   // The messages format also accepts Anthropic's own header (spec §5.2).
-  const readMessagesKey = (headers: HeaderReader) =>
-    readBearer(headers) ?? headers.get("x-api-key") ?? undefined;
+  const readMessagesKey = readBearerOrApiKey;
   // Served by the request listener before Hono (request-listener.ts) and, for paths it does not
   // match literally, by the same handlers as Hono routes.
   const directPosts = new Map<string, GenerationHandler>([
     ["/api/v1/chat/completions", createGenerationHandler(chatCompletionsFormat, generationDeps, readBearer)],
-    ["/api/v1/responses", createGenerationHandler(responsesFormat, generationDeps, readBearer)],
+    [
+      "/api/v1/responses",
+      createGenerationHandler(createResponsesFormat(deps.itemSeal), generationDeps, readBearer),
+    ],
     ["/api/v1/messages", createGenerationHandler(messagesFormat, generationDeps, readMessagesKey)],
   ]);
   for (const [path, handler] of directPosts) app.post(path, toHonoRoute(handler));
@@ -102,7 +107,17 @@ export function createApp(deps: AppDependencies): GatewayHttp {
     createCountTokensHandler(deps.authenticator, deps.config, readMessagesKey),
   );
 
+  // A path served under other methods answers 405 with Allow; a path served under none, 404.
   app.notFound((c) => {
+    const allowed = findAllowedMethods(app, c.req.path);
+    if (allowed.length > 0) {
+      const error = GatewayError.invalidRequest(
+        `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allowed.join(", ")}`,
+        null,
+      );
+      c.header("Allow", allowed.join(", "));
+      return c.json(createCommonErrorEnvelope(error, c.get("requestId")), 405);
+    }
     const error = GatewayError.invalidRequest(`No route for ${c.req.method} ${c.req.path}`, null);
     return c.json(createCommonErrorEnvelope(error, c.get("requestId")), 404);
   });

@@ -38,8 +38,22 @@ const ADMIN_PATHS: Array<{
   path: string;
   summary: string;
   body?: boolean;
+  /** Answers `{data: [...]}` rather than one record. */
+  list?: boolean;
 }> = [
-  { method: "post", path: "/internal/admin/workspaces", summary: "Create a workspace", body: true },
+  {
+    method: "post",
+    path: "/internal/admin/workspaces",
+    summary: "Create a workspace (a taken name is refused unless allow_duplicate_name is true)",
+    body: true,
+  },
+  {
+    method: "get",
+    path: "/internal/admin/workspaces",
+    summary: "List workspaces, oldest first (?name= exact name, ?limit= 1..10000, default 100)",
+    list: true,
+  },
+  { method: "get", path: "/internal/admin/workspaces/{id}", summary: "Show a workspace" },
   {
     method: "post",
     path: "/internal/admin/workspaces/{id}/credit",
@@ -48,7 +62,12 @@ const ADMIN_PATHS: Array<{
   },
   { method: "patch", path: "/internal/admin/workspaces/{id}", summary: "Set invoicing / locked", body: true },
   { method: "post", path: "/internal/admin/keys", summary: "Create a key (secret shown once)", body: true },
-  { method: "get", path: "/internal/admin/keys", summary: "List a workspace's keys (?workspace_id=)" },
+  {
+    method: "get",
+    path: "/internal/admin/keys",
+    summary: "List a workspace's keys (?workspace_id=)",
+    list: true,
+  },
   { method: "get", path: "/internal/admin/keys/{id}", summary: "Show a key with its limits and spend" },
   {
     method: "patch",
@@ -75,6 +94,7 @@ export function registerAdminPaths(registry: Registry): void {
   });
   for (const entry of ADMIN_PATHS) {
     const isWorkspace = entry.path.includes("/workspaces");
+    const record = isWorkspace ? workspaceSchema : keySchema;
     registry.registerPath({
       method: entry.method,
       path: entry.path,
@@ -91,9 +111,11 @@ export function registerAdminPaths(registry: Registry): void {
           description: "OK",
           content: {
             "application/json": {
-              schema: isWorkspace
-                ? z.object({ workspace: workspaceSchema })
-                : z.object({ key: keySchema }).loose(),
+              schema: entry.list
+                ? z.object({ data: z.array(record) })
+                : isWorkspace
+                  ? z.object({ workspace: workspaceSchema })
+                  : z.object({ key: keySchema }).loose(),
             },
           },
         },

@@ -16,6 +16,7 @@ import {
 import { responsesRequestSchema, responsesResponseSchema } from "../ingress/responses/index.js";
 import { registerAdminPaths } from "./openapi-admin-paths.js";
 import {
+  catalogModelSchema,
   commonErrorSchema,
   generationSchema,
   livenessSchema,
@@ -125,9 +126,21 @@ export function createOpenApiDocument(): Record<string, unknown> {
   });
   registry.registerPath({
     method: "get",
+    path: "/api/v1/models/{slug}",
+    summary: "One model of the catalog",
+    description: "The slug contains a slash; send it as is or percent-encoded (`openai%2Fgpt-4.1`).",
+    request: { params: z.object({ slug: z.string().openapi({ example: "openai/gpt-4.1" }) }) },
+    responses: {
+      200: json(catalogModelSchema, "The model"),
+      404: json(commonErrorSchema, "No such model (invalid_request)"),
+    },
+  });
+  registry.registerPath({
+    method: "get",
     path: "/api/v1/generation",
     summary: "Metadata of one request, by request id",
-    security: bearer,
+    description: "Authenticate with Authorization: Bearer or x-api-key.",
+    security: [...bearer, { apiKeyHeader: [] }],
     request: { query: generationQuerySchema() },
     responses: { 200: json(generationSchema, "Generation metadata"), ...errorResponses },
   });
@@ -183,12 +196,19 @@ export function createOpenApiDocument(): Record<string, unknown> {
     info: {
       title: "AI gateway",
       version: "1",
-      description: "Chat completions, responses and messages formats for every catalog model.",
+      description:
+        "Chat completions, responses and messages formats for every catalog model. A method a path " +
+        "does not serve is answered 405 with an Allow header.",
     },
     servers: [{ url: "/" }],
   }) as unknown as Record<string, unknown>;
 }
 
 function generationQuerySchema() {
-  return z.object({ id: z.string().openapi({ description: "The request id (X-Request-Id)" }) });
+  return z.object({
+    id: z.string().openapi({
+      description:
+        "The request id (X-Request-Id), or the response id that carries it: gen-<id>, resp_<id> or msg_<id>",
+    }),
+  });
 }

@@ -38,6 +38,9 @@ export const messagesErrorSchema = z
 
 export const catalogModelSchema = z
   .object({
+    id: z
+      .string()
+      .openapi({ description: "the slug again, for OpenAI-style clients", example: "openai/gpt-4.1" }),
     slug: z.string().openapi({ example: "openai/gpt-4.1" }),
     name: z.string(),
     provider: z.object({ slug: z.string(), name: z.string(), brand_color: z.string().optional() }),

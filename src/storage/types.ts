@@ -79,8 +79,16 @@ export interface GenerationRecord extends GenerationStart, Partial<Omit<Generati
 }
 
 export interface WorkspaceRepository {
-  create(input: { name: string; creditsMicroUsd: number; invoicing: boolean }): Promise<Workspace>;
+  /** With `uniqueName`, refuses (invalid_request, param `name`) when a workspace has that name already. */
+  create(input: {
+    name: string;
+    creditsMicroUsd: number;
+    invoicing: boolean;
+    uniqueName?: boolean;
+  }): Promise<Workspace>;
   get(id: string): Promise<Workspace | null>;
+  /** Oldest first; only those named `name` when given. */
+  list(options: { name?: string; limit: number }): Promise<Workspace[]>;
   /** Adds (or with a negative amount removes) credit. */
   credit(id: string, amountMicroUsd: number): Promise<Workspace>;
   update(id: string, changes: { invoicing?: boolean; locked?: boolean }): Promise<Workspace>;

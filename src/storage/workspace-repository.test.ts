@@ -81,3 +81,45 @@ forEachStorageMode("update, count and unknown ids", async ({ store }) => {
   await assert.rejects(store.workspaces.credit("ws_missing", 1), isUnknown);
   await assert.rejects(store.workspaces.update("ws_missing", { locked: true }), isUnknown);
 });
+
+forEachStorageMode(
+  "list oldest first, by name; a taken name refused when asked to be unique",
+  async ({ store }) => {
+    const first = await store.workspaces.create({
+      name: "Same",
+      creditsMicroUsd: 0,
+      invoicing: false,
+      uniqueName: true,
+    });
+    const other = await store.workspaces.create({ name: "other", creditsMicroUsd: 0, invoicing: false });
+    // Two creates of one name at once: exactly one wins.
+    const racing = await Promise.allSettled(
+      ["Race", "Race"].map((name) =>
+        store.workspaces.create({ name, creditsMicroUsd: 0, invoicing: false, uniqueName: true }),
+      ),
+    );
+    assert.deepEqual(racing.map((outcome) => outcome.status).sort(), ["fulfilled", "rejected"]);
+    await assert.rejects(
+      store.workspaces.create({ name: "Same", creditsMicroUsd: 0, invoicing: false, uniqueName: true }),
+      (error: unknown) =>
+        error instanceof GatewayError &&
+        error.param === "name" &&
+        error.message.includes(`"Same" already exists (${first.id})`),
+    );
+    const second = await store.workspaces.create({ name: "Same", creditsMicroUsd: 0, invoicing: false });
+    assert.deepEqual(
+      (await store.workspaces.list({ limit: 10 })).map((workspace) => workspace.name),
+      ["Same", "other", "Race", "Same"],
+    );
+    assert.deepEqual(
+      (await store.workspaces.list({ name: "Same", limit: 10 })).map((workspace) => workspace.id),
+      [first.id, second.id],
+    );
+    assert.deepEqual(await store.workspaces.list({ name: "same", limit: 10 }), [], "names compare exactly");
+    assert.deepEqual(
+      (await store.workspaces.list({ limit: 1 })).map((workspace) => workspace.id),
+      [first.id],
+    );
+    assert.equal((await store.workspaces.list({ name: "other", limit: 5 }))[0].id, other.id);
+  },
+);

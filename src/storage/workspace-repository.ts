@@ -31,12 +31,35 @@ export function createUnknownWorkspaceError(id: string, param = "workspace_id"):
   return GatewayError.invalidRequest(`Unknown workspace "${id}"`, param);
 }
 
+export function createDuplicateWorkspaceNameError(existing: Workspace): GatewayError {
+  return GatewayError.invalidRequest(
+    `A workspace named "${existing.name}" already exists (${existing.id}); to create another one ` +
+      'with the same name, ask for it (CLI --allow-duplicate-name, admin API "allow_duplicate_name": true)',
+    "name",
+  );
+}
+
+/**
+ * The advisory-lock namespace (first key) under which a workspace name is locked while a create
+ * checks that it is free; any constant no other lock uses. Names compare exactly (case matters).
+ */
+const NAME_LOCK_CLASS = 1_937_007_219;
+
 export function createWorkspaceRepository(client: SqlClient): WorkspaceRepository {
   return {
-    async create({ name, creditsMicroUsd, invoicing }) {
+    async create({ name, creditsMicroUsd, invoicing, uniqueName = false }) {
       assertSafeInteger(creditsMicroUsd, "creditsMicroUsd");
       const id = createId("ws");
       return client.transaction(async (tx) => {
+        if (uniqueName) {
+          // Two creates of one name at once on two instances: the lock makes the second see the first.
+          await tx.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [NAME_LOCK_CLASS, name]);
+          const [existing] = await tx.query<WorkspaceRow>(
+            `SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE name = $1 ORDER BY created_at LIMIT 1`,
+            [name],
+          );
+          if (existing) throw createDuplicateWorkspaceNameError(readWorkspaceRow(existing));
+        }
         const [row] = await tx.query<WorkspaceRow>(
           `INSERT INTO workspaces (id, name, balance_micro_usd, invoicing)
            VALUES ($1, $2, $3, $4)
@@ -81,6 +104,17 @@ export function createWorkspaceRepository(client: SqlClient): WorkspaceRepositor
       );
       if (!row) throw createUnknownWorkspaceError(id);
       return readWorkspaceRow(row);
+    },
+
+    async list({ name, limit }) {
+      const rows = await client.query<WorkspaceRow>(
+        `SELECT ${WORKSPACE_COLUMNS} FROM workspaces
+         WHERE $1::text IS NULL OR name = $1
+         ORDER BY created_at, id
+         LIMIT $2`,
+        [name ?? null, limit],
+      );
+      return rows.map(readWorkspaceRow);
     },
 
     async count() {

@@ -53,7 +53,12 @@ describe("spend limits across two gateway processes", () => {
       config: createLimitsConfig(upstream.baseUrl),
       env: { FAKE_UPSTREAM_KEY: "sk-upstream" },
     });
-    const workspace = await cluster.admin.createWorkspace({ name: "limits", creditsUsd: "10" });
+    // One workspace per test in the cluster's one database.
+    const workspace = await cluster.admin.createWorkspace({
+      name: "limits",
+      creditsUsd: "10",
+      allowDuplicateName: true,
+    });
     const { key, secret } = await cluster.admin.createKey({
       workspaceId: workspace.id,
       totalLimitUsd: "0.05",

@@ -76,6 +76,7 @@ forEachGatewayMode(
         ["/internal/admin/keys/{id}/revoke", "post"],
         ["/internal/admin/workspaces/{id}/credit", "post"],
         ["/api/v1/models", "get"],
+        ["/api/v1/models/{slug}", "get"],
         ["/api/v1/generation", "get"],
         ["/healthz", "get"],
         ["/readyz", "get"],

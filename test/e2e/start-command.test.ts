@@ -33,8 +33,12 @@ async function startMain(env: NodeJS.ProcessEnv): Promise<StartedProcess> {
   child.stderr.on("data", (chunk) => {
     output += chunk;
   });
+  // A gateway that did not start is ended, or its open pipes would hold the test file until its timeout.
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 30_000);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`gateway did not start within 90 s:\n${output}`));
+    }, 90_000);
     const check = () => {
       const match = /Gateway listening on (http:\/\/\S+) /.exec(output);
       if (match) {
@@ -45,8 +49,13 @@ async function startMain(env: NodeJS.ProcessEnv): Promise<StartedProcess> {
     child.stdout.on("data", check);
     child.once("exit", (code) => reject(new Error(`gateway exited with ${code}:\n${output}`)));
   });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
   return { child, url, output: () => output };
 }
+
+/** Gateways still running when a test fails: ended in its `finally`, so the file can end. */
+const running = new Set<ChildProcessWithoutNullStreams>();
 
 async function stop(started: StartedProcess): Promise<string> {
   const exited = new Promise<string>((resolve) =>
@@ -56,8 +65,9 @@ async function stop(started: StartedProcess): Promise<string> {
   return exited;
 }
 
+/** `npm run admin --` is `node bin/gateway-admin.js`. */
 function runCli(args: string[], env: NodeJS.ProcessEnv) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "src/cli/admin.ts", ...args], {
+  const result = spawnSync(process.execPath, ["bin/gateway-admin.js", ...args], {
     cwd: root,
     env,
     encoding: "utf8",
@@ -70,7 +80,16 @@ test("npm start: first-start key, admin CLI against the running gateway, SIGTERM
   const upstream = await startFakeOpenAiUpstream();
   const dir = mkdtempSync(join(tmpdir(), "gw-start-"));
   const configPath = join(dir, "gateway.yaml");
-  writeFileSync(configPath, stringify(createTestConfigFile(upstream.baseUrl)));
+  // Beside the fake upstream's provider, one whose key variable is unset and the model it strands.
+  const config = createTestConfigFile(upstream.baseUrl);
+  config.providers.push({ ...config.providers[0], id: "keyless", api_key_env: "UNSET_PROVIDER_KEY" });
+  config.models.push({
+    ...config.models[0],
+    slug: "test/stranded-model",
+    pricing: { prompt: "0", completion: "0", cached_prompt: "0" },
+    routes: [{ provider: "keyless", model: "m" }],
+  });
+  writeFileSync(configPath, stringify(config));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: "0",
@@ -93,10 +112,17 @@ test("npm start: first-start key, admin CLI against the running gateway, SIGTERM
     assert.ok(workspaceId);
     assert.match(announcement, /curl -s http:\/\/127\.0\.0\.1:\d+\/api\/v1\/chat\/completions/);
     assert.equal(announcement.includes("HOST_PORT"), false);
+    assert.match(
+      announcement,
+      /No API key for provider "keyless" \(UNSET_PROVIDER_KEY is unset\): 1 model cannot answer: test\/stranded-model\./,
+    );
 
+    // The example's model answers (the free stranded model is cheaper, but has no key).
+    const exampleModel = /"model":"([^"]+)"/.exec(announcement)?.[1];
+    assert.equal(exampleModel, TEST_MODEL);
     const client = new OpenAI({ apiKey: key, baseURL: `${first.url}/api/v1`, maxRetries: 0 });
     const completion = await client.chat.completions.create({
-      model: TEST_MODEL,
+      model: exampleModel,
       messages: [{ role: "user", content: "hi" }],
     });
     assert.ok(completion.choices[0].message.content);
@@ -134,8 +160,14 @@ test("npm start: first-start key, admin CLI against the running gateway, SIGTERM
 
     const second = await startMain(env);
     assert.equal(second.output().includes("Created workspace"), false, "no second bootstrap");
+    assert.ok(
+      second.output().includes(`npm run admin -- key create --workspace ${workspaceId}\n`),
+      `a later start says how to mint a key:\n${second.output()}`,
+    );
+    assert.match(second.output(), /No API key for provider "keyless"/);
     assert.equal(await stop(second), "code=0 signal=null");
   } finally {
+    for (const child of running) child.kill("SIGKILL");
     await upstream.close();
   }
 });

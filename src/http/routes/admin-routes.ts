@@ -23,6 +23,7 @@ const createWorkspaceBody = z.strictObject({
   name: z.string(),
   credits_usd: usdSchema.optional(),
   invoicing: z.boolean().optional(),
+  allow_duplicate_name: z.boolean().optional(),
 });
 const creditBody = z.strictObject({ usd: usdSchema });
 const updateWorkspaceBody = z.strictObject({
@@ -79,8 +80,22 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
       name: body.name,
       creditsUsd: body.credits_usd,
       invoicing: body.invoicing,
+      allowDuplicateName: body.allow_duplicate_name,
     });
     return c.json({ workspace: encodeWorkspace(workspace) }, 201);
+  });
+
+  app.get("/workspaces", async (c) => {
+    const limit = c.req.query("limit");
+    const workspaces = await admin.listWorkspaces({
+      name: c.req.query("name"),
+      limit: limit === undefined ? undefined : readLimitQuery(limit),
+    });
+    return c.json({ data: workspaces.map(encodeWorkspace) });
+  });
+
+  app.get("/workspaces/:id", async (c) => {
+    return c.json({ workspace: encodeWorkspace(await admin.getWorkspace(c.req.param("id"))) });
   });
 
   app.post("/workspaces/:id/credit", async (c) => {
@@ -162,6 +177,11 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
   });
 
   return app;
+}
+
+function readLimitQuery(text: string): number {
+  if (!/^\d+$/.test(text)) throw GatewayError.invalidRequest("limit must be a whole number", "limit");
+  return Number(text);
 }
 
 /** Hashing first gives timingSafeEqual equal lengths and hides the secret's length. */

@@ -1,12 +1,25 @@
-/** `GET /api/v1/generation?id=`: post-hoc metadata of one request of the caller's workspace (§2.8). */
+/**
+ * `GET /api/v1/generation?id=`: post-hoc metadata of one request of the caller's workspace (§2.8).
+ * `id` is the request id (`X-Request-Id`) or an id the SDKs hand back, which carries it after a
+ * prefix: `gen-` (chat completion), `resp_` (response), `msg_` (message). The key may come in
+ * `Authorization: Bearer` or, as the Anthropic SDK sends it, in `x-api-key`.
+ */
 import { Hono } from "hono";
-import { type Authenticator, readBearerToken } from "../../auth/authenticate.js";
+import { type Authenticator, readBearerOrApiKey } from "../../auth/authenticate.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { convertMicroUsdToUsd } from "../../metering/money.js";
 import type { GenerationRecord, Store } from "../../storage/types.js";
 import type { AppEnv } from "../app-env.js";
 import { createErrorResponse } from "../error-response.js";
+import { REQUEST_ID_PATTERN } from "../request-id.js";
+
+const PREFIXED_ID = new RegExp(`^(?:gen-|resp_|msg_)(${REQUEST_ID_PATTERN.source})$`);
+
+/** The request id inside a response id (`gen-…`, `resp_…`, `msg_…`); any other text as it is. */
+export function readRequestId(id: string): string {
+  return PREFIXED_ID.exec(id)?.[1] ?? id;
+}
 
 export function renderGeneration(record: GenerationRecord) {
   const cost = record.costMicroUsd ?? 0;
@@ -49,12 +62,15 @@ export function createGenerationLookupRoute(store: Store, authenticator: Authent
   app.get("/api/v1/generation", async (c) => {
     const requestId = c.get("requestId");
     try {
-      const caller = await authenticator.authenticate(readBearerToken(c.req.header("authorization")));
+      const caller = await authenticator.authenticate(readBearerOrApiKey(c.req.raw.headers));
       const id = c.req.query("id");
       if (!id) throw GatewayError.invalidRequest("Query parameter id is required", "id");
       // Text no generation id can be (a NUL, which PostgreSQL cannot even compare; 10 KB of
       // anything) is answered like an unknown id, without a database round trip.
-      const record = isPossibleGenerationId(id) ? await store.generations.get(id, caller.workspace.id) : null;
+      const generationId = readRequestId(id);
+      const record = isPossibleGenerationId(generationId)
+        ? await store.generations.get(generationId, caller.workspace.id)
+        : null;
       if (!record) throw GatewayError.invalidRequest(`No generation with id "${id}" in this workspace`, "id");
       return c.json({ data: renderGeneration(record) });
     } catch (thrown) {

@@ -1,10 +1,18 @@
-/** `GET /api/v1/models`: the public catalog (spec §2.9). Rendered once; the catalog is static. */
+/**
+ * `GET /api/v1/models`: the public catalog (spec §2.9), and `GET /api/v1/models/{slug}`: one model
+ * (the slug holds a slash, sent as is or percent-encoded as `%2F`, as the openai SDK's
+ * `models.retrieve` does). Each entry also carries `id`, the slug again, because OpenAI-style
+ * clients (`openai.models.list()`) read a model's name from `id`. Rendered once; the catalog is static.
+ */
 import { Hono } from "hono";
 import type { CatalogModel, GatewayConfig } from "../../config/types.js";
+import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
+import { GatewayError } from "../../errors/gateway-error.js";
 import type { AppEnv } from "../app-env.js";
 
 export function renderCatalogModel(model: CatalogModel) {
   return {
+    id: model.slug,
     slug: model.slug,
     name: model.name,
     provider: {
@@ -41,15 +49,28 @@ export function renderCatalogModel(model: CatalogModel) {
 }
 
 export function createModelsRoute(config: GatewayConfig) {
+  const entries = config.models.map(renderCatalogModel);
   const body = JSON.stringify({
-    data: config.models.map(renderCatalogModel),
+    data: entries,
     meta: { image_generation_configured: config.imageGenerationConfigured },
   });
+  const bodies = new Map(entries.map((entry) => [entry.slug, JSON.stringify(entry)]));
   const app = new Hono<AppEnv>();
   app.get("/api/v1/models", (c) => {
     c.header("Content-Type", "application/json");
     c.header("Cache-Control", "public, max-age=60");
     return c.body(body);
+  });
+  app.get("/api/v1/models/:slug{.+}", (c) => {
+    const slug = c.req.param("slug");
+    const model = bodies.get(slug);
+    if (model === undefined) {
+      const error = GatewayError.invalidRequest(`No model "${slug}" in the catalog`, "slug");
+      return c.json(createCommonErrorEnvelope(error, c.get("requestId")), 404);
+    }
+    c.header("Content-Type", "application/json");
+    c.header("Cache-Control", "public, max-age=60");
+    return c.body(model);
   });
   return app;
 }

@@ -279,7 +279,7 @@ test('an AI SDK client sends stateless reasoning back with signature "", which d
   });
 });
 
-test("a tool call's own provider state rides in a carrier thinking block after it and comes back onto the call", () => {
+test("a tool call's own provider state rides in a carrier thinking block after the calls and comes back onto the call", () => {
   const geminiState: OpaqueReasoningState = {
     providerKind: "google",
     upstreamModel: "gemini-3-pro",
@@ -301,9 +301,9 @@ test("a tool call's own provider state rides in a carrier thinking block after i
   });
   assert.deepEqual(
     message.content.map((block) => block.type),
-    ["tool_use", "thinking", "tool_use"],
+    ["tool_use", "tool_use", "thinking"],
   );
-  const carrier = message.content[1];
+  const carrier = message.content[2];
   assert.ok(carrier.type === "thinking");
   assert.equal(carrier.thinking, "");
   const replay = decodeMessagesRequest({

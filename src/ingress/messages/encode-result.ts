@@ -5,7 +5,8 @@
  * non-streamed turn are the same message. For reasoning models that puts thinking first (they think
  * before answering), then text, then tool_use. Adjacent text parts are one block: the fold that
  * produced the result may have split a text block, and Anthropic sends one. A tool call's own
- * provider state follows its tool_use in a carrier thinking block (tool-call-state-carrier.ts).
+ * provider state follows the run of tool_use blocks it belongs to in a carrier thinking block
+ * (tool-call-state-carrier.ts), so the calls of a turn stay together.
  */
 import type { CanonicalResult } from "../../canonical/index.js";
 import type { EncodeContext, Settlement } from "../ingress-format.js";
@@ -37,23 +38,30 @@ export function encodeMessagesResult(
   context: EncodeContext,
 ): MessagesResponse {
   const content: MessagesContentBlock[] = [];
+  /** Carriers of the current run of tool_use blocks, placed after it. */
+  let carriers: MessagesContentBlock[] = [];
+  const push = (block: MessagesContentBlock) => {
+    content.push(...carriers, block);
+    carriers = [];
+  };
   for (const part of result.content) {
     if (part.type === "text") {
       if (part.text === "") continue;
       const previous = content[content.length - 1];
-      if (previous?.type === "text") previous.text += part.text;
-      else content.push({ type: "text", text: part.text });
+      if (previous?.type === "text" && carriers.length === 0) previous.text += part.text;
+      else push({ type: "text", text: part.text });
     } else if (part.type === "reasoning") {
       const block = encodeReasoningBlock(part.text, part.providerState);
-      if (block !== undefined) content.push(block);
+      if (block !== undefined) push(block);
     } else {
       content.push({ type: "tool_use", id: part.id, name: part.name, input: parseToolInput(part.arguments) });
       if (part.providerState !== undefined) {
         const carrier = encodeReasoningBlock("", createCarrierState(part.providerState, part.id));
-        if (carrier !== undefined) content.push(carrier);
+        if (carrier !== undefined) carriers.push(carrier);
       }
     }
   }
+  content.push(...carriers);
   return {
     id: `msg_${context.requestId}`,
     type: "message",

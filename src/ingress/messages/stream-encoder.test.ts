@@ -474,7 +474,7 @@ test("a chunk with text and a tool call: the text block closes, the tool block o
   ]);
 });
 
-test("a tool call's provider state streams as a carrier block right after its tool_use and decodes back onto it", async () => {
+test("a tool call's provider state streams as a carrier block after the tool_use blocks and decodes back onto it", async () => {
   const geminiState: OpaqueReasoningState = {
     providerKind: "google",
     upstreamModel: "gemini-3-pro",
@@ -503,7 +503,7 @@ test("a tool call's provider state streams as a carrier block right after its to
   const message = await readFinalMessage(sse);
   assert.deepEqual(
     message.content.map((block) => block.type),
-    ["tool_use", "thinking", "tool_use"],
+    ["tool_use", "tool_use", "thinking"],
   );
   const replay = decodeMessagesRequest({
     ...params,

@@ -25,7 +25,9 @@
  * - Tool blocks close at the final `tool-call` part, which may complete the streamed arguments. A call
  *   never streamed gets one `input_json_delta` with all of its arguments (`""` for none or for
  *   arguments that are not a JSON object, so the SDK reads `{}` as parse-tool-input.ts decides).
- *   A call's own provider state follows it in a carrier thinking block (tool-call-state-carrier.ts).
+ *   A call's own provider state follows the run of tool_use blocks it belongs to in a carrier
+ *   thinking block (tool-call-state-carrier.ts), queued when the next other block opens or the
+ *   message ends, as in encode-result.ts.
  * - Input tokens are only known at the end, so `message_start` reports zeros and `message_delta`
  *   the settled totals; the SDK overwrites its counters with them.
  */
@@ -71,6 +73,8 @@ class MessagesStreamEncoder implements StreamEncoder {
   private readonly receiving = new Map<string, Block>();
   /** Tool calls already closed: a repeated `tool-call` part must not open a second block. */
   private readonly closedToolIds = new Set<string>();
+  /** Carriers of the tool calls closed since the last other block, queued before the next one. */
+  private carriers: Block[] = [];
   private finishPart: { reason: FinishReason; stopSequence?: string } | undefined;
 
   constructor(context: EncodeContext) {
@@ -169,7 +173,7 @@ class MessagesStreamEncoder implements StreamEncoder {
       if (create === undefined) return "";
       block = create();
       this.receiving.set(key, block);
-      this.waiting.push(block);
+      this.queue(block);
     }
     block.content += content;
     if (content !== "" || block.kind === "tool_use") this.endTextBlocksBefore(block);
@@ -191,7 +195,7 @@ class MessagesStreamEncoder implements StreamEncoder {
     if (block === undefined) {
       block = createBlock({ kind: "thinking" });
       this.receiving.set(key, block);
-      this.waiting.push(block);
+      this.queue(block);
       this.endTextBlocksBefore(block);
     }
     if (block.kind === "thinking") block.state = state;
@@ -212,22 +216,28 @@ class MessagesStreamEncoder implements StreamEncoder {
     }
     this.closedToolIds.add(part.id);
     if (block !== undefined && part.providerState !== undefined) {
-      this.insertCarrierAfter(block, createCarrierState(part.providerState, part.id));
+      const state = createCarrierState(part.providerState, part.id);
+      this.carriers.push({ kind: "thinking", content: "", sent: 0, ended: true, state });
     }
     frames += this.end(key);
     return frames;
   }
 
-  /** The carrier of a tool call's state goes right after its tool_use, as in encode-result.ts. */
-  private insertCarrierAfter(toolBlock: Block, state: OpaqueReasoningState): void {
-    const carrier: Block = { kind: "thinking", content: "", sent: 0, ended: true, state };
-    const position = toolBlock === this.active ? 0 : this.waiting.indexOf(toolBlock) + 1;
-    this.waiting.splice(position, 0, carrier);
+  /** Queues a new block; one that is not a tool_use ends the run of calls, so their carriers go first. */
+  private queue(block: Block): void {
+    if (block.kind !== "tool_use") this.queueCarriers();
+    this.waiting.push(block);
+  }
+
+  private queueCarriers(): void {
+    this.waiting.push(...this.carriers);
+    this.carriers = [];
   }
 
   private endAll(): string {
     for (const block of this.receiving.values()) block.ended = true;
     this.receiving.clear();
+    this.queueCarriers();
     return this.pump();
   }
 

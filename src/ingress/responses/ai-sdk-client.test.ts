@@ -116,8 +116,9 @@ test("a stateless AI SDK replay (store: false) decodes back to the identical rea
     },
   ]);
 
-  // Without store: false the SDK sends a reference to the stored item, which a stateless gateway
-  // cannot resolve: a clear 400 naming the item, not a silently reasoning-less turn.
+  // Without store: false the SDK sends a reference to the item; one whose id does not carry it (here
+  // no item seal at all) is a clear 400 naming the item, not a silently reasoning-less turn.
+  // (Sealed ids that resolve: test/conformance/ai-sdk-item-references.test.ts.)
   await generateText({
     model: provider.responses("gpt-5"),
     prompt: "Find x",
@@ -128,7 +129,7 @@ test("a stateless AI SDK replay (store: false) decodes back to the identical rea
     () => decodeResponsesRequest({ ...bodies[3], model: "anthropic/claude-opus-4.1" }),
     (error: unknown) =>
       error instanceof GatewayError &&
-      error.param === "input[1]" &&
+      error.param === "input[1].id" &&
       /item_reference to "rs_req_5_0".*store: false/.test(error.message),
   );
 });

@@ -14,6 +14,8 @@
  * - A reasoning item whose state names a tool call (`toolCallId`: the carrier encode-output-items.ts
  *   writes next to a call with state) is no reasoning: its state goes back onto that call in the same
  *   assistant turn, wherever the item stands in it, and is dropped when the turn has no such call.
+ * - An `item_reference` to an item the gateway sealed into its id (item-seal.ts) is that item, in
+ *   its place; a reference to anything else is `invalid_request` naming `input[i].id`, saying why.
  */
 import type {
   AssistantContentPart,
@@ -31,7 +33,12 @@ import {
   decodeToolOutput,
   decodeUserContent,
 } from "./decode-content-parts.js";
-import type { ResponsesInputItemBody, ResponsesReasoningItemBody } from "./input-item-schema.js";
+import {
+  inputItemSchema,
+  type ResponsesInputItemBody,
+  type ResponsesReasoningItemBody,
+} from "./input-item-schema.js";
+import { type ItemSeal, MAX_SEALED_ITEM_BYTES } from "./item-seal.js";
 
 /** Provider kind whose native reasoning state travels in `encrypted_content`. */
 export const NATIVE_PROVIDER_KIND = "openai-responses";
@@ -46,6 +53,7 @@ export interface DecodedConversation {
 export function decodeInput(
   input: string | readonly ResponsesInputItemBody[],
   instructions: string | null | undefined,
+  itemSeal?: ItemSeal,
 ): DecodedConversation {
   const system: TextPart[] = [];
   if (typeof instructions === "string" && instructions !== "")
@@ -54,8 +62,9 @@ export function decodeInput(
     return { system, messages: [{ role: "user", content: [{ type: "text", text: input }] }] };
   }
   const messages: CanonicalMessage[] = [];
-  input.forEach((item, index) => {
+  input.forEach((given, index) => {
     const param = `input[${index}]`;
+    const item = given.type === "item_reference" ? resolveItemReference(given.id, param, itemSeal) : given;
     switch (item.type) {
       case undefined:
       case "message":
@@ -89,20 +98,65 @@ export function decodeInput(
         if (reasoning !== undefined) appendAssistantContent(messages, [reasoning]);
         break;
       }
-      case "item_reference":
-        // Clients send these when they believe the server stored the previous response (the AI SDK
-        // does for reasoning items unless `store: false`); say how to get the full item sent instead.
-        throw GatewayError.invalidRequest(
-          `${param} is an item_reference to "${item.id}", which is not supported: the gateway keeps no ` +
-            "state; send the item itself (clients replay full items when the request sets store: false)",
-          param,
-        );
     }
   });
   for (const message of messages) {
     if (message.role === "assistant") message.content = attachToolCallStates(message.content);
   }
   return { system, messages };
+}
+
+/** Why a reference cannot be resolved, by what its id turned out to be. */
+const UNRESOLVABLE = {
+  foreign:
+    "which is not an item this gateway produced: the gateway keeps no state, so it resolves only " +
+    "references to items of its own responses, whose ids carry them",
+  "own-plain":
+    "an item of a gateway response whose id does not carry it: the request set store: false, the " +
+    `item was over ${MAX_SEALED_ITEM_BYTES} bytes, or it is a streamed message (its id goes out ` +
+    "before its text)",
+  forged:
+    "whose id was not sealed by this gateway (altered, forged, or sealed under another key: every " +
+    "instance of a deployment must share INTERNAL_SHARED_SECRET)",
+  "no-seal": "which cannot be resolved here: the gateway keeps no state",
+} as const;
+
+/** Ids of the gateway's own items without a seal: `<rs|msg|fc>_<request id>_<index>`. */
+const PLAIN_OWN_ID = /^(?:rs|msg|fc)_[A-Za-z0-9_-]{22}_\d+$/;
+
+/**
+ * The item an `item_reference` names, from the id the gateway sealed it into (only reasoning and
+ * assistant message items are sealed). Clients send these when they believe the server stored the
+ * previous response (the AI SDK does, unless the request sets `store: false`).
+ */
+function resolveItemReference(
+  id: string,
+  param: string,
+  itemSeal: ItemSeal | undefined,
+): ResponsesInputItemBody {
+  const opened = itemSeal?.open(id);
+  if (opened?.kind === "item") {
+    const parsed = inputItemSchema.safeParse(opened.item);
+    const item = parsed.success ? parsed.data : undefined;
+    if (item?.type === "reasoning" || (item?.type === "message" && item.role === "assistant")) return item;
+  }
+  const reason: keyof typeof UNRESOLVABLE =
+    opened === undefined
+      ? "no-seal"
+      : opened.kind !== "plain"
+        ? "forged"
+        : PLAIN_OWN_ID.test(id)
+          ? "own-plain"
+          : "foreign";
+  throw GatewayError.invalidRequest(
+    `${param} is an item_reference to "${truncate(id)}", ${UNRESOLVABLE[reason]}; send the item itself ` +
+      "(clients replay whole items when the request sets store: false)",
+    `${param}.id`,
+  );
+}
+
+function truncate(id: string): string {
+  return id.length > 80 ? `${id.slice(0, 77)}...` : id;
 }
 
 /**

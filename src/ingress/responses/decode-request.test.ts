@@ -445,7 +445,7 @@ test("input item validation names the item and part", () => {
     [[{ type: "function_call_output", output: "x" }], "input[0].call_id", /is required/],
     [[{ type: "function_call_output", call_id: "c", output: 3 }], "input[0].output"],
     [[{ type: "reasoning", summary: [{ type: "summary_text" }] }], "input[0].summary[0].text"],
-    [[{ type: "item_reference", id: "msg_1" }], "input[0]", /item_reference.*no state/],
+    [[{ type: "item_reference", id: "msg_1" }], "input[0].id", /item_reference.*no state/],
   ];
   for (const [input, param, pattern] of cases) assertRejected({ ...minimal, input }, param, pattern);
 });

@@ -7,6 +7,7 @@ import { createValidationError } from "../shared/describe-validation-issue.js";
 import { decodeInput } from "./decode-input.js";
 import { decodeServerTools } from "./decode-server-tools.js";
 import { decodeFunctionTools, decodeToolChoice } from "./decode-tools.js";
+import type { ItemSeal } from "./item-seal.js";
 import { rejectUnsupportedFields } from "./reject-unsupported-fields.js";
 import {
   KNOWN_REQUEST_FIELDS,
@@ -18,13 +19,17 @@ import {
 /** Known fields that have no canonical counterpart but mean something to a Responses upstream. */
 const FORWARDED_KNOWN_FIELDS = ["include", "max_tool_calls"] as const;
 
-export function decodeResponsesRequest(body: unknown): CanonicalRequest {
+/** `itemSeal` resolves `item_reference`s to items the gateway sealed into their ids (item-seal.ts). */
+export function decodeResponsesRequest(
+  body: unknown,
+  options: { itemSeal?: ItemSeal } = {},
+): CanonicalRequest {
   const parsed = responsesRequestSchema.safeParse(body);
   if (!parsed.success) throw createValidationError(parsed.error.issues, body);
   const request = parsed.data;
   rejectUnsupportedFields(request);
 
-  const { system, messages } = decodeInput(request.input, request.instructions);
+  const { system, messages } = decodeInput(request.input, request.instructions, options.itemSeal);
   const tools = decodeFunctionTools(request.tools);
   const decoded: CanonicalRequest = {
     model: request.model,
@@ -49,6 +54,7 @@ export function decodeResponsesRequest(body: unknown): CanonicalRequest {
   // safety_identifier is OpenAI's successor of `user` for abuse monitoring, so it wins.
   const user = request.safety_identifier ?? request.user;
   if (isSet(user)) decoded.user = user;
+  if (request.store === false) decoded.noItemReferences = true;
   return decoded;
 }
 

@@ -10,18 +10,22 @@
  * - text that follows text is one `message` item with one `output_text` part;
  * - each tool call is one `function_call` item; state that belongs to the call (Gemini thought
  *   signatures) has no field there and rides in a carrier: a `reasoning` item with an empty summary
- *   right AFTER the call, its state naming the call in `toolCallId` (messages/tool-call-state-carrier.ts;
- *   after, not before, because a stream only learns the state when the call is complete, and its
- *   function_call item is on the wire by then). decode-input.ts puts the state back on the call;
+ *   AFTER the run of function_call items the call belongs to, its state naming the call in
+ *   `toolCallId` (messages/tool-call-state-carrier.ts). After, not before, because a stream only
+ *   learns the state when the call is complete, and its function_call item is on the wire by then;
+ *   after the run, not right after the call, so the calls of a turn stay together.
+ *   decode-input.ts puts the state back on the call, wherever in the turn the carrier stands;
  * - empty text, and reasoning with neither text nor state, produce nothing.
  *
  * For the usual turn (reasoning, text, tool calls) that is one reasoning item, one message item, one
  * function_call item per call. Item ids are derived from the request id and the output index, so they
- * are deterministic and unique within the response.
+ * are deterministic and unique within the response. With an {@link ItemSeal} (the caller may send
+ * `item_reference`s), reasoning and message items carry themselves in their id (item-seal.ts).
  */
 import type { OpaqueReasoningState, ResultContent } from "../../canonical/index.js";
 import { createCarrierState } from "../messages/tool-call-state-carrier.js";
 import { wrapOpaqueState } from "../opaque-state.js";
+import type { ItemSeal } from "./item-seal.js";
 
 export interface ResponsesOutputText {
   type: "output_text";
@@ -97,13 +101,40 @@ export function encodeFunctionCallItem(
   return { id, type: "function_call", status: "completed", call_id: callId, name, arguments: args };
 }
 
+/**
+ * The item with its content sealed into its id (item-seal.ts): a reasoning item whole, a message
+ * item as the role and text an `input` message needs; function calls are never referenced.
+ */
+export function sealOutputItem<T extends ResponsesOutputItem>(item: T, seal: ItemSeal): T {
+  if (item.type === "function_call") return item;
+  const { id, ...content } = item;
+  const sealed =
+    item.type === "message"
+      ? {
+          type: "message",
+          role: "assistant",
+          content: item.content.map(({ type, text }) => ({ type, text })),
+        }
+      : content;
+  return { ...item, id: seal.seal(id, sealed) };
+}
+
 /** A result's content → its output items, by the rule above. */
 export function encodeOutputItems(
   content: readonly ResultContent[],
   requestId: string,
+  seal?: ItemSeal,
 ): ResponsesOutputItem[] {
   const items: ResponsesOutputItem[] = [];
   let openText: string | undefined;
+  /** States of the calls of the current run of function_call items, for the carriers after it. */
+  let callStates: OpaqueReasoningState[] = [];
+  const closeCalls = () => {
+    for (const state of callStates) {
+      items.push(encodeReasoningItem(createItemId("reasoning", requestId, items.length), "", state));
+    }
+    callStates = [];
+  };
   const closeText = () => {
     if (openText === undefined) return;
     items.push(encodeMessageItem(createItemId("message", requestId, items.length), openText));
@@ -111,22 +142,23 @@ export function encodeOutputItems(
   };
   for (const part of content) {
     if (part.type === "text") {
-      if (part.text !== "") openText = (openText ?? "") + part.text;
+      if (part.text === "") continue;
+      closeCalls();
+      openText = (openText ?? "") + part.text;
     } else if (part.type === "reasoning") {
       if (part.text === "" && part.providerState === undefined) continue;
       closeText();
+      closeCalls();
       const id = createItemId("reasoning", requestId, items.length);
       items.push(encodeReasoningItem(id, part.text, part.providerState));
     } else {
       closeText();
       const id = createItemId("function_call", requestId, items.length);
       items.push(encodeFunctionCallItem(id, part.id, part.name, part.arguments));
-      if (part.providerState !== undefined) {
-        const carrierId = createItemId("reasoning", requestId, items.length);
-        items.push(encodeReasoningItem(carrierId, "", createCarrierState(part.providerState, part.id)));
-      }
+      if (part.providerState !== undefined) callStates.push(createCarrierState(part.providerState, part.id));
     }
   }
   closeText();
-  return items;
+  closeCalls();
+  return seal === undefined ? items : items.map((item) => sealOutputItem(item, seal));
 }

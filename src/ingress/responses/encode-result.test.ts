@@ -142,7 +142,7 @@ const geminiTurn: ResultContent[] = [
   { type: "tool-call", id: "call_g2", name: "get_time", arguments: "{}" },
 ];
 
-test("a tool call's own state rides in an empty reasoning item right after its function_call", () => {
+test("a tool call's own state rides in an empty reasoning item after the function_call items", () => {
   const body = encode(geminiTurn, "tool-calls");
   assert.deepEqual(
     body.output.map((item) => [item.type, item.id]),
@@ -150,11 +150,11 @@ test("a tool call's own state rides in an empty reasoning item right after its f
       ["reasoning", "rs_req_9_0"],
       ["message", "msg_req_9_1"],
       ["function_call", "fc_req_9_2"],
-      ["reasoning", "rs_req_9_3"],
-      ["function_call", "fc_req_9_4"],
+      ["function_call", "fc_req_9_3"],
+      ["reasoning", "rs_req_9_4"],
     ],
   );
-  const carrier = body.output[3];
+  const carrier = body.output[4];
   assert.ok(carrier.type === "reasoning");
   assert.deepEqual(carrier.summary, []);
   assert.ok(carrier.encrypted_content);
@@ -184,7 +184,7 @@ test("a call's state comes back byte-identical on the call; a carrier for no cal
   assert.deepEqual(call.providerState, geminiState);
 
   // Position does not matter, only the id: a carrier moved before its call still attaches.
-  const [reasoning, message, firstCall, carrier, secondCall] = body.output;
+  const [reasoning, message, firstCall, secondCall, carrier] = body.output;
   assert.deepEqual(
     replay([reasoning, message, carrier, firstCall, secondCall]).messages[1],
     next.messages[1],

@@ -9,19 +9,23 @@ import {
 } from "./create-response-object.js";
 import { encodeOutputItems } from "./encode-output-items.js";
 import { encodeResponsesUsage } from "./encode-usage.js";
+import type { ItemSeal } from "./item-seal.js";
 import { mapResponseStatus } from "./map-response-status.js";
 
+/** With `itemSeal`, item ids carry their items unless the request set `store: false` (item-seal.ts). */
 export function encodeResponsesResult(
   result: CanonicalResult,
   settlement: Settlement,
   context: ResponsesEncodeContext,
+  itemSeal?: ItemSeal,
 ): ResponseObject {
+  const seal = context.request?.noItemReferences === true ? undefined : itemSeal;
   const { status, incomplete_details } = mapResponseStatus(result.finishReason);
   return createResponseObject(context, createResponseEcho(context.request), {
     status,
     incompleteDetails: incomplete_details,
     completedAt: status === "completed" ? readCompletedAt(context.createdAt) : null,
-    output: encodeOutputItems(result.content, context.requestId),
+    output: encodeOutputItems(result.content, context.requestId, seal),
     usage: encodeResponsesUsage(settlement.usage, settlement.costMicroUsd),
   });
 }

@@ -6,8 +6,8 @@
  * - A message's `type` is optional (OpenAI's "easy" input message is just `{role, content}`).
  * - Content parts are one discriminated union for every role; which part may appear under which role
  *   is checked in decode-content-parts.ts, where the error can say why.
- * - `item_reference` is in the schema only so the decoder can reject it with a clear message: the
- *   gateway is stateless and has nothing to resolve the reference against.
+ * - `item_reference` resolves only to an item the gateway sealed into the id (item-seal.ts); the
+ *   decoder refuses any other with a message saying why.
  */
 import { z } from "@hono/zod-openapi";
 
@@ -115,7 +115,11 @@ const reasoningItemSchema = z
 const itemReferenceSchema = z
   .object({ type: z.literal("item_reference"), id: z.string() })
   .loose()
-  .openapi("ResponsesItemReference", { description: "not supported: the gateway keeps no state" });
+  .openapi("ResponsesItemReference", {
+    description:
+      "a reasoning or message item of an earlier gateway response, by its id (which carries the item); " +
+      "other ids are refused: the gateway keeps no state",
+  });
 
 export const inputItemSchema = z
   .union(

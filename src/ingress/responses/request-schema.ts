@@ -142,7 +142,14 @@ export const responsesRequestSchema = z
       .string()
       .nullish()
       .openapi({ description: "not supported (stateless): rejected; send the full input" }),
-    store: z.boolean().nullish().openapi({ description: "only false: the gateway keeps no state" }),
+    store: z
+      .boolean()
+      .nullish()
+      .openapi({
+        description:
+          "true is refused: the gateway keeps no state. Unless false, item ids carry their items, so " +
+          "item_reference to them resolves; false: items are replayed whole, ids carry nothing",
+      }),
     background: z.boolean().nullish().openapi({ description: "only false: rejected when true" }),
     conversation: z
       .union([z.string(), z.record(z.string(), z.unknown())])

@@ -14,6 +14,9 @@
  * The final item of each `output_item.done` comes from encode-output-items.ts, the same builders the
  * non-streaming encoder uses, and is kept in `output` for the terminal `response.completed`.
  *
+ * An item's id goes out with `output_item.added`, so only an item whose content is known when it
+ * opens can carry itself in its id (item-seal.ts): a reasoning item opened with its whole content.
+ *
  * Hot path: the `"item_id":…,"output_index":…` members of an item are serialised once when it opens;
  * a delta costs one JSON.stringify of the delta text.
  */
@@ -25,7 +28,9 @@ import {
   encodeOutputText,
   encodeReasoningItem,
   type ResponsesOutputItem,
+  sealOutputItem,
 } from "./encode-output-items.js";
+import type { ItemSeal } from "./item-seal.js";
 
 interface OpenItem {
   type: ResponsesOutputItem["type"];
@@ -47,7 +52,11 @@ export class ResponsesEventWriter {
   private sequence = 0;
   private item: OpenItem | undefined;
 
-  constructor(private readonly requestId: string) {}
+  /** With `seal`, reasoning items opened with their content carry it in their id. */
+  constructor(
+    private readonly requestId: string,
+    private readonly seal?: ItemSeal,
+  ) {}
 
   /** Type of the item currently open, if any. */
   get openItemType(): ResponsesOutputItem["type"] | undefined {
@@ -88,8 +97,19 @@ export class ResponsesEventWriter {
     );
   }
 
-  openReasoning(): string {
+  /**
+   * `content`: the item's whole summary text and state, known up front (and then exactly what is
+   * appended and closed with), so its id can carry it.
+   */
+  openReasoning(content?: { text: string; providerState?: OpaqueReasoningState }): string {
     const item = this.openItem("reasoning", "", "");
+    if (content !== undefined && this.seal !== undefined) {
+      const sealed = sealOutputItem(
+        encodeReasoningItem(item.id, content.text, content.providerState),
+        this.seal,
+      );
+      this.renameItem(item, sealed.id);
+    }
     return this.writeItemAdded(item, { id: item.id, type: "reasoning", summary: [] });
   }
 
@@ -214,6 +234,11 @@ export class ResponsesEventWriter {
       name,
     };
     return this.item;
+  }
+
+  private renameItem(item: OpenItem, id: string): void {
+    item.id = id;
+    item.members = `"item_id":${JSON.stringify(id)},"output_index":${item.outputIndex}`;
   }
 
   private writeItemAdded(item: OpenItem, wireItem: object): string {

@@ -409,7 +409,7 @@ test("a reasoning item that ends after a function call started is kept first and
   assert.equal(done, 2);
 });
 
-test("a call's state streams as a full carrier reasoning item right after its function_call", async () => {
+test("a call's state streams as a full carrier reasoning item after the function_call items", async () => {
   const sse = encodeStream(geminiTurn, (encoder) => encoder.finish(settle("tool-calls")));
   const events: OpenAI.Responses.ResponseStreamEvent[] = [];
   for await (const event of await createClient(sse).responses.create({ ...params, stream: true })) {
@@ -429,10 +429,10 @@ test("a call's state streams as a full carrier reasoning item right after its fu
     ["done", 0, "reasoning"],
     ["added", 1, "function_call"],
     ["done", 1, "function_call"],
-    ["added", 2, "reasoning"],
-    ["done", 2, "reasoning"],
-    ["added", 3, "function_call"],
-    ["done", 3, "function_call"],
+    ["added", 2, "function_call"],
+    ["done", 2, "function_call"],
+    ["added", 3, "reasoning"],
+    ["done", 3, "reasoning"],
     ["added", 4, "reasoning"],
     ["done", 4, "reasoning"],
   ]);

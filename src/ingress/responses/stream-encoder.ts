@@ -13,10 +13,17 @@
  * but canonical blocks may overlap: parallel tool calls interleave their argument deltas, and a
  * reasoning block can end after a tool call started. So a reasoning or function_call item, once
  * open, blocks: parts of other blocks are buffered in arrival order and replayed when it closes
- * (reasoning at `reasoning-end`, a call at `tool-call`, followed by a carrier reasoning item when
- * the call has provider state). A message item never blocks: it closes as
+ * (reasoning at `reasoning-end`, a call at `tool-call`). The provider state of calls goes out in
+ * carrier reasoning items after the run of function_call items, when another item opens or the
+ * response ends, as in encode-output-items.ts. A message item never blocks: it closes as
  * soon as another item must open, and text that follows text joins it. Nothing is dropped: finish()
  * closes whatever is still open or buffered.
+ *
+ * With an item seal (the caller did not set `store: false`, so it may send `item_reference`s,
+ * item-seal.ts), a reasoning block is held until it ends and then sent whole, opened with its
+ * content so that its id can carry it; parts arriving meanwhile wait behind it, as behind an open
+ * item. Message ids cannot carry their text (they go out before it), function calls are never
+ * referenced, and carriers are sent whole anyway.
  *
  * `usage`, `response-metadata`, `text-start/end`, `reasoning-start`, `tool-input-end` and `finish`
  * parts print nothing (usage and status come with the settlement in finish()); an `error` part prints
@@ -36,6 +43,7 @@ import {
 } from "./create-response-object.js";
 import { readCompletedAt } from "./encode-result.js";
 import { encodeResponsesUsage } from "./encode-usage.js";
+import type { ItemSeal } from "./item-seal.js";
 import { mapResponseStatus } from "./map-response-status.js";
 import { ResponsesEventWriter } from "./responses-event-writer.js";
 
@@ -55,8 +63,14 @@ interface PendingBlock {
   providerState?: OpaqueReasoningState;
 }
 
-export function createResponsesStreamEncoder(context: ResponsesEncodeContext): StreamEncoder {
-  return new ResponsesStreamEncoder(context);
+export function createResponsesStreamEncoder(
+  context: ResponsesEncodeContext,
+  itemSeal?: ItemSeal,
+): StreamEncoder {
+  return new ResponsesStreamEncoder(
+    context,
+    context.request?.noItemReferences === true ? undefined : itemSeal,
+  );
 }
 
 class ResponsesStreamEncoder implements StreamEncoder {
@@ -67,10 +81,19 @@ class ResponsesStreamEncoder implements StreamEncoder {
   /** `<kind>:<id>` of the block the open item belongs to (text blocks share the message item). */
   private openBlock: string | undefined;
   private readonly pending = new Map<string, PendingBlock>();
+  /** Carrier states of the calls closed since the last other item (encode-output-items.ts). */
+  private callStates: OpaqueReasoningState[] = [];
 
-  constructor(private readonly context: ResponsesEncodeContext) {
-    this.writer = new ResponsesEventWriter(context.requestId);
+  /** Reasoning blocks are held until they end, so their ids can carry them. */
+  private readonly holdReasoning: boolean;
+
+  constructor(
+    private readonly context: ResponsesEncodeContext,
+    itemSeal: ItemSeal | undefined,
+  ) {
+    this.writer = new ResponsesEventWriter(context.requestId, itemSeal);
     this.echo = createResponseEcho(context.request);
+    this.holdReasoning = itemSeal !== undefined;
   }
 
   push(part: CanonicalStreamPart): string {
@@ -104,7 +127,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
   finish(settlement: Settlement): string {
     if (this.closed) return "";
     let frames = this.started ? "" : this.start();
-    frames += this.closeOpenItem() + this.drain(true);
+    frames += this.closeOpenItem() + this.drain(true) + this.closeCalls();
     this.closed = true;
     const { status, incomplete_details } = mapResponseStatus(settlement.finishReason);
     const response = this.createResponse({
@@ -156,10 +179,19 @@ class ResponsesStreamEncoder implements StreamEncoder {
     return JSON.stringify(createResponseObject(this.context, this.echo, state));
   }
 
-  /** A reasoning or function_call item is open and only its own end may close it. */
+  /**
+   * A reasoning or function_call item is open and only its own end may close it, or the first
+   * waiting block is a reasoning block held until it ends.
+   */
   private isBlocked(): boolean {
     const type = this.writer.openItemType;
-    return type !== undefined && type !== "message";
+    return (type !== undefined && type !== "message") || this.isHolding();
+  }
+
+  private isHolding(): boolean {
+    if (!this.holdReasoning) return false;
+    const first: PendingBlock | undefined = this.pending.values().next().value;
+    return first?.kind === "reasoning" && !first.ended;
   }
 
   private acceptText(id: string, delta: string): string {
@@ -173,7 +205,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private acceptReasoning(id: string, delta: string): string {
     const key = `reasoning:${id}`;
     if (this.openBlock === key) return this.writer.appendReasoning(delta);
-    if (this.isBlocked()) {
+    if (this.isBlocked() || this.holdReasoning) {
       this.buffer("reasoning", id, "").buffered += delta;
       return "";
     }
@@ -186,13 +218,17 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const pending = this.pending.get(key);
     // A block with neither text nor state is nothing at all.
     if (pending === undefined && providerState === undefined) return "";
-    if (this.isBlocked()) {
+    if (pending !== undefined || this.isBlocked()) {
+      // Written by drain() when its turn comes: now, when nothing else is open or held before it.
       const block = pending ?? this.buffer("reasoning", id, "");
       block.ended = true;
       block.providerState = providerState;
       return "";
     }
-    return this.open(key, () => this.writer.openReasoning()) + this.closeOpenItem({ providerState });
+    return (
+      this.open(key, () => this.writer.openReasoning({ text: "", providerState })) +
+      this.closeOpenItem({ providerState })
+    );
   }
 
   private startTool(id: string, name: string): string {
@@ -237,21 +273,27 @@ class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   /**
-   * Closes the open function_call item; the call's own state follows it in a carrier reasoning item
-   * (empty summary), as in encode-output-items.ts.
+   * Closes the open function_call item; the call's own state waits for the end of the run of calls,
+   * then goes out in a carrier reasoning item (empty summary), as in encode-output-items.ts.
    */
   private closeTool(
     id: string,
     finalArguments: string | undefined,
     providerState: OpaqueReasoningState | undefined,
   ): string {
-    const frames = this.closeOpenItem({ finalArguments });
-    if (providerState === undefined) return frames;
-    return (
-      frames +
-      this.writer.openReasoning() +
-      this.writer.closeItem({ providerState: createCarrierState(providerState, id) })
-    );
+    if (providerState !== undefined) this.callStates.push(createCarrierState(providerState, id));
+    return this.closeOpenItem({ finalArguments });
+  }
+
+  /** The carriers of the run of function_call items that just ended. */
+  private closeCalls(): string {
+    let frames = "";
+    for (const providerState of this.callStates) {
+      frames +=
+        this.writer.openReasoning({ text: "", providerState }) + this.writer.closeItem({ providerState });
+    }
+    this.callStates = [];
+    return frames;
   }
 
   private openMessage(): string {
@@ -261,7 +303,8 @@ class ResponsesStreamEncoder implements StreamEncoder {
 
   /** Closes the open message (the only item that may be open here) and opens another. */
   private open(key: string, openItem: () => string): string {
-    const frames = this.closeOpenItem();
+    let frames = this.closeOpenItem();
+    if (!key.startsWith("tool:")) frames += this.closeCalls();
     this.openBlock = key;
     return frames + openItem();
   }
@@ -292,6 +335,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
         if (!force) break;
         frames += this.closeOpenItem();
       }
+      // (a held reasoning block at the head blocks; when forced, it is written as far as it got)
       this.pending.delete(key);
       frames += this.replay(key, block);
     }
@@ -301,7 +345,11 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private replay(key: string, block: PendingBlock): string {
     if (block.kind === "text") return this.openMessage() + this.writer.appendText(block.buffered);
     if (block.kind === "reasoning") {
-      let frames = this.open(key, () => this.writer.openReasoning());
+      // Whole when held (its id carries it), else opened to stream on.
+      const content = this.holdReasoning
+        ? { text: block.buffered, providerState: block.providerState }
+        : undefined;
+      let frames = this.open(key, () => this.writer.openReasoning(content));
       if (block.buffered !== "") frames += this.writer.appendReasoning(block.buffered);
       return block.ended ? frames + this.closeOpenItem({ providerState: block.providerState }) : frames;
     }

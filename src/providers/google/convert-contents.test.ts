@@ -225,21 +225,29 @@ test("B13: a signature on a function call comes back on that call, byte-identica
   ]);
 });
 
-test("B13: a signature that rode on a text part (empty reasoning before it) goes back on that text", () => {
+test("B13: a signature that followed its text (empty reasoning after it) goes back on that text", () => {
   const parts = assistant([
     { type: "reasoning", text: "thinking about streets" },
-    { type: "reasoning", text: "", providerState: own("sig-text") },
     { type: "text", text: "Look both ways." },
+    { type: "reasoning", text: "", providerState: own("sig-text") },
   ]);
   assert.deepEqual(parts, [{ text: "Look both ways.", thoughtSignature: "sig-text" }]);
 });
 
-test("B13: a trailing empty signed text part is restored in place", () => {
+test("B13: an empty signed part with no text before it is restored in place", () => {
+  // Where it stood: after a call, or (histories from gateways that put it first) before the text.
   const parts = assistant([
+    { type: "reasoning", text: "", providerState: own("sig-first") },
     { type: "text", text: "There are 3 r's." },
+    { type: "tool-call", id: "call_1", name: "f", arguments: "{}" },
     { type: "reasoning", text: "", providerState: own("sig-end") },
   ]);
-  assert.deepEqual(parts, [{ text: "There are 3 r's." }, { text: "", thoughtSignature: "sig-end" }]);
+  assert.deepEqual(parts, [
+    { text: "", thoughtSignature: "sig-first" },
+    { text: "There are 3 r's." },
+    { functionCall: { name: "f", args: {} } },
+    { text: "", thoughtSignature: "sig-end" },
+  ]);
 });
 
 test("B13: a signed thought part goes back as that thought part", () => {

@@ -80,13 +80,15 @@ export function convertContents(
  * (sharp-edges B13). The parsers put a signature:
  * - on a tool-call's `providerState` when it rode on a `functionCall` part;
  * - on a reasoning part's `providerState` when it rode on a thought part (reasoning with text);
- * - on an empty reasoning part placed just BEFORE the text it rode on, or where an empty signed
- *   text part was (Gemini 3 often ends a turn with one).
- * So: a signed reasoning part with text goes back as that thought part; an empty signed one hands its
- * signature to the next text or tool-call part, or, with none, is sent as the empty text part it
- * was. Only state of kind `google` for this upstream model is used (B14); reasoning text without
- * such state is not sent, since Gemini does not read earlier thoughts and foreign reasoning must not
- * turn into visible text (B16).
+ * - on an empty reasoning part right AFTER the text it rode on, or where an empty signed part
+ *   stood (Gemini 3 often ends a turn with one).
+ * So: a signed reasoning part with text goes back as that thought part; an empty signed one goes
+ * back onto the text part just before it (one text part with its signature, as a non-streamed
+ * answer has it), else as the empty signed text part it was. Histories from gateways that put the
+ * empty part BEFORE the text are still valid: the signature then goes back as an empty part before
+ * the text. Only state of kind `google` for this upstream model is used (B14); reasoning text
+ * without such state is not sent, since Gemini does not read earlier thoughts and foreign
+ * reasoning must not turn into visible text (B16).
  */
 export function convertAssistantParts(
   content: AssistantContentPart[],
@@ -94,17 +96,7 @@ export function convertAssistantParts(
   location: string,
 ): GeminiPart[] {
   const parts: GeminiPart[] = [];
-  let pending: string | undefined;
   let callCount = 0;
-  const flushPending = () => {
-    if (pending !== undefined) parts.push({ text: "", thoughtSignature: pending });
-    pending = undefined;
-  };
-  const takePending = () => {
-    const signature = pending;
-    pending = undefined;
-    return signature;
-  };
 
   content.forEach((part, partIndex) => {
     const state = part.type === "text" ? undefined : part.providerState;
@@ -112,23 +104,25 @@ export function convertAssistantParts(
       ? state.signature
       : undefined;
     switch (part.type) {
-      case "reasoning":
+      case "reasoning": {
         if (signature === undefined) return;
-        flushPending();
-        if (part.text === "") pending = signature;
-        else parts.push({ text: part.text, thought: true, thoughtSignature: signature });
-        return;
-      case "text": {
-        if (part.text === "" && pending === undefined) return;
-        const carried = takePending();
-        parts.push(
-          carried === undefined ? { text: part.text } : { text: part.text, thoughtSignature: carried },
-        );
+        if (part.text !== "") {
+          parts.push({ text: part.text, thought: true, thoughtSignature: signature });
+          return;
+        }
+        const previous = parts.at(-1);
+        if (previous !== undefined && isVisibleText(previous) && previous.thoughtSignature === undefined) {
+          previous.thoughtSignature = signature;
+        } else {
+          parts.push({ text: "", thoughtSignature: signature });
+        }
         return;
       }
+      case "text":
+        if (part.text !== "") parts.push({ text: part.text });
+        return;
       case "tool-call": {
-        if (signature !== undefined) flushPending();
-        let callSignature = signature ?? takePending();
+        let callSignature = signature;
         if (callSignature === undefined && callCount === 0 && isGemini3OrLater(upstreamModel)) {
           callSignature = SKIP_SIGNATURE_VALIDATOR;
         }
@@ -144,8 +138,11 @@ export function convertAssistantParts(
       }
     }
   });
-  flushPending();
   return parts;
+}
+
+function isVisibleText(part: GeminiPart): boolean {
+  return "text" in part && part.text !== "" && part.thought !== true;
 }
 
 /**

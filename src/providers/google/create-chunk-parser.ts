@@ -11,9 +11,12 @@
  *   own call, even three calls to one tool in three chunks (sharp-edges A7).
  * - `thoughtSignature` (B13) becomes `providerState {providerKind: "google", upstreamModel,
  *   signature}` on the part it rode on: the tool call; the reasoning block it ends (a thought part);
- *   or, for a visible text part, an empty reasoning block emitted just BEFORE that text. A trailing
- *   empty text part that only carries a signature (Gemini 3) therefore becomes an empty reasoning
- *   block at the end, and no empty text delta is emitted. `convert-contents.ts` reverses this.
+ *   or, for visible text, an empty reasoning block emitted right AFTER the text block it rode on,
+ *   when that block ends. A signature never splits a text: a stream may sign any of the text's
+ *   chunks (often a trailing empty one, Gemini 3), a non-streamed body signs its one text part, and
+ *   both come out as one text block followed by the signature. An empty signed text part outside a
+ *   text block becomes an empty reasoning block where it stood; no empty text delta is emitted.
+ *   `convert-contents.ts` reverses this.
  * - `usageMetadata` is cumulative: the last one wins; `finishReason` arrives on the last chunk.
  * `response-metadata` is emitted just before the first content part, so a failure before any
  * content can still be thrown as a plain error (and retried).
@@ -49,6 +52,8 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
   let upstreamModel: string | undefined;
   let metadataSent = false;
   let textId: string | undefined;
+  /** Signatures that rode on the open text block's parts: emitted when the block ends. */
+  let textSignatures: string[] = [];
   let reasoningId: string | undefined;
   let blockCount = 0;
   let toolCount = 0;
@@ -65,6 +70,9 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
     if (textId === undefined) return;
     parts.push({ type: "text-end", id: textId });
     textId = undefined;
+    const signatures = textSignatures;
+    textSignatures = [];
+    for (const signature of signatures) emitSignatureCarrier(parts, signature);
   }
 
   function closeReasoning(parts: CanonicalStreamPart[], providerState?: OpaqueReasoningState): void {
@@ -93,9 +101,8 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
     parts.push({ type: "text-delta", id: textId, delta });
   }
 
-  /** An empty reasoning block that only carries a signature (for the visible part after it). */
+  /** An empty reasoning block that only carries a signature (of the text before it, or on its own). */
   function emitSignatureCarrier(parts: CanonicalStreamPart[], signature: string): void {
-    closeText(parts);
     closeReasoning(parts);
     openReasoning(parts);
     closeReasoning(parts, toState(signature));
@@ -121,8 +128,10 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
       else closeReasoning(parts, toState(signature));
       return;
     }
-    if (signature !== undefined) emitSignatureCarrier(parts, signature);
     if (part.text !== "") appendText(parts, part.text);
+    if (signature === undefined) return;
+    if (textId !== undefined) textSignatures.push(signature);
+    else emitSignatureCarrier(parts, signature);
   }
 
   function acceptFunctionCall(

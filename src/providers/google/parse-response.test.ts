@@ -136,8 +136,10 @@ test("an array of chunks (streamGenerateContent without alt=sse) folds like the 
   assert.deepEqual(foldStreamParts(parts).content, [{ type: "text", text: "Hello" }]);
 });
 
-// B13 end to end: Gemini parts → canonical (turn 1) → Gemini parts (turn 2), same positions, same bytes.
-const ROUND_TRIPS: Array<[string, Array<Record<string, unknown>>]> = [
+// B13 end to end: Gemini parts → canonical (turn 1) → Gemini parts (turn 2), same positions, same
+// bytes; a signature on a trailing empty part comes back on the text before it (a third entry: the
+// parts sent back when they differ).
+const ROUND_TRIPS: Array<[string, Array<Record<string, unknown>>, Array<Record<string, unknown>>?]> = [
   [
     "signed first call of a parallel batch",
     [
@@ -149,6 +151,12 @@ const ROUND_TRIPS: Array<[string, Array<Record<string, unknown>>]> = [
   [
     "trailing empty signed text",
     [{ text: "There are 3 r's." }, { text: "", thoughtSignature: "EqsFCqgFAb4+9vvt" }],
+    [{ text: "There are 3 r's.", thoughtSignature: "EqsFCqgFAb4+9vvt" }],
+  ],
+  [
+    "signature on the last of several text chunks",
+    [{ text: "Hello from " }, { text: "the bar mock" }, { text: ".", thoughtSignature: "sig-dot" }],
+    [{ text: "Hello from the bar mock.", thoughtSignature: "sig-dot" }],
   ],
   [
     "text, signed call, trailing signature",
@@ -164,10 +172,10 @@ const ROUND_TRIPS: Array<[string, Array<Record<string, unknown>>]> = [
   ],
 ];
 
-for (const [name, parts] of ROUND_TRIPS) {
+for (const [name, parts, sentBack = parts] of ROUND_TRIPS) {
   test(`B13 round trip (JSON): ${name}`, () => {
     const result = parseGenerateContentResponse(response(parts), options);
-    assert.deepEqual(convertAssistantParts(replay(result), MODEL, "messages[1]"), parts);
+    assert.deepEqual(convertAssistantParts(replay(result), MODEL, "messages[1]"), sentBack);
   });
 
   test(`B13 round trip (stream, one part per chunk): ${name}`, async () => {
@@ -179,12 +187,16 @@ for (const [name, parts] of ROUND_TRIPS) {
     }
     const streamed = [];
     for await (const part of parseGenerateContentStream(events(), options)) streamed.push(part);
-    assert.deepEqual(convertAssistantParts(replay(foldStreamParts(streamed)), MODEL, "messages[1]"), parts);
+    assert.deepEqual(
+      convertAssistantParts(replay(foldStreamParts(streamed)), MODEL, "messages[1]"),
+      sentBack,
+    );
   });
 }
 
 test("B14: the same turn replayed to another model drops every signature", () => {
-  const result = parseGenerateContentResponse(response(ROUND_TRIPS[3]![1]), options);
+  const turn = ROUND_TRIPS.find(([name]) => name === "text, signed call, trailing signature")!;
+  const result = parseGenerateContentResponse(response(turn[1]), options);
   assert.deepEqual(convertAssistantParts(replay(result), "gemini-2.5-flash", "messages[1]"), [
     { text: "Checking." },
     { functionCall: { name: "weather", args: { location: "SF" } } },

@@ -3,6 +3,8 @@ import { test } from "node:test";
 import type { CanonicalStreamPart } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { SseEvent } from "../sse-reader.js";
+import { foldStreamParts } from "./fold-stream-parts.js";
+import { parseGenerateContentResponse } from "./parse-response.js";
 import { parseGenerateContentStream } from "./parse-stream.js";
 
 const MODEL = "gemini-3-pro-preview";
@@ -61,7 +63,7 @@ test("text stream: metadata first, one text block, usage then finish", async () 
   ]);
 });
 
-test("thoughts then text: blocks never overlap; a signature on the first answer chunk precedes the text", async () => {
+test("thoughts then text: blocks never overlap; a signature on an answer chunk follows the one text", async () => {
   const parts = await parse([
     chunk([{ text: "**Plan**\n", thought: true }]),
     chunk([{ text: "Step two.", thought: true }]),
@@ -76,19 +78,52 @@ test("thoughts then text: blocks never overlap; a signature on the first answer 
       { type: "reasoning-delta", id: "reasoning-0", delta: "**Plan**\n" },
       { type: "reasoning-delta", id: "reasoning-0", delta: "Step two." },
       { type: "reasoning-end", id: "reasoning-0" },
-      { type: "reasoning-start", id: "reasoning-1" },
+      { type: "text-start", id: "text-1" },
+      { type: "text-delta", id: "text-1", delta: "Cross at" },
+      { type: "text-delta", id: "text-1", delta: " the light." },
+      { type: "text-end", id: "text-1" },
+      { type: "reasoning-start", id: "reasoning-2" },
       {
         type: "reasoning-end",
-        id: "reasoning-1",
+        id: "reasoning-2",
         providerState: { providerKind: "google", upstreamModel: MODEL, signature: "sig-2.5" },
       },
-      { type: "text-start", id: "text-2" },
-      { type: "text-delta", id: "text-2", delta: "Cross at" },
-      { type: "text-delta", id: "text-2", delta: " the light." },
-      { type: "text-end", id: "text-2" },
       { type: "finish", reason: "stop", rawReason: "STOP" },
     ],
   );
+});
+
+test("a signature on a middle text chunk does not split the text; stream and body fold alike", async () => {
+  const streamed = await parse([
+    chunk([{ text: "Hello from the bar mock" }]),
+    chunk([{ text: ".", thoughtSignature: "sig-dot" }]),
+    chunk([{ text: " Bye." }], { finishReason: "STOP" }),
+  ]);
+  const body = parseGenerateContentResponse(
+    {
+      candidates: [
+        {
+          content: {
+            role: "model",
+            parts: [{ text: "Hello from the bar mock. Bye.", thoughtSignature: "sig-dot" }],
+          },
+          finishReason: "STOP",
+          index: 0,
+        },
+      ],
+    },
+    { upstreamModel: MODEL },
+  );
+  const expected = [
+    { type: "text", text: "Hello from the bar mock. Bye." },
+    {
+      type: "reasoning",
+      text: "",
+      providerState: { providerKind: "google", upstreamModel: MODEL, signature: "sig-dot" },
+    },
+  ];
+  assert.deepEqual(foldStreamParts(streamed).content, expected);
+  assert.deepEqual(body.content, expected);
 });
 
 test("Gemini 3 trailing empty text part with a signature: no empty text delta, a signed empty reasoning block", async () => {
