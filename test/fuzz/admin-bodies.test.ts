@@ -97,7 +97,12 @@ const BODY_ROUTES: BodyRoute[] = [
     path: () => "/internal/admin/workspaces",
     valid: () =>
       fc.record(
-        { name: fc.constant("fuzz"), credits_usd: usd, invoicing: fc.boolean() },
+        {
+          // A name of its own per body: a duplicate name is refused unless asked for.
+          name: fc.uuid().map((id) => `fuzz-${id}`),
+          credits_usd: usd,
+          invoicing: fc.boolean(),
+        },
         { requiredKeys: ["name"] },
       ),
   },
