@@ -12,15 +12,22 @@ import { evictBeforePublish } from "./auth/evict-before-publish.js";
 import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "./auth/playground-key-policy.js";
 import { startPlaygroundKeyPurge } from "./auth/playground-key-purge.js";
 import { loadConfigFile } from "./config/load-config.js";
-import type { Settings } from "./config/settings.js";
+import { resolveInstanceLimits, type Settings } from "./config/settings.js";
 import type { GatewayConfig, ProviderKind } from "./config/types.js";
 import { createAdmissionSnapshots } from "./engine/admission-snapshots.js";
 import { bootstrapEmbeddedWorkspace } from "./engine/bootstrap.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
+import { GatewayError } from "./errors/gateway-error.js";
 import { createApp } from "./http/create-app.js";
+import {
+  createInFlightRequests,
+  type InFlightRequests,
+  OVERLOAD_RETRY_AFTER_SECONDS,
+} from "./http/in-flight-requests.js";
 import { createRequestListener } from "./http/request-listener.js";
 import { openSpendGuard } from "./limits/open-spend-guard.js";
 import type { SpendGuard } from "./limits/spend-guard.js";
+import { startEventLoopWatchdog } from "./logging/event-loop-watchdog.js";
 import { createLogger, type Logger } from "./logging/logger.js";
 import { createAnthropicAdapter } from "./providers/anthropic/adapter.js";
 import { createGoogleAdapter } from "./providers/google/adapter.js";
@@ -50,7 +57,7 @@ export interface GatewayOptions {
   /** Print the first-start key and curl example (the CLI start does; tests don't). */
   announce?: (text: string) => void;
   keepAliveMs?: number;
-  /** Grace period for in-flight requests on shutdown. */
+  /** Overrides `settings.instanceLimits.drainTimeoutMs` (tests stop their gateways quickly). */
   drainMs?: number;
   /** Prefix of every Redis key and channel (tests isolate themselves with it). */
   statePrefix?: string;
@@ -98,6 +105,7 @@ export function createAdapters(): Map<ProviderKind, ProviderAdapter> {
 
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const { settings } = options;
+  const limits = resolveInstanceLimits(settings);
   const logger = options.logger ?? createLogger(settings.logLevel);
   const config = options.config ?? loadConfigFile(settings.configPath);
   const pgliteThread = resolvePgliteThread(settings.pgliteThread ?? "main");
@@ -179,7 +187,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     spendGuard,
     admissions,
   });
-  let draining = false;
+  const inFlight = createInFlightRequests(limits.maxRequestsInFlight);
   const { app, directPosts } = createApp({
     config,
     store,
@@ -190,18 +198,41 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     spendGuard,
     internalSecret,
     logger,
-    isDraining: () => draining,
+    isDraining: () => inFlight.draining,
     keepAliveMs: options.keepAliveMs,
     internalSharedSecret: settings.internalSharedSecret,
     playgroundKeyPolicy,
   });
 
-  const listener = createRequestListener({ fetch: app.fetch, hostname: settings.host, directPosts, logger });
+  const listener = createRequestListener({
+    fetch: app.fetch,
+    hostname: settings.host,
+    directPosts,
+    logger,
+    inFlight,
+  });
   const server = await new Promise<Server>((resolve, reject) => {
-    const instance = createServer(listener);
+    const instance = createServer(
+      {
+        // Slow clients (docs/operations.md): headers and the whole request each have a deadline,
+        // checked every second; Node answers 408 and closes the connection.
+        headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
+        requestTimeout: limits.requestTimeoutMs,
+        connectionsCheckingInterval: CONNECTION_CHECK_INTERVAL_MS,
+        // Request line and headers together; larger → 431 and the connection closed.
+        maxHeaderSize: limits.maxHeaderBytes,
+        // Stated, not assumed: Content-Length with Transfer-Encoding, a repeated or malformed
+        // Content-Length and obs-folded headers are refused with 400 (request smuggling).
+        insecureHTTPParser: false,
+      },
+      listener,
+    );
+    // Connections beyond the cap are closed as they are accepted.
+    instance.maxConnections = limits.maxConnections;
     instance.once("error", reject);
     instance.listen(settings.port, settings.host, () => resolve(instance));
   });
+  const watchdog = startEventLoopWatchdog(logger, limits.eventLoopStallMs);
   const port = (server.address() as AddressInfo).port;
   const url = `http://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${port}`;
   logger.info(
@@ -229,19 +260,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     purgeExpiredPlaygroundKeys: () => purge.runNow(),
     close() {
       closing ??= (async () => {
-        draining = true;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            // In-flight streams past the grace period are cut; their usage settles on cancel.
-            server.closeAllConnections();
-            resolve();
-          }, options.drainMs ?? 10_000);
-          server.close(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-          server.closeIdleConnections();
+        await drain({
+          server,
+          inFlight,
+          engine,
+          logger,
+          drainTimeoutMs: options.drainMs ?? limits.drainTimeoutMs,
         });
+        watchdog.stop();
         await purge.stop();
         await authenticator.close();
         await admissions.close();
@@ -254,6 +280,54 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       return closing;
     },
   };
+}
+
+/** How often Node checks the header and request deadlines of open connections. */
+const CONNECTION_CHECK_INTERVAL_MS = 1_000;
+/** After the drain deadline: how long ended requests get to write their error and settle. */
+const SETTLE_GRACE_MS = 5_000;
+
+/**
+ * The first part of a graceful shutdown (docs/operations.md): readiness turns 503 and new requests
+ * are refused with `Connection: close` at once, while the listener stays open so probes and late
+ * callers get a definite answer; requests in flight run to their end for up to `drainTimeoutMs`.
+ * Those still running then are ended by the instance: their upstream stopped, the client told in
+ * its format (an error answer, or the stream's error event), their usage settled. Then every
+ * admitted generation has handed its outcome to the store, and the connections are closed.
+ */
+async function drain(input: {
+  server: Server;
+  inFlight: InFlightRequests;
+  engine: GenerationEngine;
+  logger: Logger;
+  drainTimeoutMs: number;
+}): Promise<void> {
+  const { server, inFlight, engine, logger } = input;
+  inFlight.startDraining();
+  server.closeIdleConnections();
+  const startedAt = Date.now();
+  logger.info({ inFlight: inFlight.size, drainTimeoutMs: input.drainTimeoutMs }, "draining");
+  if (!(await inFlight.waitForIdle(input.drainTimeoutMs))) {
+    logger.warn({ inFlight: inFlight.size }, "drain deadline passed; ending the requests still in flight");
+    inFlight.abortAll(
+      new GatewayError(
+        "rate_limit_exceeded",
+        "This gateway instance shut down before the request finished; retry it (another instance will answer)",
+        { retryAfterSeconds: OVERLOAD_RETRY_AFTER_SECONDS },
+      ),
+    );
+    await inFlight.waitForIdle(SETTLE_GRACE_MS);
+  }
+  if (!(await engine.whenSettled(SETTLE_GRACE_MS))) {
+    logger.error(
+      "shutdown: some admitted requests did not settle in time; their leases expire by themselves",
+    );
+  }
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+  logger.info({ tookMs: Date.now() - startedAt }, "drained");
 }
 
 /** Outbox events carry request ids and counts only: no key material, no prompt. */
