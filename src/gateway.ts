@@ -113,6 +113,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     databaseUrl: settings.databaseUrl,
     dataDir: settings.dataDir,
     pgliteThread,
+    deadlineMs: limits.databaseDeadlineMs,
+    onError: (error) => logger.warn({ err: error }, "database connection error"),
+    onAvailabilityChange: (available, cause) => {
+      if (available) logger.info("database reachable again");
+      else
+        logger.warn({ err: cause }, "database unreachable; requests that need it get 429 until it answers");
+    },
   });
   // Outcomes that cannot reach the database are parked in <dataDir>/outbox and replayed
   // (docs/durability.md); the replayer's first pass is the start-up replay.

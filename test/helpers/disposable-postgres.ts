@@ -11,6 +11,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { TestContext } from "node:test";
 import pg from "pg";
 import { findFreePort, waitFor } from "./disposable-servers.js";
 
@@ -30,6 +31,19 @@ export interface DisposablePostgres {
   start(): Promise<void>;
   /** Stops the cluster (thawing it first) and deletes its folder. */
   destroy(): Promise<void>;
+}
+
+/**
+ * A throwaway cluster (the caller destroys it), or undefined (the test skipped) when PostgreSQL's
+ * server binaries are not installed; under CI=true they are required.
+ */
+export async function startDisposablePostgresOrSkip(t: TestContext): Promise<DisposablePostgres | undefined> {
+  if (!findPostgresBin()) {
+    if (process.env.CI === "true") throw new Error("PostgreSQL server binaries are required when CI=true");
+    t.skip("PostgreSQL server binaries (initdb, pg_ctl) not installed — skipping");
+    return undefined;
+  }
+  return startDisposablePostgres();
 }
 
 /** The newest installed PostgreSQL's bin folder, or undefined when none is installed. */
