@@ -17,7 +17,7 @@
 import assert from "node:assert/strict";
 import { type TestContext, test } from "node:test";
 import type { RunningGateway } from "../../src/gateway.js";
-import { startDisposablePostgresOrSkip } from "../helpers/disposable-postgres.js";
+import { type DisposablePostgres, startDisposablePostgresOrSkip } from "../helpers/disposable-postgres.js";
 import {
   createStatePrefix,
   type DisposableRedis,
@@ -83,6 +83,55 @@ async function startGateway(
   return gateway;
 }
 
+interface Servers {
+  defer: Defer;
+  redis: DisposableRedis;
+  /** The throwaway cluster (when asked for), else undefined: a fresh database on the shared server. */
+  postgres?: DisposablePostgres;
+  databaseUrl: string;
+  /** What every gateway of the test is started with; add the test's own options. */
+  gatewayOptions: Parameters<typeof startGatewayInstance>[0];
+}
+
+/**
+ * The test's own Redis, a fake upstream, and either a throwaway PostgreSQL cluster (to break it)
+ * or a fresh database on the shared server (when PostgreSQL is not what fails); undefined when the
+ * test was skipped for a missing server.
+ */
+async function startServers(
+  t: TestContext,
+  postgresKind: "throwaway" | "shared",
+): Promise<Servers | undefined> {
+  const defer = createCleanup(t);
+  let postgres: DisposablePostgres | undefined;
+  let databaseUrl: string;
+  if (postgresKind === "throwaway") {
+    postgres = await startPostgres(t, defer);
+    if (!postgres) return undefined;
+    databaseUrl = postgres.url;
+  } else {
+    if (!(await requireMode(t, "postgres"))) return undefined;
+    const database = await createTestDatabase();
+    defer(() => database.drop());
+    databaseUrl = database.url;
+  }
+  const redis = await startRedisOrSkip(t, defer);
+  if (!redis) return undefined;
+  const upstream = await startUpstream(defer);
+  return {
+    defer,
+    redis,
+    postgres,
+    databaseUrl,
+    gatewayOptions: {
+      upstreamBaseUrl: upstream.baseUrl,
+      databaseUrl,
+      redisUrl: redis.url,
+      statePrefix: createStatePrefix(),
+    },
+  };
+}
+
 interface Answer {
   status: number;
   ms: number;
@@ -129,17 +178,11 @@ function assertOutageAnswer(answer: Answer, what: string): void {
 }
 
 test("PostgreSQL frozen (SIGSTOP): 429 with Retry-After within the deadline, then at once; readiness follows it down and back; answers given meanwhile are recorded", async (t) => {
-  const defer = createCleanup(t);
-  const postgres = await startPostgres(t, defer);
-  if (!postgres) return;
-  const redis = await startRedisOrSkip(t, defer);
-  if (!redis) return;
-  const upstream = await startUpstream(defer);
+  const servers = await startServers(t, "throwaway");
+  if (!servers?.postgres) return;
+  const { defer, postgres } = servers;
   const gateway = await startGateway(defer, {
-    upstreamBaseUrl: upstream.baseUrl,
-    databaseUrl: postgres.url,
-    redisUrl: redis.url,
-    statePrefix: createStatePrefix(),
+    ...servers.gatewayOptions,
     // Keys never used before always need the database; a key used just before the freeze is
     // still cached for a few seconds.
     authCacheTtlMs: 3_000,
@@ -232,19 +275,11 @@ test("PostgreSQL frozen (SIGSTOP): 429 with Retry-After within the deadline, the
 });
 
 test("started while PostgreSQL is down: unready naming it, 429 at once, then migrated and serving by itself once it is up", async (t) => {
-  const defer = createCleanup(t);
-  const postgres = await startPostgres(t, defer);
-  if (!postgres) return;
-  const redis = await startRedisOrSkip(t, defer);
-  if (!redis) return;
-  const upstream = await startUpstream(defer);
+  const servers = await startServers(t, "throwaway");
+  if (!servers?.postgres) return;
+  const { defer, postgres } = servers;
   postgres.kill();
-  const gateway = await startGateway(defer, {
-    upstreamBaseUrl: upstream.baseUrl,
-    databaseUrl: postgres.url,
-    redisUrl: redis.url,
-    statePrefix: createStatePrefix(),
-  });
+  const gateway = await startGateway(defer, servers.gatewayOptions);
   const down = await readiness(gateway);
   assert.equal(down.status, 503);
   assert.deepEqual(down.body, { status: "degraded", checks: { redis: "ok", postgres: "down" } });
@@ -274,19 +309,12 @@ test("started while PostgreSQL is down: unready naming it, 429 at once, then mig
 });
 
 test("started while Redis is down: unready naming it, 429 for limited requests, then serving, with its subscriptions working, once Redis is up", async (t) => {
-  if (!(await requireMode(t, "postgres"))) return;
-  const defer = createCleanup(t);
-  const redis = await startRedisOrSkip(t, defer);
-  if (!redis) return;
-  const upstream = await startUpstream(defer);
-  const database = await createTestDatabase();
-  defer(() => database.drop());
+  const servers = await startServers(t, "shared");
+  if (!servers) return;
+  const { defer, redis } = servers;
   await redis.stop();
   const options = {
-    upstreamBaseUrl: upstream.baseUrl,
-    databaseUrl: database.url,
-    redisUrl: redis.url,
-    statePrefix: createStatePrefix(),
+    ...servers.gatewayOptions,
     // Longer than the test: a refusal on B can only come from the pub/sub announcement.
     authCacheTtlMs: 30_000,
   };
@@ -333,19 +361,10 @@ test("started while Redis is down: unready naming it, 429 for limited requests, 
 });
 
 test("Redis restarted with empty memory grants no fresh budget: the counters are re-seeded from the ledger first", async (t) => {
-  if (!(await requireMode(t, "postgres"))) return;
-  const defer = createCleanup(t);
-  const redis = await startRedisOrSkip(t, defer);
-  if (!redis) return;
-  const upstream = await startUpstream(defer);
-  const database = await createTestDatabase();
-  defer(() => database.drop());
-  const gateway = await startGateway(defer, {
-    upstreamBaseUrl: upstream.baseUrl,
-    databaseUrl: database.url,
-    redisUrl: redis.url,
-    statePrefix: createStatePrefix(),
-  });
+  const servers = await startServers(t, "shared");
+  if (!servers) return;
+  const { defer, redis } = servers;
+  const gateway = await startGateway(defer, servers.gatewayOptions);
   const workspace = await gateway.admin.createWorkspace({ name: "budget", creditsUsd: "10" });
   // Each request reserves about $0.00042 (its input and 50 output tokens) and costs $0.00006.
   const { secret, key } = await gateway.admin.createKey({
