@@ -110,6 +110,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     dataDir: settings.dataDir,
     pgliteThread,
     deadlineMs: limits.databaseDeadlineMs,
+    openWhileUnreachable: true,
     onError: (error) => logger.warn({ err: error }, "database connection error"),
     onAvailabilityChange: (available, cause) => {
       if (available) logger.info("database reachable again");

@@ -121,11 +121,22 @@ test("every PostgreSQL statement has a deadline", async (t) => {
   }
 });
 
-test("an unreachable PostgreSQL does not stop the store from opening: it is down, and says so at once", async () => {
+test("opening an unreachable PostgreSQL fails with a clear, password-free message (the admin CLI)", async () => {
+  await assert.rejects(
+    openStore({ databaseUrl: "postgres://user:secret-pw@127.0.0.1:1/db", dataDir: "unused" }),
+    (error) =>
+      /Could not open PostgreSQL at postgres:\/\/user:\*\*\*@127\.0\.0\.1:1\/db/.test(
+        (error as Error).message,
+      ) && !(error as Error).message.includes("secret-pw"),
+  );
+});
+
+test("a gateway's store opens while PostgreSQL is unreachable: it is down, and says so at once", async () => {
   const changes: Array<{ available: boolean; cause?: unknown }> = [];
   const store = await openStore({
     databaseUrl: "postgres://user:secret-pw@127.0.0.1:1/db",
     dataDir: "unused",
+    openWhileUnreachable: true,
     onAvailabilityChange: (available, cause) => changes.push({ available, cause }),
   });
   try {

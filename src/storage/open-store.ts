@@ -42,6 +42,11 @@ export interface OpenStoreOptions {
   deadlineMs?: number;
   /** The database became unreachable (with why) or reachable again. */
   onAvailabilityChange?: (available: boolean, cause?: unknown) => void;
+  /**
+   * PostgreSQL unreachable at open: return a store that is down and migrates once the database
+   * answers (a gateway), instead of failing (the admin CLI, which has nothing to wait for).
+   */
+  openWhileUnreachable?: boolean;
 }
 
 export const IN_MEMORY_DATA_DIR = "memory://";
@@ -73,7 +78,7 @@ export async function openStoreWithSqlClient(
     try {
       await migrate(client);
     } catch (error) {
-      if (!isDatabaseUnavailableError(error)) {
+      if (!options.openWhileUnreachable || !isDatabaseUnavailableError(error)) {
         await client.close().catch(() => {});
         const message = `Could not open PostgreSQL at ${redactUrl(options.databaseUrl)}: ${(error as Error).message}`;
         throw new Error(message, { cause: error });

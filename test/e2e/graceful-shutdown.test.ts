@@ -43,7 +43,15 @@ async function startHarness(t: TestContext, drainTimeoutMs: number, handler: Fak
   const configPath = join(folder.path, "gateway.yaml");
   await writeFile(configPath, stringify(createTestConfigFile(upstream.baseUrl)));
   const dataDir = join(folder.path, "data");
+  let started: GatewayProcess | undefined;
+  t.after(async () => {
+    await started?.stop(2_000);
+    await upstream.close();
+    await folder.cleanup();
+  });
   const gateway = await startGatewayProcess({
+    // A loaded machine can take long to compile and start the process.
+    readyTimeoutMs: 90_000,
     env: {
       PORT: "0",
       HOST: "127.0.0.1",
@@ -54,11 +62,7 @@ async function startHarness(t: TestContext, drainTimeoutMs: number, handler: Fak
       GATEWAY_DRAIN_TIMEOUT_MS: String(drainTimeoutMs),
     },
   });
-  t.after(async () => {
-    await gateway.stop(2_000);
-    await upstream.close();
-    await folder.cleanup();
-  });
+  started = gateway;
   const apiKey = /\n {2}(hi-[0-9A-Za-z]+)\n/.exec(gateway.output())?.[1];
   const workspaceId = /Created workspace "default" \((\S+)\)/.exec(gateway.output())?.[1];
   assert.ok(apiKey && workspaceId, `the first start prints a key:\n${gateway.output()}`);
