@@ -3,11 +3,10 @@
  * folder), with streams and non-streamed requests in flight against a loopback upstream:
  *
  * - readiness turns 503 at once, new requests are refused with 429 + Retry-After and their
- *   connection closed, in-flight requests and streams run to their end, usage records reach the
- *   database (the journal is emptied), and the process exits 0;
- * - past the drain deadline, what still runs ends with the format's error (the stream's error
- *   event, or the error answer), its upstream is stopped and its record settled, and the process
- *   exits 0;
+ *   connection closed, in-flight requests and streams that end within the drain deadline run to
+ *   their end, and what still runs at the deadline ends with its format's error (the stream's
+ *   error event, or the error answer), its upstream stopped and its record settled; usage records
+ *   reach the database (the journal is emptied), and the process exits 0;
  * - a second signal exits at once.
  */
 import assert from "node:assert/strict";
@@ -69,13 +68,14 @@ async function startHarness(t: TestContext, drainTimeoutMs: number, handler: Fak
   return { gateway, upstream, dataDir, apiKey, workspaceId };
 }
 
-function post(harness: Harness, path: string, stream: boolean): Promise<Response> {
+/** `prompt` tells the upstream how to answer (see the test's handler). */
+function post(harness: Harness, path: string, stream: boolean, prompt = "hi"): Promise<Response> {
   return fetch(`${harness.gateway.url}${path}`, {
     method: "POST",
     headers: { Authorization: `Bearer ${harness.apiKey}`, "Content-Type": "application/json" },
     body: JSON.stringify({
       model: TEST_MODEL,
-      messages: [{ role: "user", content: "hi" }],
+      messages: [{ role: "user", content: prompt }],
       stream,
       ...(path.endsWith("/messages") ? { max_tokens: 256 } : {}),
     }),
@@ -110,21 +110,33 @@ async function readRecords(harness: Harness, ids: string[]) {
   }
 }
 
-test("SIGTERM: readiness 503 at once, new requests refused, in-flight requests and streams finish, records flushed, exit 0", async (t) => {
-  const harness = await startHarness(t, 15_000, async (request) => {
+const DRAIN_TIMEOUT_MS = 4_000;
+
+test("SIGTERM: readiness 503 at once, new requests refused; in-flight work that ends within the drain deadline finishes, the rest ends with its format's error and is settled; records flushed, exit 0", async (t) => {
+  // "short": ends well within the drain deadline; "long": would run 20 s more; "hang": never answers.
+  const harness = await startHarness(t, DRAIN_TIMEOUT_MS, async (request) => {
+    const prompt = String(request.body?.messages?.[0]?.content);
     if (request.body?.stream === true) {
-      const chunks = buildTextChunks(["one ", "two ", "three ", "four"]);
-      return fakeReply.sse(chunks.flatMap((chunk) => [chunk, { delayMs: 400 }]));
+      const pieces =
+        prompt === "long"
+          ? Array.from({ length: 100 }, (_, index) => `w${index} `)
+          : ["one ", "two ", "three ", "four"];
+      const chunks = buildTextChunks(pieces);
+      return fakeReply.sse(chunks.flatMap((chunk) => [chunk, { delayMs: prompt === "long" ? 200 : 250 }]));
     }
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    if (prompt === "hang") return fakeReply.hang();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     return fakeReply.json(buildChatCompletion({ content: "finished during the drain" }));
   });
   const streams = await Promise.all([
-    post(harness, "/api/v1/chat/completions", true),
-    post(harness, "/api/v1/messages", true),
+    post(harness, "/api/v1/chat/completions", true, "short"),
+    post(harness, "/api/v1/messages", true, "short"),
+    post(harness, "/api/v1/chat/completions", true, "long"),
+    post(harness, "/api/v1/messages", true, "long"),
   ]);
-  const plain = post(harness, "/api/v1/chat/completions", false);
-  await harness.upstream.waitForRequests(3, 10_000);
+  const plain = post(harness, "/api/v1/chat/completions", false, "short");
+  const hanging = post(harness, "/api/v1/chat/completions", false, "hang");
+  await harness.upstream.waitForRequests(6, 10_000);
   for (const response of streams) assert.equal(response.status, 200);
   const reading = streams.map(readStream);
 
@@ -151,87 +163,61 @@ test("SIGTERM: readiness 503 at once, new requests refused, in-flight requests a
   const refusal = (await refused.json()) as { error: { code: string; message: string } };
   assert.equal(refusal.error.code, "rate_limit_exceeded");
   assert.match(refusal.error.message, /shutting down/);
+  assert.equal(harness.upstream.requests.length, 6, "a refused request never reaches the upstream");
 
-  const [chat, messages] = await Promise.all(reading);
-  assert.match(chat.text, /one two three four|"content":"four"/);
-  assert.match(chat.text, /data: \[DONE\]\n\n$/, "the chat stream ends normally");
-  assert.match(messages.text, /event: message_stop\n/, "the messages stream ends normally");
+  // Within the deadline: finished normally.
+  const [chatShort, messagesShort, chatLong, messagesLong] = await Promise.all(reading);
+  assert.match(chatShort.text, /data: \[DONE\]\n\n$/, "the short chat stream ends normally");
+  assert.match(messagesShort.text, /event: message_stop\n/, "the short messages stream ends normally");
   const plainResponse = await plain;
   assert.equal(plainResponse.status, 200);
   const plainBody = (await plainResponse.json()) as { choices: Array<{ message: { content: string } }> };
   assert.equal(plainBody.choices[0].message.content, "finished during the drain");
 
-  const exit = await exited;
-  assert.equal(exit.how, "code=0 signal=null");
-  const lastAnswer = Math.max(chat.endedAt, messages.endedAt);
-  assert.ok(exit.at >= lastAnswer, "the process waited for its requests");
-  assert.ok(exit.at - signalledAt < 10_000, `exited ${exit.at - signalledAt} ms after SIGTERM`);
-  assert.match(harness.gateway.output(), /"msg":"drained"/);
-
-  const ids = [...streams.map((response) => response.headers.get("x-request-id")!)];
-  ids.push(plainResponse.headers.get("x-request-id")!);
-  const { segments, records } = await readRecords(harness, ids);
-  for (const [index, record] of records.entries()) {
-    assert.equal(record?.status, "ok", `record of ${ids[index]}`);
-    assert.ok((record?.costMicroUsd ?? 0) > 0);
-  }
-  assert.deepEqual(segments, [], "the usage journal was written to the database and emptied");
-});
-
-test("past the drain deadline: streams end with the format's error event, a waiting request gets its error answer, upstreams are stopped, records settled, exit 0", async (t) => {
-  const harness = await startHarness(t, 1_500, async (request) => {
-    if (request.body?.stream === true) {
-      const chunks = buildTextChunks(Array.from({ length: 100 }, (_, index) => `w${index} `));
-      return fakeReply.sse(chunks.flatMap((chunk) => [chunk, { delayMs: 200 }]));
-    }
-    return fakeReply.hang();
-  });
-  const streams = await Promise.all([
-    post(harness, "/api/v1/chat/completions", true),
-    post(harness, "/api/v1/messages", true),
-  ]);
-  const plain = post(harness, "/api/v1/chat/completions", false);
-  await harness.upstream.waitForRequests(3, 10_000);
-  const reading = streams.map(readStream);
-  await new Promise((resolve) => setTimeout(resolve, 500));
-
-  const signalledAt = performance.now();
-  const exited = exitOf(harness.gateway, 20_000);
-  const [chat, messages] = await Promise.all(reading);
-  const plainResponse = await plain;
-
-  for (const ended of [chat.endedAt, messages.endedAt]) {
+  // Past the deadline: ended with the format's error, the upstream stopped.
+  for (const ended of [chatLong.endedAt, messagesLong.endedAt]) {
     const after = ended - signalledAt;
-    assert.ok(after > 1_200 && after < 6_000, `a stream ended ${after.toFixed(0)} ms after SIGTERM`);
+    assert.ok(
+      after > DRAIN_TIMEOUT_MS - 300 && after < DRAIN_TIMEOUT_MS + 5_000,
+      `a long stream ended ${after.toFixed(0)} ms after SIGTERM`,
+    );
   }
-  assert.match(chat.text, /"content":"w1 "/, "the stream had begun");
-  const chatError = /data: (\{"error".*\})\n\n$/.exec(chat.text);
-  assert.ok(chatError, `the chat stream ends with its error frame:\n${chat.text.slice(-300)}`);
+  assert.match(chatLong.text, /"content":"w1 "/, "the stream had begun");
+  const chatError = /data: (\{"error".*\})\n\n$/.exec(chatLong.text);
+  assert.ok(chatError, `the chat stream ends with its error frame:\n${chatLong.text.slice(-300)}`);
   assert.equal(JSON.parse(chatError[1]).error.code, "rate_limit_exceeded");
-  assert.doesNotMatch(chat.text, /\[DONE\]/);
-  const messagesError = /event: error\ndata: (.*)\n\n$/.exec(messages.text);
-  assert.ok(messagesError, `the messages stream ends with an error event:\n${messages.text.slice(-300)}`);
+  assert.doesNotMatch(chatLong.text, /\[DONE\]/);
+  const messagesError = /event: error\ndata: (.*)\n\n$/.exec(messagesLong.text);
+  assert.ok(messagesError, `the messages stream ends with an error event:\n${messagesLong.text.slice(-300)}`);
   assert.equal(JSON.parse(messagesError[1]).error.code, "rate_limit_exceeded");
-
-  assert.equal(plainResponse.status, 429);
-  assert.equal(plainResponse.headers.get("retry-after"), "1");
+  const hangingResponse = await hanging;
+  assert.equal(hangingResponse.status, 429);
+  assert.equal(hangingResponse.headers.get("retry-after"), "1");
   assert.equal(
-    ((await plainResponse.json()) as { error: { code: string } }).error.code,
+    ((await hangingResponse.json()) as { error: { code: string } }).error.code,
     "rate_limit_exceeded",
   );
-
-  // Every upstream call was stopped, not left running.
   await Promise.all(harness.upstream.requests.map((request) => request.closed));
 
   const exit = await exited;
   assert.equal(exit.how, "code=0 signal=null");
-  const ids = [...streams, plainResponse].map((response) => response.headers.get("x-request-id")!);
+  assert.ok(
+    exit.at >= Math.max(chatLong.endedAt, messagesLong.endedAt),
+    "the process waited for its requests",
+  );
+  assert.match(harness.gateway.output(), /"msg":"drained"/);
+
+  const ids = [...streams, plainResponse, hangingResponse].map(
+    (response) => response.headers.get("x-request-id")!,
+  );
   const { segments, records } = await readRecords(harness, ids);
-  for (const [index, record] of records.entries()) {
-    assert.equal(record?.status, "cancelled", `record of ${ids[index]}`);
-  }
-  assert.ok((records[0]?.tokensCompletion ?? 0) > 0, "the delivered part of a stream is billed");
-  assert.deepEqual(segments, []);
+  assert.deepEqual(
+    records.map((record) => record?.status),
+    ["ok", "ok", "cancelled", "cancelled", "ok", "cancelled"],
+  );
+  for (const record of records.slice(0, 3)) assert.ok((record?.costMicroUsd ?? 0) > 0, "billed");
+  assert.ok((records[2]?.tokensCompletion ?? 0) > 0, "the delivered part of a cut stream is billed");
+  assert.deepEqual(segments, [], "the usage journal was written to the database and emptied");
 });
 
 test("a second signal exits at once", async (t) => {
