@@ -12,16 +12,19 @@ import { evictBeforePublish } from "./auth/evict-before-publish.js";
 import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "./auth/playground-key-policy.js";
 import { startPlaygroundKeyPurge } from "./auth/playground-key-purge.js";
 import { loadConfigFile } from "./config/load-config.js";
-import type { Settings } from "./config/settings.js";
+import { resolveInstanceLimits, type Settings } from "./config/settings.js";
 import type { GatewayConfig, ProviderKind } from "./config/types.js";
 import { createAdmissionSnapshots } from "./engine/admission-snapshots.js";
 import { bootstrapEmbeddedWorkspace, describeStart } from "./engine/bootstrap.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { createApp } from "./http/create-app.js";
+import { drainInstance } from "./http/drain-instance.js";
+import { createInFlightRequests } from "./http/in-flight-requests.js";
 import { createRequestListener } from "./http/request-listener.js";
 import { createItemSeal, deriveItemSealKey } from "./ingress/responses/item-seal.js";
 import { openSpendGuard } from "./limits/open-spend-guard.js";
 import type { SpendGuard } from "./limits/spend-guard.js";
+import { startEventLoopWatchdog } from "./logging/event-loop-watchdog.js";
 import { createLogger, type Logger } from "./logging/logger.js";
 import { createAnthropicAdapter } from "./providers/anthropic/adapter.js";
 import { createGoogleAdapter } from "./providers/google/adapter.js";
@@ -55,7 +58,7 @@ export interface GatewayOptions {
    */
   announce?: (text: string) => void;
   keepAliveMs?: number;
-  /** Grace period for in-flight requests on shutdown. */
+  /** Overrides `settings.instanceLimits.drainTimeoutMs` (tests stop their gateways quickly). */
   drainMs?: number;
   /** Prefix of every Redis key and channel (tests isolate themselves with it). */
   statePrefix?: string;
@@ -103,6 +106,7 @@ export function createAdapters(): Map<ProviderKind, ProviderAdapter> {
 
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const { settings } = options;
+  const limits = resolveInstanceLimits(settings);
   const logger = options.logger ?? createLogger(settings.logLevel);
   const config = options.config ?? loadConfigFile(settings.configPath);
   const pgliteThread = resolvePgliteThread(settings.pgliteThread ?? "main");
@@ -110,6 +114,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     databaseUrl: settings.databaseUrl,
     dataDir: settings.dataDir,
     pgliteThread,
+    deadlineMs: limits.databaseDeadlineMs,
+    openWhileUnreachable: true,
+    onError: (error) => logger.warn({ err: error }, "database connection error"),
+    onAvailabilityChange: (available, cause) => {
+      if (available) logger.info("database reachable again");
+      else
+        logger.warn({ err: cause }, "database unreachable; requests that need it get 429 until it answers");
+    },
   });
   // Outcomes that cannot reach the database are parked in <dataDir>/outbox and replayed
   // (docs/durability.md); the replayer's first pass is the start-up replay.
@@ -188,7 +200,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     spendGuard,
     admissions,
   });
-  let draining = false;
+  const inFlight = createInFlightRequests(limits.maxRequestsInFlight);
   const { app, directPosts } = createApp({
     config,
     store,
@@ -199,19 +211,42 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     spendGuard,
     internalSecret,
     logger,
-    isDraining: () => draining,
+    isDraining: () => inFlight.draining,
     keepAliveMs: options.keepAliveMs,
     internalSharedSecret: settings.internalSharedSecret,
     playgroundKeyPolicy,
     itemSeal: createItemSeal(deriveItemSealKey(itemSealSecret)),
   });
 
-  const listener = createRequestListener({ fetch: app.fetch, hostname: settings.host, directPosts, logger });
+  const listener = createRequestListener({
+    fetch: app.fetch,
+    hostname: settings.host,
+    directPosts,
+    logger,
+    inFlight,
+  });
   const server = await new Promise<Server>((resolve, reject) => {
-    const instance = createServer(listener);
+    const instance = createServer(
+      {
+        // Slow clients (docs/operations.md): headers and the whole request each have a deadline,
+        // checked every second; Node answers 408 and closes the connection.
+        headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
+        requestTimeout: limits.requestTimeoutMs,
+        connectionsCheckingInterval: CONNECTION_CHECK_INTERVAL_MS,
+        // Request line and headers together; larger → 431 and the connection closed.
+        maxHeaderSize: limits.maxHeaderBytes,
+        // Stated, not assumed: Content-Length with Transfer-Encoding, a repeated or malformed
+        // Content-Length and obs-folded headers are refused with 400 (request smuggling).
+        insecureHTTPParser: false,
+      },
+      listener,
+    );
+    // Connections beyond the cap are closed as they are accepted.
+    instance.maxConnections = limits.maxConnections;
     instance.once("error", reject);
     instance.listen(settings.port, settings.host, () => resolve(instance));
   });
+  const watchdog = startEventLoopWatchdog(logger, limits.eventLoopStallMs);
   const port = (server.address() as AddressInfo).port;
   const url = `http://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${port}`;
   logger.info(
@@ -239,19 +274,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     purgeExpiredPlaygroundKeys: () => purge.runNow(),
     close() {
       closing ??= (async () => {
-        draining = true;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            // In-flight streams past the grace period are cut; their usage settles on cancel.
-            server.closeAllConnections();
-            resolve();
-          }, options.drainMs ?? 10_000);
-          server.close(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-          server.closeIdleConnections();
+        await drainInstance({
+          server,
+          inFlight,
+          engine,
+          logger,
+          drainTimeoutMs: options.drainMs ?? limits.drainTimeoutMs,
         });
+        watchdog.stop();
         await purge.stop();
         await authenticator.close();
         await admissions.close();
@@ -266,6 +296,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   };
 }
 
+/** How often Node checks the header and request deadlines of open connections. */
+const CONNECTION_CHECK_INTERVAL_MS = 1_000;
 /** Outbox events carry request ids and counts only: no key material, no prompt. */
 function logOutboxEvent(logger: Logger, event: OutboxEvent): void {
   switch (event.type) {

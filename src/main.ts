@@ -1,4 +1,5 @@
 /** `npm start`: one gateway on embedded defaults, or on Postgres + Redis when configured. */
+import os from "node:os";
 import { ConfigError } from "./config/load-config.js";
 import { readSettings } from "./config/settings.js";
 import { HOST_PORT_PLACEHOLDER } from "./engine/bootstrap.js";
@@ -17,7 +18,16 @@ try {
       announcement = text;
     },
   });
-  const shutdown = (signal: string) => {
+  // The first SIGTERM or SIGINT drains and exits 0 (docs/operations.md); a second one exits at
+  // once with 128 + the signal's number, as if it had killed the process (what is journaled is
+  // replayed at the next start; leases of unsettled requests expire).
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, "second signal: exiting without finishing the drain");
+      process.exit(128 + (os.constants.signals[signal] ?? 0));
+    }
+    stopping = true;
     logger.info({ signal }, "shutting down");
     gateway.close().then(
       () => process.exit(0),
@@ -28,8 +38,8 @@ try {
     );
   };
   // Registered before anything is printed: a supervisor may signal as soon as it sees the line.
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
-  process.once("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
   if (announcement) {
     process.stdout.write(`${announcement.replaceAll(HOST_PORT_PLACEHOLDER, gateway.url.slice(7))}\n`);
   }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { resolvePgliteThread } from "../storage/sql-client.js";
-import { readSettings } from "./settings.js";
+import { DEFAULT_INSTANCE_LIMITS, readSettings, resolveInstanceLimits } from "./settings.js";
 
 test("GATEWAY_PGLITE_THREAD: auto when unset, one of auto/main/worker, anything else named in the error", () => {
   assert.equal(readSettings({}).pgliteThread, "auto");
@@ -18,4 +18,27 @@ test("auto runs PGlite in a worker only when the process may use more than one C
   assert.equal(resolvePgliteThread("auto", 2), "worker");
   assert.equal(resolvePgliteThread("main", 8), "main");
   assert.equal(resolvePgliteThread("worker", 1), "worker");
+});
+
+test("instance limits: defaults when unset, integers from the environment, a bad value named in the error", () => {
+  const defaults = readSettings({}).instanceLimits;
+  assert.deepEqual(defaults, DEFAULT_INSTANCE_LIMITS);
+  const set = readSettings({
+    GATEWAY_HEADERS_TIMEOUT_MS: "5000",
+    GATEWAY_MAX_REQUESTS_IN_FLIGHT: "64",
+    GATEWAY_EVENT_LOOP_STALL_MS: "0",
+  }).instanceLimits;
+  assert.equal(set?.headersTimeoutMs, 5000);
+  assert.equal(set?.maxRequestsInFlight, 64);
+  assert.equal(set?.eventLoopStallMs, 0);
+  assert.equal(set?.drainTimeoutMs, DEFAULT_INSTANCE_LIMITS.drainTimeoutMs);
+  assert.throws(
+    () => readSettings({ GATEWAY_DRAIN_TIMEOUT_MS: "soon" }),
+    /GATEWAY_DRAIN_TIMEOUT_MS must be an integer of at least 0, got "soon"/,
+  );
+  assert.throws(() => readSettings({ GATEWAY_MAX_CONNECTIONS: "0" }), /GATEWAY_MAX_CONNECTIONS/);
+  assert.deepEqual(resolveInstanceLimits({ instanceLimits: { drainTimeoutMs: 1 } }), {
+    ...DEFAULT_INSTANCE_LIMITS,
+    drainTimeoutMs: 1,
+  });
 });

@@ -17,6 +17,56 @@ export interface Settings {
    * so the tests' gateways run PGlite on the request thread unless a test asks for the worker.
    */
   pgliteThread?: PgliteThreadSetting;
+  /** Deadlines and caps of this instance (docs/operations.md); unset fields take the defaults. */
+  instanceLimits?: Partial<InstanceLimits>;
+}
+
+/** What one instance accepts and how long it waits (docs/operations.md states each one). */
+export interface InstanceLimits {
+  /** GATEWAY_HEADERS_TIMEOUT_MS: a request's headers must arrive within this. */
+  headersTimeoutMs: number;
+  /** GATEWAY_REQUEST_TIMEOUT_MS: the whole request (headers and body) must arrive within this. */
+  requestTimeoutMs: number;
+  /** GATEWAY_MAX_HEADER_BYTES: request line and headers together; larger → 431. */
+  maxHeaderBytes: number;
+  /** GATEWAY_MAX_CONNECTIONS: open client connections; further ones are closed at once. */
+  maxConnections: number;
+  /** GATEWAY_MAX_REQUESTS_IN_FLIGHT: requests being served; further ones get 429 at once. */
+  maxRequestsInFlight: number;
+  /** GATEWAY_DRAIN_TIMEOUT_MS: how long requests in flight may finish after SIGTERM/SIGINT. */
+  drainTimeoutMs: number;
+  /** GATEWAY_EVENT_LOOP_STALL_MS: event-loop stalls longer than this are logged; 0 turns it off. */
+  eventLoopStallMs: number;
+  /** GATEWAY_DATABASE_DEADLINE_MS: a database call on the request path is given up after this. */
+  databaseDeadlineMs: number;
+}
+
+export const DEFAULT_INSTANCE_LIMITS: Readonly<InstanceLimits> = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  maxHeaderBytes: 16_384,
+  maxConnections: 4_096,
+  maxRequestsInFlight: 1_000,
+  drainTimeoutMs: 25_000,
+  eventLoopStallMs: 200,
+  databaseDeadlineMs: 2_000,
+};
+
+/** The environment variable of each limit, and the least value it accepts. */
+const INSTANCE_LIMIT_VARIABLES: Record<keyof InstanceLimits, { name: string; min: number }> = {
+  headersTimeoutMs: { name: "GATEWAY_HEADERS_TIMEOUT_MS", min: 100 },
+  requestTimeoutMs: { name: "GATEWAY_REQUEST_TIMEOUT_MS", min: 100 },
+  maxHeaderBytes: { name: "GATEWAY_MAX_HEADER_BYTES", min: 1_024 },
+  maxConnections: { name: "GATEWAY_MAX_CONNECTIONS", min: 1 },
+  maxRequestsInFlight: { name: "GATEWAY_MAX_REQUESTS_IN_FLIGHT", min: 1 },
+  drainTimeoutMs: { name: "GATEWAY_DRAIN_TIMEOUT_MS", min: 0 },
+  eventLoopStallMs: { name: "GATEWAY_EVENT_LOOP_STALL_MS", min: 0 },
+  databaseDeadlineMs: { name: "GATEWAY_DATABASE_DEADLINE_MS", min: 100 },
+};
+
+/** The settings' limits with the defaults filled in. */
+export function resolveInstanceLimits(settings: Pick<Settings, "instanceLimits">): InstanceLimits {
+  return { ...DEFAULT_INSTANCE_LIMITS, ...settings.instanceLimits };
 }
 
 export const DEFAULT_CONFIG_PATH = new URL("../../config/gateway.yaml", import.meta.url).pathname;
@@ -36,7 +86,23 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     internalSharedSecret: env.INTERNAL_SHARED_SECRET || undefined,
     logLevel: env.LOG_LEVEL || "info",
     pgliteThread: readPgliteThread(env.GATEWAY_PGLITE_THREAD),
+    instanceLimits: readInstanceLimits(env),
   };
+}
+
+function readInstanceLimits(env: NodeJS.ProcessEnv): InstanceLimits {
+  const limits = { ...DEFAULT_INSTANCE_LIMITS };
+  for (const field of Object.keys(INSTANCE_LIMIT_VARIABLES) as Array<keyof InstanceLimits>) {
+    const { name, min } = INSTANCE_LIMIT_VARIABLES[field];
+    const text = env[name];
+    if (text === undefined || text === "") continue;
+    const value = Number(text);
+    if (!Number.isSafeInteger(value) || value < min) {
+      throw new Error(`${name} must be an integer of at least ${min}, got "${text}"`);
+    }
+    limits[field] = value;
+  }
+  return limits;
 }
 
 function readPgliteThread(value: string | undefined): PgliteThreadSetting {

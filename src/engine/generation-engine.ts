@@ -58,7 +58,30 @@ export interface AdmittedGeneration extends GenerationInput {
 }
 
 export class GenerationEngine {
+  /** Admitted generations whose outcome is not written yet (see `whenSettled`). */
+  private unsettled = 0;
+  private settledWaiters: Array<() => void> = [];
+
   constructor(private readonly deps: EngineDependencies) {}
+
+  /**
+   * Resolves once every admitted generation has handed its outcome to the store (the shutdown
+   * waits for this before it closes the store), or after `timeoutMs`; true when none is left.
+   */
+  whenSettled(timeoutMs: number): Promise<boolean> {
+    if (this.unsettled === 0) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.settledWaiters = this.settledWaiters.filter((waiter) => waiter !== wake);
+        resolve(false);
+      }, timeoutMs);
+      this.settledWaiters.push(wake);
+    });
+  }
 
   async admit(input: GenerationInput): Promise<AdmittedGeneration> {
     const { config, admissions, spendGuard } = this.deps;
@@ -97,6 +120,7 @@ export class GenerationEngine {
     // first frame), so only it needs its in-progress row: written while the upstream is called,
     // awaited before the stream's headers (openStream). Every other record is written once, final.
     const recorded = input.request.stream ? this.recordStart(record) : Promise.resolve();
+    this.unsettled++;
     return {
       ...input,
       adapter,
@@ -199,6 +223,12 @@ export class GenerationEngine {
         { err: error, requestId: admitted.requestId, outcome },
         "failed to record generation outcome",
       );
+    }
+    this.unsettled--;
+    if (this.unsettled === 0 && this.settledWaiters.length > 0) {
+      const waiters = this.settledWaiters;
+      this.settledWaiters = [];
+      for (const wake of waiters) wake();
     }
     // After Postgres, never before: a counter seeded in between must not miss this cost
     // (src/limits/seed-counters.ts relies on this order).

@@ -22,16 +22,19 @@ export function createErrorResponseHeaders(error: GatewayError, requestId: strin
 }
 
 /**
- * An error no handler caught (a bug): logged with the request id, answered 500 in the common
- * envelope. Hono's `onError` (create-app.ts) and the direct path (request-listener.ts) share it.
+ * An error no handler caught: a bug is logged with the request id and answered 500 in the common
+ * envelope; a GatewayError is answered with its own code in that envelope. Hono's `onError` (create-app.ts) and the direct path (request-listener.ts) share it.
  */
 export function createUnhandledErrorAnswer(
   thrown: unknown,
   requestId: string,
   logger: Logger,
 ): { status: number; headers: Record<string, string>; body: string } {
-  logger.error({ err: thrown, requestId }, "unhandled error");
-  const error = new GatewayError("internal_error", "Internal error");
+  // A classified error a route let through (a dependency outage where the route has no handling
+  // of its own) keeps its code and retry information; only the rest is a bug.
+  if (!(thrown instanceof GatewayError)) logger.error({ err: thrown, requestId }, "unhandled error");
+  const error =
+    thrown instanceof GatewayError ? thrown : new GatewayError("internal_error", "Internal error");
   return {
     status: error.status,
     headers: createErrorResponseHeaders(error, requestId),

@@ -16,7 +16,7 @@ import type { Context } from "hono";
 import type { Authenticator } from "../auth/authenticate.js";
 import type { GenerationEngine } from "../engine/generation-engine.js";
 import type { GenerationStream } from "../engine/generation-stream.js";
-import { toGatewayError } from "../errors/gateway-error.js";
+import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
 import type { HeaderReader, IngressFormat, StreamEncoder } from "../ingress/ingress-format.js";
 import type { Logger } from "../logging/logger.js";
 import type { AppEnv } from "./app-env.js";
@@ -63,6 +63,8 @@ export function createGenerationHandler(
       const caller = await deps.authenticator.authenticate(readApiKey(headers));
       const body = await readNodeJsonBody(incoming, deps.maxBodyBytes);
       const request = format.decode(body, headers);
+      // Ended by the instance (shutdown) while the body was read: not admitted, nothing to settle.
+      if (signal.reason instanceof GatewayError) throw signal.reason;
       const admitted = await deps.engine.admit({
         requestId,
         format: format.name,
@@ -88,7 +90,9 @@ export function createGenerationHandler(
         };
       }
     } catch (thrown) {
-      const error = toGatewayError(thrown);
+      // The instance ended the request (shutdown): its reason is the answer, whatever the upstream
+      // call threw when it was stopped.
+      const error = signal.reason instanceof GatewayError ? signal.reason : toGatewayError(thrown);
       // A caller that went away is not a gateway failure (its usage is settled as cancelled).
       if (error.code === "internal_error" && !signal.aborted) {
         logger.error({ err: thrown, requestId }, "generation failed");

@@ -108,6 +108,8 @@ export const livenessSchema = z.object({ status: z.literal("ok") }).openapi("Liv
 export const readinessSchema = z
   .object({
     status: z.enum(["ok", "degraded"]),
+    /** Present (true) while the instance drains after SIGTERM/SIGINT. */
+    draining: z.literal(true).optional(),
     checks: z.object({ redis: z.enum(["ok", "down"]), postgres: z.enum(["ok", "down"]) }),
   })
   .openapi("Readiness");

@@ -11,13 +11,20 @@
  * draining of a body the handler did not read (drain-unread-body.ts). The same handlers stay
  * registered in Hono, so a path the table does not match literally (say, percent-encoded) is
  * still served, by the same code.
+ *
+ * Before either path, the request must find room (in-flight-requests.ts): an instance that is
+ * full or draining answers `rate_limit_exceeded` with `Retry-After` at once, in the envelope of
+ * the endpoint's format. Health probes are never counted or refused.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
+import { createCommonErrorEnvelope, createMessagesErrorEnvelope } from "../errors/envelopes.js";
+import type { GatewayError } from "../errors/gateway-error.js";
 import type { Logger } from "../logging/logger.js";
 import { drainUnreadBody } from "./drain-unread-body.js";
-import { createUnhandledErrorAnswer } from "./error-response.js";
+import { createErrorResponseHeaders, createUnhandledErrorAnswer } from "./error-response.js";
 import type { GenerationHandler } from "./handle-generation.js";
+import type { InFlightRequests } from "./in-flight-requests.js";
 import { createNodeHeaderReader } from "./node-header-reader.js";
 import { createRequestId } from "./request-id.js";
 import { sendJson } from "./send-json.js";
@@ -29,18 +36,50 @@ export interface RequestListenerOptions {
   /** Exact request paths (no query) answered directly when the method is POST. */
   directPosts: ReadonlyMap<string, GenerationHandler>;
   logger: Logger;
+  /** The overload cap and the drain; absent: every request is taken (tests of the listener alone). */
+  inFlight?: InFlightRequests;
 }
+
+/** Liveness and readiness answer whatever the load: a full or draining instance must still say so. */
+const PROBE_PATHS = new Set(["/healthz", "/readyz"]);
 
 export function createRequestListener(options: RequestListenerOptions): RequestListener {
   const viaHono = getRequestListener(options.fetch, { hostname: options.hostname });
-  const { directPosts, logger } = options;
+  const { directPosts, logger, inFlight } = options;
   return (incoming, outgoing) => {
+    const path = pathOf(incoming.url);
+    if (inFlight !== undefined && !PROBE_PATHS.has(path)) {
+      const refusal = inFlight.enter(outgoing);
+      if (refusal !== undefined) return refuse(refusal, path, incoming, outgoing, inFlight.draining);
+    }
     if (incoming.method === "POST") {
-      const handler = directPosts.get(pathOf(incoming.url));
+      const handler = directPosts.get(path);
       if (handler !== undefined) return serveDirect(handler, incoming, outgoing, logger);
     }
     return viaHono(incoming, outgoing);
   };
+}
+
+/**
+ * A request the instance has no room for: answered at once in the endpoint's envelope (the
+ * messages format's for its paths, the common one elsewhere), its body read off or, while
+ * draining, its connection closed so the caller's retry goes elsewhere.
+ */
+function refuse(
+  error: GatewayError,
+  path: string,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  closeConnection: boolean,
+): void {
+  const requestId = createRequestId();
+  const envelope = path.startsWith("/api/v1/messages")
+    ? createMessagesErrorEnvelope(error, requestId)
+    : createCommonErrorEnvelope(error, requestId);
+  const headers = createErrorResponseHeaders(error, requestId);
+  if (closeConnection) headers.Connection = "close";
+  sendJson(outgoing, error.status, headers, JSON.stringify(envelope));
+  if (!closeConnection) drainUnreadBody(incoming);
 }
 
 /** The request-target's path: what Hono matches routes against for an origin-form target. */

@@ -82,7 +82,16 @@ export function writeSseResponse(
     if (!wroteFrame && !closed) outgoing.flushHeaders();
   });
 
+  /** Set when the instance ends the stream (shutdown): the client is still there and is told why. */
+  let endedBy: GatewayError | undefined;
   const onClientGone = () => {
+    if (options.signal.reason instanceof GatewayError) {
+      endedBy = options.signal.reason;
+      clearInterval(keepAlive);
+      stream.cancel();
+      onDrain();
+      return;
+    }
     closed = true;
     clearInterval(keepAlive);
     stream.cancel();
@@ -104,6 +113,12 @@ export function writeSseResponse(
           uncork();
           await drained();
         }
+      }
+      if (endedBy) {
+        const settlement = stream.settle();
+        write(format.fail(endedBy));
+        await settlement;
+        return;
       }
       const settlement = await stream.settle();
       write(format.finish(settlement));

@@ -2,13 +2,14 @@
  * What a caller is told at each limit (docs/limits.md quotes these). Each message names the limit,
  * its amount, and when it resets, so the caller knows whether waiting helps.
  */
+import { DEPENDENCY_RETRY_AFTER_SECONDS } from "../errors/dependency-errors.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { formatMicroUsd } from "../metering/money.js";
 import type { CounterName } from "./limit-counters.js";
 import type { LimitWindows } from "./limit-windows.js";
 
-/** How long a caller should wait when the limit store cannot be reached. */
-export const LIMIT_STORE_RETRY_AFTER_SECONDS = 5;
+/** How long a caller should wait when the limit store cannot be reached (the database's too). */
+export const LIMIT_STORE_RETRY_AFTER_SECONDS = DEPENDENCY_RETRY_AFTER_SECONDS;
 
 function usd(microUsd: number): string {
   return `$${formatMicroUsd(Math.max(0, microUsd))}`;
@@ -63,7 +64,8 @@ export function createRateLimitError(requestsPerMinute: number, retryAfterMs: nu
 
 /**
  * Redis is unreachable: spend cannot be bounded across instances, so nothing that needs a limit
- * is admitted (docs/limits.md, "When Redis is down").
+ * is admitted (docs/limits.md, "When Redis is down"; the same rule as the database's,
+ * errors/dependency-errors.ts).
  */
 export function createLimitStoreUnavailableError(cause: unknown): GatewayError {
   return new GatewayError(

@@ -4,8 +4,10 @@ import {
   createTempDir,
   createTestDatabase,
   forEachStorageMode,
+  POSTGRES_ADMIN_URL,
   requireMode,
 } from "../../test/helpers/storage-modes.js";
+import { GatewayError } from "../errors/gateway-error.js";
 import { migrate, readMigrations } from "./migrate.js";
 import { openStore, openStoreWithSqlClient } from "./open-store.js";
 import { createPostgresClient } from "./postgres-client.js";
@@ -119,7 +121,7 @@ test("every PostgreSQL statement has a deadline", async (t) => {
   }
 });
 
-test("opening an unreachable PostgreSQL fails with a clear, password-free message", async () => {
+test("opening an unreachable PostgreSQL fails with a clear, password-free message (the admin CLI)", async () => {
   await assert.rejects(
     openStore({ databaseUrl: "postgres://user:secret-pw@127.0.0.1:1/db", dataDir: "unused" }),
     (error) =>
@@ -127,4 +129,43 @@ test("opening an unreachable PostgreSQL fails with a clear, password-free messag
         (error as Error).message,
       ) && !(error as Error).message.includes("secret-pw"),
   );
+});
+
+test("a gateway's store opens while PostgreSQL is unreachable: it is down, and says so at once", async () => {
+  const changes: Array<{ available: boolean; cause?: unknown }> = [];
+  const store = await openStore({
+    databaseUrl: "postgres://user:secret-pw@127.0.0.1:1/db",
+    dataDir: "unused",
+    openWhileUnreachable: true,
+    onAvailabilityChange: (available, cause) => changes.push({ available, cause }),
+  });
+  try {
+    assert.equal(changes[0]?.available, false);
+    assert.equal(String((changes[0]?.cause as Error)?.message).includes("secret-pw"), false);
+    await assert.rejects(store.ping());
+    const startedAt = Date.now();
+    await assert.rejects(store.workspaces.get("ws_x"), (error: unknown) => {
+      assert.ok(error instanceof GatewayError);
+      assert.equal(error.code, "rate_limit_exceeded");
+      assert.equal(error.retryAfterSeconds, 5);
+      assert.equal(error.message.includes("secret-pw"), false);
+      return true;
+    });
+    assert.ok(Date.now() - startedAt < 100, "a store that is down answers without trying");
+  } finally {
+    await store.close();
+  }
+});
+
+test("a PostgreSQL that answers but refuses the database fails the start with a clear, password-free message", async (t) => {
+  if (!(await requireMode(t, "postgres"))) return;
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.password = "secret-pw";
+  url.pathname = "/gw_no_such_database";
+  await assert.rejects(openStore({ databaseUrl: url.toString(), dataDir: "unused" }), (error) => {
+    const message = (error as Error).message;
+    return (
+      /Could not open PostgreSQL at postgres:\/\/.*:\*\*\*@/.test(message) && !message.includes("secret-pw")
+    );
+  });
 });

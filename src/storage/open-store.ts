@@ -6,7 +6,13 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { createApiKeyRepository } from "./api-key-repository.js";
 import { createBatchedGenerationRepository } from "./batched-generation-repository.js";
+import { isDatabaseUnavailableError } from "./classify-database-error.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
+import {
+  createDatabaseAvailability,
+  type DatabaseAvailability,
+  DEFAULT_DATABASE_DEADLINE_MS,
+} from "./database-availability.js";
 import { createGenerationRepository } from "./generation-repository.js";
 import { initializePgliteFolder } from "./initialize-pglite-folder.js";
 import {
@@ -32,6 +38,15 @@ export interface OpenStoreOptions {
   onError?: (error: Error) => void;
   /** Embedded mode: which thread runs PGlite (sql-client.ts); default `main`. */
   pgliteThread?: PgliteThread;
+  /** Deadline of each query on the request path (database-availability.ts). */
+  deadlineMs?: number;
+  /** The database became unreachable (with why) or reachable again. */
+  onAvailabilityChange?: (available: boolean, cause?: unknown) => void;
+  /**
+   * PostgreSQL unreachable at open: return a store that is down and migrates once the database
+   * answers (a gateway), instead of failing (the admin CLI, which has nothing to wait for).
+   */
+  openWhileUnreachable?: boolean;
 }
 
 export const IN_MEMORY_DATA_DIR = "memory://";
@@ -44,24 +59,46 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
 export async function openStoreWithSqlClient(
   options: OpenStoreOptions,
 ): Promise<{ store: Store; client: SqlClient }> {
+  const availability = (client: SqlClient, prepare?: () => Promise<void>) =>
+    createDatabaseAvailability({
+      client,
+      deadlineMs: options.deadlineMs,
+      prepare,
+      onChange: options.onAvailabilityChange,
+    });
   if (options.databaseUrl) {
     // Loaded only here: an embedded gateway never needs pg.
     const { createPostgresClient } = await import("./postgres-client.js");
     const client = createPostgresClient(options.databaseUrl, {
       statementTimeoutMs: options.statementTimeoutMs,
+      // Waiting for a pooled connection is part of a call's deadline.
+      connectionTimeoutMs: options.deadlineMs ?? DEFAULT_DATABASE_DEADLINE_MS,
       onError: options.onError,
     });
     try {
-      return await prepareStore(client, "postgres", async () => {});
+      await migrate(client);
     } catch (error) {
-      const message = `Could not open PostgreSQL at ${redactUrl(options.databaseUrl)}: ${(error as Error).message}`;
-      throw new Error(message, { cause: error });
+      if (!options.openWhileUnreachable || !isDatabaseUnavailableError(error)) {
+        await client.close().catch(() => {});
+        const message = `Could not open PostgreSQL at ${redactUrl(options.databaseUrl)}: ${(error as Error).message}`;
+        throw new Error(message, { cause: error });
+      }
+      // Unreachable: the gateway starts without it (unready, requests answered with the
+      // dependency-outage error) and migrates as soon as it answers.
+      options.onAvailabilityChange?.(false, error);
+      const deferred = availability(client, async () => {
+        await migrate(client);
+      });
+      const store = createStore(client, "postgres", async () => {}, undefined, deferred);
+      return { store, client: store.readClient };
     }
+    const store = createStore(client, "postgres", async () => {}, undefined, availability(client));
+    return { store, client: store.readClient };
   }
   const thread = options.pgliteThread ?? "main";
   if (options.dataDir === IN_MEMORY_DATA_DIR) {
     const client = await createPgliteClient(IN_MEMORY_DATA_DIR, PGLITE_SETTINGS, thread);
-    return prepareStore(client, "embedded", async () => {});
+    return prepareStore(client, "embedded", async () => {}, undefined, availability(client));
   }
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
   const release = await acquireDataDirLock(options.dataDir);
@@ -69,7 +106,13 @@ export async function openStoreWithSqlClient(
     const pgliteDir = join(options.dataDir, "pglite");
     await initializePgliteFolder(pgliteDir);
     const client = await createPgliteClient(pgliteDir, PGLITE_SETTINGS, thread);
-    return await prepareStore(client, "embedded", release, join(options.dataDir, "journal"));
+    return await prepareStore(
+      client,
+      "embedded",
+      release,
+      join(options.dataDir, "journal"),
+      availability(client),
+    );
   } catch (error) {
     await release();
     throw error;
@@ -85,7 +128,8 @@ async function prepareStore(
   client: SqlClient,
   mode: Store["mode"],
   releaseLock: () => Promise<void>,
-  journalDirectory?: string,
+  journalDirectory: string | undefined,
+  availability: DatabaseAvailability,
 ): Promise<{ store: Store; client: SqlClient }> {
   let journal: UsageJournal | undefined;
   try {
@@ -99,17 +143,23 @@ async function prepareStore(
     await client.close().catch(() => {});
     throw error;
   }
-  const store = createStore(client, mode, releaseLock, journal);
+  const store = createStore(client, mode, releaseLock, journal, availability);
   return { store, client: store.readClient };
 }
 
+/**
+ * Every repository works through `availability`'s guard of `client` (deadlines, the dependency
+ * error, fast failure while the database is down); `ping` is the availability's real round trip.
+ */
 export function createStore(
-  client: SqlClient,
+  rawClient: SqlClient,
   mode: Store["mode"],
   releaseLock: () => Promise<void> = async () => {},
   journal?: UsageJournal,
+  availability: DatabaseAvailability = createDatabaseAvailability({ client: rawClient }),
 ): Store & { readClient: SqlClient } {
   let closing: Promise<void> | undefined;
+  const client = availability.guard(rawClient);
   const sqlGenerations = createGenerationRepository(client);
   const journaled = journal ? createJournaledGenerationRepository(sqlGenerations, journal) : undefined;
   const generations = journaled ?? createBatchedGenerationRepository(sqlGenerations);
@@ -125,14 +175,13 @@ export function createStore(
     generations,
     playgroundKeys: createPlaygroundKeyRepository(readClient),
     keyLimits: createKeyLimitRepository(readClient),
-    async ping() {
-      await client.query("SELECT 1");
-    },
+    ping: () => availability.ping(),
     close() {
       // Writes already submitted complete before the connection goes; with a journal, in-progress
       // records too (it is closed empty).
+      availability.close();
       closing ??= (journaled ? journaled.close() : generations.drain())
-        .then(() => client.close())
+        .then(() => rawClient.close())
         .finally(releaseLock);
       return closing;
     },

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
+import type { Worker } from "node:worker_threads";
+import { createTempDir } from "../../test/helpers/storage-modes.js";
 import { isPermanentDatabaseError } from "./classify-database-error.js";
 import { createPgliteWorkerClient } from "./pglite-worker-client.js";
 import { PGLITE_SETTINGS, type SqlClient } from "./sql-client.js";
@@ -109,9 +112,50 @@ test("the worker's client: when the thread dies, waiting and later calls fail wi
   await doomed.close(); // Nothing left to close: resolves.
 });
 
+test("the worker's client: a database in a folder gets a new thread when its thread dies; calls fail at once meanwhile, and the data is there", async (t) => {
+  const folder = await createTempDir("gw-pglite-restart-");
+  const threads: Worker[] = [];
+  const restarting = await createPgliteWorkerClient(join(folder.path, "db"), PGLITE_SETTINGS, (worker) => {
+    threads.push(worker);
+  });
+  t.after(async () => {
+    await restarting.close();
+    await folder.cleanup();
+  });
+  await restarting.executeScript("CREATE TABLE kept (id TEXT PRIMARY KEY)");
+  await restarting.query("INSERT INTO kept VALUES ('before the crash')");
+
+  const waiting = restarting.query("SELECT pg_sleep(2)");
+  await threads[0].terminate();
+  await assert.rejects(waiting, /the database worker exited/);
+  const startedAt = Date.now();
+  await assert.rejects(restarting.query("SELECT 1"), /the database worker (exited|is restarting)/);
+  assert.ok(Date.now() - startedAt < 100, "a call while it restarts fails at once");
+
+  const rows = await waitUntil(async () => {
+    try {
+      return await restarting.query<{ id: string }>("SELECT id FROM kept");
+    } catch {
+      return undefined;
+    }
+  }, 30_000);
+  assert.deepEqual(rows, [{ id: "before the crash" }]);
+  assert.equal(threads.length, 2, "one new thread");
+  await restarting.query("INSERT INTO kept VALUES ('after the restart')");
+});
+
 test("the worker's client: a database that cannot start rejects the client instead of hanging", async () => {
   await assert.rejects(
     createPgliteWorkerClient("memory://", { ...PGLITE_SETTINGS, shared_buffers: "not-a-size" }),
     (error: Error) => error instanceof Error && error.message.length > 0,
   );
 });
+
+async function waitUntil<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  for (const deadline = Date.now() + timeoutMs; ; ) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -7,6 +7,9 @@
  * Semantics are those of the in-process client (sql-client.ts): one connection, statements in
  * order, a transaction holds the database until it ends (other statements wait), and code inside
  * a transaction must use its `tx`. Errors keep their SQLSTATE `code`.
+ *
+ * If the thread dies, nothing waiting on it hangs: its calls fail, and a database kept in a folder
+ * is reopened in a new thread (see `lost`).
  */
 import { Worker } from "node:worker_threads";
 import { deserializeError, type WorkerReply, type WorkerRequest } from "./pglite-worker-protocol.js";
@@ -18,51 +21,101 @@ type Outgoing = WorkerRequest extends infer R ? (R extends { id: number } ? Omit
 export async function createPgliteWorkerClient(
   dataDir: string,
   settings: Readonly<Record<string, string>>,
-  /** Tests: the thread itself, to end it as a crash would. */
+  /** Tests: each thread started (the first and every restart), to end it as a crash would. */
   onWorker?: (worker: Worker) => void,
 ): Promise<SqlClient> {
-  const worker = startWorker({ dataDir, settings: { ...settings } });
-  onWorker?.(worker);
+  const workerData = { dataDir, settings: { ...settings } };
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let nextTx = 1;
+  /** Set for good: the thread died and cannot be replaced (an in-memory database is gone with it). */
   let failure: Error | undefined;
-
-  await new Promise<void>((resolve, reject) => {
-    const onMessage = (reply: WorkerReply) => {
-      if ("ready" in reply) resolve();
-      else if ("failed" in reply) reject(deserializeError(reply.failed));
-    };
-    worker.on("message", onMessage);
-    worker.once("error", reject);
-    worker.once("exit", (code) => reject(new Error(`the database worker exited (${code}) while starting`)));
-  });
-  worker.removeAllListeners("message");
-  worker.removeAllListeners("error");
-  worker.removeAllListeners("exit");
+  let closing = false;
+  let restartDelayMs = 0;
+  let restartTimer: NodeJS.Timeout | undefined;
 
   const failAll = (error: Error) => {
-    failure ??= error;
     for (const entry of pending.values()) entry.reject(error);
     pending.clear();
   };
-  worker.on("message", (reply: WorkerReply) => {
-    if (!("id" in reply)) return;
-    const entry = pending.get(reply.id);
-    if (!entry) return;
-    pending.delete(reply.id);
-    if (reply.ok) entry.resolve(reply.result);
-    else entry.reject(deserializeError(reply.error));
-  });
-  worker.on("error", (error) => failAll(error));
-  worker.on("exit", (code) => failAll(new Error(`the database worker exited (${code})`)));
+
+  /** Starts a thread and resolves once its database is open; rejects if it cannot start. */
+  async function launch(): Promise<Worker> {
+    const thread = startWorker(workerData);
+    onWorker?.(thread);
+    await new Promise<void>((resolve, reject) => {
+      thread.on("message", (reply: WorkerReply) => {
+        if ("ready" in reply) resolve();
+        else if ("failed" in reply) reject(deserializeError(reply.failed));
+      });
+      thread.once("error", reject);
+      thread.once("exit", (code) => reject(new Error(`the database worker exited (${code}) while starting`)));
+    });
+    thread.removeAllListeners("message");
+    thread.removeAllListeners("error");
+    thread.removeAllListeners("exit");
+    thread.on("message", (reply: WorkerReply) => {
+      if (!("id" in reply)) return;
+      const entry = pending.get(reply.id);
+      if (!entry) return;
+      pending.delete(reply.id);
+      if (reply.ok) entry.resolve(reply.result);
+      else entry.reject(deserializeError(reply.error));
+    });
+    thread.on("error", (error) => lost(thread, error));
+    thread.on("exit", (code) => lost(thread, new Error(`the database worker exited (${code})`)));
+    return thread;
+  }
+
+  let worker: Worker | undefined = await launch();
+
+  /**
+   * The thread died. What waited on it fails (nothing hangs). A database in a folder gets a new
+   * thread on the same files (PGlite recovers from its WAL, as after a crash); until it is up,
+   * calls fail at once and the store counts the database as down. An in-memory one cannot come
+   * back: every call fails from now on, and the instance stays unready.
+   */
+  function lost(thread: Worker, error: Error): void {
+    if (thread !== worker) return;
+    worker = undefined;
+    failAll(error);
+    if (closing) return;
+    if (dataDir === "memory://") {
+      failure = error;
+      return;
+    }
+    scheduleRestart();
+  }
+
+  function scheduleRestart(): void {
+    restartTimer = setTimeout(() => {
+      restartTimer = undefined;
+      launch().then(
+        (thread) => {
+          if (closing) {
+            void thread.terminate();
+            return;
+          }
+          worker = thread;
+          restartDelayMs = 0;
+        },
+        () => {
+          restartDelayMs = Math.min(Math.max(restartDelayMs * 2, 100), 5_000);
+          if (!closing) scheduleRestart();
+        },
+      );
+    }, restartDelayMs);
+    restartTimer.unref();
+  }
 
   const send = (request: Outgoing): Promise<unknown> => {
     if (failure) return Promise.reject(failure);
+    const thread = worker;
+    if (!thread) return Promise.reject(new Error("the database worker is restarting"));
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
-      worker.postMessage({ ...request, id } as WorkerRequest);
+      thread.postMessage({ ...request, id } as WorkerRequest);
     });
   };
 
@@ -102,9 +155,12 @@ export async function createPgliteWorkerClient(
   return {
     ...root,
     async close() {
-      if (failure) return;
+      closing = true;
+      clearTimeout(restartTimer);
+      const thread = worker;
+      if (!thread) return;
       await send({ op: "close" });
-      await worker.terminate();
+      await thread.terminate();
     },
   };
 }

@@ -2,6 +2,8 @@
  * Distributed mode's SharedState over ioredis. Two connections: a subscribed Redis connection can
  * run nothing but (UN)SUBSCRIBE, so commands and pub/sub are separate. Every command has a deadline
  * and nothing queues while Redis is down, so callers fail fast instead of hanging (DESIGN §4).
+ * Redis being unreachable at start is not fatal either: the connections keep trying, and
+ * subscriptions made meanwhile take effect on the first connection.
  */
 import { Redis, type RedisOptions } from "ioredis";
 import { redactUrl } from "./redact-url.js";
@@ -54,6 +56,11 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
     }
   });
 
+  // Every (re)connection subscribes to every channel with a handler: channels added while Redis
+  // was unreachable, at start included, are not lost. SUBSCRIBE is idempotent.
+  subscriber.on("ready", () => {
+    if (handlers.size > 0) subscriber.subscribe(...handlers.keys()).catch(onError);
+  });
   try {
     await withDeadline(
       Promise.all([commands.connect(), subscriber.connect()]),
@@ -61,16 +68,14 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
       "Redis connect",
     );
   } catch (error) {
-    commands.disconnect();
-    subscriber.disconnect();
-    throw new Error(`Redis not reachable at ${redactUrl(options.redisUrl)}: ${(error as Error).message}`, {
-      cause: error,
-    });
+    // Not fatal: the gateway starts unready (readiness says redis: down) and the connections keep
+    // trying in the background; commands fail fast meanwhile (docs/operations.md).
+    onError(
+      new Error(`Redis not reachable at ${redactUrl(options.redisUrl)}: ${(error as Error).message}`, {
+        cause: error,
+      }),
+    );
   }
-  // Registered after the first connect, so it only fires on reconnects.
-  subscriber.on("ready", () => {
-    if (handlers.size > 0) subscriber.subscribe(...handlers.keys()).catch(onError);
-  });
 
   return {
     mode: "redis",
@@ -97,16 +102,23 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
         handlers.set(fullChannel, channelHandlers);
       }
       channelHandlers.add(onMessage);
-      try {
-        // SUBSCRIBE is idempotent, so re-sending it for a second handler is harmless.
-        await withDeadline(subscriber.subscribe(fullChannel), commandTimeoutMs, "Redis SUBSCRIBE");
-      } catch (error) {
-        removeHandler(fullChannel, onMessage);
-        throw error;
+      // While Redis is unreachable the handler stays registered and the next connection subscribes
+      // it ("ready" above); messages published meanwhile are lost, which the caches' TTLs bound.
+      if (subscriber.status === "ready") {
+        try {
+          // SUBSCRIBE is idempotent, so re-sending it for a second handler is harmless.
+          await withDeadline(subscriber.subscribe(fullChannel), commandTimeoutMs, "Redis SUBSCRIBE");
+        } catch (error) {
+          onError(error as Error);
+        }
       }
       return async () => {
-        if (removeHandler(fullChannel, onMessage) && subscriber.status === "ready") {
+        if (!removeHandler(fullChannel, onMessage) || subscriber.status !== "ready") return;
+        try {
           await withDeadline(subscriber.unsubscribe(fullChannel), commandTimeoutMs, "Redis UNSUBSCRIBE");
+        } catch (error) {
+          // The connection went away meanwhile: it carries no subscription any more either.
+          onError(error as Error);
         }
       };
     },

@@ -75,10 +75,28 @@ test("Redis prefixes isolate channels", async (t) => {
   }
 });
 
-test("opening Redis fails fast when nothing listens", async () => {
+test("opening Redis when nothing listens: resolves within the connect deadline, says so, and fails fast until it answers", async () => {
   const started = Date.now();
-  await assert.rejects(openSharedState({ redisUrl: "redis://127.0.0.1:1" }), /Redis not reachable/);
-  assert.ok(Date.now() - started < 3_000);
+  const errors: Error[] = [];
+  const state = await openSharedState({
+    redisUrl: "redis://127.0.0.1:1",
+    onError: (error) => errors.push(error),
+  });
+  try {
+    assert.ok(Date.now() - started < 3_000);
+    assert.ok(
+      errors.some((error) => /Redis not reachable at redis:\/\/127\.0\.0\.1:1/.test(error.message)),
+      errors.map((error) => error.message).join("; "),
+    );
+    const pingStarted = Date.now();
+    await assert.rejects(state.ping());
+    assert.ok(Date.now() - pingStarted < 1_500, "commands fail within their deadline");
+    // A subscription made meanwhile is kept for the first connection instead of failing.
+    const unsubscribe = await state.subscribe("channel", () => {});
+    await unsubscribe();
+  } finally {
+    await state.close();
+  }
 });
 
 /** A TCP relay to the real Redis that can be made to swallow traffic, like a network partition. */

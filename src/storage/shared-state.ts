@@ -13,8 +13,9 @@ export interface OpenSharedStateOptions {
 }
 
 /**
- * With a URL, rejects when Redis cannot be reached within the connect deadline, so a wrong
- * REDIS_URL fails at startup; later outages are survived by reconnecting.
+ * With a URL, resolves even when Redis cannot be reached within the connect deadline (reported
+ * through `onError`): the connections keep trying, commands fail fast until one succeeds, and
+ * readiness says so. A malformed URL still throws.
  */
 export async function openSharedState(options: OpenSharedStateOptions = {}): Promise<SharedState> {
   if (!options.redisUrl) return createInProcessSharedState();

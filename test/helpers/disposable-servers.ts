@@ -204,15 +204,24 @@ export async function startCuttableProxy(targetPort: number): Promise<CuttablePr
 
 export interface GatewayInstanceOptions
   extends Omit<GatewayOptions, "settings" | "config" | "logger">,
-    Partial<Pick<Settings, "databaseUrl" | "redisUrl" | "dataDir" | "internalSharedSecret">> {
+    Partial<
+      Pick<Settings, "databaseUrl" | "redisUrl" | "dataDir" | "internalSharedSecret" | "instanceLimits">
+    > {
   /** The fake upstream's base URL (`http://127.0.0.1:<port>/v1`). */
   upstreamBaseUrl: string;
 }
 
 /** One gateway instance (in this process) on a port of its own, wired as the test says. */
 export async function startGatewayInstance(options: GatewayInstanceOptions): Promise<RunningGateway> {
-  const { upstreamBaseUrl, databaseUrl, redisUrl, dataDir, internalSharedSecret, ...gatewayOptions } =
-    options;
+  const {
+    upstreamBaseUrl,
+    databaseUrl,
+    redisUrl,
+    dataDir,
+    internalSharedSecret,
+    instanceLimits,
+    ...gatewayOptions
+  } = options;
   const settings: Settings = {
     port: 0,
     host: "127.0.0.1",
@@ -222,6 +231,7 @@ export async function startGatewayInstance(options: GatewayInstanceOptions): Pro
     configPath: "(test)",
     internalSharedSecret,
     logLevel: process.env.TEST_LOG_LEVEL ?? "silent",
+    instanceLimits,
   };
   const config = buildConfig(createTestConfigFile(upstreamBaseUrl), {
     FAKE_UPSTREAM_KEY: "sk-upstream-secret",

@@ -36,8 +36,13 @@ export function createHealthRoutes(store: Store, state: SharedState, isDraining:
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", async (c) => {
     const { postgres, redis } = await readReadiness();
-    const ok = postgres === "ok" && redis === "ok" && !isDraining();
-    return c.json({ status: ok ? "ok" : "degraded", checks: { redis, postgres } }, ok ? 200 : 503);
+    // Read after the checks: a drain that began while they ran already counts.
+    const draining = isDraining();
+    const ok = postgres === "ok" && redis === "ok" && !draining;
+    return c.json(
+      { status: ok ? "ok" : "degraded", ...(draining ? { draining } : {}), checks: { redis, postgres } },
+      ok ? 200 : 503,
+    );
   });
   return app;
 }
