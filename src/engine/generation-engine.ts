@@ -79,6 +79,7 @@ export class GenerationEngine {
         input.request,
         model.prices,
         resolveOutputCap(model, input.request.maxOutputTokens),
+        { rules: adapter.inputRules, contextLength: model.contextLength },
       ),
       outputCapAdjustable: input.request.maxOutputTokens === undefined,
     });
@@ -186,8 +187,21 @@ export class GenerationEngine {
     await this.settle(admitted, { ...outcome, errorCode: error.code });
   }
 
+  /**
+   * What the request is billed: its usage at the model's prices, never more than it reserved.
+   * The reservation bounds what the upstream can bill (docs/limits.md), so the cap only acts when
+   * an upstream bills past its published rules; the gateway then absorbs the difference, logged,
+   * rather than let settled spend pass a limit or the balance.
+   */
   private cost(admitted: AdmittedGeneration, usage: CanonicalResult["usage"]): number {
-    return computeCostMicroUsd(usage, admitted.call.model.prices);
+    const cost = computeCostMicroUsd(usage, admitted.call.model.prices);
+    const reserved = admitted.reservation.amountMicroUsd;
+    if (cost <= reserved) return cost;
+    this.deps.logger.warn(
+      { requestId: admitted.requestId, costMicroUsd: cost, reservedMicroUsd: reserved, usage },
+      "upstream usage costs more than the reservation; billed the reservation",
+    );
+    return reserved;
   }
 
   private async settle(admitted: AdmittedGeneration, outcome: GenerationOutcome): Promise<void> {

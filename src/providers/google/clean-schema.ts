@@ -8,7 +8,10 @@
  * are translated instead of dropped:
  * - local `$ref` (`#/$defs/…`, `#/definitions/…`, any local JSON pointer) is resolved inline, with
  *   sibling keywords layered on top; a recursive reference is expanded {@link MAX_REF_REPEATS} times
- *   and then cut to a type-only schema (Gemini has no references in this dialect);
+ *   and then cut to a type-only schema (Gemini has no references in this dialect). Inlining can
+ *   grow a small schema exponentially (each definition referring twice to the next), so the
+ *   output is bounded: past {@link MAX_CLEANED_SCHEMA_WEIGHT} (shared by the schemas of one
+ *   request through {@link SchemaBudget}) cleaning stops with {@link SchemaTooLargeError};
  * - `allOf` members are merged (properties and required united, the first word wins elsewhere);
  * - `oneOf` becomes `anyOf`; `null` members of `anyOf` and `"null"` in a type array become
  *   `nullable: true`; a type array of several types becomes `anyOf` of single types;
@@ -26,6 +29,34 @@
 export interface CleanSchemaOptions {
   /** Called once per dropped keyword with its location (e.g. `properties.tags.uniqueItems`). */
   onDrop?: (path: string, keyword: string) => void;
+  /** What the output may still weigh; pass one budget to every schema of a request. */
+  budget?: SchemaBudget;
+}
+
+/**
+ * The output one request's schemas may weigh together: 16 per schema node plus the characters of
+ * the names and texts it carries (about its JSON size). Far above any schema Gemini serves (it
+ * refuses schemas with too many states long before), and cleaning it stays within milliseconds.
+ */
+export const MAX_CLEANED_SCHEMA_WEIGHT = 2_000_000;
+const NODE_WEIGHT = 16;
+
+export interface SchemaBudget {
+  remaining: number;
+}
+
+export function createSchemaBudget(): SchemaBudget {
+  return { remaining: MAX_CLEANED_SCHEMA_WEIGHT };
+}
+
+/** The cleaned schema would outgrow its budget (see {@link MAX_CLEANED_SCHEMA_WEIGHT}). */
+export class SchemaTooLargeError extends Error {
+  constructor() {
+    super(
+      `the schema grows past ${MAX_CLEANED_SCHEMA_WEIGHT} characters when its $refs are inlined for Gemini ` +
+        "(which has no references); simplify or reuse fewer definitions",
+    );
+  }
 }
 
 type Schema = Record<string, unknown>;
@@ -78,21 +109,33 @@ interface Context {
   root: Schema;
   refStack: string[];
   onDrop?: (path: string, keyword: string) => void;
+  budget: SchemaBudget;
 }
 
-/** Cleans a JSON Schema for Gemini's `parameters` / `responseSchema`. Never throws. */
+/**
+ * Cleans a JSON Schema for Gemini's `parameters` / `responseSchema`. Throws only
+ * {@link SchemaTooLargeError}, when the output outgrows the budget.
+ */
 export function cleanSchemaForGemini(schema: unknown, options: CleanSchemaOptions = {}): Schema {
   const root = isRecord(schema) ? schema : {};
-  return cleanNode(root, "", 0, { root, refStack: [], onDrop: options.onDrop });
+  const budget = options.budget ?? createSchemaBudget();
+  return cleanNode(root, "", 0, { root, refStack: [], onDrop: options.onDrop, budget });
+}
+
+/** Takes `weight` from the budget; throws when it runs out. */
+function spend(context: Context, weight: number): void {
+  context.budget.remaining -= weight;
+  if (context.budget.remaining < 0) throw new SchemaTooLargeError();
 }
 
 function cleanNode(node: unknown, path: string, depth: number, context: Context): Schema {
   if (!isRecord(node) || depth > MAX_DEPTH) return {};
+  spend(context, NODE_WEIGHT);
   if (typeof node.$ref === "string") return cleanReference(node, node.$ref, path, depth, context);
   if (Array.isArray(node.allOf)) {
     const { allOf, ...rest } = node;
     const members = allOf.map((member, index) =>
-      cleanNode(member, join(path, `allOf.${index}`), depth + 1, context),
+      cleanNode(member, childPath(context, path, `allOf.${index}`), depth + 1, context),
     );
     return mergeSchemas([cleanNode(rest, path, depth + 1, context), ...members]);
   }
@@ -109,8 +152,8 @@ function cleanNode(node: unknown, path: string, depth: number, context: Context)
   const realTypes = types.filter((item) => JSON_TYPES.has(item));
   if (realTypes.length === 1) result.type = realTypes[0];
 
-  copyString(node, result, "title");
-  copyString(node, result, "description");
+  copyString(node, result, "title", context);
+  copyString(node, result, "description", context);
   for (const key of COUNT_KEYWORDS) {
     const value = node[key];
     if (typeof value === "number" && Number.isInteger(value) && value >= 0) result[key] = value;
@@ -147,6 +190,7 @@ function cleanEnum(node: Schema, result: Schema, path: string, context: Context)
     values.every((value) => typeof value === "string") &&
     (result.type === undefined || result.type === "string");
   if (keep) {
+    for (const value of values) spend(context, (value as string).length + 3);
     result.type = "string";
     result.enum = values;
   } else if (values.length > 0) {
@@ -163,7 +207,8 @@ function cleanProperties(node: Schema, result: Schema, path: string, depth: numb
   if (!isRecord(node.properties)) return;
   const properties: Schema = {};
   for (const [name, value] of Object.entries(node.properties)) {
-    properties[name] = cleanNode(value, join(path, `properties.${name}`), depth + 1, context);
+    spend(context, name.length + 3);
+    properties[name] = cleanNode(value, childPath(context, path, `properties.${name}`), depth + 1, context);
   }
   const names = new Set(Object.keys(properties));
   if (names.size === 0) return;
@@ -192,7 +237,7 @@ function cleanAlternatives(
     ...typeAlternatives,
     ...(["anyOf", "oneOf"] as const).flatMap((keyword) =>
       readSchemas(node[keyword]).map((member, index) =>
-        cleanNode(member, join(path, `${keyword}.${index}`), depth + 1, context),
+        cleanNode(member, childPath(context, path, `${keyword}.${index}`), depth + 1, context),
       ),
     ),
   ];
@@ -227,7 +272,7 @@ function cleanReference(
     // Recursion cut: keep what the value is, not its structure.
     const cut: Schema = {};
     if (typeof target.type === "string" && JSON_TYPES.has(target.type)) cut.type = target.type;
-    copyString(target, cut, "description");
+    copyString(target, cut, "description", context);
     return mergeSchemas([siblingSchema, cut]);
   }
   context.refStack.push(reference);
@@ -255,7 +300,8 @@ function resolveLocalReference(root: Schema, reference: string): Schema | undefi
 
 /** `items` (object or legacy tuple array) or `prefixItems`; a tuple becomes `anyOf` of its members. */
 function cleanItems(node: Schema, path: string, depth: number, context: Context): Schema | undefined {
-  if (isRecord(node.items)) return cleanNode(node.items, join(path, "items"), depth + 1, context);
+  if (isRecord(node.items))
+    return cleanNode(node.items, childPath(context, path, "items"), depth + 1, context);
   const tuple = Array.isArray(node.items)
     ? node.items
     : Array.isArray(node.prefixItems)
@@ -263,7 +309,7 @@ function cleanItems(node: Schema, path: string, depth: number, context: Context)
       : undefined;
   if (tuple === undefined || tuple.length === 0) return undefined;
   const members = tuple.map((member, index) =>
-    cleanNode(member, join(path, `items.${index}`), depth + 1, context),
+    cleanNode(member, childPath(context, path, `items.${index}`), depth + 1, context),
   );
   return members.length === 1 ? members[0] : { anyOf: members };
 }
@@ -291,8 +337,11 @@ function mergeSchemas(schemas: Schema[]): Schema {
   return result;
 }
 
-function copyString(from: Schema, to: Schema, key: string): void {
-  if (typeof from[key] === "string") to[key] = from[key];
+function copyString(from: Schema, to: Schema, key: string, context: Context): void {
+  const value = from[key];
+  if (typeof value !== "string") return;
+  spend(context, value.length + key.length + 6);
+  to[key] = value;
 }
 
 function readStrings(value: unknown): string[] {
@@ -305,6 +354,11 @@ function readSchemas(value: unknown): Schema[] {
 
 function join(path: string, key: string): string {
   return path === "" ? key : `${path}.${key}`;
+}
+
+/** A child's location, built only when someone listens for drops (it is a string per node). */
+function childPath(context: Context, path: string, key: string): string {
+  return context.onDrop === undefined ? "" : join(path, key);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
