@@ -146,12 +146,13 @@ export function parseToolInput(argumentsText: string): Record<string, unknown> {
   return {};
 }
 
+/** Linear in the number of blocks: a run of one role's turns appends to one array. */
 function mergeConsecutiveTurns(turns: AnthropicMessage[]): AnthropicMessage[] {
   const merged: AnthropicMessage[] = [];
   for (const turn of turns) {
     const previous = merged.at(-1);
     if (previous !== undefined && previous.role === turn.role) {
-      previous.content = [...previous.content, ...turn.content];
+      for (const block of turn.content) previous.content.push(block);
     } else {
       merged.push({ role: turn.role, content: [...turn.content] });
     }

@@ -321,17 +321,24 @@ function cleanItems(node: Schema, path: string, depth: number, context: Context)
 function mergeSchemas(schemas: Schema[]): Schema {
   const result: Schema = {};
   const required: string[] = [];
+  // One accumulator, each property added once: merging stays linear in the properties merged.
+  // (A Map: names such as `__proto__` or `toString` are plain keys there.)
+  let properties: Map<string, unknown> | undefined;
   for (const schema of schemas) {
     for (const [key, value] of Object.entries(schema)) {
       if (key === "properties" && isRecord(value)) {
-        result.properties = { ...value, ...(isRecord(result.properties) ? result.properties : {}) };
+        properties ??= new Map();
+        for (const [name, property] of Object.entries(value)) {
+          if (!properties.has(name)) properties.set(name, property);
+        }
       } else if (key === "required") {
-        required.push(...readStrings(value));
+        for (const name of readStrings(value)) required.push(name);
       } else if (!(key in result)) {
         result[key] = value;
       }
     }
   }
+  if (properties !== undefined) result.properties = Object.fromEntries(properties);
   if (required.length > 0) result.required = [...new Set(required)];
   if (result.properties !== undefined) result.type ??= "object";
   return result;
