@@ -24,6 +24,7 @@ import type { AdmissionSnapshots } from "./admission-snapshots.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import { GenerationStream } from "./generation-stream.js";
 import { createOutcome } from "./settle.js";
+import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
 
 export interface EngineDependencies {
   config: GatewayConfig;
@@ -68,6 +69,15 @@ export class GenerationEngine {
     if (!adapter) {
       throw new GatewayError("internal_error", `No adapter for provider kind "${route.provider.kind}"`);
     }
+    const bounding = performance.now();
+    const worstCase = estimateWorstCase(
+      input.request,
+      model.prices,
+      resolveOutputCap(model, input.request.maxOutputTokens),
+      { rules: adapter.inputRules, contextLength: model.contextLength },
+    );
+    // A large request took a while to bound: let other requests' I/O in before going on.
+    if (performance.now() - bounding > YIELD_AFTER_MS) await yieldToEventLoop();
     const reservation = await spendGuard.admit({
       requestId: input.requestId,
       keyId: input.caller.key.id,
@@ -75,12 +85,7 @@ export class GenerationEngine {
       limits,
       requestsPerMinute: limits.requestsPerMinute ?? config.defaultRequestsPerMinute,
       checkBalance: !workspace.invoicing,
-      worstCase: estimateWorstCase(
-        input.request,
-        model.prices,
-        resolveOutputCap(model, input.request.maxOutputTokens),
-        { rules: adapter.inputRules, contextLength: model.contextLength },
-      ),
+      worstCase,
       outputCapAdjustable: input.request.maxOutputTokens === undefined,
     });
     const record: GenerationStart = {

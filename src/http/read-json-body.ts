@@ -7,7 +7,12 @@
  * `app.request` in unit tests).
  */
 import type { IncomingMessage } from "node:http";
+import { yieldToEventLoop } from "../engine/yield-to-event-loop.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import { checkJsonDepth } from "./check-json-depth.js";
+
+/** Bodies from this size on are handed over in a later turn of the event loop than their parse. */
+const LARGE_BODY_BYTES = 256 * 1024;
 
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   checkDeclaredLength(request.headers.get("content-length"), maxBytes);
@@ -26,7 +31,9 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     }
     chunks.push(value);
   }
-  return parseJsonBody(Buffer.concat(chunks, total));
+  const body = parseJsonBody(Buffer.concat(chunks, total));
+  checkJsonDepth(body);
+  return body;
 }
 
 export function readNodeJsonBody(incoming: IncomingMessage, maxBytes: number): Promise<unknown> {
@@ -61,7 +68,21 @@ export function readNodeJsonBody(incoming: IncomingMessage, maxBytes: number): P
     const onEnd = () =>
       settle(() => {
         try {
-          resolve(parseJsonBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)));
+          const body = parseJsonBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+          if (total < LARGE_BODY_BYTES) {
+            checkJsonDepth(body);
+            resolve(body);
+            return;
+          }
+          // Parsing megabytes took a while: let other requests' I/O in before looking at it.
+          void yieldToEventLoop().then(() => {
+            try {
+              checkJsonDepth(body);
+              resolve(body);
+            } catch (error) {
+              reject(error);
+            }
+          });
         } catch (error) {
           reject(error);
         }
@@ -82,11 +103,13 @@ function checkDeclaredLength(header: string | null | undefined, maxBytes: number
 
 function parseJsonBody(bytes: Buffer): unknown {
   if (bytes.byteLength === 0) throw createEmptyBodyError();
+  let body: unknown;
   try {
-    return JSON.parse(bytes.toString("utf8"));
+    body = JSON.parse(bytes.toString("utf8"));
   } catch (error) {
     throw GatewayError.invalidRequest(`Request body is not valid JSON: ${(error as Error).message}`, null);
   }
+  return body;
 }
 
 function createClientGoneError(): Error {

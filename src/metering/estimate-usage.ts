@@ -5,10 +5,13 @@
  *
  * - a piece of text longer than 512 bytes with no break (one letter repeated, a DNA sequence, a
  *   hash) counts as its UTF-8 byte length instead of being merged (`count-o200k-tokens.ts`);
- * - one request's counting stops after a work budget (about 10 ms, ~250 KB of ordinary text).
+ * - one request's counting stops after a work budget (about 10 ms, ~250 KB of ordinary text),
+ *   and a text longer than {@link MAX_TOKENIZED_CHARACTERS} is not split into pieces at all (the
+ *   pre-tokenizer would have to scan a run without a break to its end: megabytes of one word).
  *   What is left over counts as its UTF-8 bytes where an upper bound is needed (reservations),
  *   or at the tokens-per-byte rate of what was counted where an estimate is (usage the upstream
- *   never reported, `count_tokens`).
+ *   never reported, `count_tokens`; a long text's first {@link MAX_TOKENIZED_CHARACTERS}
+ *   characters are counted for the rate).
  *
  * Estimates here are for the one case where the upstream never reported usage (the client went
  * away, or the stream broke, before the final usage event) and for `count_tokens`.
@@ -19,6 +22,8 @@ import { countO200kTokensBounded } from "./count-o200k-tokens.js";
 
 /** Work units (count-o200k-tokens.ts) one request may spend counting: about 10 ms. */
 export const TOKEN_COUNT_WORK_BUDGET = 256_000;
+/** Longest text given to the tokenizer; a longer one is bounded by its bytes, or sampled. */
+export const MAX_TOKENIZED_CHARACTERS = 256 * 1024;
 /** Tokens per byte assumed for uncounted text before anything was counted (~4 bytes a token). */
 const DEFAULT_TOKENS_PER_BYTE = 0.25;
 
@@ -71,14 +76,18 @@ export class TokenCounter {
       const known = cachedCounts.get(text);
       if (known !== undefined) return known;
     }
+    // Too long to tokenize: its bytes bound it; an estimate counts its start and scales it.
+    const long = text.length > MAX_TOKENIZED_CHARACTERS;
+    if (long && upperBound) return Buffer.byteLength(text, "utf8");
+    const counted = long ? text.slice(0, MAX_TOKENIZED_CHARACTERS) : text;
     let tokens = 0;
     let end = 0;
     if (this.remaining > 0) {
-      const partial = countO200kTokensBounded(text, 0, this.remaining);
+      const partial = countO200kTokensBounded(counted, 0, this.remaining);
       this.remaining -= partial.work;
       this.countedTokens += partial.tokens;
       this.countedBytes += partial.bytes;
-      if (partial.end === text.length) {
+      if (!long && partial.end === text.length) {
         remember(text, partial.tokens);
         return partial.tokens;
       }

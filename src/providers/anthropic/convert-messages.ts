@@ -25,7 +25,6 @@ import type {
   CanonicalMessage,
   TextPart,
   ToolResultPart,
-  UserContentPart,
 } from "../../canonical/index.js";
 import { isStateForUpstream } from "../is-state-for-upstream.js";
 import { convertFile, convertImage, withCacheControl } from "./convert-media.js";
@@ -51,65 +50,62 @@ export function convertMessages(
   context: { upstreamModel: string },
 ): AnthropicMessage[] {
   const turns: AnthropicMessage[] = [];
-  messages.forEach((message, messageIndex) => {
+  for (let messageIndex = 0; messageIndex < messages.length; messageIndex++) {
+    const message = messages[messageIndex];
+    const content: AnthropicContentBlock[] = [];
+    // Locations for errors are built only when a part needs one (most are text).
     const param = (partIndex: number) => `messages[${messageIndex}].content[${partIndex}]`;
-    let turn: AnthropicMessage;
     switch (message.role) {
       case "user":
-        turn = {
-          role: "user",
-          content: message.content.flatMap((part, i) => convertUserPart(part, param(i))),
-        };
+        message.content.forEach((part, partIndex) => {
+          if (part.type === "text") pushText(content, part);
+          else if (part.type === "image") content.push(convertImage(part, param(partIndex)));
+          else content.push(convertFile(part, param(partIndex)));
+        });
         break;
       case "assistant":
-        turn = {
-          role: "assistant",
-          content: message.content.flatMap((part) => convertAssistantPart(part, context.upstreamModel)),
-        };
+        for (const part of message.content) convertAssistantPart(content, part, context.upstreamModel);
         break;
       case "tool":
-        turn = { role: "user", content: message.content.map((part, i) => convertToolResult(part, param(i))) };
+        message.content.forEach((part, partIndex) => {
+          content.push(convertToolResult(part, param(partIndex)));
+        });
         break;
     }
-    if (turn.content.length > 0) turns.push(turn);
-  });
+    if (content.length > 0)
+      turns.push({ role: message.role === "assistant" ? "assistant" : "user", content });
+  }
   return mergeConsecutiveTurns(turns);
 }
 
-function convertUserPart(part: UserContentPart, param: string): AnthropicContentBlock[] {
+function convertAssistantPart(
+  content: AnthropicContentBlock[],
+  part: AssistantContentPart,
+  upstreamModel: string,
+): void {
   switch (part.type) {
     case "text":
-      return convertText(part);
-    case "image":
-      return [convertImage(part, param)];
-    case "file":
-      return [convertFile(part, param)];
-  }
-}
-
-function convertAssistantPart(part: AssistantContentPart, upstreamModel: string): AnthropicContentBlock[] {
-  switch (part.type) {
-    case "text":
-      return convertText(part);
+      pushText(content, part);
+      return;
     case "reasoning": {
       const state = part.providerState;
-      if (!isStateForUpstream(state, PROVIDER_KIND, upstreamModel)) return [];
-      if (state.redactedData !== undefined) return [{ type: "redacted_thinking", data: state.redactedData }];
-      if (state.signature !== undefined) {
-        return [{ type: "thinking", thinking: part.text, signature: state.signature }];
+      if (!isStateForUpstream(state, PROVIDER_KIND, upstreamModel)) return;
+      if (state.redactedData !== undefined)
+        content.push({ type: "redacted_thinking", data: state.redactedData });
+      else if (state.signature !== undefined) {
+        content.push({ type: "thinking", thinking: part.text, signature: state.signature });
       }
-      return [];
+      return;
     }
     case "tool-call":
-      return [
-        {
-          type: "tool_use",
-          id: part.id,
-          name: part.name,
-          input: parseToolInput(part.arguments),
-          ...withCacheControl(part.cacheControl),
-        },
-      ];
+      content.push({
+        type: "tool_use",
+        id: part.id,
+        name: part.name,
+        input: parseToolInput(part.arguments),
+        ...withCacheControl(part.cacheControl),
+      });
+      return;
   }
 }
 
@@ -131,6 +127,11 @@ function convertToolResult(part: ToolResultPart, param: string): AnthropicToolRe
 function convertText(part: TextPart): AnthropicTextBlock[] {
   if (part.text.trim() === "") return [];
   return [{ type: "text", text: part.text, ...withCacheControl(part.cacheControl) }];
+}
+
+function pushText(content: AnthropicContentBlock[], part: TextPart): void {
+  if (part.text.trim() !== "")
+    content.push({ type: "text", text: part.text, ...withCacheControl(part.cacheControl) });
 }
 
 /** The arguments as an object; anything that is not a JSON object becomes `{}` (see above). */

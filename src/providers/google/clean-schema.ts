@@ -10,8 +10,9 @@
  *   sibling keywords layered on top; a recursive reference is expanded {@link MAX_REF_REPEATS} times
  *   and then cut to a type-only schema (Gemini has no references in this dialect). Inlining can
  *   grow a small schema exponentially (each definition referring twice to the next), so the
- *   output is bounded: past {@link MAX_CLEANED_SCHEMA_WEIGHT} (shared by the schemas of one
- *   request through {@link SchemaBudget}) cleaning stops with {@link SchemaTooLargeError};
+ *   output is bounded: past {@link MAX_CLEANED_SCHEMA_NODES} nodes or
+ *   {@link MAX_CLEANED_SCHEMA_CHARACTERS} characters (shared by the schemas of one request through
+ *   {@link SchemaBudget}) cleaning stops with {@link SchemaTooLargeError};
  * - `allOf` members are merged (properties and required united, the first word wins elsewhere);
  * - `oneOf` becomes `anyOf`; `null` members of `anyOf` and `"null"` in a type array become
  *   `nullable: true`; a type array of several types becomes `anyOf` of single types;
@@ -29,32 +30,35 @@
 export interface CleanSchemaOptions {
   /** Called once per dropped keyword with its location (e.g. `properties.tags.uniqueItems`). */
   onDrop?: (path: string, keyword: string) => void;
-  /** What the output may still weigh; pass one budget to every schema of a request. */
+  /** What the output may still hold; pass one budget to every schema of a request. */
   budget?: SchemaBudget;
 }
 
 /**
- * The output one request's schemas may weigh together: 16 per schema node plus the characters of
- * the names and texts it carries (about its JSON size). Far above any schema Gemini serves (it
- * refuses schemas with too many states long before), and cleaning it stays within milliseconds.
+ * What one request's cleaned schemas may hold together: schema nodes (cleaning costs about a
+ * microsecond each) and characters of names and texts (what the upstream body carries). Far above
+ * any schema Gemini serves (it refuses schemas with too many states long before): 1,000 tools of
+ * a few properties each fit.
  */
-export const MAX_CLEANED_SCHEMA_WEIGHT = 2_000_000;
-const NODE_WEIGHT = 16;
+export const MAX_CLEANED_SCHEMA_NODES = 10_000;
+export const MAX_CLEANED_SCHEMA_CHARACTERS = 4_000_000;
 
 export interface SchemaBudget {
-  remaining: number;
+  nodes: number;
+  characters: number;
 }
 
 export function createSchemaBudget(): SchemaBudget {
-  return { remaining: MAX_CLEANED_SCHEMA_WEIGHT };
+  return { nodes: MAX_CLEANED_SCHEMA_NODES, characters: MAX_CLEANED_SCHEMA_CHARACTERS };
 }
 
-/** The cleaned schema would outgrow its budget (see {@link MAX_CLEANED_SCHEMA_WEIGHT}). */
+/** The cleaned schemas would outgrow their budget (see {@link MAX_CLEANED_SCHEMA_NODES}). */
 export class SchemaTooLargeError extends Error {
   constructor() {
     super(
-      `the schema grows past ${MAX_CLEANED_SCHEMA_WEIGHT} characters when its $refs are inlined for Gemini ` +
-        "(which has no references); simplify or reuse fewer definitions",
+      `the schema grows past ${MAX_CLEANED_SCHEMA_NODES} nodes or ${MAX_CLEANED_SCHEMA_CHARACTERS} characters ` +
+        "(all schemas of the request together) when its $refs are inlined for Gemini, which has no references; " +
+        "simplify it or reuse fewer definitions",
     );
   }
 }
@@ -107,7 +111,10 @@ const TRANSLATED = new Set([
 
 interface Context {
   root: Schema;
-  refStack: string[];
+  /** How often each reference is being expanded on the current path. */
+  expanding: Map<string, number>;
+  /** Targets of the references resolved so far (undefined: not resolvable). */
+  targets: Map<string, Schema | undefined>;
   onDrop?: (path: string, keyword: string) => void;
   budget: SchemaBudget;
 }
@@ -119,18 +126,28 @@ interface Context {
 export function cleanSchemaForGemini(schema: unknown, options: CleanSchemaOptions = {}): Schema {
   const root = isRecord(schema) ? schema : {};
   const budget = options.budget ?? createSchemaBudget();
-  return cleanNode(root, "", 0, { root, refStack: [], onDrop: options.onDrop, budget });
+  return cleanNode(root, "", 0, {
+    root,
+    expanding: new Map(),
+    targets: new Map(),
+    onDrop: options.onDrop,
+    budget,
+  });
 }
 
-/** Takes `weight` from the budget; throws when it runs out. */
-function spend(context: Context, weight: number): void {
-  context.budget.remaining -= weight;
-  if (context.budget.remaining < 0) throw new SchemaTooLargeError();
+/** Takes one node and `characters` from the budget; throws when either runs out. */
+function spendNode(context: Context): void {
+  if (--context.budget.nodes < 0) throw new SchemaTooLargeError();
+}
+
+function spendCharacters(context: Context, characters: number): void {
+  context.budget.characters -= characters;
+  if (context.budget.characters < 0) throw new SchemaTooLargeError();
 }
 
 function cleanNode(node: unknown, path: string, depth: number, context: Context): Schema {
   if (!isRecord(node) || depth > MAX_DEPTH) return {};
-  spend(context, NODE_WEIGHT);
+  spendNode(context);
   if (typeof node.$ref === "string") return cleanReference(node, node.$ref, path, depth, context);
   if (Array.isArray(node.allOf)) {
     const { allOf, ...rest } = node;
@@ -190,7 +207,7 @@ function cleanEnum(node: Schema, result: Schema, path: string, context: Context)
     values.every((value) => typeof value === "string") &&
     (result.type === undefined || result.type === "string");
   if (keep) {
-    for (const value of values) spend(context, (value as string).length + 3);
+    for (const value of values) spendCharacters(context, (value as string).length + 3);
     result.type = "string";
     result.enum = values;
   } else if (values.length > 0) {
@@ -207,7 +224,7 @@ function cleanProperties(node: Schema, result: Schema, path: string, depth: numb
   if (!isRecord(node.properties)) return;
   const properties: Schema = {};
   for (const [name, value] of Object.entries(node.properties)) {
-    spend(context, name.length + 3);
+    spendCharacters(context, name.length + 3);
     properties[name] = cleanNode(value, childPath(context, path, `properties.${name}`), depth + 1, context);
   }
   const names = new Set(Object.keys(properties));
@@ -261,13 +278,17 @@ function cleanReference(
   context: Context,
 ): Schema {
   const { $ref: _ignored, ...siblings } = node;
-  const target = resolveLocalReference(context.root, reference);
+  let target = context.targets.get(reference);
+  if (target === undefined && !context.targets.has(reference)) {
+    target = resolveLocalReference(context.root, reference);
+    context.targets.set(reference, target);
+  }
   const siblingSchema = Object.keys(siblings).length > 0 ? cleanNode(siblings, path, depth + 1, context) : {};
   if (target === undefined) {
     context.onDrop?.(join(path, "$ref"), "$ref");
     return siblingSchema;
   }
-  const repeats = context.refStack.filter((item) => item === reference).length;
+  const repeats = context.expanding.get(reference) ?? 0;
   if (repeats >= MAX_REF_REPEATS) {
     // Recursion cut: keep what the value is, not its structure.
     const cut: Schema = {};
@@ -275,11 +296,11 @@ function cleanReference(
     copyString(target, cut, "description", context);
     return mergeSchemas([siblingSchema, cut]);
   }
-  context.refStack.push(reference);
+  context.expanding.set(reference, repeats + 1);
   try {
     return mergeSchemas([siblingSchema, cleanNode(target, path, depth + 1, context)]);
   } finally {
-    context.refStack.pop();
+    context.expanding.set(reference, repeats);
   }
 }
 
@@ -319,6 +340,10 @@ function cleanItems(node: Schema, path: string, depth: number, context: Context)
  * first schema that has it wins (so callers list the most specific schema first).
  */
 function mergeSchemas(schemas: Schema[]): Schema {
+  // One cleaned schema with content (the other empty, as a `$ref` without siblings gives): it is
+  // already what merging would make of it (required unique, object type with properties).
+  const nonEmpty = schemas.filter(hasKeys);
+  if (nonEmpty.length === 1) return nonEmpty[0];
   const result: Schema = {};
   const required: string[] = [];
   // One accumulator, each property added once: merging stays linear in the properties merged.
@@ -344,10 +369,15 @@ function mergeSchemas(schemas: Schema[]): Schema {
   return result;
 }
 
+function hasKeys(schema: Schema): boolean {
+  for (const _ in schema) return true;
+  return false;
+}
+
 function copyString(from: Schema, to: Schema, key: string, context: Context): void {
   const value = from[key];
   if (typeof value !== "string") return;
-  spend(context, value.length + key.length + 6);
+  spendCharacters(context, value.length + key.length + 6);
   to[key] = value;
 }
 

@@ -43,7 +43,9 @@ function measureInlinedSchemaBytes(request: CanonicalRequest): number {
     if (sent === undefined) return;
     added += Math.max(0, measureJson(sent) - measureJson(original));
   };
-  request.tools.forEach((tool, index) => compare(tool.parameters, cleaned.parameters[index]));
+  request.tools.forEach((tool, index) => {
+    compare(tool.parameters, cleaned.parameters[index]);
+  });
   if (request.responseFormat?.type === "json_schema") {
     compare(request.responseFormat.schema, cleaned.responseSchema);
   }
