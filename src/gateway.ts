@@ -22,6 +22,7 @@ import { createRequestListener } from "./http/request-listener.js";
 import { openSpendGuard } from "./limits/open-spend-guard.js";
 import type { SpendGuard } from "./limits/spend-guard.js";
 import { createLogger, type Logger } from "./logging/logger.js";
+import { loadO200kCounter } from "./metering/count-o200k-tokens.js";
 import { createAnthropicAdapter } from "./providers/anthropic/adapter.js";
 import { createGoogleAdapter } from "./providers/google/adapter.js";
 import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/adapter.js";
@@ -101,6 +102,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const logger = options.logger ?? createLogger(settings.logLevel);
   const config = options.config ?? loadConfigFile(settings.configPath);
   const pgliteThread = resolvePgliteThread(settings.pgliteThread ?? "main");
+  // Token counts (reservations on o200k routes, count_tokens, estimates) need the rank table:
+  // built before the first request rather than during it.
+  loadO200kCounter();
   const rawStore = await openStore({
     databaseUrl: settings.databaseUrl,
     dataDir: settings.dataDir,

@@ -124,6 +124,18 @@ function countPieces(text: string, start: number, workBudget: number, maxMergedB
   return { tokens, end: pieceStart, bytes, work };
 }
 
+/**
+ * Builds the rank table now (~50 ms, ~4 MB) rather than in the first request that counts. A
+ * failure is kept: counting then throws at once and callers fall back to byte counts.
+ */
+export function loadO200kCounter(): void {
+  try {
+    getRankTable();
+  } catch {
+    // Reported by the first count, which falls back.
+  }
+}
+
 /** The rank table, built on first use; a failure is kept so callers' fallback stays cheap. */
 function getRankTable(): RankTable {
   if (rankTable === undefined) {

@@ -18,7 +18,7 @@
  */
 import type { CanonicalRequest, CanonicalUsage } from "../canonical/index.js";
 import { createEmptyUsage } from "../canonical/index.js";
-import { countO200kTokensBounded } from "./count-o200k-tokens.js";
+import { countO200kTokensBounded, type PartialCount } from "./count-o200k-tokens.js";
 
 /** Work units (count-o200k-tokens.ts) one request may spend counting: about 10 ms. */
 export const TOKEN_COUNT_WORK_BUDGET = 256_000;
@@ -82,8 +82,8 @@ export class TokenCounter {
     const counted = long ? text.slice(0, MAX_TOKENIZED_CHARACTERS) : text;
     let tokens = 0;
     let end = 0;
-    if (this.remaining > 0) {
-      const partial = countO200kTokensBounded(counted, 0, this.remaining);
+    const partial = this.remaining > 0 ? countOrFail(counted, this.remaining) : undefined;
+    if (partial !== undefined) {
       this.remaining -= partial.work;
       this.countedTokens += partial.tokens;
       this.countedBytes += partial.bytes;
@@ -98,6 +98,15 @@ export class TokenCounter {
     if (upperBound) return tokens + restBytes;
     const rate = this.countedBytes > 0 ? this.countedTokens / this.countedBytes : DEFAULT_TOKENS_PER_BYTE;
     return tokens + Math.ceil(restBytes * rate);
+  }
+}
+
+/** The bounded count, or undefined when the tokenizer cannot run (its rank file failed to load). */
+function countOrFail(text: string, workBudget: number): PartialCount | undefined {
+  try {
+    return countO200kTokensBounded(text, 0, workBudget);
+  } catch {
+    return undefined;
   }
 }
 
