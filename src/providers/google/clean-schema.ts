@@ -312,8 +312,14 @@ function resolveLocalReference(root: Schema, reference: string): Schema | undefi
   if (!pointer.startsWith("/")) return undefined;
   let current: unknown = root;
   for (const raw of pointer.slice(1).split("/")) {
-    const segment = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
-    if (!isRecord(current) && !Array.isArray(current)) return undefined;
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    } catch {
+      return undefined; // a malformed %-escape names nothing
+    }
+    // Own keys only: `__proto__` or `constructor` name no definition.
+    if ((!isRecord(current) && !Array.isArray(current)) || !Object.hasOwn(current, segment)) return undefined;
     current = (current as Record<string, unknown>)[segment];
   }
   return isRecord(current) ? current : undefined;
