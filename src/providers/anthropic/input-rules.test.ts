@@ -20,6 +20,12 @@ test("Anthropic images: width × height / 750 after the downscale and padding to
     assert.ok(count >= 1_000 || width === 10_000, `${width}×${height}: ${count}`);
   }
   assert.ok(ANTHROPIC_MAX_IMAGE_TOKENS >= 5_000 && ANTHROPIC_MAX_IMAGE_TOKENS < 5_200);
+  // The largest really is the largest: no size gives more.
+  for (let width = 50; width <= 9_000; width += 53) {
+    for (let height = 50; height <= 9_000; height += 47) {
+      assert.ok(tokens(width, height) <= ANTHROPIC_MAX_IMAGE_TOKENS, `${width}×${height}`);
+    }
+  }
   assert.equal(ANTHROPIC_INPUT_RULES.imageTokens(undefined), ANTHROPIC_MAX_IMAGE_TOKENS);
   assert.equal(ANTHROPIC_INPUT_RULES.tokenizer, "bytes");
 });
