@@ -8,8 +8,8 @@
  * itself a token counts one; any other piece is UTF-8 encoded and its adjacent parts merged,
  * lowest-ranked pair first, until no pair is a token; it counts as many tokens as parts remain.
  *
- * Merging is quadratic in a piece's length (80,000 bytes of one letter, a single piece, take
- * seconds), so request handling uses {@link countO200kTokensBounded}: pieces longer than
+ * Merging is quadratic in a piece's length (megabytes of one letter are a single piece), so
+ * request handling uses {@link countO200kTokensBounded}: pieces longer than
  * {@link MAX_MERGED_PIECE_BYTES} count as their UTF-8 byte length, which bounds their count from
  * above (merging starts from one token per byte and only ever lowers the count), and counting
  * stops at a work budget so the caller decides what the rest is worth. {@link countO200kTokens},
@@ -49,7 +49,7 @@ let partRanks = new Int32Array(1024);
  * their byte length. Ordinary words, numbers and runs of punctuation or white space are far
  * shorter; long pieces are runs of letters without a break (a sequence, a hash, minified code,
  * one letter repeated), whole sentences of CJK text among them, so the cut is well above a long
- * CJK sentence. Merging one such piece costs up to ~0.1 ms.
+ * CJK sentence, and merging one such piece is still cheap.
  */
 export const MAX_MERGED_PIECE_BYTES = 512;
 
@@ -81,8 +81,8 @@ export interface PartialCount {
  * it is, which is how OpenAI's API bills it.
  *
  * Stops after the piece that spends the last of `workBudget`. Work is one unit per byte of a
- * piece plus the merging, which grows with the square of a piece's length (so a budget bounds
- * the time however the text is made: about 30 units per microsecond here).
+ * piece plus the merging, which grows with the square of a piece's length: so a budget bounds
+ * the time however the text is made.
  */
 export function countO200kTokensBounded(text: string, start: number, workBudget: number): PartialCount {
   return countPieces(text, start, workBudget, MAX_MERGED_PIECE_BYTES);
@@ -125,7 +125,7 @@ function countPieces(text: string, start: number, workBudget: number, maxMergedB
 }
 
 /**
- * Builds the rank table now (~50 ms, ~4 MB) rather than in the first request that counts. A
+ * Builds the rank table (~4 MB) now rather than in the first request that counts. A
  * failure is kept: counting then throws at once and callers fall back to byte counts.
  */
 export function loadO200kCounter(): void {

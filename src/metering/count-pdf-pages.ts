@@ -20,12 +20,12 @@ import { constants, inflateSync } from "node:zlib";
 /** Inflated object-stream bytes one PDF may cost to read. Page dictionaries take ~100 bytes each. */
 export const MAX_INFLATED_BYTES = 4 * 1024 * 1024;
 /**
- * `/Type` entries one PDF may make us look at (each costs a native search, about a
- * microsecond): a PDF of a thousand pages has a few thousand. Past it the count is unknown.
+ * `/Type` entries one PDF may make us look at (each costs a native search): a PDF of a thousand
+ * pages has a few thousand. Past it the count is unknown.
  */
 export const MAX_ENTRIES = 10_000;
 /**
- * Object streams one PDF may make us inflate (each costs a zlib set-up, ~10 µs). Writers pack
+ * Object streams one PDF may make us inflate (each costs a zlib set-up). Writers pack
  * 100–200 objects in each, so a file of thousands of pages has tens of them.
  */
 const MAX_OBJECT_STREAMS = 256;

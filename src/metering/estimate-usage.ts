@@ -5,7 +5,7 @@
  *
  * - a piece of text longer than 512 bytes with no break (one letter repeated, a DNA sequence, a
  *   hash) counts as its UTF-8 byte length instead of being merged (`count-o200k-tokens.ts`);
- * - one request's counting stops after a work budget (about 10 ms, ~250 KB of ordinary text),
+ * - one request's counting stops after a work budget (~250 KB of ordinary text),
  *   and a text longer than {@link MAX_TOKENIZED_CHARACTERS} is not split into pieces at all (the
  *   pre-tokenizer would have to scan a run without a break to its end: megabytes of one word).
  *   What is left over counts as its UTF-8 bytes where an upper bound is needed (reservations),
@@ -20,7 +20,7 @@ import type { CanonicalRequest, CanonicalUsage } from "../canonical/index.js";
 import { createEmptyUsage } from "../canonical/index.js";
 import { countO200kTokensBounded, type PartialCount } from "./count-o200k-tokens.js";
 
-/** Work units (count-o200k-tokens.ts) one request may spend counting: about 10 ms. */
+/** Work units (count-o200k-tokens.ts) one request may spend counting: ~250 KB of ordinary text. */
 export const TOKEN_COUNT_WORK_BUDGET = 256_000;
 /** Longest text given to the tokenizer; a longer one is bounded by its bytes, or sampled. */
 export const MAX_TOKENIZED_CHARACTERS = 256 * 1024;

@@ -159,7 +159,17 @@ async function serveOrdinaryTraffic(): Promise<void> {
           ? [{ type: endpoint === "responses" ? "input_text" : "text", text: `Question ${index}?` }]
           : `Answer ${index}.`,
     }));
-  const schema = { type: "object", properties: { query: { type: "string" } }, required: ["query"] };
+  // Pydantic-style: a definition used twice through `$ref`.
+  const schema = {
+    type: "object",
+    properties: {
+      query: { type: "string" },
+      near: { $ref: "#/$defs/place" },
+      far: { $ref: "#/$defs/place" },
+    },
+    required: ["query"],
+    $defs: { place: { type: "object", properties: { name: { type: "string" }, km: { type: "number" } } } },
+  };
   const toolsOf = (endpoint: Endpoint) =>
     ["search", "fetch"].map((name) =>
       endpoint === "chat"

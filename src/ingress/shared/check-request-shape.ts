@@ -1,8 +1,8 @@
 /**
  * Counts a parsed body's messages, content blocks and tools before it is validated, and refuses
  * one with more than the configured caps with `invalid_request` naming the field. Validating and
- * converting take time in proportion to these counts (about a microsecond each), so the caps keep
- * one request's work within a few tens of milliseconds (docs/limits.md, "Bounded work").
+ * converting take time in proportion to these counts, so the caps bound one request's work
+ * (docs/limits.md, "Bounded work"; the measurements behind them are in docs/decisions.md).
  * Cheap: a loop over the messages, nothing else is looked at.
  */
 import { GatewayError } from "../../errors/gateway-error.js";

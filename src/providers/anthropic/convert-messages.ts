@@ -53,29 +53,33 @@ export function convertMessages(
   for (let messageIndex = 0; messageIndex < messages.length; messageIndex++) {
     const message = messages[messageIndex];
     const content: AnthropicContentBlock[] = [];
-    // Locations for errors are built only when a part needs one (most are text).
-    const param = (partIndex: number) => `messages[${messageIndex}].content[${partIndex}]`;
     switch (message.role) {
       case "user":
-        message.content.forEach((part, partIndex) => {
+        for (let partIndex = 0; partIndex < message.content.length; partIndex++) {
+          const part = message.content[partIndex];
           if (part.type === "text") pushText(content, part);
-          else if (part.type === "image") content.push(convertImage(part, param(partIndex)));
-          else content.push(convertFile(part, param(partIndex)));
-        });
+          else if (part.type === "image") content.push(convertImage(part, locate(messageIndex, partIndex)));
+          else content.push(convertFile(part, locate(messageIndex, partIndex)));
+        }
         break;
       case "assistant":
         for (const part of message.content) convertAssistantPart(content, part, context.upstreamModel);
         break;
       case "tool":
-        message.content.forEach((part, partIndex) => {
-          content.push(convertToolResult(part, param(partIndex)));
-        });
+        for (let partIndex = 0; partIndex < message.content.length; partIndex++) {
+          content.push(convertToolResult(message.content[partIndex], locate(messageIndex, partIndex)));
+        }
         break;
     }
     if (content.length > 0)
       turns.push({ role: message.role === "assistant" ? "assistant" : "user", content });
   }
   return mergeConsecutiveTurns(turns);
+}
+
+/** A part's location for errors, built only when a part needs one (most are text). */
+function locate(messageIndex: number, partIndex: number): string {
+  return `messages[${messageIndex}].content[${partIndex}]`;
 }
 
 function convertAssistantPart(

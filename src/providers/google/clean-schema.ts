@@ -35,8 +35,8 @@ export interface CleanSchemaOptions {
 }
 
 /**
- * What one request's cleaned schemas may hold together: schema nodes (cleaning costs about a
- * microsecond each) and characters of names and texts (what the upstream body carries). Far above
+ * What one request's cleaned schemas may hold together: schema nodes (what cleaning costs) and
+ * characters of names and texts (what the upstream body carries). Far above
  * any schema Gemini serves (it refuses schemas with too many states long before): 1,000 tools of
  * a few properties each fit.
  */
