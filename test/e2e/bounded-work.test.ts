@@ -33,6 +33,7 @@ import {
   fakeReply,
   startFakeOpenAiUpstream,
 } from "../helpers/fake-openai-upstream.js";
+import { createFakeRoutesCatalog } from "../helpers/fake-routes-catalog.js";
 import { type GatewayProcess, startGatewayProcess } from "../helpers/gateway-process.js";
 import { type HealthProbe, startHealthProbe } from "../helpers/health-prober.js";
 import { createTempDir } from "../helpers/storage-modes.js";
@@ -42,6 +43,7 @@ const HEALTH_BOUND_MS = 100;
 /** A request that takes longer has stalled (the old code took hours on the largest bodies). */
 const REQUEST_TIMEOUT_MS = 30_000;
 
+/** Models of the catalog (test/helpers/fake-routes-catalog.ts), one per fake. */
 const MODELS = {
   openai: "test/openai-model",
   anthropic: "test/anthropic-model",
@@ -113,40 +115,15 @@ function raisePriority(pid: number): void {
 }
 
 function createConfig(fakes: Upstreams) {
-  const provider = (id: string, kind: string, baseUrl: string) => ({
-    id,
-    kind,
-    base_url: baseUrl,
-    api_key_env: "FAKE_UPSTREAM_KEY",
-    timeouts: { connect_ms: 2_000, first_byte_ms: 20_000, idle_ms: 20_000 },
-  });
-  const model = (slug: string, providerId: string) => ({
-    slug,
-    name: slug,
-    provider: { slug: "test", name: "Test" },
-    description: "A model served by a loopback fake",
-    release_date: "2026-01-01",
-    context_length: 2_000_000,
-    max_output_tokens: 4_096,
-    pricing: { prompt: "1", completion: "2" },
-    features: ["tools", "streaming", "vision"],
-    datacenter_locations: ["local"],
-    routes: [{ provider: providerId, model: `${providerId}-upstream-model` }],
-  });
-  return {
-    providers: [
-      provider("openai", "openai-responses", fakes.openai.baseUrl),
-      provider("anthropic", "anthropic", fakes.anthropic.baseUrl),
-      provider("gemini", "google", fakes.gemini.baseUrl),
-      provider("compat", "openai-compatible", fakes.compat.baseUrl),
+  return createFakeRoutesCatalog(
+    [
+      { id: "openai", kind: "openai-responses", baseUrl: fakes.openai.baseUrl },
+      { id: "anthropic", kind: "anthropic", baseUrl: fakes.anthropic.baseUrl },
+      { id: "gemini", kind: "google", baseUrl: fakes.gemini.baseUrl },
+      { id: "compat", kind: "openai-compatible", baseUrl: fakes.compat.baseUrl },
     ],
-    models: [
-      model(MODELS.openai, "openai"),
-      model(MODELS.anthropic, "anthropic"),
-      model(MODELS.gemini, "gemini"),
-      model(MODELS.compat, "compat"),
-    ],
-  };
+    { contextLength: 2_000_000, pricing: { prompt: "1", completion: "2" } },
+  );
 }
 
 /** A few ordinary requests of every format and route: conversations, content lists, tools. */

@@ -28,6 +28,7 @@ import {
   startFakeOpenAiResponsesUpstream,
 } from "../helpers/fake-openai-responses-upstream.js";
 import type { FakeOpenAiUpstream } from "../helpers/fake-openai-upstream.js";
+import { createFakeRoutesCatalog } from "../helpers/fake-routes-catalog.js";
 import { createPdf, createPngHeader } from "../helpers/media-fixtures.js";
 import { requireMode } from "../helpers/storage-modes.js";
 import { GATEWAY_MODES, startTestGateway, type TestGateway } from "../helpers/test-gateway.js";
@@ -235,34 +236,14 @@ function costMicroUsd(input: number): number {
 
 /** Providers and models of the three kinds, at the same prices and context length. */
 function createCatalog(fakes: Fakes) {
-  const provider = (id: string, kind: string, baseUrl: string) => ({
-    id,
-    kind,
-    base_url: baseUrl,
-    api_key_env: "FAKE_UPSTREAM_KEY",
-    timeouts: { connect_ms: 2_000, first_byte_ms: 10_000, idle_ms: 10_000 },
-  });
-  const model = (kind: Kind) => ({
-    slug: `test/${kind}-model`,
-    name: kind,
-    provider: { slug: "test", name: "Test" },
-    description: "A model served by a loopback fake",
-    release_date: "2026-01-01",
-    context_length: CONTEXT_LENGTH,
-    max_output_tokens: 4_096,
-    pricing: PRICES,
-    features: ["vision", "streaming"],
-    datacenter_locations: ["local"],
-    routes: [{ provider: kind, model: `${kind}-upstream-model` }],
-  });
-  return {
-    providers: [
-      provider("google", "google", fakes.google.baseUrl),
-      provider("openai", "openai-responses", fakes.openai.baseUrl),
-      provider("anthropic", "anthropic", fakes.anthropic.baseUrl),
+  return createFakeRoutesCatalog(
+    [
+      { id: "google", kind: "google", baseUrl: fakes.google.baseUrl },
+      { id: "openai", kind: "openai-responses", baseUrl: fakes.openai.baseUrl },
+      { id: "anthropic", kind: "anthropic", baseUrl: fakes.anthropic.baseUrl },
     ],
-    models: [model("google"), model("openai"), model("anthropic")],
-  };
+    { contextLength: CONTEXT_LENGTH, pricing: PRICES },
+  );
 }
 
 async function readTotalSpend(context: TestGateway, apiKey: string): Promise<number> {

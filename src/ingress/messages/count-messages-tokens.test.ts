@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { createPngHeader } from "../../../test/helpers/media-fixtures.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { estimateTextTokens } from "../../metering/estimate-usage.js";
 import {
@@ -38,14 +39,7 @@ function count(extra: Record<string, unknown>): number {
 }
 
 function createPng(width: number, height: number): string {
-  const header = Buffer.alloc(24);
-  header.writeUInt32BE(0x89504e47, 0);
-  header.writeUInt32BE(0x0d0a1a0a, 4);
-  header.writeUInt32BE(13, 8);
-  header.write("IHDR", 12, "latin1");
-  header.writeUInt32BE(width, 16);
-  header.writeUInt32BE(height, 20);
-  return header.toString("base64");
+  return createPngHeader(width, height).toString("base64");
 }
 
 test("max_tokens is optional; the count is positive for a bare conversation", () => {
