@@ -155,7 +155,7 @@ async function serveOrdinaryTraffic(): Promise<void> {
           ? { type: "function", name, parameters: schema }
           : { name, input_schema: schema },
     );
-  for (let round = 0; round < 5; round++) {
+  for (let round = 0; round < 3; round++) {
     for (const endpoint of ["chat", "responses", "messages", "count_tokens"] as Endpoint[]) {
       for (const model of Object.values(MODELS)) {
         const body = createBody(endpoint, model, {
