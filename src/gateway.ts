@@ -26,6 +26,7 @@ import { openSpendGuard } from "./limits/open-spend-guard.js";
 import type { SpendGuard } from "./limits/spend-guard.js";
 import { startEventLoopWatchdog } from "./logging/event-loop-watchdog.js";
 import { createLogger, type Logger } from "./logging/logger.js";
+import { loadO200kCounter } from "./metering/count-o200k-tokens.js";
 import { createAnthropicAdapter } from "./providers/anthropic/adapter.js";
 import { createGoogleAdapter } from "./providers/google/adapter.js";
 import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/adapter.js";
@@ -110,6 +111,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const logger = options.logger ?? createLogger(settings.logLevel);
   const config = options.config ?? loadConfigFile(settings.configPath);
   const pgliteThread = resolvePgliteThread(settings.pgliteThread ?? "main");
+  // Token counts (reservations on o200k routes, count_tokens, estimates) need the rank table:
+  // built before the first request rather than during it.
+  loadO200kCounter();
   const rawStore = await openStore({
     databaseUrl: settings.databaseUrl,
     dataDir: settings.dataDir,

@@ -116,6 +116,13 @@ export const gatewayConfigSchema = z.strictObject({
        * this while a request runs, so only a crashed (or Redis-less) instance lets one expire.
        */
       reservation_ttl_seconds: z.int().min(10).max(3600).default(120),
+      /**
+       * Caps on what one request may carry, refused with `invalid_request` before it is validated
+       * (validating and converting cost time in proportion; docs/limits.md, "Bounded work").
+       */
+      max_messages: z.int().positive().default(10_000),
+      max_content_parts: z.int().positive().default(20_000),
+      max_tools: z.int().positive().default(1_000),
     })
     .prefault({}),
   bootstrap: z

@@ -97,6 +97,11 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
     models: [...modelsBySlug.values()],
     modelsBySlug,
     maxBodyBytes: file.limits.max_body_bytes,
+    requestShape: {
+      maxMessages: file.limits.max_messages,
+      maxContentParts: file.limits.max_content_parts,
+      maxTools: file.limits.max_tools,
+    },
     defaultRequestsPerMinute: file.limits.default_requests_per_minute ?? null,
     reservationTtlMs: file.limits.reservation_ttl_seconds * 1000,
     defaultWorkspaceCreditsMicroUsd: parseBootstrapCredits(

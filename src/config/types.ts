@@ -76,6 +76,8 @@ export interface GatewayConfig {
   models: CatalogModel[];
   modelsBySlug: Map<string, CatalogModel>;
   maxBodyBytes: number;
+  /** Caps on one request's messages, content blocks (all messages together) and tools. */
+  requestShape: { maxMessages: number; maxContentParts: number; maxTools: number };
   /** Requests per minute of keys without their own value; null: unlimited. */
   defaultRequestsPerMinute: number | null;
   /** Lifetime of a spend reservation that is no longer refreshed (its instance is gone). */

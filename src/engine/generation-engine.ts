@@ -24,6 +24,7 @@ import type { AdmissionSnapshots } from "./admission-snapshots.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import { GenerationStream } from "./generation-stream.js";
 import { createOutcome } from "./settle.js";
+import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
 
 export interface EngineDependencies {
   config: GatewayConfig;
@@ -91,6 +92,15 @@ export class GenerationEngine {
     if (!adapter) {
       throw new GatewayError("internal_error", `No adapter for provider kind "${route.provider.kind}"`);
     }
+    const bounding = performance.now();
+    const worstCase = estimateWorstCase(
+      input.request,
+      model.prices,
+      resolveOutputCap(model, input.request.maxOutputTokens),
+      { rules: adapter.inputRules, contextLength: model.contextLength },
+    );
+    // A large request took a while to bound: let other requests' I/O in before going on.
+    if (performance.now() - bounding > YIELD_AFTER_MS) await yieldToEventLoop();
     const reservation = await spendGuard.admit({
       requestId: input.requestId,
       keyId: input.caller.key.id,
@@ -98,11 +108,7 @@ export class GenerationEngine {
       limits,
       requestsPerMinute: limits.requestsPerMinute ?? config.defaultRequestsPerMinute,
       checkBalance: !workspace.invoicing,
-      worstCase: estimateWorstCase(
-        input.request,
-        model.prices,
-        resolveOutputCap(model, input.request.maxOutputTokens),
-      ),
+      worstCase,
       outputCapAdjustable: input.request.maxOutputTokens === undefined,
     });
     const record: GenerationStart = {
@@ -210,8 +216,21 @@ export class GenerationEngine {
     await this.settle(admitted, { ...outcome, errorCode: error.code });
   }
 
+  /**
+   * What the request is billed: its usage at the model's prices, never more than it reserved.
+   * The reservation bounds what the upstream can bill (docs/limits.md), so the cap only acts when
+   * an upstream bills past its published rules; the gateway then absorbs the difference, logged,
+   * rather than let settled spend pass a limit or the balance.
+   */
   private cost(admitted: AdmittedGeneration, usage: CanonicalResult["usage"]): number {
-    return computeCostMicroUsd(usage, admitted.call.model.prices);
+    const cost = computeCostMicroUsd(usage, admitted.call.model.prices);
+    const reserved = admitted.reservation.amountMicroUsd;
+    if (cost <= reserved) return cost;
+    this.deps.logger.warn(
+      { requestId: admitted.requestId, costMicroUsd: cost, reservedMicroUsd: reserved, usage },
+      "upstream usage costs more than the reservation; billed the reservation",
+    );
+    return reserved;
   }
 
   private async settle(admitted: AdmittedGeneration, outcome: GenerationOutcome): Promise<void> {

@@ -86,6 +86,7 @@ export function createApp(deps: AppDependencies): GatewayHttp {
     engine: deps.engine,
     authenticator: deps.authenticator,
     maxBodyBytes: deps.config.maxBodyBytes,
+    requestShape: deps.config.requestShape,
     keepAliveMs: deps.keepAliveMs,
   };
   const readBearer = (headers: HeaderReader) => readBearerToken(headers.get("authorization") ?? undefined);

@@ -10,6 +10,7 @@ import { createMessagesErrorEnvelope } from "../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
 import type { HeaderReader } from "../ingress/ingress-format.js";
 import { countMessagesTokens } from "../ingress/messages/index.js";
+import { checkRequestShape } from "../ingress/shared/check-request-shape.js";
 import type { AppEnv } from "./app-env.js";
 import { createErrorResponse } from "./error-response.js";
 import { readNodeJsonBody } from "./read-json-body.js";
@@ -24,6 +25,7 @@ export function createCountTokensHandler(
     try {
       const caller = await authenticator.authenticate(readApiKey(c.req.raw.headers));
       const body = await readNodeJsonBody(c.env.incoming, config.maxBodyBytes);
+      checkRequestShape(body, "vendor_messages", config.requestShape);
       const model =
         typeof body === "object" && body !== null ? (body as { model?: unknown }).model : undefined;
       if (typeof model === "string") {

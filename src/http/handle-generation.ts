@@ -16,8 +16,10 @@ import type { Context } from "hono";
 import type { Authenticator } from "../auth/authenticate.js";
 import type { GenerationEngine } from "../engine/generation-engine.js";
 import type { GenerationStream } from "../engine/generation-stream.js";
+import { YIELD_AFTER_MS, yieldToEventLoop } from "../engine/yield-to-event-loop.js";
 import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
 import type { HeaderReader, IngressFormat, StreamEncoder } from "../ingress/ingress-format.js";
+import { checkRequestShape, type RequestShapeLimits } from "../ingress/shared/check-request-shape.js";
 import type { Logger } from "../logging/logger.js";
 import type { AppEnv } from "./app-env.js";
 import { createClientGoneSignal } from "./client-gone-signal.js";
@@ -30,6 +32,8 @@ export interface GenerationRouteDeps {
   engine: GenerationEngine;
   authenticator: Authenticator;
   maxBodyBytes: number;
+  /** Caps on messages, content blocks and tools, checked before the body is decoded. */
+  requestShape: RequestShapeLimits;
   keepAliveMs?: number;
 }
 
@@ -62,7 +66,10 @@ export function createGenerationHandler(
     try {
       const caller = await deps.authenticator.authenticate(readApiKey(headers));
       const body = await readNodeJsonBody(incoming, deps.maxBodyBytes);
+      const decodeStarted = performance.now();
+      checkRequestShape(body, format.name, deps.requestShape);
       const request = format.decode(body, headers);
+      if (performance.now() - decodeStarted > YIELD_AFTER_MS) await yieldToEventLoop();
       // Ended by the instance (shutdown) while the body was read: not admitted, nothing to settle.
       if (signal.reason instanceof GatewayError) throw signal.reason;
       const admitted = await deps.engine.admit({

@@ -14,7 +14,12 @@
  */
 import { isUtf8 } from "node:buffer";
 import type { IncomingMessage } from "node:http";
+import { yieldToEventLoop } from "../engine/yield-to-event-loop.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import { checkJsonDepth } from "./check-json-depth.js";
+
+/** Bodies from this size on are handed over in a later turn of the event loop than their parse. */
+const LARGE_BODY_BYTES = 256 * 1024;
 
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   checkContentEncoding(request.headers.get("content-encoding"));
@@ -34,7 +39,9 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     }
     chunks.push(value);
   }
-  return parseJsonBody(Buffer.concat(chunks, total));
+  const body = parseJsonBody(Buffer.concat(chunks, total));
+  checkJsonDepth(body);
+  return body;
 }
 
 export function readNodeJsonBody(incoming: IncomingMessage, maxBytes: number): Promise<unknown> {
@@ -70,7 +77,21 @@ export function readNodeJsonBody(incoming: IncomingMessage, maxBytes: number): P
     const onEnd = () =>
       settle(() => {
         try {
-          resolve(parseJsonBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)));
+          const body = parseJsonBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+          if (total < LARGE_BODY_BYTES) {
+            checkJsonDepth(body);
+            resolve(body);
+            return;
+          }
+          // Parsing megabytes took a while: let other requests' I/O in before looking at it.
+          void yieldToEventLoop().then(() => {
+            try {
+              checkJsonDepth(body);
+              resolve(body);
+            } catch (error) {
+              reject(error);
+            }
+          });
         } catch (error) {
           reject(error);
         }
@@ -102,11 +123,13 @@ function checkDeclaredLength(header: string | null | undefined, maxBytes: number
 function parseJsonBody(bytes: Buffer): unknown {
   if (bytes.byteLength === 0) throw createEmptyBodyError();
   if (!isUtf8(bytes)) throw GatewayError.invalidRequest("Request body is not valid UTF-8", null);
+  let body: unknown;
   try {
-    return JSON.parse(bytes.toString("utf8"));
+    body = JSON.parse(bytes.toString("utf8"));
   } catch (error) {
     throw GatewayError.invalidRequest(`Request body is not valid JSON: ${(error as Error).message}`, null);
   }
+  return body;
 }
 
 function createClientGoneError(): Error {

@@ -41,6 +41,10 @@ const REQUEST: CanonicalRequest = {
   stream: false,
   passthrough: {},
 };
+const BOUNDS = {
+  rules: { tokenizer: "o200k", imageTokens: () => 1_600, pdfPageTokens: 3_000, toolPromptTokens: 0 },
+  contextLength: 128_000,
+} as const;
 const NO_LIMITS: KeyLimits = {
   dailyMicroUsd: null,
   monthlyMicroUsd: null,
@@ -89,7 +93,7 @@ function admission(
     limits: key.limits,
     requestsPerMinute: null,
     checkBalance: true,
-    worstCase: estimateWorstCase(REQUEST, PRICES, 100),
+    worstCase: estimateWorstCase(REQUEST, PRICES, 100, BOUNDS),
     outputCapAdjustable: false,
     ...overrides,
   };
@@ -194,7 +198,7 @@ for (const [storageMode, counterMode] of COMBINATIONS) {
           await runRequest(guard, store, admission(key), 1_000);
           const lowered = await guard.admit(
             admission(key, {
-              worstCase: estimateWorstCase(REQUEST, PRICES, 4_096),
+              worstCase: estimateWorstCase(REQUEST, PRICES, 4_096, BOUNDS),
               outputCapAdjustable: true,
             }),
           );
@@ -203,7 +207,7 @@ for (const [storageMode, counterMode] of COMBINATIONS) {
           assert.equal(lowered.amountMicroUsd, 1_000);
           await lowered.settle(0);
           await assert.rejects(
-            guard.admit(admission(key, { worstCase: estimateWorstCase(REQUEST, PRICES, 4_096) })),
+            guard.admit(admission(key, { worstCase: estimateWorstCase(REQUEST, PRICES, 4_096, BOUNDS) })),
             {
               code: "key_limit_exceeded",
               message:
@@ -214,13 +218,13 @@ for (const [storageMode, counterMode] of COMBINATIONS) {
           await runRequest(
             guard,
             store,
-            admission(key, { worstCase: estimateWorstCase(REQUEST, PRICES, 1) }),
+            admission(key, { worstCase: estimateWorstCase(REQUEST, PRICES, 1, BOUNDS) }),
             490,
           );
           await assert.rejects(
             guard.admit(
               admission(key, {
-                worstCase: estimateWorstCase(REQUEST, PRICES, 4_096),
+                worstCase: estimateWorstCase(REQUEST, PRICES, 4_096, BOUNDS),
                 outputCapAdjustable: true,
               }),
             ),

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CanonicalRequest } from "../canonical/index.js";
+import type { UpstreamInputRules } from "../metering/bound-input-tokens.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
 import { estimateInputTokens } from "../metering/estimate-usage.js";
 import { convertUsdPerMillionToPicoPerToken as price } from "../metering/prices.js";
@@ -13,6 +14,14 @@ const prices = {
   cacheWritePicoUsd: price("3.75"),
   cacheWrite1hPicoUsd: price("6"),
 };
+
+const O200K: UpstreamInputRules = {
+  tokenizer: "o200k",
+  imageTokens: (size) => (size === undefined ? 1_600 : 100),
+  pdfPageTokens: 3_000,
+  toolPromptTokens: 0,
+};
+const BOUNDS = { rules: O200K, contextLength: 128_000 };
 
 function request(overrides: Partial<CanonicalRequest> = {}): CanonicalRequest {
   return {
@@ -29,8 +38,9 @@ function request(overrides: Partial<CanonicalRequest> = {}): CanonicalRequest {
   };
 }
 
-test("worst case: estimated input at the prompt rate plus the whole output cap", () => {
-  const worst = estimateWorstCase(request(), prices, 1_000);
+test("worst case: bounded input at the prompt rate plus the whole output cap", () => {
+  const worst = estimateWorstCase(request(), prices, 1_000, BOUNDS);
+  // For an o200k upstream and ordinary text the bound is the estimate.
   const input = estimateInputTokens(request());
   assert.equal(worst.inputTokens, input);
   // Exactly what the bill would be if the estimate held and the cap were used up.
@@ -50,12 +60,13 @@ test("worst case: estimated input at the prompt rate plus the whole output cap",
   );
 });
 
-test("cache markers reserve the input at the cache-write rate; media count as full-size", () => {
-  const plain = estimateWorstCase(request(), prices, 0);
+test("cache markers reserve the input at the cache-write rate; images of unknown size at the kind's most", () => {
+  const plain = estimateWorstCase(request(), prices, 0, BOUNDS);
   const cached = estimateWorstCase(
     request({ system: [{ type: "text", text: "You are terse.", cacheControl: { type: "ephemeral" } }] }),
     prices,
     0,
+    BOUNDS,
   );
   const hour = estimateWorstCase(
     request({
@@ -63,6 +74,7 @@ test("cache markers reserve the input at the cache-write rate; media count as fu
     }),
     prices,
     0,
+    BOUNDS,
   );
   assert.equal(cached.inputPicoUsd, (plain.inputPicoUsd * 375n) / 300n);
   assert.equal(hour.inputPicoUsd, plain.inputPicoUsd * 2n);
@@ -80,12 +92,13 @@ test("cache markers reserve the input at the cache-write rate; media count as fu
     }),
     prices,
     0,
+    BOUNDS,
   );
   assert.equal(withImage.inputTokens, plain.inputTokens + 1_600);
 });
 
 test("the affordable cap is the largest whose reservation fits the headroom", () => {
-  const worst = estimateWorstCase(request(), prices, 4_096);
+  const worst = estimateWorstCase(request(), prices, 4_096, BOUNDS);
   const input = computeReservation(worst, 0);
   assert.equal(computeAffordableOutputCap(worst, input - 1), 0);
   const headroom = input + 1_000; // 1000 µUSD at 15 µUSD per token → 66 tokens
@@ -94,4 +107,15 @@ test("the affordable cap is the largest whose reservation fits the headroom", ()
   assert.ok(computeReservation(worst, cap) <= headroom);
   assert.ok(computeReservation(worst, cap + 1) > headroom);
   assert.equal(computeAffordableOutputCap(worst, 10_000_000_000), 4_096);
+});
+
+test("the input bound never passes the model's context length", () => {
+  const huge = request({
+    messages: [{ role: "user", content: [{ type: "text", text: "y".repeat(500_000) }] }],
+  });
+  assert.equal(estimateWorstCase(huge, prices, 0, BOUNDS).inputTokens, 128_000);
+  assert.equal(
+    estimateWorstCase(huge, prices, 0, { rules: O200K, contextLength: 1_000_000 }).inputTokens > 500_000,
+    true,
+  );
 });

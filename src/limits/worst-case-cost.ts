@@ -1,21 +1,22 @@
 /**
- * The most a request can cost, reserved at admission (DESIGN §4): its estimated input at the
- * dearest input rate it can be billed at, plus the output cap at the completion rate (reasoning
- * tokens are output). Integer pico-USD in BigInt, rounded up to micro-USD like the bill itself.
- *
- * The output side is exact: the cap is always sent upstream. The input side is an estimate (o200k
- * tokenizer; media at a flat per-part count), so a request can end up costing more than it reserved
- * by the estimation error of its input; docs/limits.md states that bound.
+ * The most a request can cost, reserved at admission: the most input tokens its upstream can bill
+ * for it (metering/bound-input-tokens.ts, with the adapter's rules, capped by the model's context
+ * length) at the dearest input rate it can be billed at, plus the output cap at the completion
+ * rate (reasoning tokens are output). Integer pico-USD in BigInt, rounded up to micro-USD like
+ * the bill itself. Both sides are upper bounds, so settled spend stays within what was reserved
+ * (docs/limits.md).
  */
 import type { CanonicalRequest } from "../canonical/index.js";
 import type { ModelPrices } from "../config/types.js";
-import { estimateInputTokens } from "../metering/estimate-usage.js";
+import { boundInputTokens, type UpstreamInputRules } from "../metering/bound-input-tokens.js";
 
 const PICO_PER_MICRO = 1_000_000n;
-/** Images: the most a vision model bills for one (Anthropic's ~1,600 tokens at 1568 px). */
-const IMAGE_TOKENS = 1_600;
-/** Files (PDF pages are text plus an image): one page's worth; the tokenizer sees none of it. */
-const FILE_TOKENS = 3_000;
+
+/** Where the request goes: what that upstream bills for input, and how much it accepts. */
+export interface InputBounds {
+  rules: UpstreamInputRules;
+  contextLength: number;
+}
 
 export interface WorstCase {
   inputTokens: number;
@@ -32,8 +33,9 @@ export function estimateWorstCase(
   request: CanonicalRequest,
   prices: ModelPrices,
   outputCap: number,
+  bounds: InputBounds,
 ): WorstCase {
-  const inputTokens = estimateInputTokens(request) + countMediaTokens(request);
+  const inputTokens = boundInputTokens(request, bounds.rules, bounds.contextLength);
   const inputPicoUsd = BigInt(inputTokens) * selectInputPrice(request, prices);
   const worst = {
     inputTokens,
@@ -86,18 +88,4 @@ function collectCacheTtls(request: CanonicalRequest): Set<string> {
   for (const tool of request.tools) note(tool);
   for (const message of request.messages) for (const part of message.content) note(part);
   return ttls;
-}
-
-function countMediaTokens(request: CanonicalRequest): number {
-  let tokens = 0;
-  for (const message of request.messages) {
-    for (const part of message.content) {
-      if (part.type === "image") tokens += IMAGE_TOKENS;
-      else if (part.type === "file") tokens += FILE_TOKENS;
-      else if (part.type === "tool-result") {
-        for (const inner of part.content) if (inner.type === "image") tokens += IMAGE_TOKENS;
-      }
-    }
-  }
-  return tokens;
 }

@@ -7,6 +7,13 @@
  * The algorithm is tiktoken's: split the text with o200k's pre-tokenizer pattern; a piece that is
  * itself a token counts one; any other piece is UTF-8 encoded and its adjacent parts merged,
  * lowest-ranked pair first, until no pair is a token; it counts as many tokens as parts remain.
+ *
+ * Merging is quadratic in a piece's length (megabytes of one letter are a single piece), so
+ * request handling uses {@link countO200kTokensBounded}: pieces longer than
+ * {@link MAX_MERGED_PIECE_BYTES} count as their UTF-8 byte length, which bounds their count from
+ * above (merging starts from one token per byte and only ever lowers the count), and counting
+ * stops at a work budget so the caller decides what the rest is worth. {@link countO200kTokens},
+ * the exact count, is for tests and short texts.
  */
 import { loadO200kRankTable, type RankTable } from "./o200k-rank-table.js";
 
@@ -37,27 +44,96 @@ let pieceBytes = new Uint8Array(1024);
 let partStarts = new Int32Array(1024);
 let partRanks = new Int32Array(1024);
 
+/**
+ * Pieces longer than this many UTF-8 bytes are not merged by the bounded counter: they count as
+ * their byte length. Ordinary words, numbers and runs of punctuation or white space are far
+ * shorter; long pieces are runs of letters without a break (a sequence, a hash, minified code,
+ * one letter repeated), whole sentences of CJK text among them, so the cut is well above a long
+ * CJK sentence, and merging one such piece is still cheap.
+ */
+export const MAX_MERGED_PIECE_BYTES = 512;
+
+/** The exact count, as gpt-tokenizer's `countTokens`. Quadratic in the longest piece: short texts only. */
 export function countO200kTokens(text: string): number {
   if (text.includes("<|")) {
     const special = SPECIAL_TOKEN_PATTERN.exec(text);
     if (special !== null) throw new Error(`Disallowed special token found: ${special[0]}`);
   }
+  return countPieces(text, 0, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY).tokens;
+}
+
+export interface PartialCount {
+  /** Tokens of `text[start, end)`. */
+  tokens: number;
+  /** Where counting stopped: the text's length, or the end of the last piece within the budget. */
+  end: number;
+  /** UTF-8 bytes of `text[start, end)`. */
+  bytes: number;
+  /** Work spent (see {@link countO200kTokensBounded}). */
+  work: number;
+}
+
+/**
+ * Counts `text` from `start` (which must be where a piece begins: 0, or a previous call's `end`),
+ * linearly: the o200k count, except that a piece longer than {@link MAX_MERGED_PIECE_BYTES}
+ * counts as its UTF-8 byte length. So the result is never below the exact count, and equals it
+ * for text without such pieces. A special token's spelling (`<|endoftext|>`) counts as the text
+ * it is, which is how OpenAI's API bills it.
+ *
+ * Stops after the piece that spends the last of `workBudget`. Work is one unit per byte of a
+ * piece plus the merging, which grows with the square of a piece's length: so a budget bounds
+ * the time however the text is made.
+ */
+export function countO200kTokensBounded(text: string, start: number, workBudget: number): PartialCount {
+  return countPieces(text, start, workBudget, MAX_MERGED_PIECE_BYTES);
+}
+
+function countPieces(text: string, start: number, workBudget: number, maxMergedBytes: number): PartialCount {
   const table = getRankTable();
   const pattern = O200K_PIECE_PATTERN;
-  pattern.lastIndex = 0;
-  let count = 0;
+  pattern.lastIndex = start;
+  let tokens = 0;
+  let bytes = 0;
+  let work = 0;
   // Every code point is a letter, a number, white space or none of these, and each has an
   // alternative that matches it, so each match starts where the previous one ended: a sticky
   // `test` finds the next piece's end without building a match array or a substring.
-  let pieceStart = 0;
-  while (pattern.test(text)) {
+  let pieceStart = start;
+  while (work < workBudget && pattern.test(text)) {
     const pieceEnd = pattern.lastIndex;
-    count += countPieceTokens(table, text, pieceStart, pieceEnd);
+    // Measured apart only when the piece may be long (a UTF-16 unit is at most 3 UTF-8 bytes);
+    // Buffer.byteLength counts a lone surrogate as U+FFFD's 3 bytes, as encodePiece does.
+    const longBytes =
+      (pieceEnd - pieceStart) * 3 > maxMergedBytes
+        ? Buffer.byteLength(text.slice(pieceStart, pieceEnd), "utf8")
+        : 0;
+    if (longBytes > maxMergedBytes) {
+      tokens += longBytes;
+      bytes += longBytes;
+      work += longBytes;
+    } else {
+      tokens += countPieceTokens(table, text, pieceStart, pieceEnd);
+      const pieceBytes = encodedLength;
+      bytes += pieceBytes;
+      work += pieceBytes + ((pieceBytes * pieceBytes) >> 6);
+    }
     pieceStart = pieceEnd;
   }
-  if (pieceStart !== text.length)
+  if (work < workBudget && pieceStart !== text.length)
     throw new Error(`o200k pre-tokenizer stopped at ${pieceStart} of ${text.length}`);
-  return count;
+  return { tokens, end: pieceStart, bytes, work };
+}
+
+/**
+ * Builds the rank table (~4 MB) now rather than in the first request that counts. A
+ * failure is kept: counting then throws at once and callers fall back to byte counts.
+ */
+export function loadO200kCounter(): void {
+  try {
+    getRankTable();
+  } catch {
+    // Reported by the first count, which falls back.
+  }
 }
 
 /** The rank table, built on first use; a failure is kept so callers' fallback stays cheap. */

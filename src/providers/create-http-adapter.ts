@@ -6,6 +6,7 @@
  */
 import type { CanonicalResult, CanonicalStreamPart } from "../canonical/index.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import type { UpstreamInputRules } from "../metering/bound-input-tokens.js";
 import { toUpstreamErrorInfo } from "./classify-upstream-error.js";
 import { convertResultToParts } from "./convert-result-to-parts.js";
 import {
@@ -30,6 +31,8 @@ export interface BuiltUpstreamRequest<Context> {
 
 export interface HttpAdapterSpec<Context> {
   kind: string;
+  /** What the upstream bills for input (ProviderAdapter.inputRules). */
+  inputRules: UpstreamInputRules;
   /** Throws GatewayError (before any I/O) for what the upstream API cannot express. */
   buildRequest(call: UpstreamCall, stream: boolean): BuiltUpstreamRequest<Context>;
   parseJson(json: unknown, call: UpstreamCall, context: Context): CanonicalResult;
@@ -59,6 +62,7 @@ export function createHttpAdapter<Context>(
   const getClient = () => options.httpClient ?? getSharedUpstreamHttpClient();
   return {
     kind: spec.kind,
+    inputRules: spec.inputRules,
     async generate(call) {
       const request = spec.buildRequest(call, false);
       const response = await sendForText(spec, getClient(), call, request);

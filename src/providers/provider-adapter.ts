@@ -4,6 +4,7 @@
  */
 import type { CanonicalRequest, CanonicalResult, CanonicalStreamPart } from "../canonical/index.js";
 import type { CatalogModel, ProviderConfig } from "../config/types.js";
+import type { UpstreamInputRules } from "../metering/bound-input-tokens.js";
 
 export interface UpstreamCall {
   request: CanonicalRequest;
@@ -20,6 +21,8 @@ export interface UpstreamCall {
 
 export interface ProviderAdapter {
   readonly kind: string;
+  /** What the upstream bills for input, for the reservation's bound (docs/limits.md). */
+  readonly inputRules: UpstreamInputRules;
   /**
    * Non-streaming call. Throws a GatewayError classified into the spec's taxonomy on any failure
    * (HTTP error, refused connection, deadline, unparseable body).

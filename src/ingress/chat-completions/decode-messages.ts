@@ -66,7 +66,7 @@ function decodeAssistantContent(body: AssistantMessageBody): AssistantContentPar
   const content: AssistantContentPart[] = [];
   const details = decodeReasoningDetails(body.reasoning_details ?? []);
   // reasoning_details, when the gateway produced them, repeat the `reasoning` text with its state.
-  if (details.reasoning.length > 0) content.push(...details.reasoning);
+  if (details.reasoning.length > 0) for (const part of details.reasoning) content.push(part);
   else if (body.reasoning) content.push({ type: "reasoning", text: body.reasoning });
   for (const part of decodeTextContent(body.content)) {
     if (part.text.trim() !== "") content.push(part);

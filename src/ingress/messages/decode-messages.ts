@@ -42,7 +42,7 @@ export function decodeMessagesConversation(
 function decodeMessage(body: MessagesMessageBody, param: string, into: DecodedConversation): void {
   switch (body.role) {
     case "system":
-      into.system.push(...decodeTextContent(body.content));
+      for (const part of decodeTextContent(body.content)) into.system.push(part);
       return;
     case "assistant": {
       const content =

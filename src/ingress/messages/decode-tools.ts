@@ -68,7 +68,7 @@ export function decodeMessagesServerTools(
 ): ServerToolActivation[] {
   const sources: ChatPluginBody[] = [];
   for (const tool of tools ?? []) if (!isCustomTool(tool)) sources.push(convertNativeServerTool(tool));
-  sources.push(...(plugins ?? []));
+  for (const plugin of plugins ?? []) sources.push(plugin);
   return decodeServerTools({ plugins: sources });
 }
 

@@ -182,7 +182,8 @@ export function decodeReasoningItem(item: ResponsesReasoningItemBody): Reasoning
 function appendAssistantContent(messages: CanonicalMessage[], parts: AssistantContentPart[]): void {
   if (parts.length === 0) return;
   const last = messages[messages.length - 1];
-  if (last?.role === "assistant") last.content.push(...parts);
+  // A loop, not push(...parts): spreading very many parts would overflow the stack.
+  if (last?.role === "assistant") for (const part of parts) last.content.push(part);
   else messages.push({ role: "assistant", content: parts });
 }
 

@@ -6,6 +6,8 @@ import { GatewayError } from "../../errors/gateway-error.js";
  * hand rather than with a regex: payloads are megabytes and only the header needs looking at.
  */
 
+const MAX_HEADER_LENGTH = 1_024;
+
 export interface DataUrl {
   mediaType: string;
   /** Base64 payload, not decoded (upstreams take base64). */
@@ -20,7 +22,8 @@ export function isDataUrl(url: string): boolean {
 export function parseDataUrl(url: string): DataUrl | undefined {
   if (!isDataUrl(url)) return undefined;
   const comma = url.indexOf(",");
-  if (comma < 0) return undefined;
+  // The header (media type and parameters) is short; a longer one is no data URL worth splitting.
+  if (comma < 0 || comma > MAX_HEADER_LENGTH) return undefined;
   const attributes = url.slice("data:".length, comma).split(";");
   if (attributes.length < 2 || attributes[attributes.length - 1].toLowerCase() !== "base64") return undefined;
   const mediaType = attributes[0].trim().toLowerCase();

@@ -5,6 +5,7 @@
 import { createHttpAdapter, type HttpAdapterOptions } from "../create-http-adapter.js";
 import type { ProviderAdapter } from "../provider-adapter.js";
 import { buildAnthropicRequest } from "./build-request.js";
+import { ANTHROPIC_INPUT_RULES } from "./input-rules.js";
 import { type AnthropicParseContext, parseAnthropicResponse } from "./parse-response.js";
 import { parseAnthropicStream } from "./parse-stream.js";
 
@@ -14,6 +15,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions = {}): P
   return createHttpAdapter<AnthropicParseContext>(
     {
       kind: "anthropic",
+      inputRules: ANTHROPIC_INPUT_RULES,
       buildRequest(call, stream) {
         const request = buildAnthropicRequest(call, { stream });
         const context: AnthropicParseContext = {

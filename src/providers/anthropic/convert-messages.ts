@@ -25,7 +25,6 @@ import type {
   CanonicalMessage,
   TextPart,
   ToolResultPart,
-  UserContentPart,
 } from "../../canonical/index.js";
 import { isStateForUpstream } from "../is-state-for-upstream.js";
 import { convertFile, convertImage, withCacheControl } from "./convert-media.js";
@@ -51,65 +50,66 @@ export function convertMessages(
   context: { upstreamModel: string },
 ): AnthropicMessage[] {
   const turns: AnthropicMessage[] = [];
-  messages.forEach((message, messageIndex) => {
-    const param = (partIndex: number) => `messages[${messageIndex}].content[${partIndex}]`;
-    let turn: AnthropicMessage;
+  for (let messageIndex = 0; messageIndex < messages.length; messageIndex++) {
+    const message = messages[messageIndex];
+    const content: AnthropicContentBlock[] = [];
     switch (message.role) {
       case "user":
-        turn = {
-          role: "user",
-          content: message.content.flatMap((part, i) => convertUserPart(part, param(i))),
-        };
+        for (let partIndex = 0; partIndex < message.content.length; partIndex++) {
+          const part = message.content[partIndex];
+          if (part.type === "text") pushText(content, part);
+          else if (part.type === "image") content.push(convertImage(part, locate(messageIndex, partIndex)));
+          else content.push(convertFile(part, locate(messageIndex, partIndex)));
+        }
         break;
       case "assistant":
-        turn = {
-          role: "assistant",
-          content: message.content.flatMap((part) => convertAssistantPart(part, context.upstreamModel)),
-        };
+        for (const part of message.content) convertAssistantPart(content, part, context.upstreamModel);
         break;
       case "tool":
-        turn = { role: "user", content: message.content.map((part, i) => convertToolResult(part, param(i))) };
+        for (let partIndex = 0; partIndex < message.content.length; partIndex++) {
+          content.push(convertToolResult(message.content[partIndex], locate(messageIndex, partIndex)));
+        }
         break;
     }
-    if (turn.content.length > 0) turns.push(turn);
-  });
+    if (content.length > 0)
+      turns.push({ role: message.role === "assistant" ? "assistant" : "user", content });
+  }
   return mergeConsecutiveTurns(turns);
 }
 
-function convertUserPart(part: UserContentPart, param: string): AnthropicContentBlock[] {
-  switch (part.type) {
-    case "text":
-      return convertText(part);
-    case "image":
-      return [convertImage(part, param)];
-    case "file":
-      return [convertFile(part, param)];
-  }
+/** A part's location for errors, built only when a part needs one (most are text). */
+function locate(messageIndex: number, partIndex: number): string {
+  return `messages[${messageIndex}].content[${partIndex}]`;
 }
 
-function convertAssistantPart(part: AssistantContentPart, upstreamModel: string): AnthropicContentBlock[] {
+function convertAssistantPart(
+  content: AnthropicContentBlock[],
+  part: AssistantContentPart,
+  upstreamModel: string,
+): void {
   switch (part.type) {
     case "text":
-      return convertText(part);
+      pushText(content, part);
+      return;
     case "reasoning": {
       const state = part.providerState;
-      if (!isStateForUpstream(state, PROVIDER_KIND, upstreamModel)) return [];
-      if (state.redactedData !== undefined) return [{ type: "redacted_thinking", data: state.redactedData }];
-      if (state.signature !== undefined) {
-        return [{ type: "thinking", thinking: part.text, signature: state.signature }];
+      if (!isStateForUpstream(state, PROVIDER_KIND, upstreamModel)) return;
+      if (state.redactedData !== undefined)
+        content.push({ type: "redacted_thinking", data: state.redactedData });
+      else if (state.signature !== undefined) {
+        content.push({ type: "thinking", thinking: part.text, signature: state.signature });
       }
-      return [];
+      return;
     }
     case "tool-call":
-      return [
-        {
-          type: "tool_use",
-          id: part.id,
-          name: part.name,
-          input: parseToolInput(part.arguments),
-          ...withCacheControl(part.cacheControl),
-        },
-      ];
+      content.push({
+        type: "tool_use",
+        id: part.id,
+        name: part.name,
+        input: parseToolInput(part.arguments),
+        ...withCacheControl(part.cacheControl),
+      });
+      return;
   }
 }
 
@@ -133,6 +133,11 @@ function convertText(part: TextPart): AnthropicTextBlock[] {
   return [{ type: "text", text: part.text, ...withCacheControl(part.cacheControl) }];
 }
 
+function pushText(content: AnthropicContentBlock[], part: TextPart): void {
+  if (part.text.trim() !== "")
+    content.push({ type: "text", text: part.text, ...withCacheControl(part.cacheControl) });
+}
+
 /** The arguments as an object; anything that is not a JSON object becomes `{}` (see above). */
 export function parseToolInput(argumentsText: string): Record<string, unknown> {
   try {
@@ -146,12 +151,13 @@ export function parseToolInput(argumentsText: string): Record<string, unknown> {
   return {};
 }
 
+/** Linear in the number of blocks: a run of one role's turns appends to one array. */
 function mergeConsecutiveTurns(turns: AnthropicMessage[]): AnthropicMessage[] {
   const merged: AnthropicMessage[] = [];
   for (const turn of turns) {
     const previous = merged.at(-1);
     if (previous !== undefined && previous.role === turn.role) {
-      previous.content = [...previous.content, ...turn.content];
+      for (const block of turn.content) previous.content.push(block);
     } else {
       merged.push({ role: turn.role, content: [...turn.content] });
     }

@@ -6,6 +6,7 @@ import { createHttpAdapter, type HttpAdapterOptions } from "../create-http-adapt
 import type { ProviderAdapter } from "../provider-adapter.js";
 import { buildGenerateContentRequest } from "./build-request.js";
 import { GOOGLE_PROVIDER_KIND } from "./google-provider-kind.js";
+import { GOOGLE_INPUT_RULES } from "./input-rules.js";
 import { convertJsonBodyToParts, parseGenerateContentResponse } from "./parse-response.js";
 import { parseGenerateContentStream } from "./parse-stream.js";
 import { refineGoogleError } from "./refine-google-error.js";
@@ -16,6 +17,7 @@ export function createGoogleAdapter(options: GoogleAdapterOptions = {}): Provide
   return createHttpAdapter<{ upstreamModel: string }>(
     {
       kind: GOOGLE_PROVIDER_KIND,
+      inputRules: GOOGLE_INPUT_RULES,
       buildRequest: (call, stream) => ({
         ...buildGenerateContentRequest(call, { stream }),
         context: { upstreamModel: call.upstreamModel },

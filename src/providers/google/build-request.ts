@@ -1,5 +1,6 @@
 /** UpstreamCall → the Gemini `generateContent` / `streamGenerateContent` HTTP request. */
 import type { UpstreamCall } from "../provider-adapter.js";
+import { cleanRequestSchemas } from "./clean-request-schemas.js";
 import { convertContents } from "./convert-contents.js";
 import { convertGenerationConfig } from "./convert-generation-config.js";
 import { convertToolChoice, convertTools } from "./convert-tools.js";
@@ -58,11 +59,13 @@ export function buildGenerateContentBody(call: UpstreamCall): GenerateContentBod
   });
   const body: GenerateContentBody = { contents };
   if (systemInstruction !== undefined) body.systemInstruction = systemInstruction;
-  const tools = convertTools(request.tools);
+  // Cleaned once per request (admission measured them already): `invalid_request` when too large.
+  const schemas = cleanRequestSchemas(request);
+  const tools = convertTools(request.tools, schemas.parameters);
   if (tools.length > 0) body.tools = tools;
   const toolConfig = convertToolChoice(request.toolChoice, tools.length > 0);
   if (toolConfig !== undefined) body.toolConfig = toolConfig;
-  body.generationConfig = convertGenerationConfig(call);
+  body.generationConfig = convertGenerationConfig(call, schemas.responseSchema);
   for (const [key, value] of Object.entries(request.passthrough)) {
     const field = PASSTHROUGH_FIELDS[key];
     if (field !== undefined && value !== undefined && value !== null) body[field] = value;

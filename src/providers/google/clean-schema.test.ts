@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { cleanSchemaForGemini } from "./clean-schema.js";
+import {
+  cleanSchemaForGemini,
+  createSchemaBudget,
+  MAX_CLEANED_SCHEMA_NODES,
+  SchemaTooLargeError,
+} from "./clean-schema.js";
 
 /** The value at a path of object keys. */
 function at(value: unknown, ...keys: string[]): unknown {
@@ -360,4 +365,47 @@ test("an anyOf whose alternative accepts anything is void and dropped (MCP 'one 
   );
   assert.deepEqual(cleaned, { type: "object", properties: { a: { type: "string" }, b: { type: "string" } } });
   assert.deepEqual(dropped, ["anyOf"]);
+});
+
+test("references that name nothing are dropped: malformed escapes, inherited names", () => {
+  const drops: string[] = [];
+  const cleaned = cleanSchemaForGemini(
+    {
+      type: "object",
+      properties: {
+        a: { $ref: "#/$defs/%E0%A4%A" },
+        b: { $ref: "#/__proto__" },
+        c: { $ref: "#/$defs/constructor" },
+      },
+      $defs: {},
+    },
+    { onDrop: (path) => drops.push(path) },
+  );
+  assert.deepEqual(cleaned.properties, { a: {}, b: {}, c: {} });
+  assert.deepEqual(drops.sort(), ["properties.a.$ref", "properties.b.$ref", "properties.c.$ref"]);
+});
+
+test("inlining is bounded: an exponential schema is refused, a request's schemas share one budget", () => {
+  const definitions: Record<string, unknown> = {};
+  for (let level = 0; level < 40; level++) {
+    const next = level === 39 ? "#" : `#/$defs/d${level + 1}`;
+    definitions[`d${level}`] = { type: "object", properties: { l: { $ref: next }, r: { $ref: next } } };
+  }
+  const started = performance.now();
+  assert.throws(() => cleanSchemaForGemini({ $ref: "#/$defs/d0", $defs: definitions }), SchemaTooLargeError);
+  assert.ok(performance.now() - started < 1_000, "refused within the budget, not after 2^40 copies");
+  // A schema well within the budget alone passes; enough of them on one budget do not.
+  const wide = {
+    type: "object",
+    properties: Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`p${i}`, { type: "string" }])),
+  };
+  const budget = createSchemaBudget();
+  let cleaned = 0;
+  assert.throws(() => {
+    for (;;) {
+      cleanSchemaForGemini(wide, { budget });
+      cleaned++;
+    }
+  }, SchemaTooLargeError);
+  assert.ok(cleaned >= 10 && cleaned <= MAX_CLEANED_SCHEMA_NODES / 500, `${cleaned} schemas`);
 });

@@ -8,7 +8,11 @@
  * are translated instead of dropped:
  * - local `$ref` (`#/$defs/…`, `#/definitions/…`, any local JSON pointer) is resolved inline, with
  *   sibling keywords layered on top; a recursive reference is expanded {@link MAX_REF_REPEATS} times
- *   and then cut to a type-only schema (Gemini has no references in this dialect);
+ *   and then cut to a type-only schema (Gemini has no references in this dialect). Inlining can
+ *   grow a small schema exponentially (each definition referring twice to the next), so the
+ *   output is bounded: past {@link MAX_CLEANED_SCHEMA_NODES} nodes or
+ *   {@link MAX_CLEANED_SCHEMA_CHARACTERS} characters (shared by the schemas of one request through
+ *   {@link SchemaBudget}) cleaning stops with {@link SchemaTooLargeError};
  * - `allOf` members are merged (properties and required united, the first word wins elsewhere);
  * - `oneOf` becomes `anyOf`; `null` members of `anyOf` and `"null"` in a type array become
  *   `nullable: true`; a type array of several types becomes `anyOf` of single types;
@@ -26,6 +30,37 @@
 export interface CleanSchemaOptions {
   /** Called once per dropped keyword with its location (e.g. `properties.tags.uniqueItems`). */
   onDrop?: (path: string, keyword: string) => void;
+  /** What the output may still hold; pass one budget to every schema of a request. */
+  budget?: SchemaBudget;
+}
+
+/**
+ * What one request's cleaned schemas may hold together: schema nodes (what cleaning costs) and
+ * characters of names and texts (what the upstream body carries). Far above
+ * any schema Gemini serves (it refuses schemas with too many states long before): 1,000 tools of
+ * a few properties each fit.
+ */
+export const MAX_CLEANED_SCHEMA_NODES = 10_000;
+export const MAX_CLEANED_SCHEMA_CHARACTERS = 4_000_000;
+
+export interface SchemaBudget {
+  nodes: number;
+  characters: number;
+}
+
+export function createSchemaBudget(): SchemaBudget {
+  return { nodes: MAX_CLEANED_SCHEMA_NODES, characters: MAX_CLEANED_SCHEMA_CHARACTERS };
+}
+
+/** The cleaned schemas would outgrow their budget (see {@link MAX_CLEANED_SCHEMA_NODES}). */
+export class SchemaTooLargeError extends Error {
+  constructor() {
+    super(
+      `the schema grows past ${MAX_CLEANED_SCHEMA_NODES} nodes or ${MAX_CLEANED_SCHEMA_CHARACTERS} characters ` +
+        "(all schemas of the request together) when its $refs are inlined for Gemini, which has no references; " +
+        "simplify it or reuse fewer definitions",
+    );
+  }
 }
 
 type Schema = Record<string, unknown>;
@@ -76,23 +111,48 @@ const TRANSLATED = new Set([
 
 interface Context {
   root: Schema;
-  refStack: string[];
+  /** How often each reference is being expanded on the current path. */
+  expanding: Map<string, number>;
+  /** Targets of the references resolved so far (undefined: not resolvable). */
+  targets: Map<string, Schema | undefined>;
   onDrop?: (path: string, keyword: string) => void;
+  budget: SchemaBudget;
 }
 
-/** Cleans a JSON Schema for Gemini's `parameters` / `responseSchema`. Never throws. */
+/**
+ * Cleans a JSON Schema for Gemini's `parameters` / `responseSchema`. Throws only
+ * {@link SchemaTooLargeError}, when the output outgrows the budget.
+ */
 export function cleanSchemaForGemini(schema: unknown, options: CleanSchemaOptions = {}): Schema {
   const root = isRecord(schema) ? schema : {};
-  return cleanNode(root, "", 0, { root, refStack: [], onDrop: options.onDrop });
+  const budget = options.budget ?? createSchemaBudget();
+  return cleanNode(root, "", 0, {
+    root,
+    expanding: new Map(),
+    targets: new Map(),
+    onDrop: options.onDrop,
+    budget,
+  });
+}
+
+/** Takes one node and `characters` from the budget; throws when either runs out. */
+function spendNode(context: Context): void {
+  if (--context.budget.nodes < 0) throw new SchemaTooLargeError();
+}
+
+function spendCharacters(context: Context, characters: number): void {
+  context.budget.characters -= characters;
+  if (context.budget.characters < 0) throw new SchemaTooLargeError();
 }
 
 function cleanNode(node: unknown, path: string, depth: number, context: Context): Schema {
   if (!isRecord(node) || depth > MAX_DEPTH) return {};
+  spendNode(context);
   if (typeof node.$ref === "string") return cleanReference(node, node.$ref, path, depth, context);
   if (Array.isArray(node.allOf)) {
     const { allOf, ...rest } = node;
     const members = allOf.map((member, index) =>
-      cleanNode(member, join(path, `allOf.${index}`), depth + 1, context),
+      cleanNode(member, childPath(context, path, `allOf.${index}`), depth + 1, context),
     );
     return mergeSchemas([cleanNode(rest, path, depth + 1, context), ...members]);
   }
@@ -109,8 +169,8 @@ function cleanNode(node: unknown, path: string, depth: number, context: Context)
   const realTypes = types.filter((item) => JSON_TYPES.has(item));
   if (realTypes.length === 1) result.type = realTypes[0];
 
-  copyString(node, result, "title");
-  copyString(node, result, "description");
+  copyString(node, result, "title", context);
+  copyString(node, result, "description", context);
   for (const key of COUNT_KEYWORDS) {
     const value = node[key];
     if (typeof value === "number" && Number.isInteger(value) && value >= 0) result[key] = value;
@@ -147,6 +207,7 @@ function cleanEnum(node: Schema, result: Schema, path: string, context: Context)
     values.every((value) => typeof value === "string") &&
     (result.type === undefined || result.type === "string");
   if (keep) {
+    for (const value of values) spendCharacters(context, (value as string).length + 3);
     result.type = "string";
     result.enum = values;
   } else if (values.length > 0) {
@@ -163,7 +224,8 @@ function cleanProperties(node: Schema, result: Schema, path: string, depth: numb
   if (!isRecord(node.properties)) return;
   const properties: Schema = {};
   for (const [name, value] of Object.entries(node.properties)) {
-    properties[name] = cleanNode(value, join(path, `properties.${name}`), depth + 1, context);
+    spendCharacters(context, name.length + 3);
+    properties[name] = cleanNode(value, childPath(context, path, `properties.${name}`), depth + 1, context);
   }
   const names = new Set(Object.keys(properties));
   if (names.size === 0) return;
@@ -192,7 +254,7 @@ function cleanAlternatives(
     ...typeAlternatives,
     ...(["anyOf", "oneOf"] as const).flatMap((keyword) =>
       readSchemas(node[keyword]).map((member, index) =>
-        cleanNode(member, join(path, `${keyword}.${index}`), depth + 1, context),
+        cleanNode(member, childPath(context, path, `${keyword}.${index}`), depth + 1, context),
       ),
     ),
   ];
@@ -216,25 +278,29 @@ function cleanReference(
   context: Context,
 ): Schema {
   const { $ref: _ignored, ...siblings } = node;
-  const target = resolveLocalReference(context.root, reference);
+  let target = context.targets.get(reference);
+  if (target === undefined && !context.targets.has(reference)) {
+    target = resolveLocalReference(context.root, reference);
+    context.targets.set(reference, target);
+  }
   const siblingSchema = Object.keys(siblings).length > 0 ? cleanNode(siblings, path, depth + 1, context) : {};
   if (target === undefined) {
     context.onDrop?.(join(path, "$ref"), "$ref");
     return siblingSchema;
   }
-  const repeats = context.refStack.filter((item) => item === reference).length;
+  const repeats = context.expanding.get(reference) ?? 0;
   if (repeats >= MAX_REF_REPEATS) {
     // Recursion cut: keep what the value is, not its structure.
     const cut: Schema = {};
     if (typeof target.type === "string" && JSON_TYPES.has(target.type)) cut.type = target.type;
-    copyString(target, cut, "description");
+    copyString(target, cut, "description", context);
     return mergeSchemas([siblingSchema, cut]);
   }
-  context.refStack.push(reference);
+  context.expanding.set(reference, repeats + 1);
   try {
     return mergeSchemas([siblingSchema, cleanNode(target, path, depth + 1, context)]);
   } finally {
-    context.refStack.pop();
+    context.expanding.set(reference, repeats);
   }
 }
 
@@ -246,8 +312,14 @@ function resolveLocalReference(root: Schema, reference: string): Schema | undefi
   if (!pointer.startsWith("/")) return undefined;
   let current: unknown = root;
   for (const raw of pointer.slice(1).split("/")) {
-    const segment = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
-    if (!isRecord(current) && !Array.isArray(current)) return undefined;
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    } catch {
+      return undefined; // a malformed %-escape names nothing
+    }
+    // Own keys only: `__proto__` or `constructor` name no definition.
+    if ((!isRecord(current) && !Array.isArray(current)) || !Object.hasOwn(current, segment)) return undefined;
     current = (current as Record<string, unknown>)[segment];
   }
   return isRecord(current) ? current : undefined;
@@ -255,7 +327,8 @@ function resolveLocalReference(root: Schema, reference: string): Schema | undefi
 
 /** `items` (object or legacy tuple array) or `prefixItems`; a tuple becomes `anyOf` of its members. */
 function cleanItems(node: Schema, path: string, depth: number, context: Context): Schema | undefined {
-  if (isRecord(node.items)) return cleanNode(node.items, join(path, "items"), depth + 1, context);
+  if (isRecord(node.items))
+    return cleanNode(node.items, childPath(context, path, "items"), depth + 1, context);
   const tuple = Array.isArray(node.items)
     ? node.items
     : Array.isArray(node.prefixItems)
@@ -263,7 +336,7 @@ function cleanItems(node: Schema, path: string, depth: number, context: Context)
       : undefined;
   if (tuple === undefined || tuple.length === 0) return undefined;
   const members = tuple.map((member, index) =>
-    cleanNode(member, join(path, `items.${index}`), depth + 1, context),
+    cleanNode(member, childPath(context, path, `items.${index}`), depth + 1, context),
   );
   return members.length === 1 ? members[0] : { anyOf: members };
 }
@@ -273,26 +346,45 @@ function cleanItems(node: Schema, path: string, depth: number, context: Context)
  * first schema that has it wins (so callers list the most specific schema first).
  */
 function mergeSchemas(schemas: Schema[]): Schema {
+  // One cleaned schema with content (the other empty, as a `$ref` without siblings gives): it is
+  // already what merging would make of it (required unique, object type with properties).
+  const nonEmpty = schemas.filter(hasKeys);
+  if (nonEmpty.length === 1) return nonEmpty[0];
   const result: Schema = {};
   const required: string[] = [];
+  // One accumulator, each property added once: merging stays linear in the properties merged.
+  // (A Map: names such as `__proto__` or `toString` are plain keys there.)
+  let properties: Map<string, unknown> | undefined;
   for (const schema of schemas) {
     for (const [key, value] of Object.entries(schema)) {
       if (key === "properties" && isRecord(value)) {
-        result.properties = { ...value, ...(isRecord(result.properties) ? result.properties : {}) };
+        properties ??= new Map();
+        for (const [name, property] of Object.entries(value)) {
+          if (!properties.has(name)) properties.set(name, property);
+        }
       } else if (key === "required") {
-        required.push(...readStrings(value));
+        for (const name of readStrings(value)) required.push(name);
       } else if (!(key in result)) {
         result[key] = value;
       }
     }
   }
+  if (properties !== undefined) result.properties = Object.fromEntries(properties);
   if (required.length > 0) result.required = [...new Set(required)];
   if (result.properties !== undefined) result.type ??= "object";
   return result;
 }
 
-function copyString(from: Schema, to: Schema, key: string): void {
-  if (typeof from[key] === "string") to[key] = from[key];
+function hasKeys(schema: Schema): boolean {
+  for (const _ in schema) return true;
+  return false;
+}
+
+function copyString(from: Schema, to: Schema, key: string, context: Context): void {
+  const value = from[key];
+  if (typeof value !== "string") return;
+  spendCharacters(context, value.length + key.length + 6);
+  to[key] = value;
 }
 
 function readStrings(value: unknown): string[] {
@@ -305,6 +397,11 @@ function readSchemas(value: unknown): Schema[] {
 
 function join(path: string, key: string): string {
   return path === "" ? key : `${path}.${key}`;
+}
+
+/** A child's location, built only when someone listens for drops (it is a string per node). */
+function childPath(context: Context, path: string, key: string): string {
+  return context.onDrop === undefined ? "" : join(path, key);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

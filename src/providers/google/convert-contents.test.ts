@@ -322,3 +322,15 @@ test("Gemini 3: the first unsigned function call of a step gets Google's skip-va
   );
   assert.equal(signed[0]?.thoughtSignature, "real");
 });
+
+test("merging runs of one role's turns appends part by part: a turn of 300,000 parts merges", () => {
+  const parts = Array.from({ length: 300_000 }, (_, index) => ({ type: "text" as const, text: `p${index}` }));
+  const messages: CanonicalMessage[] = [
+    { role: "user", content: [{ type: "text", text: "first" }] },
+    { role: "user", content: parts },
+  ];
+  // push(...parts) overflowed the stack past ~100,000 arguments.
+  const { contents } = convertContents([], messages, { upstreamModel: "gemini-x" });
+  assert.equal(contents.length, 1);
+  assert.equal(contents[0].parts.length, 300_001);
+});

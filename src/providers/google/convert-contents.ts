@@ -233,7 +233,8 @@ function mergeTurns(turns: GeminiContent[]): GeminiContent[] {
   for (const turn of turns) {
     if (turn.parts.length === 0) continue;
     const previous = merged.at(-1);
-    if (previous?.role === turn.role) previous.parts.push(...turn.parts);
+    // A loop, not push(...parts): spreading a turn of very many parts would overflow the stack.
+    if (previous?.role === turn.role) for (const part of turn.parts) previous.parts.push(part);
     else merged.push({ role: turn.role, parts: [...turn.parts] });
   }
   return merged;

@@ -12,7 +12,11 @@ import { cleanSchemaForGemini } from "./clean-schema.js";
 import { convertThinkingConfig } from "./convert-thinking-config.js";
 import type { GeminiGenerationConfig } from "./wire-types.js";
 
-export function convertGenerationConfig(call: UpstreamCall): GeminiGenerationConfig {
+/** `responseSchema`: the request's response schema, already cleaned (clean-request-schemas.ts). */
+export function convertGenerationConfig(
+  call: UpstreamCall,
+  responseSchema?: Record<string, unknown>,
+): GeminiGenerationConfig {
   const { request } = call;
   const { sampling } = request;
   const config: GeminiGenerationConfig = { maxOutputTokens: call.maxOutputTokens };
@@ -23,7 +27,7 @@ export function convertGenerationConfig(call: UpstreamCall): GeminiGenerationCon
   setIfDefined(config, "seed", sampling.seed);
   setIfDefined(config, "presencePenalty", sampling.presencePenalty);
   setIfDefined(config, "frequencyPenalty", sampling.frequencyPenalty);
-  Object.assign(config, convertResponseFormat(request.responseFormat));
+  Object.assign(config, convertResponseFormat(request.responseFormat, responseSchema));
   const thinkingConfig = convertThinkingConfig(request.reasoning, {
     upstreamModel: call.upstreamModel,
     supportsReasoning: call.model.features.includes("reasoning"),
@@ -39,10 +43,14 @@ export function convertGenerationConfig(call: UpstreamCall): GeminiGenerationCon
  */
 export function convertResponseFormat(
   format: ResponseFormat | undefined,
+  cleanedSchema?: Record<string, unknown>,
 ): Pick<GeminiGenerationConfig, "responseMimeType" | "responseSchema"> {
   if (format === undefined || format.type === "text") return {};
   if (format.type === "json_object") return { responseMimeType: "application/json" };
-  return { responseMimeType: "application/json", responseSchema: cleanSchemaForGemini(format.schema) };
+  return {
+    responseMimeType: "application/json",
+    responseSchema: cleanedSchema ?? cleanSchemaForGemini(format.schema),
+  };
 }
 
 function setIfDefined<K extends keyof GeminiGenerationConfig>(

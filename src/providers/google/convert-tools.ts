@@ -1,6 +1,6 @@
 /** Canonical tools and tool choice → Gemini `tools[].functionDeclarations` and `toolConfig`. */
 import type { FunctionTool, ToolChoice } from "../../canonical/index.js";
-import { cleanSchemaForGemini } from "./clean-schema.js";
+import { cleanSchemaForGemini, createSchemaBudget } from "./clean-schema.js";
 import type { GeminiFunctionDeclaration, GeminiToolConfig } from "./wire-types.js";
 
 /**
@@ -10,10 +10,11 @@ import type { GeminiFunctionDeclaration, GeminiToolConfig } from "./wire-types.j
  */
 export function convertTools(
   tools: FunctionTool[],
+  cleanedParameters: Array<Record<string, unknown> | undefined> = cleanAll(tools),
 ): Array<{ functionDeclarations: GeminiFunctionDeclaration[] }> {
   if (tools.length === 0) return [];
-  const functionDeclarations = tools.map((tool): GeminiFunctionDeclaration => {
-    const parameters = tool.parameters === undefined ? undefined : cleanSchemaForGemini(tool.parameters);
+  const functionDeclarations = tools.map((tool, index): GeminiFunctionDeclaration => {
+    const parameters = cleanedParameters[index];
     return {
       name: tool.name,
       ...(tool.description === undefined ? {} : { description: tool.description }),
@@ -21,6 +22,14 @@ export function convertTools(
     };
   });
   return [{ functionDeclarations }];
+}
+
+/** Each tool's parameters cleaned on their own budget (the request builder passes its own). */
+function cleanAll(tools: FunctionTool[]): Array<Record<string, unknown> | undefined> {
+  const budget = createSchemaBudget();
+  return tools.map((tool) =>
+    tool.parameters === undefined ? undefined : cleanSchemaForGemini(tool.parameters, { budget }),
+  );
 }
 
 /**

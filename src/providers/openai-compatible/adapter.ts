@@ -25,6 +25,7 @@ export function createChatCompletionsAdapter(
   return createHttpAdapter<undefined>(
     {
       kind: dialect.kind,
+      inputRules: dialect.inputRules,
       buildRequest: (call, stream) => ({
         ...buildChatCompletionsRequest(call, { stream, dialect }),
         context: undefined,

@@ -3,6 +3,8 @@
  * branches on a kind's name; it reads these fields (and the per-host `ProviderConfig.quirks`).
  */
 import type { ProviderKind } from "../../config/types.js";
+import type { UpstreamInputRules } from "../../metering/bound-input-tokens.js";
+import { OPENAI_INPUT_RULES, UNKNOWN_HOST_INPUT_RULES } from "./input-rules.js";
 
 export interface ChatDialect {
   /** The provider kind the adapter registers under. */
@@ -23,6 +25,8 @@ export interface ChatDialect {
    * (OpenRouter, vLLM). OpenAI's Chat API has no such field and returns no reasoning text.
    */
   sendsReasoningText: boolean;
+  /** What the host bills for input: OpenAI's rules, or those of an unknown host (input-rules.ts). */
+  inputRules: UpstreamInputRules;
 }
 
 /** Any host speaking OpenAI Chat Completions: forward what the caller asked for. */
@@ -32,6 +36,7 @@ export const OPENAI_COMPATIBLE_DIALECT: ChatDialect = {
   userField: "user",
   sendsExtendedSampling: true,
   sendsReasoningText: true,
+  inputRules: UNKNOWN_HOST_INPUT_RULES,
 };
 
 /** OpenAI's own Chat Completions API. */
@@ -41,4 +46,5 @@ export const OPENAI_CHAT_DIALECT: ChatDialect = {
   userField: "safety_identifier",
   sendsExtendedSampling: false,
   sendsReasoningText: false,
+  inputRules: OPENAI_INPUT_RULES,
 };

@@ -4,6 +4,7 @@
  * content in the canonical reasoning parts' provider state).
  */
 import { createHttpAdapter, type HttpAdapterOptions } from "../create-http-adapter.js";
+import { OPENAI_INPUT_RULES } from "../openai-compatible/input-rules.js";
 import type { ProviderAdapter } from "../provider-adapter.js";
 import { buildResponsesRequest } from "./build-request.js";
 import { parseResponsesResponse } from "./parse-response.js";
@@ -16,6 +17,7 @@ export function createOpenAiResponsesAdapter(options: OpenAiResponsesAdapterOpti
   return createHttpAdapter<{ upstreamModel: string }>(
     {
       kind: RESPONSES_PROVIDER_KIND,
+      inputRules: OPENAI_INPUT_RULES,
       // Built before sending: a request the format cannot express fails without an upstream call.
       buildRequest: (call, stream) => ({
         ...buildResponsesRequest(call, { stream }),

@@ -46,7 +46,7 @@ export function convertInput(messages: CanonicalMessage[], upstreamModel: string
         break;
       }
       case "assistant":
-        items.push(...convertAssistantTurn(message.content, upstreamModel));
+        for (const item of convertAssistantTurn(message.content, upstreamModel)) items.push(item);
         break;
       case "tool":
         for (const part of message.content) items.push(convertToolResult(part));
