@@ -84,6 +84,7 @@ export function createApp(deps: AppDependencies): GatewayHttp {
     authenticator: deps.authenticator,
     maxBodyBytes: deps.config.maxBodyBytes,
     keepAliveMs: deps.keepAliveMs,
+    clientReadTimeoutMs: deps.config.clientReadTimeoutMs,
   };
   const readBearer = (headers: HeaderReader) => readBearerToken(headers.get("authorization") ?? undefined);
   // The messages format also accepts Anthropic's own header (spec §5.2).

@@ -31,6 +31,8 @@ export interface GenerationRouteDeps {
   authenticator: Authenticator;
   maxBodyBytes: number;
   keepAliveMs?: number;
+  /** How long a streaming client may take nothing while output waits for it. */
+  clientReadTimeoutMs?: number;
 }
 
 type Answer =
@@ -107,6 +109,7 @@ export function createGenerationHandler(
         logger,
         signal,
         keepAliveMs: deps.keepAliveMs,
+        clientReadTimeoutMs: deps.clientReadTimeoutMs,
       });
     } else {
       sendJson(outgoing, answer.status, answer.headers, answer.body);

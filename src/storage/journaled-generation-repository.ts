@@ -262,6 +262,8 @@ export function createJournaledGenerationRepository(
       return toInProgressRecord(entry.start, entry.at);
     },
 
+    // Rows only: a record still journaled belongs to a request of this process, which is running.
+    listInProgress: (admittedBefore, limit) => sql.listInProgress(admittedBefore, limit),
     flush: () => flush(true),
     drain: () => flush(false),
     async close() {
@@ -410,6 +412,7 @@ function toFinalRecord(entry: Entry): GenerationRecord {
     ...entry.start,
     ...outcome,
     toolCostsMicroUsd: { ...outcome.toolCostsMicroUsd },
+    usageEstimated: outcome.usageEstimated === true,
     createdAt: entry.start.createdAt ?? entry.at,
     finishedAt: entry.at,
   };
