@@ -32,6 +32,7 @@ const PROMPT = "The quick brown fox jumps over the lazy dog. ".repeat(200);
 
 interface GenerationView {
   status: string;
+  error_code: string | null;
   usage_estimated: boolean;
   tokens_prompt: number;
   tokens_completion: number;
@@ -52,12 +53,22 @@ async function startHoldingUpstream(): Promise<FakeOpenAiUpstream> {
   });
 }
 
+interface InFlight {
+  /** The gateway's request ids, as the upstream received them. */
+  ids: string[];
+  /**
+   * What each client got in the end: the HTTP status and body (a stream's body after its first
+   * content). Never settles for a gateway that was killed.
+   */
+  answers: Promise<Array<{ status: number; body: string }>>;
+}
+
 /** Sends the requests; resolves once every stream has delivered content and the upstream holds all. */
 async function sendInFlight(
   gatewayUrl: string,
   apiKey: string,
   upstream: FakeOpenAiUpstream,
-): Promise<string[]> {
+): Promise<InFlight> {
   const before = upstream.requests.length;
   const send = (stream: boolean) =>
     fetch(`${gatewayUrl}/api/v1/chat/completions`, {
@@ -70,7 +81,7 @@ async function sendInFlight(
         stream,
       }),
     });
-  const streamsStarted = Array.from({ length: STREAMS }, async () => {
+  const streams = Array.from({ length: STREAMS }, async () => {
     const response = await send(true);
     assert.equal(response.status, 200);
     const reader = response.body!.getReader();
@@ -80,13 +91,27 @@ async function sendInFlight(
       assert.ok(!done, "the stream ended before its content");
       received += new TextDecoder().decode(value);
     }
-    // Left open: the gateway dies under it.
-    void reader.read().catch(() => {});
+    return { reader, status: response.status };
   });
-  for (let index = 0; index < NON_STREAMED; index++) void send(false).catch(() => {});
-  await Promise.all(streamsStarted);
+  const nonStreamed = Array.from({ length: NON_STREAMED }, async () => {
+    const response = await send(false);
+    return { status: response.status, body: await response.text() };
+  });
+  const started = await Promise.all(streams);
   await upstream.waitForRequests(before + STREAMS + NON_STREAMED, 20_000);
-  return upstream.requests.slice(before).map((request) => String(request.headers["x-gateway-request-id"]));
+  const rest = started.map(async ({ reader, status }) => {
+    let body = "";
+    for (let step = await reader.read(); !step.done; step = await reader.read()) {
+      body += new TextDecoder().decode(step.value);
+    }
+    return { status, body };
+  });
+  const answers = Promise.all([...rest, ...nonStreamed]);
+  answers.catch(() => {}); // A killed gateway's clients fail; nobody awaits those.
+  return {
+    ids: upstream.requests.slice(before).map((request) => String(request.headers["x-gateway-request-id"])),
+    answers,
+  };
 }
 
 async function readGeneration(gatewayUrl: string, apiKey: string, id: string): Promise<GenerationView> {
@@ -137,7 +162,7 @@ test("embedded: a gateway killed mid-stream and mid-request has every request se
   const admin = createHttpAdminClient(first.url, secret);
   const workspace = await admin.createWorkspace({ name: "crash", creditsUsd: "1" });
   const { secret: apiKey } = await admin.createKey({ workspaceId: workspace.id });
-  const ids = await sendInFlight(first.url, apiKey, upstream);
+  const { ids } = await sendInFlight(first.url, apiKey, upstream);
   process.kill(first.pid, "SIGKILL");
   assert.match(await first.stop(0), /signal=SIGKILL/);
 
@@ -194,7 +219,10 @@ test("distributed: one of two gateways killed mid-stream and mid-request; the su
   });
   t.after(() => deleteLimitKeys([key.id], [workspace.id]).catch(() => {}));
 
-  const ids = await sendInFlight(victim.url, apiKey, upstream);
+  // The survivor's own requests, held upstream too, end at the deadline (504 provider_timeout, the
+  // stream with its error event), so no sweep ever settles a request that is still running.
+  const own = await sendInFlight(survivor.url, apiKey, upstream);
+  const { ids } = await sendInFlight(victim.url, apiKey, upstream);
   process.kill(victim.pid, "SIGKILL");
   assert.match(await victim.stop(0), /signal=SIGKILL/);
 
@@ -204,10 +232,21 @@ test("distributed: one of two gateways killed mid-stream and mid-request; the su
   }, 20_000);
   assert.ok(settled, "the survivor settled every record");
   const records = await Promise.all(ids.map((id) => readGeneration(survivor.url, apiKey, id)));
-  const total = assertInterrupted(records);
+  let total = assertInterrupted(records);
+  for (const answer of await own.answers) {
+    if (answer.status === 200)
+      assert.match(answer.body, /"code":"provider_timeout"/, "the stream's error event");
+    else assert.equal(answer.status, 504, answer.body);
+  }
+  for (const id of own.ids) {
+    const record = await readGeneration(survivor.url, apiKey, id);
+    assert.equal(record.status, "error", "ended by its deadline, not swept");
+    assert.equal(record.error_code, "provider_timeout");
+    total += Number(record.cost_micro_usd);
+  }
 
   const ledger = await readLedger(cluster.databaseUrl, key.id, workspace.id);
-  assert.deepEqual(ledger.byStatus, { interrupted: ids.length });
+  assert.deepEqual(ledger.byStatus, { interrupted: ids.length, error: own.ids.length });
   assert.equal(ledger.keySpendMicroUsd, total, "the ledger equals the records");
   assert.equal(ledger.balanceMicroUsd, 1_000_000 - total, "the balance equals the ledger");
   const counters = await readCounters(key.id, workspace.id);
