@@ -142,11 +142,11 @@ export class GenerationEngine {
     signal: AbortSignal,
   ): Promise<{ result: CanonicalResult; settlement: Settlement }> {
     await admitted.recorded;
+    if (signal.aborted) return this.settleUnsent(admitted, signal);
     let result: CanonicalResult;
     const controller = new AbortController();
     const onClientGone = () => controller.abort(signal.reason);
-    if (signal.aborted) onClientGone();
-    else signal.addEventListener("abort", onClientGone, { once: true });
+    signal.addEventListener("abort", onClientGone, { once: true });
     const deadline = setTimeout(
       () => controller.abort(createDeadlineError(admitted.deadlineMs)),
       Math.max(0, admitted.deadline - performance.now()),
@@ -200,6 +200,7 @@ export class GenerationEngine {
     signal: AbortSignal,
     firstPartWaitMs: number,
   ): Promise<GenerationStream> {
+    if (signal.aborted) return this.settleUnsent(admitted, signal);
     const stream = await GenerationStream.open(
       admitted,
       signal,
@@ -214,6 +215,12 @@ export class GenerationEngine {
     // store already answers lookups for it, so the headers need not wait for the row.
     if (!this.deps.store.startedRecordsVisibleAtOnce) await admitted.recorded;
     return stream;
+  }
+
+  /** The caller left before the upstream was called: nothing was sent, nothing is billed. */
+  private async settleUnsent(admitted: AdmittedGeneration, signal: AbortSignal): Promise<never> {
+    await this.settle(admitted, createOutcome(admitted, "cancelled", createEmptyUsage(), 0, null));
+    throw toGatewayError(signal.reason);
   }
 
   /**
