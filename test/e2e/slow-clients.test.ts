@@ -14,6 +14,7 @@ import { after, before, describe, test } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import type { GenerationRecord } from "../../src/storage/types.js";
+import { assertLedgerMatches } from "../helpers/money-checks.js";
 import { startTestGateway, TEST_MODEL, type TestGateway } from "../helpers/test-gateway.js";
 
 /** What the upstream reports as the prompt in message_start, far from the gateway's estimate. */
@@ -287,7 +288,19 @@ describe("clients that stop reading or leave", () => {
       assert.ok((record.costMicroUsd ?? 0) > 0, "the prompt (and what was delivered) is billed");
     }
   });
+
+  test("the ledger equals the balance and what was billed; nothing is left reserved", async () => {
+    await assertLedgerMatches({
+      gatewayUrl: context.url,
+      apiKey: context.apiKey,
+      initialBalanceMicroUsd: 10_000_000,
+      billedMicroUsd: billed,
+    });
+  });
 });
+
+/** Σ cost of every record the tests read (each read once, final). */
+let billed = 0;
 
 /** The record of `id` once final (settling follows the disconnect by a moment). */
 async function waitForFinal(context: TestGateway, id: string): Promise<GenerationRecord> {
@@ -295,6 +308,7 @@ async function waitForFinal(context: TestGateway, id: string): Promise<Generatio
     const record = await context.gateway.store.generations.get(id, context.workspaceId);
     if ((record && record.status !== "in_progress") || Date.now() > deadline) {
       assert.ok(record, `a record for ${id}`);
+      billed += record.costMicroUsd ?? 0;
       return record;
     }
     await new Promise((resolve) => setTimeout(resolve, 20));

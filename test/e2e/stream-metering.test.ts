@@ -40,6 +40,7 @@ import {
   buildUsageChunk,
   fakeReply,
 } from "../helpers/fake-openai-upstream.js";
+import { assertLedgerMatches } from "../helpers/money-checks.js";
 
 const ANSWER = "The capital of France is Paris, a city on the Seine.";
 const PROMPT = "What is the capital of France? Answer in one sentence.";
@@ -91,6 +92,8 @@ function replyWithoutUsage(kind: ProviderKind, stream: boolean): UpstreamReply {
 
 describe("metering when the upstream's usage is missing, partial or beyond the cap", () => {
   let context: ConformanceGateway;
+  /** Σ cost of every record the tests read (each read once, final). */
+  let billed = 0;
   before(async () => {
     context = await startConformanceGateway();
   });
@@ -118,7 +121,10 @@ describe("metering when the upstream's usage is missing, partial or beyond the c
   async function readFinal(id: string): Promise<GenerationView> {
     for (const deadline = Date.now() + 5_000; ; ) {
       const record = await readGeneration(id);
-      if (record.status !== "in_progress" || Date.now() > deadline) return record;
+      if (record.status !== "in_progress" || Date.now() > deadline) {
+        billed += Number(record.cost_micro_usd);
+        return record;
+      }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
@@ -276,5 +282,14 @@ describe("metering when the upstream's usage is missing, partial or beyond the c
       // Tokens × USD per 1M tokens = micro-USD: $2/M prompt, $8/M completion.
       assert.equal(Number(record.cost_micro_usd), 20 * 2 + 50 * 8);
     }
+  });
+
+  test("the ledger equals the balance and what was billed; nothing is left reserved", async () => {
+    await assertLedgerMatches({
+      gatewayUrl: context.url,
+      apiKey: context.apiKey,
+      initialBalanceMicroUsd: 1_000_000_000,
+      billedMicroUsd: billed,
+    });
   });
 });
