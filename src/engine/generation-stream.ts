@@ -149,7 +149,9 @@ export class GenerationStream {
       part = toErrorPart(toGatewayError(thrown));
     }
     if (this.cancelled) return undefined;
-    return this.stoppedWith ? toErrorPart(this.stoppedWith) : part;
+    // A stop after the upstream finished changes nothing: the stream is complete.
+    if (this.stoppedWith === undefined || this.finishReason !== undefined) return part;
+    return toErrorPart(this.stoppedWith);
   }
 
   get failure(): GatewayError | undefined {
