@@ -42,12 +42,8 @@ interface GenerationRow {
   usage_estimated: boolean | null;
 }
 
-function readGenerationRow(row: GenerationRow): GenerationRecord {
-  const toolCosts: Record<string, number> = {};
-  for (const [tool, cost] of Object.entries(row.tool_costs_micro_usd ?? {})) {
-    toolCosts[tool] = readInteger(cost, `tool_costs_micro_usd.${tool}`);
-  }
-  const latencyMs = readNullableInteger(row.latency_ms, "latency_ms");
+/** The columns every row has from its start (an in-progress row has only these). */
+function readStartRow(row: GenerationRow): GenerationStart {
   const estimatedInputTokens = readNullableInteger(row.estimated_input_tokens, "estimated_input_tokens");
   return {
     id: row.id,
@@ -57,6 +53,19 @@ function readGenerationRow(row: GenerationRow): GenerationRecord {
     ingressFormat: row.ingress_format,
     source: row.source,
     stream: row.stream,
+    createdAt: new Date(row.created_at),
+    ...(estimatedInputTokens === null ? {} : { estimatedInputTokens }),
+  };
+}
+
+function readGenerationRow(row: GenerationRow): GenerationRecord {
+  const toolCosts: Record<string, number> = {};
+  for (const [tool, cost] of Object.entries(row.tool_costs_micro_usd ?? {})) {
+    toolCosts[tool] = readInteger(cost, `tool_costs_micro_usd.${tool}`);
+  }
+  const latencyMs = readNullableInteger(row.latency_ms, "latency_ms");
+  return {
+    ...readStartRow(row),
     status: row.status,
     errorCode: row.error_code,
     upstreamProvider: row.upstream_provider,
@@ -71,7 +80,6 @@ function readGenerationRow(row: GenerationRow): GenerationRecord {
     ...(latencyMs === null ? {} : { latencyMs }),
     finishReason: row.finish_reason,
     usageEstimated: row.usage_estimated === true,
-    ...(estimatedInputTokens === null ? {} : { estimatedInputTokens }),
     createdAt: new Date(row.created_at),
     finishedAt: row.finished_at === null ? null : new Date(row.finished_at),
   };
@@ -251,20 +259,5 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
       );
       return rows.map(readStartRow);
     },
-  };
-}
-
-function readStartRow(row: GenerationRow): GenerationStart {
-  const estimatedInputTokens = readNullableInteger(row.estimated_input_tokens, "estimated_input_tokens");
-  return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    apiKeyId: row.api_key_id,
-    model: row.model,
-    ingressFormat: row.ingress_format,
-    source: row.source,
-    stream: row.stream,
-    createdAt: new Date(row.created_at),
-    ...(estimatedInputTokens === null ? {} : { estimatedInputTokens }),
   };
 }

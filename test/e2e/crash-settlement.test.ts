@@ -7,11 +7,7 @@
  * holds every request open, the request ids learnt from what the upstream received.
  */
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { test } from "node:test";
-import { stringify } from "yaml";
 import { createHttpAdminClient } from "../../src/cli/http-admin-client.js";
 import { openStoreWithSqlClient } from "../../src/storage/open-store.js";
 import {
@@ -20,9 +16,14 @@ import {
   fakeReply,
   startFakeOpenAiUpstream,
 } from "../helpers/fake-openai-upstream.js";
-import { type GatewayProcess, startGatewayCluster, startGatewayProcess } from "../helpers/gateway-process.js";
+import {
+  type GatewayProcess,
+  prepareEmbeddedGateway,
+  startGatewayCluster,
+  startGatewayProcess,
+} from "../helpers/gateway-process.js";
 import { deleteLimitKeys, readCounters, readLedger, waitFor } from "../helpers/limits-cluster.js";
-import { createTempDir, requireMode } from "../helpers/storage-modes.js";
+import { requireMode } from "../helpers/storage-modes.js";
 import { createTestConfigFile, TEST_MODEL } from "../helpers/test-gateway.js";
 
 const STREAMS = 3;
@@ -140,22 +141,12 @@ function assertInterrupted(records: GenerationView[]): number {
 test("embedded: a gateway killed mid-stream and mid-request has every request settled as interrupted at its next start, debited once, nothing reserved", async (t) => {
   const upstream = await startHoldingUpstream();
   t.after(() => upstream.close());
-  const folder = await createTempDir("gw-crash-open-");
-  t.after(() => folder.cleanup());
-  const configPath = join(folder.path, "gateway.yaml");
-  await writeFile(configPath, stringify(createTestConfigFile(upstream.baseUrl)));
-  const secret = `test-secret-${randomBytes(8).toString("hex")}`;
-  const dataDir = join(folder.path, "data");
-  const env = {
-    PORT: "0",
-    HOST: "127.0.0.1",
-    GATEWAY_CONFIG: configPath,
-    GATEWAY_DATA_DIR: dataDir,
-    INTERNAL_SHARED_SECRET: secret,
-    LOG_LEVEL: "warn",
+  const setup = await prepareEmbeddedGateway(createTestConfigFile(upstream.baseUrl), {
     FAKE_UPSTREAM_KEY: "sk-upstream",
     GATEWAY_PGLITE_THREAD: "main",
-  };
+  });
+  t.after(() => setup.cleanup());
+  const { env, dataDir, secret } = setup;
 
   const first = await startGatewayProcess({ env });
   t.after(() => first.stop(0));
