@@ -152,8 +152,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   // Requests a crashed instance left in progress (docs/durability.md). Embedded, the previous
   // process owned the data folder alone, so everything still in progress died with it: settled
   // before serving, so the counters seeded next already see it. Every instance also sweeps by age.
+  // Outcomes parked in the outbox by that process are applied first: a parked final outcome is
+  // not an interrupted request.
   const sweepDeps = { config, store, spendGuard, logger };
-  if (store.mode === "embedded") await settleInterrupted(sweepDeps, new Date(Date.now() + ONE_DAY_MS));
+  if (store.mode === "embedded") {
+    await generations.replayNow().catch(() => {});
+    await settleInterrupted(sweepDeps, new Date(Date.now() + ONE_DAY_MS));
+  }
   const sweep = startInterruptedSweep(sweepDeps);
 
   const internalSecret =

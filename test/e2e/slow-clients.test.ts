@@ -163,7 +163,7 @@ describe("clients that stop reading or leave", () => {
   });
 
   test("clients that never read: bounded memory, dropped after the read deadline with their upstream aborted, billed within the cap from the reported prompt", async (t) => {
-    const CLIENTS = 6;
+    const CLIENTS = 4;
     const heapBefore = measureHeap();
     const mine = () => upstream.exchanges.slice(earlier);
     const earlier = upstream.exchanges.length;
@@ -235,14 +235,14 @@ describe("clients that stop reading or leave", () => {
     socket.on("data", (chunk: Buffer) => {
       received += chunk.length;
     });
-    const DELIVERED = 20_000_000;
+    const DELIVERED = 12_000_000;
     assert.ok(await waitUntil(() => received >= DELIVERED, 30_000), `only ${received} bytes arrived`);
     socket.pause();
     const heapGrowth = measureHeap() - heapBefore;
     t.diagnostic(
       `${(received / 1e6).toFixed(1)} MB delivered; heap grew ${(heapGrowth / 1e6).toFixed(1)} MB`,
     );
-    assert.ok(heapGrowth < 10_000_000, `the delivered output is not kept: heap grew ${heapGrowth} bytes`);
+    assert.ok(heapGrowth < 5_000_000, `the delivered output is not kept: heap grew ${heapGrowth} bytes`);
     socket.destroy();
     const record = await waitForFinal(context, upstream.exchanges.at(-1)!.requestId);
     assert.equal(record.status, "cancelled");
