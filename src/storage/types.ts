@@ -126,8 +126,8 @@ export interface GenerationRepository {
   /**
    * Finalises the record and debits the workspace balance by `outcome.costMicroUsd` in one
    * transaction. Idempotent: a second call for the same id changes nothing. With `start`, the
-   * record is written final even if it was never started (the request path starts only streamed
-   * generations, whose id reaches the caller before they finish); without it, an unknown id fails.
+   * record is written final even if it was never started (a start that failed, or one that lives
+   * only in Redis or the journal); without it, an unknown id fails.
    */
   finish(id: string, outcome: GenerationOutcome, start?: GenerationStart): Promise<void>;
   /** null when unknown or owned by another workspace. */
