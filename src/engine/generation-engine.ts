@@ -280,6 +280,9 @@ export class GenerationEngine {
   }
 
   private async settle(admitted: AdmittedGeneration, outcome: GenerationOutcome): Promise<void> {
+    // A start still being stored (a stream that failed at once) must land first, or it would be
+    // left behind (in Redis, in the sweep's index) after its final record.
+    await admitted.recorded;
     try {
       await this.deps.store.generations.finish(admitted.requestId, outcome, admitted.record);
     } catch (error) {
