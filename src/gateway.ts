@@ -17,6 +17,7 @@ import type { GatewayConfig, ProviderKind } from "./config/types.js";
 import { createAdmissionSnapshots } from "./engine/admission-snapshots.js";
 import { bootstrapEmbeddedWorkspace, describeStart } from "./engine/bootstrap.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
+import { settleInterrupted, startInterruptedSweep } from "./engine/interrupted-sweep.js";
 import { createApp } from "./http/create-app.js";
 import { drainInstance } from "./http/drain-instance.js";
 import { createInFlightRequests } from "./http/in-flight-requests.js";
@@ -92,6 +93,8 @@ export interface RunningGateway {
   replayParkedOutcomes(): Promise<ReplayResult>;
   /** One playground-key purge now (it also runs by itself). */
   purgeExpiredPlaygroundKeys(): Promise<number>;
+  /** One sweep of requests interrupted by a crashed instance now (it also runs by itself). */
+  sweepInterrupted(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -161,9 +164,23 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     redisUrl: settings.redisUrl,
     prefix: options.statePrefix,
     leaseTtlMs: config.reservationTtlMs,
+    // Every request ends by max_request_seconds; its lease must not stop being refreshed before.
+    maxLeaseLifetimeMs: config.maxRequestMs + config.reservationTtlMs,
     logger,
     state,
   });
+
+  // Requests a crashed instance left in progress (docs/durability.md). Embedded, the previous
+  // process owned the data folder alone, so everything still in progress died with it: settled
+  // before serving, so the counters seeded next already see it. Every instance also sweeps by age.
+  // Outcomes parked in the outbox by that process are applied first: a parked final outcome is
+  // not an interrupted request.
+  const sweepDeps = { config, store, spendGuard, logger };
+  if (store.mode === "embedded") {
+    await generations.replayNow().catch(() => {});
+    await settleInterrupted(sweepDeps, new Date(Date.now() + ONE_DAY_MS));
+  }
+  const sweep = startInterruptedSweep(sweepDeps);
 
   const internalSecret =
     settings.internalSharedSecret ??
@@ -276,6 +293,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     admin,
     replayParkedOutcomes: () => generations.replayNow(),
     purgeExpiredPlaygroundKeys: () => purge.runNow(),
+    sweepInterrupted: () => sweep.runNow(),
     close() {
       closing ??= (async () => {
         await drainInstance({
@@ -287,6 +305,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         });
         watchdog.stop();
         await purge.stop();
+        await sweep.stop();
         await authenticator.close();
         await admissions.close();
         await spendGuard.close();
@@ -328,6 +347,8 @@ function logOutboxEvent(logger: Logger, event: OutboxEvent): void {
       break;
   }
 }
+
+const ONE_DAY_MS = 24 * 60 * 60 * 1000;
 
 function randomSecretNobodyKnows(): string {
   // Distributed mode without INTERNAL_SHARED_SECRET: the admin HTTP API stays closed; the CLI

@@ -2,6 +2,9 @@
  * Canonical stream parts. Adapters yield them; encoders render them. Lifecycles are fixed:
  * `text-start → text-delta* → text-end`, `reasoning-start → reasoning-delta* → reasoning-end`,
  * `tool-input-start → tool-input-delta* → tool-input-end → tool-call`, then `usage` and `finish`.
+ * `usage` is cumulative and may also come earlier (what the upstream reported so far, e.g. the
+ * prompt's count with the first content): the last one before `finish` is the final usage, and a
+ * stream that ends early is billed from the last one it had (engine/meter-usage.ts).
  */
 import type { OpaqueReasoningState } from "./request.js";
 

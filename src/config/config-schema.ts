@@ -123,6 +123,17 @@ export const gatewayConfigSchema = z.strictObject({
       max_messages: z.int().positive().default(10_000),
       max_content_parts: z.int().positive().default(20_000),
       max_tools: z.int().positive().default(1_000),
+      /**
+       * The longest one generation may run, streamed or not; then it is stopped (provider_timeout)
+       * and settled. A record still in progress well past it belongs to an instance that died, and
+       * is settled as interrupted by another one (docs/durability.md).
+       */
+      max_request_seconds: z.int().min(1).max(86_400).default(3600),
+      /**
+       * A streaming client that takes no bytes for this long while the gateway has output for it
+       * is disconnected, its upstream request aborted and its record settled (docs/metering.md).
+       */
+      client_read_timeout_seconds: z.int().min(1).max(3600).default(60),
     })
     .prefault({}),
   bootstrap: z

@@ -104,6 +104,8 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
     },
     defaultRequestsPerMinute: file.limits.default_requests_per_minute ?? null,
     reservationTtlMs: file.limits.reservation_ttl_seconds * 1000,
+    maxRequestMs: file.limits.max_request_seconds * 1000,
+    clientReadTimeoutMs: file.limits.client_read_timeout_seconds * 1000,
     defaultWorkspaceCreditsMicroUsd: parseBootstrapCredits(
       file.bootstrap.default_workspace_credits_usd,
       origin,

@@ -82,6 +82,10 @@ export interface GatewayConfig {
   defaultRequestsPerMinute: number | null;
   /** Lifetime of a spend reservation that is no longer refreshed (its instance is gone). */
   reservationTtlMs: number;
+  /** The longest one generation may run (`limits.max_request_seconds`). */
+  maxRequestMs: number;
+  /** How long a streaming client may take no bytes before it is dropped. */
+  clientReadTimeoutMs: number;
   defaultWorkspaceCreditsMicroUsd: number;
   imageGenerationConfigured: boolean;
 }

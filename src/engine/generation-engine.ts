@@ -1,9 +1,11 @@
 /**
- * One path for every generation, whatever the ingress format: admit → record (in progress, streams
- * only) → call the route's adapter → settle (cost, record, balance). Streaming and non-streaming share
- * admission and settlement; `GenerationStream` handles the streamed run.
+ * One path for every generation, whatever the ingress format: admit → record (in progress) → call
+ * the route's adapter → settle (usage, cost, record, balance). Streaming and non-streaming share
+ * admission and settlement; `GenerationStream` handles the streamed run. Every generation ends by
+ * `config.maxRequestMs` after it arrived, so a record still in progress past that belongs to an
+ * instance that died (interrupted-sweep.ts).
  */
-import type { CanonicalRequest, CanonicalResult } from "../canonical/index.js";
+import { type CanonicalRequest, type CanonicalResult, createEmptyUsage } from "../canonical/index.js";
 import type { GatewayConfig, ProviderKind } from "../config/types.js";
 import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
 import type { Settlement } from "../ingress/ingress-format.js";
@@ -11,7 +13,7 @@ import type { Reservation, SpendGuard } from "../limits/spend-guard.js";
 import { estimateWorstCase } from "../limits/worst-case-cost.js";
 import type { Logger } from "../logging/logger.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
-import { estimateUsage } from "../metering/estimate-usage.js";
+import { estimateTextTokens } from "../metering/estimate-usage.js";
 import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
 import type {
   ApiKeyWithWorkspace,
@@ -22,7 +24,15 @@ import type {
 } from "../storage/types.js";
 import type { AdmissionSnapshots } from "./admission-snapshots.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
+import { createDeadlineError } from "./create-deadline-error.js";
 import { GenerationStream } from "./generation-stream.js";
+import {
+  collectResultText,
+  type MeteredUsage,
+  type MeterInput,
+  meterPromptOnly,
+  meterUsage,
+} from "./meter-usage.js";
 import { createOutcome } from "./settle.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
 
@@ -54,8 +64,13 @@ export interface AdmittedGeneration extends GenerationInput {
   reservation: Reservation;
   /** The usage record's identity; settlement writes it final whether or not it was started. */
   record: GenerationStart;
-  /** Settles when the in-progress row is written (streams) or at once; never rejects. */
+  /** Settles when the in-progress record is stored (store-dependent: see `recordStart`); never rejects. */
   recorded: Promise<void>;
+  /** Admission's estimate of the prompt (tokens, media included), billed when no usage tells better. */
+  estimatedInputTokens: number;
+  /** The longest the generation may run, and when that is over (performance.now() time). */
+  deadlineMs: number;
+  deadline: number;
 }
 
 export class GenerationEngine {
@@ -121,11 +136,13 @@ export class GenerationEngine {
       stream: input.request.stream,
       // The reservation's clock decides the day and month the spend belongs to.
       createdAt: new Date(reservation.admittedAt),
+      estimatedInputTokens: worstCase.inputTokens,
     };
-    // Only a streamed generation's id reaches the caller before it is final (X-Request-Id with the
-    // first frame), so only it needs its in-progress row: written while the upstream is called,
-    // awaited before the stream's headers (openStream). Every other record is written once, final.
-    const recorded = input.request.stream ? this.recordStart(record) : Promise.resolve();
+    // Every admitted request is recorded before its upstream is called, so a crash of this
+    // instance leaves a record another one settles. Streams wait for it only before their headers
+    // (openStream), non-streamed requests before their upstream call (generate). How much it costs
+    // is the store's business: a journal line embedded, a Redis SET with PostgreSQL and Redis.
+    const recorded = this.recordStart(record);
     this.unsettled++;
     return {
       ...input,
@@ -133,6 +150,9 @@ export class GenerationEngine {
       reservation,
       record,
       recorded,
+      estimatedInputTokens: worstCase.inputTokens,
+      deadlineMs: config.maxRequestMs,
+      deadline: input.startedAt + config.maxRequestMs,
       call: {
         request: input.request,
         model,
@@ -150,30 +170,54 @@ export class GenerationEngine {
     admitted: AdmittedGeneration,
     signal: AbortSignal,
   ): Promise<{ result: CanonicalResult; settlement: Settlement }> {
+    await admitted.recorded;
+    if (signal.aborted) return this.settleUnsent(admitted, signal);
     let result: CanonicalResult;
+    const controller = new AbortController();
+    const onClientGone = () => controller.abort(signal.reason);
+    signal.addEventListener("abort", onClientGone, { once: true });
+    const deadline = setTimeout(
+      () => controller.abort(createDeadlineError(admitted.deadlineMs)),
+      Math.max(0, admitted.deadline - performance.now()),
+    );
     try {
-      result = await admitted.adapter.generate({ ...admitted.call, signal });
+      result = await admitted.adapter.generate({ ...admitted.call, signal: controller.signal });
     } catch (thrown) {
       const error = toGatewayError(thrown);
       if (signal.aborted) {
         // The caller left before any output: the prompt was likely processed upstream, so bill the
         // estimated input (documented in docs/metering.md).
-        const usage = estimateUsage(admitted.request, "");
-        await this.settle(
-          admitted,
-          createOutcome(admitted, "cancelled", usage, this.cost(admitted, usage), null),
-        );
+        const metered = meterPromptOnly(admitted.estimatedInputTokens);
+        await this.settle(admitted, this.createMeteredOutcome(admitted, "cancelled", metered, null));
       } else {
         await this.recordFailure(admitted, error);
       }
       throw error;
+    } finally {
+      clearTimeout(deadline);
+      signal.removeEventListener("abort", onClientGone);
     }
-    const costMicroUsd = this.cost(admitted, result.usage);
-    await this.settle(
+    const metered = this.meter(admitted, {
+      reported: result.usage,
+      finished: true,
+      estimateOutputTokens: () => estimateTextTokens(collectResultText(result)),
+    });
+    const outcome = this.createMeteredOutcome(
       admitted,
-      createOutcome(admitted, "ok", result.usage, costMicroUsd, result.finishReason, result.upstreamModel),
+      "ok",
+      metered,
+      result.finishReason,
+      result.upstreamModel,
     );
-    return { result, settlement: { usage: result.usage, costMicroUsd, finishReason: result.finishReason } };
+    await this.settle(admitted, outcome);
+    return {
+      result,
+      settlement: {
+        usage: metered.usage,
+        costMicroUsd: outcome.costMicroUsd,
+        finishReason: result.finishReason,
+      },
+    };
   }
 
   /**
@@ -185,19 +229,27 @@ export class GenerationEngine {
     signal: AbortSignal,
     firstPartWaitMs: number,
   ): Promise<GenerationStream> {
+    if (signal.aborted) return this.settleUnsent(admitted, signal);
     const stream = await GenerationStream.open(
       admitted,
       signal,
       {
         settle: (outcome) => this.settle(admitted, outcome),
         cost: (usage) => this.cost(admitted, usage),
+        meter: (input) => this.meter(admitted, input),
       },
-      firstPartWaitMs,
+      { firstPartWaitMs, deadline: admitted.deadline },
     );
     // The id goes out with the headers: its record exists from then on (DESIGN §4). Embedded, the
     // store already answers lookups for it, so the headers need not wait for the row.
     if (!this.deps.store.startedRecordsVisibleAtOnce) await admitted.recorded;
     return stream;
+  }
+
+  /** The caller left before the upstream was called: nothing was sent, nothing is billed. */
+  private async settleUnsent(admitted: AdmittedGeneration, signal: AbortSignal): Promise<never> {
+    await this.settle(admitted, createOutcome(admitted, "cancelled", createEmptyUsage(), 0, null));
+    throw toGatewayError(signal.reason);
   }
 
   /**
@@ -211,8 +263,7 @@ export class GenerationEngine {
   }
 
   async recordFailure(admitted: AdmittedGeneration, error: GatewayError): Promise<void> {
-    const usage = estimateUsage(admitted.request, "");
-    const outcome = createOutcome(admitted, "error", { ...usage, inputTokens: 0, outputTokens: 0 }, 0, null);
+    const outcome = createOutcome(admitted, "error", createEmptyUsage(), 0, null);
     await this.settle(admitted, { ...outcome, errorCode: error.code });
   }
 
@@ -233,7 +284,47 @@ export class GenerationEngine {
     return reserved;
   }
 
+  /** meter-usage.ts with this generation's cap and prompt estimate; an over-cap report is logged. */
+  private meter(
+    admitted: AdmittedGeneration,
+    input: Pick<MeterInput, "reported" | "finished" | "estimateOutputTokens">,
+  ): MeteredUsage {
+    const metered = meterUsage({
+      ...input,
+      estimatedInputTokens: admitted.estimatedInputTokens,
+      outputCap: admitted.call.maxOutputTokens,
+    });
+    if (metered.capped) {
+      this.deps.logger.warn(
+        {
+          requestId: admitted.requestId,
+          provider: admitted.call.provider.id,
+          reportedOutputTokens: input.reported?.outputTokens,
+          outputCap: admitted.call.maxOutputTokens,
+        },
+        "upstream reported more output than the cap it was sent; billed at the cap",
+      );
+    }
+    return metered;
+  }
+
+  private createMeteredOutcome(
+    admitted: AdmittedGeneration,
+    status: GenerationOutcome["status"],
+    metered: MeteredUsage,
+    finishReason: CanonicalResult["finishReason"] | null,
+    upstreamModel?: string,
+  ): GenerationOutcome {
+    const cost = this.cost(admitted, metered.usage);
+    const outcome = createOutcome(admitted, status, metered.usage, cost, finishReason, upstreamModel);
+    outcome.usageEstimated = metered.estimated;
+    return outcome;
+  }
+
   private async settle(admitted: AdmittedGeneration, outcome: GenerationOutcome): Promise<void> {
+    // A start still being stored (a stream that failed at once) must land first, or it would be
+    // left behind (in Redis, in the sweep's index) after its final record.
+    await admitted.recorded;
     try {
       await this.deps.store.generations.finish(admitted.requestId, outcome, admitted.record);
     } catch (error) {

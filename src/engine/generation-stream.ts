@@ -1,19 +1,29 @@
 /**
  * A streamed generation in flight. Passes canonical parts through while keeping what settlement
- * needs: the upstream's usage and finish reason, and the delivered text for an estimate when the
- * client leaves (or the stream breaks) before the usage arrives.
+ * needs: the usage the upstream reported so far, its finish reason, and (bounded) the delivered
+ * output for an estimate when the stream ends before the final usage (meter-usage.ts).
  */
 import type { CanonicalStreamPart, CanonicalUsage, FinishReason } from "../canonical/index.js";
+import { createEmptyUsage } from "../canonical/index.js";
 import { createGatewayErrorFromInfo, GatewayError, toGatewayError } from "../errors/gateway-error.js";
 import type { Settlement } from "../ingress/ingress-format.js";
-import { estimateUsage } from "../metering/estimate-usage.js";
 import type { GenerationOutcome } from "../storage/types.js";
+import { createDeadlineError } from "./create-deadline-error.js";
 import type { AdmittedGeneration } from "./generation-engine.js";
+import { DeliveredOutput, type MeteredUsage, type MeterInput } from "./meter-usage.js";
 import { createOutcome } from "./settle.js";
 
 interface StreamHooks {
   settle(outcome: GenerationOutcome): Promise<void>;
   cost(usage: CanonicalUsage): number;
+  meter(input: Pick<MeterInput, "reported" | "finished" | "estimateOutputTokens">): MeteredUsage;
+}
+
+export interface StreamTiming {
+  /** How long the response waits for the upstream's first part before it starts without it. */
+  firstPartWaitMs: number;
+  /** When the generation must be over (performance.now() time): then it is stopped as timed out. */
+  deadline: number;
 }
 
 export class GenerationStream {
@@ -21,8 +31,11 @@ export class GenerationStream {
   private finishReason?: FinishReason;
   private upstreamModel?: string;
   private error?: GatewayError;
-  private deliveredText = "";
+  private readonly output: DeliveredOutput;
   private cancelled = false;
+  /** Set by `stop`: the error the stream ends with once the upstream call is aborted. */
+  private stoppedWith?: GatewayError;
+  private deadlineTimer?: NodeJS.Timeout;
   private settlement?: Promise<Settlement>;
   private pendingFirst?: Promise<IteratorResult<CanonicalStreamPart>>;
   /** The response started before the upstream's first part arrived (see `open`). */
@@ -33,7 +46,9 @@ export class GenerationStream {
     private readonly iterator: AsyncIterator<CanonicalStreamPart>,
     private readonly controller: AbortController,
     private readonly hooks: StreamHooks,
-  ) {}
+  ) {
+    this.output = new DeliveredOutput(admitted.call.maxOutputTokens);
+  }
 
   /**
    * Starts the upstream call and waits up to `firstPartWaitMs` for its first part. A failure in
@@ -45,7 +60,7 @@ export class GenerationStream {
     admitted: AdmittedGeneration,
     signal: AbortSignal,
     hooks: StreamHooks,
-    firstPartWaitMs: number,
+    timing: StreamTiming,
   ): Promise<GenerationStream> {
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal.reason);
@@ -54,6 +69,12 @@ export class GenerationStream {
     const iterator = admitted.adapter
       .stream({ ...admitted.call, signal: controller.signal })
       [Symbol.asyncIterator]();
+    const stream = new GenerationStream(admitted, iterator, controller, hooks);
+    stream.deadlineTimer = setTimeout(
+      () => stream.stop(createDeadlineError(admitted.deadlineMs)),
+      Math.max(0, timing.deadline - performance.now()),
+    );
+    stream.deadlineTimer.unref();
     const firstStep = iterator.next();
     let timer: NodeJS.Timeout | undefined;
     const waited = await Promise.race([
@@ -62,26 +83,28 @@ export class GenerationStream {
         (error: unknown) => ({ kind: "thrown" as const, error }),
       ),
       new Promise<{ kind: "slow" }>((resolve) => {
-        timer = setTimeout(() => resolve({ kind: "slow" }), firstPartWaitMs);
+        timer = setTimeout(() => resolve({ kind: "slow" }), timing.firstPartWaitMs);
       }),
     ]);
     clearTimeout(timer);
-    const stream = new GenerationStream(admitted, iterator, controller, hooks);
     if (waited.kind === "slow") {
       stream.slowStart = true;
       stream.pendingFirst = firstStep;
       return stream;
     }
     const failure =
-      waited.kind === "thrown"
+      stream.stoppedWith ??
+      (waited.kind === "thrown"
         ? toGatewayError(waited.error)
         : waited.step.done
           ? new GatewayError("provider_unavailable", "Upstream stream ended without any output")
           : waited.step.value.type === "error"
             ? createGatewayErrorFromInfo(waited.step.value.error)
-            : undefined;
+            : undefined);
     if (failure) {
-      stream.error = failure;
+      // A client that left while the first part was awaited cancelled; anything else failed.
+      if (signal.aborted) stream.cancelled = true;
+      else stream.error = failure;
       await stream.settle();
       throw failure;
     }
@@ -96,35 +119,39 @@ export class GenerationStream {
 
   /** The parts, in upstream order. Ends after `finish` or an `error` part. */
   async *parts(): AsyncGenerator<CanonicalStreamPart> {
-    let next: CanonicalStreamPart | undefined;
-    try {
-      const first = await this.pendingFirst!;
-      next = first.done ? undefined : first.value;
-    } catch (thrown) {
-      if (this.cancelled) return;
-      const error = toGatewayError(thrown);
-      next = { type: "error", error: { code: error.code, message: error.message } };
-    }
+    let next = await this.take(this.pendingFirst!);
     while (next !== undefined) {
       this.observe(next);
       yield next;
       if (next.type === "error" || this.cancelled) return;
-      let step: IteratorResult<CanonicalStreamPart>;
-      try {
-        step = await this.iterator.next();
-      } catch (thrown) {
-        if (this.cancelled) return;
-        const error = toGatewayError(thrown);
-        next = { type: "error", error: { code: error.code, message: error.message } };
-        continue;
-      }
-      next = step.done ? undefined : step.value;
+      next = await this.take(this.iterator.next());
     }
     if (this.finishReason === undefined && !this.error && !this.cancelled) {
       const error = new GatewayError("provider_unavailable", "Upstream stream ended without a finish reason");
       this.error = error;
-      yield { type: "error", error: { code: error.code, message: error.message } };
+      yield toErrorPart(error);
     }
+  }
+
+  /**
+   * The next part to pass on: undefined at the end (or once cancelled), an `error` part for a
+   * failure, and once stopped, the stop's error instead of whatever the aborted upstream gave.
+   */
+  private async take(
+    step: Promise<IteratorResult<CanonicalStreamPart>>,
+  ): Promise<CanonicalStreamPart | undefined> {
+    let part: CanonicalStreamPart | undefined;
+    try {
+      const result = await step;
+      part = result.done ? undefined : result.value;
+    } catch (thrown) {
+      if (this.cancelled) return undefined;
+      part = toErrorPart(toGatewayError(thrown));
+    }
+    if (this.cancelled) return undefined;
+    // A stop after the upstream finished changes nothing: the stream is complete.
+    if (this.stoppedWith === undefined || this.finishReason !== undefined) return part;
+    return toErrorPart(this.stoppedWith);
   }
 
   get failure(): GatewayError | undefined {
@@ -139,6 +166,17 @@ export class GenerationStream {
     void this.iterator.return?.().catch(() => {});
   }
 
+  /**
+   * Ends the generation on the gateway's side (a deadline): the upstream call is aborted and the
+   * parts end with `error` as their last part, which the client gets as the format's error event.
+   * What was delivered is billed as for any stream that failed mid-way. No effect once it ended.
+   */
+  stop(error: GatewayError): void {
+    if (this.cancelled || this.stoppedWith || this.settlement) return;
+    this.stoppedWith = error;
+    this.controller.abort(error);
+  }
+
   /** Writes the outcome exactly once and returns what the encoder needs for its final frames. */
   settle(): Promise<Settlement> {
     this.settlement ??= this.computeSettlement();
@@ -146,29 +184,32 @@ export class GenerationStream {
   }
 
   private async computeSettlement(): Promise<Settlement> {
-    const produced = this.deliveredText.length > 0;
-    let usage = this.usage;
-    if (!usage) {
-      usage =
-        produced || this.cancelled ? estimateUsage(this.admitted.request, this.deliveredText) : undefined;
-    }
-    // No charge for nothing: a failure before any output costs 0.
-    const billable = usage !== undefined && (produced || this.error === undefined);
-    const finalUsage = usage ?? estimateUsage(this.admitted.request, "");
-    const costMicroUsd = billable ? this.hooks.cost(finalUsage) : 0;
+    clearTimeout(this.deadlineTimer);
     const status: GenerationOutcome["status"] = this.cancelled ? "cancelled" : this.error ? "error" : "ok";
+    // No charge for nothing: an upstream failure before any output costs 0.
+    const metered =
+      status === "error" && !this.output.produced
+        ? undefined
+        : this.hooks.meter({
+            reported: this.usage,
+            finished: this.finishReason !== undefined,
+            estimateOutputTokens: () => this.output.estimateTokens(),
+          });
+    const usage = metered?.usage ?? createEmptyUsage();
+    const costMicroUsd = metered ? this.hooks.cost(usage) : 0;
     const outcome = createOutcome(
       this.admitted,
       status,
-      billable ? finalUsage : { ...finalUsage, inputTokens: 0, outputTokens: 0 },
+      usage,
       costMicroUsd,
       this.finishReason ?? null,
       this.upstreamModel,
     );
-    if (this.error) outcome.errorCode = this.error.code;
+    outcome.usageEstimated = metered?.estimated === true;
+    if (this.error && status === "error") outcome.errorCode = this.error.code;
     await this.hooks.settle(outcome);
     return {
-      usage: finalUsage,
+      usage,
       costMicroUsd,
       finishReason: this.finishReason ?? (this.error ? "error" : "stop"),
     };
@@ -179,10 +220,10 @@ export class GenerationStream {
       case "text-delta":
       case "reasoning-delta":
       case "tool-input-delta":
-        this.deliveredText += part.delta;
+        this.output.append(part.delta);
         break;
       case "tool-call":
-        this.deliveredText += part.name;
+        this.output.append(part.name);
         break;
       case "usage":
         this.usage = part.usage;
@@ -198,4 +239,8 @@ export class GenerationStream {
         break;
     }
   }
+}
+
+function toErrorPart(error: GatewayError): CanonicalStreamPart {
+  return { type: "error", error: { code: error.code, message: error.message } };
 }

@@ -88,6 +88,7 @@ export function createApp(deps: AppDependencies): GatewayHttp {
     maxBodyBytes: deps.config.maxBodyBytes,
     requestShape: deps.config.requestShape,
     keepAliveMs: deps.keepAliveMs,
+    clientReadTimeoutMs: deps.config.clientReadTimeoutMs,
   };
   const readBearer = (headers: HeaderReader) => readBearerToken(headers.get("authorization") ?? undefined);
   // The messages format also accepts Anthropic's own header (spec §5.2).

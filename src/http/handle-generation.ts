@@ -35,6 +35,8 @@ export interface GenerationRouteDeps {
   /** Caps on messages, content blocks and tools, checked before the body is decoded. */
   requestShape: RequestShapeLimits;
   keepAliveMs?: number;
+  /** How long a streaming client may take nothing while output waits for it. */
+  clientReadTimeoutMs?: number;
 }
 
 type Answer =
@@ -118,6 +120,7 @@ export function createGenerationHandler(
         logger,
         signal,
         keepAliveMs: deps.keepAliveMs,
+        clientReadTimeoutMs: deps.clientReadTimeoutMs,
       });
     } else {
       sendJson(outgoing, answer.status, answer.headers, answer.body);

@@ -82,7 +82,10 @@ export const generationSchema = z
       model: z.string(),
       ingress_format: z.enum(["chat_completions", "responses", "vendor_messages"]),
       source: z.enum(["api", "playground", "chat"]),
-      status: z.enum(["in_progress", "ok", "error", "cancelled"]),
+      status: z.enum(["in_progress", "ok", "error", "cancelled", "interrupted"]).openapi({
+        description:
+          "interrupted: the instance running the request died; another one settled it (docs/durability.md)",
+      }),
       stream: z.boolean(),
       upstream_provider: z.string().nullable(),
       upstream_model: z.string().nullable(),
@@ -99,6 +102,10 @@ export const generationSchema = z
       error_code: errorCodeSchema.nullable(),
       created_at: z.string(),
       finished_at: z.string().nullable(),
+      usage_estimated: z.boolean().openapi({
+        description:
+          "true when the token counts and cost are the gateway's estimate: the upstream reported no usage, or the request ended before it did (docs/metering.md)",
+      }),
     }),
   })
   .openapi("Generation");

@@ -5,20 +5,27 @@
  *
  * Frames go straight to the Node response as strings (no web ReadableStream, no TextEncoder per
  * frame), and the next part is pulled only once the socket has taken the last one ('drain'), so a
- * slow reader slows the upstream instead of growing a queue in memory.
+ * slow reader slows the upstream instead of growing a queue in memory. A client that takes nothing
+ * for `clientReadTimeoutMs` while output waits for it is disconnected (client-read-watch.ts), which
+ * cancels the stream like any other disconnect.
  */
 import type { ServerResponse } from "node:http";
 import type { GenerationStream } from "../engine/generation-stream.js";
 import { createGatewayErrorFromInfo, GatewayError } from "../errors/gateway-error.js";
 import type { StreamEncoder } from "../ingress/ingress-format.js";
 import type { Logger } from "../logging/logger.js";
+import { watchClientReads } from "./client-read-watch.js";
 
 export const KEEP_ALIVE_INTERVAL_MS = 15_000;
+/** `limits.client_read_timeout_seconds` when the caller gives none. */
+export const DEFAULT_CLIENT_READ_TIMEOUT_MS = 60_000;
 
 export interface SseOptions {
   requestId: string;
   logger: Logger;
   keepAliveMs?: number;
+  /** A client that takes no bytes for this long while output waits for it is disconnected. */
+  clientReadTimeoutMs?: number;
   /** Fires when the client leaves before the response ended (see client-gone-signal.ts). */
   signal: AbortSignal;
 }
@@ -59,9 +66,19 @@ export function writeSseResponse(
     }
     return outgoing.write(text);
   };
+  const reads = watchClientReads(
+    outgoing,
+    options.clientReadTimeoutMs ?? DEFAULT_CLIENT_READ_TIMEOUT_MS,
+    () =>
+      options.logger.warn(
+        { requestId: options.requestId },
+        "client stopped reading the stream; disconnected",
+      ),
+  );
   const drained = () =>
     new Promise<void>((resolve) => {
       resumeWriter = resolve;
+      reads.expect();
     });
   const onDrain = () => {
     const resume = resumeWriter;
@@ -100,13 +117,17 @@ export function writeSseResponse(
   if (options.signal.aborted) onClientGone();
   else options.signal.addEventListener("abort", onClientGone, { once: true });
 
+  /** The format's error frames, after the usage the failed stream is billed (where the format has room). */
+  const endWithError = async (error: GatewayError) => {
+    const settlement = await stream.settle().catch(() => undefined);
+    write(format.fail(error, settlement));
+  };
+
   void (async () => {
     try {
       for await (const part of stream.parts()) {
         if (part.type === "error") {
-          const settlement = stream.settle();
-          write(format.fail(createGatewayErrorFromInfo(part.error)));
-          await settlement;
+          await endWithError(createGatewayErrorFromInfo(part.error));
           return;
         }
         if (!write(format.push(part))) {
@@ -126,17 +147,19 @@ export function writeSseResponse(
       // A bug, not an upstream failure (those arrive as `error` parts): still end the stream
       // with the format's error frame so the client does not wait for a terminator.
       options.logger.error({ err: error, requestId: options.requestId }, "stream failed");
-      write(format.fail(new GatewayError("internal_error", "Internal error")));
-      await stream.settle().catch(() => {});
+      await endWithError(new GatewayError("internal_error", "Internal error"));
     } finally {
       options.signal.removeEventListener("abort", onClientGone);
       outgoing.off("drain", onDrain);
+      reads.stopWatchingDrains();
       clearInterval(keepAlive);
       if (!closed) {
         closed = true;
         // Ended while still corked: Node's end() uncorks fully, so the last frames and the
         // chunked terminator leave in one socket write instead of two (one syscall per stream).
         outgoing.end();
+        // The tail may still wait for a client that stopped reading: it gets the same deadline.
+        if (!outgoing.writableFinished) reads.expect();
       }
       uncork();
     }

@@ -33,8 +33,12 @@ export interface StreamEncoder {
   push(part: CanonicalStreamPart): string;
   /** Frames after the upstream finished and the cost is known (chat: usage chunk + `[DONE]`). */
   finish(settlement: Settlement): string;
-  /** Frames reporting an error after the stream started; nothing may follow them. */
-  fail(error: GatewayError): string;
+  /**
+   * Frames reporting an error after the stream started; nothing may follow them. `settlement`:
+   * what the generation is billed, shown where the format has a place for usage before or in its
+   * error (the client sees what it pays for a stream that failed mid-way).
+   */
+  fail(error: GatewayError, settlement?: Settlement): string;
   /** A keep-alive frame (SSE comment, or the format's ping event). */
   keepAlive(): string;
 }

@@ -15,6 +15,8 @@ export interface OpenSpendGuardOptions {
   /** The SharedState prefix, so limit keys live beside the gateway's other Redis keys. */
   prefix?: string;
   leaseTtlMs: number;
+  /** How long a lease is refreshed at most: past the longest request (default: an hour). */
+  maxLeaseLifetimeMs?: number;
   logger?: Logger;
   /** Where credit changes are announced (balance-channel.ts); absent: only direct calls. */
   state?: SharedState;
@@ -46,6 +48,7 @@ async function openGuard(options: OpenSpendGuardOptions): Promise<SpendGuard> {
       keyLimits: options.keyLimits,
       logger: options.logger,
       leaseTtlMs: options.leaseTtlMs,
+      maxLeaseLifetimeMs: options.maxLeaseLifetimeMs,
     });
   }
   let lastLoggedAt = 0;
@@ -65,5 +68,6 @@ async function openGuard(options: OpenSpendGuardOptions): Promise<SpendGuard> {
     keyLimits: options.keyLimits,
     logger: options.logger,
     leaseTtlMs: options.leaseTtlMs,
+    maxLeaseLifetimeMs: options.maxLeaseLifetimeMs,
   });
 }

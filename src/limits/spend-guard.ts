@@ -52,6 +52,15 @@ export interface Reservation {
   settle(costMicroUsd: number): Promise<void>;
 }
 
+export interface OrphanSettlement {
+  requestId: string;
+  keyId: string;
+  workspaceId: string;
+  /** The record's created_at: the admission time, which decides its windows. */
+  admittedAt: Date;
+  costMicroUsd: number;
+}
+
 export interface SpendGuard {
   readonly mode: LimitCounters["mode"];
   /** Throws key_limit_exceeded, insufficient_credits or rate_limit_exceeded (GatewayError). */
@@ -65,6 +74,12 @@ export interface SpendGuard {
   now(): Promise<number>;
   /** After a credit change: the balance counter is re-seeded. Best effort (it expires anyway). */
   forgetBalance(workspaceId: string): Promise<void>;
+  /**
+   * Settles the reservation of a request whose instance died (its record was settled as
+   * interrupted, in Postgres first): the lease, if it still exists, is replaced by `costMicroUsd`;
+   * if it expired, the counters are re-seeded from Postgres instead. Never throws.
+   */
+  settleOrphan(input: OrphanSettlement): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -296,6 +311,28 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
           { err: error, workspaceId },
           "could not drop the balance counter; it expires soon",
         );
+      }
+    },
+
+    async settleOrphan(input) {
+      let totalResetAt: Date | null = null;
+      try {
+        totalResetAt = (await keyLimits.get(input.keyId))?.totalResetAt ?? null;
+      } catch {
+        // Without the reset time the total window may be the wrong one: the settle below then
+        // finds no lease there and marks the counters for re-seeding, which is exact anyway.
+      }
+      const settlement: SettleInput = {
+        requestId: input.requestId,
+        keyId: input.keyId,
+        workspaceId: input.workspaceId,
+        windows: computeLimitWindows(input.admittedAt.getTime(), totalResetAt),
+        costMicroUsd: input.costMicroUsd,
+      };
+      try {
+        await counters.settle(settlement);
+      } catch {
+        retries.add(settlement);
       }
     },
 

@@ -61,6 +61,7 @@ export function createBatchedGenerationRepository(sql: SqlGenerationRepository):
       if (stored || !pending || pending.start.workspaceId !== workspaceId) return stored;
       return toInProgressRecord(pending.start, pending.submittedAt);
     },
+    listInProgress: (admittedBefore, limit) => sql.listInProgress(admittedBefore, limit),
     async drain() {
       await Promise.all([starts.drain(), finishes.drain()]);
     },

@@ -32,6 +32,9 @@ function createFakeDatabase() {
         if (outcome.costMicroUsd < 0) throw new RangeError("costMicroUsd must not be negative");
         if (!database.applied.has(id)) database.applied.set(id, outcome);
       },
+      async listInProgress() {
+        return [];
+      },
     } satisfies GenerationRepository,
     async ping() {
       if (database.mode === "down") throw new Error("down");

@@ -226,6 +226,7 @@ export function createDurableGenerationRepository(
   return {
     start: (record) => inner.start(record),
     get: (id, workspaceId) => inner.get(id, workspaceId),
+    listInProgress: (admittedBefore, limit) => inner.listInProgress(admittedBefore, limit),
 
     async finish(id, outcome, start) {
       if (databaseReachable) {

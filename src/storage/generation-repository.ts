@@ -38,6 +38,24 @@ interface GenerationRow {
   finish_reason: string | null;
   created_at: Date;
   finished_at: Date | null;
+  estimated_input_tokens: unknown;
+  usage_estimated: boolean | null;
+}
+
+/** The columns every row has from its start (an in-progress row has only these). */
+function readStartRow(row: GenerationRow): GenerationStart {
+  const estimatedInputTokens = readNullableInteger(row.estimated_input_tokens, "estimated_input_tokens");
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    apiKeyId: row.api_key_id,
+    model: row.model,
+    ingressFormat: row.ingress_format,
+    source: row.source,
+    stream: row.stream,
+    createdAt: new Date(row.created_at),
+    ...(estimatedInputTokens === null ? {} : { estimatedInputTokens }),
+  };
 }
 
 function readGenerationRow(row: GenerationRow): GenerationRecord {
@@ -47,13 +65,7 @@ function readGenerationRow(row: GenerationRow): GenerationRecord {
   }
   const latencyMs = readNullableInteger(row.latency_ms, "latency_ms");
   return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    apiKeyId: row.api_key_id,
-    model: row.model,
-    ingressFormat: row.ingress_format,
-    source: row.source,
-    stream: row.stream,
+    ...readStartRow(row),
     status: row.status,
     errorCode: row.error_code,
     upstreamProvider: row.upstream_provider,
@@ -67,6 +79,7 @@ function readGenerationRow(row: GenerationRow): GenerationRecord {
     toolCostsMicroUsd: toolCosts,
     ...(latencyMs === null ? {} : { latencyMs }),
     finishReason: row.finish_reason,
+    usageEstimated: row.usage_estimated === true,
     createdAt: new Date(row.created_at),
     finishedAt: row.finished_at === null ? null : new Date(row.finished_at),
   };
@@ -108,6 +121,8 @@ export interface SqlGenerationRepository extends GenerationRepository {
 const START_COLUMNS = "id, workspace_id, api_key_id, model, ingress_format, source, stream, created_at";
 const START_TYPES =
   "$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::timestamptz[]";
+/** The columns of an in-progress row: the start, plus the prompt estimate an interrupted one is billed. */
+const IN_PROGRESS_COLUMNS = `${START_COLUMNS}, estimated_input_tokens`;
 
 function startColumnArrays(records: readonly GenerationStart[]) {
   return [
@@ -122,21 +137,22 @@ function startColumnArrays(records: readonly GenerationStart[]) {
   ];
 }
 
-/** See migrations/0004-finish-generations.sql: one call records many outcomes, all or none. */
+/** See migrations/0004 and 0008: one call records many outcomes, all or none. */
 const FINISH_MANY_SQL = `SELECT finish_generations(${START_TYPES},
   $9::text[], $10::text[], $11::text[], $12::text[],
   $13::integer[], $14::integer[], $15::integer[], $16::integer[], $17::integer[],
-  $18::bigint[], $19::text[], $20::integer[], $21::text[], $22::timestamptz[])`;
+  $18::bigint[], $19::text[], $20::integer[], $21::text[], $22::timestamptz[], $23::boolean[])`;
 
 export function createGenerationRepository(client: SqlClient): SqlGenerationRepository {
   async function startMany(records: readonly GenerationStart[]): Promise<void> {
     if (records.length === 0) return;
     await client.run(
-      `INSERT INTO generations (${START_COLUMNS})
-       SELECT id, workspace_id, api_key_id, model, ingress_format, source, stream, COALESCE(created_at, now())
-       FROM unnest(${START_TYPES}) AS t(${START_COLUMNS})
+      `INSERT INTO generations (${IN_PROGRESS_COLUMNS})
+       SELECT id, workspace_id, api_key_id, model, ingress_format, source, stream, COALESCE(created_at, now()),
+         estimated_input_tokens
+       FROM unnest(${START_TYPES}, $9::integer[]) AS t(${IN_PROGRESS_COLUMNS})
        ON CONFLICT (id) DO NOTHING`,
-      startColumnArrays(records),
+      [...startColumnArrays(records), records.map((record) => record.estimatedInputTokens ?? null)],
     );
   }
 
@@ -163,6 +179,7 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
       outcomes.map((outcome) => outcome.latencyMs),
       outcomes.map((outcome) => outcome.finishReason),
       entries.map((entry) => entry.finishedAt?.toISOString() ?? null),
+      outcomes.map((outcome) => outcome.usageEstimated === true),
     ]);
   }
 
@@ -176,7 +193,8 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
            status = $2, error_code = $3, upstream_provider = $4, upstream_model = $5,
            tokens_prompt = $6, tokens_completion = $7, tokens_reasoning = $8,
            tokens_cached_prompt = $9, tokens_cache_write = $10, cost_micro_usd = $11,
-           tool_costs_micro_usd = $12::jsonb, latency_ms = $13, finish_reason = $14, finished_at = now()
+           tool_costs_micro_usd = $12::jsonb, latency_ms = $13, finish_reason = $14, finished_at = now(),
+           usage_estimated = $15
          WHERE id = $1 AND status = 'in_progress'
          RETURNING workspace_id`,
         [
@@ -194,6 +212,7 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
           JSON.stringify(outcome.toolCostsMicroUsd),
           outcome.latencyMs,
           outcome.finishReason,
+          outcome.usageEstimated === true,
         ],
       );
       if (!settled) {
@@ -229,6 +248,16 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
         [id, workspaceId],
       );
       return row ? readGenerationRow(row) : null;
+    },
+
+    async listInProgress(admittedBefore, limit) {
+      // generations_in_progress_idx (migration 0008): only rows still in progress are read.
+      const rows = await client.query<GenerationRow>(
+        `SELECT ${IN_PROGRESS_COLUMNS} FROM generations
+         WHERE status = 'in_progress' AND created_at < $1 ORDER BY created_at LIMIT $2`,
+        [admittedBefore.toISOString(), limit],
+      );
+      return rows.map(readStartRow);
     },
   };
 }

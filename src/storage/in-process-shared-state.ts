@@ -8,9 +8,11 @@ export function createInProcessSharedState(): SharedState {
   emitter.setMaxListeners(0);
   let closed = false;
   const values = new Map<string, { value: string; expiresAt: number }>();
+  /** Sorted sets: index → key → score. */
+  const indexes = new Map<string, Map<string, number>>();
   let sets = 0;
 
-  return {
+  const state: SharedState = {
     mode: "in-process",
     async ping() {
       if (closed) throw new Error("Shared state is closed");
@@ -41,6 +43,24 @@ export function createInProcessSharedState(): SharedState {
       if (closed) throw new Error("Shared state is closed");
       values.delete(key);
     },
+    async setIndexedValue(index, key, value, score, ttlMs) {
+      await state.setValue(key, value, ttlMs);
+      const entries = indexes.get(index) ?? new Map<string, number>();
+      indexes.set(index, entries);
+      entries.set(key, score);
+    },
+    async listIndexedValues(index, maxScore, limit) {
+      if (closed) throw new Error("Shared state is closed");
+      const due = [...(indexes.get(index) ?? [])]
+        .filter(([, score]) => score <= maxScore)
+        .sort((a, b) => a[1] - b[1])
+        .slice(0, limit);
+      return Promise.all(due.map(async ([key]) => ({ key, value: await state.getValue(key) })));
+    },
+    async deleteIndexedValue(index, key) {
+      await state.deleteValue(key);
+      indexes.get(index)?.delete(key);
+    },
     async subscribe(channel, onMessage) {
       if (closed) throw new Error("Shared state is closed");
       const listener = (message: string) => {
@@ -59,6 +79,8 @@ export function createInProcessSharedState(): SharedState {
       closed = true;
       emitter.removeAllListeners();
       values.clear();
+      indexes.clear();
     },
   };
+  return state;
 }

@@ -19,6 +19,7 @@ export function toInProgressRecord(start: GenerationStart, submittedAt: Date): G
     costMicroUsd: 0,
     toolCostsMicroUsd: {},
     finishReason: null,
+    usageEstimated: false,
     createdAt: start.createdAt ?? submittedAt,
     finishedAt: null,
   };

@@ -16,12 +16,13 @@
  * - A record that can never be written (a permanent database error) is set aside in
  *   `journal/set-aside.jsonl` with the reason, and logged; others in its batch are written.
  *
- * In-progress records (streams) are journaled at once but written to the database only by `flush`
- * (close, maintenance), never by the linger timer nor before other reads (`drain`): lookups are
- * answered from memory, no other read depends on a row that costs 0, and the row would only be
- * replaced by the final one. A stream that finishes first costs one row insert instead of an
- * insert and an update that rewrites every index entry of the row; a crash still leaves its
- * in-progress record behind (the journal is replayed at the next start).
+ * In-progress records (every request's, before its upstream is called) are journaled at once but
+ * written to the database only by `flush` (close, maintenance), never by the linger timer nor
+ * before other reads (`drain`): lookups are answered from memory, no other read depends on a row
+ * that costs 0, and the row would only be replaced by the final one. A request that finishes first
+ * costs one row insert instead of an insert and an update that rewrites every index entry of the
+ * row; a crash still leaves its in-progress record behind (the journal is replayed at the next
+ * start, and the sweep of interrupted requests settles it).
  */
 
 import type { BatchedGenerationRepository } from "./batched-generation-repository.js";
@@ -262,6 +263,8 @@ export function createJournaledGenerationRepository(
       return toInProgressRecord(entry.start, entry.at);
     },
 
+    // Rows only: a record still journaled belongs to a request of this process, which is running.
+    listInProgress: (admittedBefore, limit) => sql.listInProgress(admittedBefore, limit),
     flush: () => flush(true),
     drain: () => flush(false),
     async close() {
@@ -410,6 +413,7 @@ function toFinalRecord(entry: Entry): GenerationRecord {
     ...entry.start,
     ...outcome,
     toolCostsMicroUsd: { ...outcome.toolCostsMicroUsd },
+    usageEstimated: outcome.usageEstimated === true,
     createdAt: entry.start.createdAt ?? entry.at,
     finishedAt: entry.at,
   };

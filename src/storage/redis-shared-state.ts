@@ -94,6 +94,24 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
     async deleteValue(key) {
       await withDeadline(commands.del(key), commandTimeoutMs, "Redis DEL");
     },
+    async setIndexedValue(index, key, value, score, ttlMs) {
+      const pipeline = commands.pipeline().set(key, value, "PX", ttlMs).zadd(index, score, key);
+      throwFirstError(await withDeadline(pipeline.exec(), commandTimeoutMs, "Redis SET+ZADD"));
+    },
+    async listIndexedValues(index, maxScore, limit) {
+      const keys = await withDeadline(
+        commands.zrangebyscore(index, "-inf", maxScore, "LIMIT", 0, limit),
+        commandTimeoutMs,
+        "Redis ZRANGEBYSCORE",
+      );
+      if (keys.length === 0) return [];
+      const values = await withDeadline(commands.mget(...keys), commandTimeoutMs, "Redis MGET");
+      return keys.map((key, position) => ({ key, value: values[position] ?? null }));
+    },
+    async deleteIndexedValue(index, key) {
+      const pipeline = commands.pipeline().del(key).zrem(index, key);
+      throwFirstError(await withDeadline(pipeline.exec(), commandTimeoutMs, "Redis DEL+ZREM"));
+    },
     async subscribe(channel, onMessage) {
       const fullChannel = prefix + channel;
       let channelHandlers = handlers.get(fullChannel);
@@ -135,6 +153,10 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
     if (channelHandlers && channelHandlers.size > 0) return false;
     handlers.delete(channel);
     return true;
+  }
+
+  function throwFirstError(replies: Array<[Error | null, unknown]> | null): void {
+    for (const [error] of replies ?? []) if (error) throw error;
   }
 
   async function quit(connection: Redis): Promise<void> {

@@ -140,3 +140,49 @@ test("without Redis a stream's start waits for its row, as before", async (t) =>
   assert.equal((await instance.get(record.id, workspace.id))?.status, "in_progress");
   assert.ok(errors.includes("in-progress record not shared through Redis"));
 });
+
+test("a non-streamed start writes no row; another instance lists it, and a stream's, once admitted long enough ago; finishing unlists it", async (t) => {
+  if (!(await requireMode(t, "postgres")) || !(await requireMode(t, "redis"))) return;
+  const { first, instanceA, instanceB, workspace, start, errors } = await createTwoInstances(t);
+  const admittedAt = new Date(Date.now() - 60_000);
+  const nonStreamed = {
+    ...start("req_shared_plain"),
+    stream: false,
+    createdAt: admittedAt,
+    estimatedInputTokens: 42,
+  };
+  const streamed = { ...start("req_shared_stream"), createdAt: admittedAt, estimatedInputTokens: 7 };
+  await instanceA.start(nonStreamed);
+  await instanceA.start(streamed);
+  for (let attempt = 0; attempt < 100 && (await rowStatus(first, streamed.id)) === undefined; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.equal(await rowStatus(first, nonStreamed.id), undefined, "no row for a non-streamed start");
+  assert.equal(await rowStatus(first, streamed.id), "in_progress");
+
+  assert.deepEqual(await instanceB.listInProgress(new Date(admittedAt.getTime() - 1), 10), [], "too young");
+  const listed = await instanceB.listInProgress(new Date(), 10);
+  assert.deepEqual(
+    listed.map((record) => [record.id, record.stream, record.estimatedInputTokens]).sort(),
+    [
+      [nonStreamed.id, false, 42],
+      [streamed.id, true, 7],
+    ].sort(),
+    "each listed once, with its prompt estimate",
+  );
+
+  // The instance that lists a record may settle it: the value and its index entry go once final.
+  const listedPlain = listed.find((record) => record.id === nonStreamed.id)!;
+  await instanceB.finish(nonStreamed.id, createTestOutcome({ status: "interrupted" }), listedPlain);
+  await instanceA.finish(streamed.id, createTestOutcome(), streamed);
+  for (
+    let attempt = 0;
+    attempt < 50 && (await instanceB.listInProgress(new Date(), 10)).length > 0;
+    attempt++
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.deepEqual(await instanceB.listInProgress(new Date(), 10), []);
+  assert.equal((await instanceA.get(nonStreamed.id, workspace.id))?.status, "interrupted");
+  assert.deepEqual(errors, []);
+});

@@ -1,26 +1,32 @@
 /**
- * Distributed mode: a stream's record becomes visible to every instance through Redis instead of
- * through its committed in-progress row. The record's id goes out with the stream's headers, and
- * from then on any instance must find it (DESIGN §4). Waiting for the row meant a PostgreSQL
- * commit (an fsync, behind whatever group commit was in flight) before the first byte of every
- * stream; a Redis SET is one round trip. The row is still written, in the background, so a crash
- * leaves it behind as before.
+ * Distributed mode: an admitted request's record is stored in Redis before its upstream is
+ * called, instead of waiting for a PostgreSQL commit. Two reasons, one mechanism:
+ * - visibility: a stream's id goes out with its headers, and from then on any instance must find
+ *   its record (DESIGN §4); a Redis SET is one round trip, a commit an fsync behind whatever group
+ *   commit was in flight;
+ * - crash safety: if this instance dies mid-request, another one finds the record by age (the
+ *   index `gen-in-progress`, scored by admission time) and settles it as interrupted
+ *   (engine/interrupted-sweep.ts). A non-streamed request gets nothing else before its answer.
  *
- * - `start` writes the record under `gen-in-progress:<id>` (TTL: IN_PROGRESS_TTL_MS) and resolves;
- *   when Redis fails it waits for the row instead (today's path, never a lost record).
+ * - `start` writes the record under `gen-in-progress:<id>` and lists it in the index, in one round
+ *   trip, and resolves. A stream's row is still written, in the background (a crash leaves it behind
+ *   as before); a non-streamed request writes no row until it is final. When Redis fails, `start`
+ *   waits for the row instead (today's path, never a lost record).
  * - `get` reads PostgreSQL, then Redis, then PostgreSQL again: the Redis value is deleted only
  *   after the final row is committed, so a lookup that misses both the first read and the value
  *   finds the final row on the second read.
- * - `finish` deletes the value after the final row is written (only for ids this instance
- *   announced: non-streamed requests never touch Redis here).
+ * - `finish` deletes the value and its index entry after the final row is written (ids this
+ *   instance stored, and ids the sweep found through `listInProgress`).
+ * - `listInProgress` lists the records of both places: the index and the rows.
  */
 
 import { toInProgressRecord } from "./in-progress-record.js";
 import { decodeStart } from "./outcome-outbox.js";
 import type { GenerationRepository, GenerationStart, SharedState } from "./types.js";
 
-/** Outlives any stream by far; only the value of an instance that died before `finish` expires. */
-export const IN_PROGRESS_TTL_MS = 60 * 60 * 1000;
+/** Outlives any request and its sweep by far; only the value of a record nobody settled expires. */
+export const IN_PROGRESS_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+export const IN_PROGRESS_INDEX = "gen-in-progress";
 
 const keyOf = (id: string) => `gen-in-progress:${id}`;
 
@@ -34,30 +40,37 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
   state: SharedState,
   options: SharedInProgressOptions,
 ): T {
-  /** Ids whose value this instance wrote and has not deleted yet. */
+  /** Ids whose value this instance wrote (or the sweep listed) and has not deleted yet. */
   const announced = new Set<string>();
 
   return {
     ...inner,
     async start(record) {
-      const written = inner.start(record);
+      const written = record.stream ? inner.start(record) : undefined;
       const at = new Date();
+      const admittedAt = (record.createdAt ?? at).getTime();
       try {
-        await state.setValue(keyOf(record.id), JSON.stringify({ start: record, at }), IN_PROGRESS_TTL_MS);
+        await state.setIndexedValue(
+          IN_PROGRESS_INDEX,
+          keyOf(record.id),
+          JSON.stringify({ start: record, at }),
+          admittedAt,
+          IN_PROGRESS_TTL_MS,
+        );
       } catch (error) {
         options.onError(error, "in-progress record not shared through Redis", record.id);
-        return written; // Visible once its row is committed, as without Redis.
+        return written ?? inner.start(record); // Visible and safe once its row is committed.
       }
       announced.add(record.id);
-      written.catch((error: unknown) => options.onError(error, "in-progress row not written", record.id));
+      written?.catch((error: unknown) => options.onError(error, "in-progress row not written", record.id));
     },
 
     async finish(id, outcome, start) {
       const shared = announced.delete(id);
       await inner.finish(id, outcome, start);
       if (!shared) return;
-      state.deleteValue(keyOf(id)).catch((error: unknown) => {
-        // It expires on its own; lookups read the committed row first anyway.
+      state.deleteIndexedValue(IN_PROGRESS_INDEX, keyOf(id)).catch((error: unknown) => {
+        // The sweep finds it again and finds the row final; lookups read the row first anyway.
         options.onError(error, "in-progress record not deleted from Redis", id);
       });
     },
@@ -79,6 +92,30 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
             : null;
       }
       return inner.get(id, workspaceId);
+    },
+
+    async listInProgress(admittedBefore, limit) {
+      const found = new Map<string, GenerationStart>();
+      let listed: Array<{ key: string; value: string | null }> = [];
+      try {
+        listed = await state.listIndexedValues(IN_PROGRESS_INDEX, admittedBefore.getTime(), limit);
+      } catch (error) {
+        options.onError(error, "in-progress records not listed from Redis", "");
+      }
+      for (const { key, value } of listed) {
+        const decoded = value === null ? null : decodeValue(value);
+        if (decoded) {
+          found.set(decoded.start.id, decoded.start);
+          announced.add(decoded.start.id); // Whoever settles it deletes it.
+        } else {
+          // Expired or unreadable: no start to settle it with (a stream's row is still found below).
+          void state.deleteIndexedValue(IN_PROGRESS_INDEX, key).catch(() => {});
+        }
+      }
+      for (const start of await inner.listInProgress(admittedBefore, limit)) {
+        if (!found.has(start.id)) found.set(start.id, start);
+      }
+      return [...found.values()];
     },
   };
 }

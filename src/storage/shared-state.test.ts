@@ -226,3 +226,27 @@ forEachSharedStateMode(
     assert.equal(await peer.getValue("value:short"), null, "expired after its TTL");
   },
 );
+
+forEachSharedStateMode(
+  "indexed values: listed by score, oldest first, up to a limit; an expired value lists as null; a delete removes both",
+  async (context) => {
+    const peer = await context.openPeer();
+    await context.state.setIndexedValue("index", "rec:b", "B", 200, 60_000);
+    await context.state.setIndexedValue("index", "rec:a", "A", 100, 60_000);
+    await context.state.setIndexedValue("index", "rec:c", "C", 300, 60_000);
+    await context.state.setIndexedValue("index", "rec:short", "gone", 150, 50);
+    await sleep(120);
+    assert.deepEqual(await peer.listIndexedValues("index", 250, 10), [
+      { key: "rec:a", value: "A" },
+      { key: "rec:short", value: null },
+      { key: "rec:b", value: "B" },
+    ]);
+    assert.deepEqual(await peer.listIndexedValues("index", 1_000, 1), [{ key: "rec:a", value: "A" }]);
+    await peer.deleteIndexedValue("index", "rec:a");
+    assert.equal(await context.state.getValue("rec:a"), null);
+    assert.deepEqual(
+      (await context.state.listIndexedValues("index", 1_000, 10)).map((entry) => entry.key),
+      ["rec:short", "rec:b", "rec:c"],
+    );
+  },
+);

@@ -37,7 +37,11 @@ export interface ApiKeyWithWorkspace {
 }
 
 export type IngressFormatName = "chat_completions" | "responses" | "vendor_messages";
-export type GenerationStatus = "in_progress" | "ok" | "error" | "cancelled";
+/**
+ * `interrupted`: the instance that ran the request died before settling it; another instance (or
+ * the same one restarted) settled it from its in-progress record (docs/durability.md).
+ */
+export type GenerationStatus = "in_progress" | "ok" | "error" | "cancelled" | "interrupted";
 
 export interface GenerationStart {
   /** The request id (X-Request-Id). */
@@ -53,6 +57,12 @@ export interface GenerationStart {
    * falls into the same day and month window as its reservation; default: the database's now().
    */
   createdAt?: Date;
+  /**
+   * Admission's estimate of the prompt (tokens, media included): what an interrupted record is
+   * billed when no instance is left to settle it with real usage. Absent in records written before
+   * it existed (they are settled at 0 tokens).
+   */
+  estimatedInputTokens?: number;
 }
 
 export interface GenerationOutcome {
@@ -70,6 +80,12 @@ export interface GenerationOutcome {
   toolCostsMicroUsd: Record<string, number>;
   latencyMs: number;
   finishReason: string | null;
+  /**
+   * The token counts are the gateway's estimate, not usage the upstream reported (it reported
+   * none, or the stream ended before its final usage). Absent: false (outcomes parked or journaled
+   * before the field existed).
+   */
+  usageEstimated?: boolean;
 }
 
 export interface GenerationRecord extends GenerationStart, Partial<Omit<GenerationOutcome, "status">> {
@@ -118,12 +134,17 @@ export interface GenerationRepository {
   /**
    * Finalises the record and debits the workspace balance by `outcome.costMicroUsd` in one
    * transaction. Idempotent: a second call for the same id changes nothing. With `start`, the
-   * record is written final even if it was never started (the request path starts only streamed
-   * generations, whose id reaches the caller before they finish); without it, an unknown id fails.
+   * record is written final even if it was never started (a start that failed, or one that lives
+   * only in Redis or the journal); without it, an unknown id fails.
    */
   finish(id: string, outcome: GenerationOutcome, start?: GenerationStart): Promise<void>;
   /** null when unknown or owned by another workspace. */
   get(id: string, workspaceId: string): Promise<GenerationRecord | null>;
+  /**
+   * Records still in progress that were admitted before `admittedBefore`, oldest first, at most
+   * `limit`: what the sweep of interrupted requests settles (engine/interrupted-sweep.ts).
+   */
+  listInProgress(admittedBefore: Date, limit: number): Promise<GenerationStart[]>;
 }
 
 export type OneTimeKeySource = Exclude<RequestSource, "api">;
@@ -195,6 +216,19 @@ export interface SharedState {
   /** null when absent or expired. */
   getValue(key: string): Promise<string | null>;
   deleteValue(key: string): Promise<void>;
+  /**
+   * `setValue`, and lists `key` in the sorted set `index` under `score`, in one round trip: values
+   * that must be found by age when their owner never deletes them (records of a crashed instance).
+   */
+  setIndexedValue(index: string, key: string, value: string, score: number, ttlMs: number): Promise<void>;
+  /** Up to `limit` keys of `index` scored at most `maxScore`, lowest first, with their values (null: expired). */
+  listIndexedValues(
+    index: string,
+    maxScore: number,
+    limit: number,
+  ): Promise<Array<{ key: string; value: string | null }>>;
+  /** Deletes `key` and its entry in `index`, in one round trip. */
+  deleteIndexedValue(index: string, key: string): Promise<void>;
   /** Returns an unsubscribe function. */
   subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;

@@ -5,21 +5,16 @@
  * and the next start on the same folder has every record, final, with the balance debited once each.
  */
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { test } from "node:test";
-import { stringify } from "yaml";
 import { createHttpAdminClient } from "../../src/cli/http-admin-client.js";
 import { openStoreWithSqlClient } from "../../src/storage/open-store.js";
-import { startGatewayProcess } from "../helpers/gateway-process.js";
+import { prepareEmbeddedGateway, startGatewayProcess } from "../helpers/gateway-process.js";
 import {
   chatBody,
   createLimitsConfig,
   REQUEST_COST_MICRO_USD,
   startPricedUpstream,
 } from "../helpers/limits-cluster.js";
-import { createTempDir } from "../helpers/storage-modes.js";
 
 const NON_STREAMED = 30;
 const STREAMED = 10;
@@ -30,22 +25,13 @@ for (const thread of ["main", "worker"] as const) {
   test(`a gateway killed right after answering loses no usage record: the next start has them all, debited once (PGlite thread: ${thread})`, async (t) => {
     const upstream = await startPricedUpstream({ delayMs: 5, pieceDelayMs: 2 });
     t.after(() => upstream.close());
-    const folder = await createTempDir("gw-crash-");
-    t.after(() => folder.cleanup());
-    const configPath = join(folder.path, "gateway.yaml");
-    await writeFile(configPath, stringify(createLimitsConfig(upstream.baseUrl)));
-    const secret = `test-secret-${randomBytes(8).toString("hex")}`;
-    const dataDir = join(folder.path, "data");
-    const env = {
-      PORT: "0",
-      HOST: "127.0.0.1",
-      GATEWAY_CONFIG: configPath,
-      GATEWAY_DATA_DIR: dataDir,
-      INTERNAL_SHARED_SECRET: secret,
+    const setup = await prepareEmbeddedGateway(createLimitsConfig(upstream.baseUrl), {
       LOG_LEVEL: "info",
       FAKE_UPSTREAM_KEY: "sk-upstream",
       GATEWAY_PGLITE_THREAD: thread,
-    };
+    });
+    t.after(() => setup.cleanup());
+    const { env, dataDir, secret } = setup;
 
     const first = await startGatewayProcess({ env });
     t.after(() => first.stop(0));

@@ -134,6 +134,44 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
+export interface EmbeddedGatewaySetup {
+  /** The environment of a gateway process on the folder (pass to startGatewayProcess). */
+  env: Record<string, string>;
+  dataDir: string;
+  /** INTERNAL_SHARED_SECRET: the admin API's token. */
+  secret: string;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * A temporary folder holding `config` (as YAML) and a data folder, and the environment of an
+ * embedded gateway process on them; a second process started with the same `env` is a restart.
+ */
+export async function prepareEmbeddedGateway(
+  config: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Promise<EmbeddedGatewaySetup> {
+  const folder = await createTempDir("gw-embedded-");
+  const configPath = join(folder.path, "gateway.yaml");
+  await writeFile(configPath, stringify(config));
+  const secret = `test-secret-${randomBytes(8).toString("hex")}`;
+  const dataDir = join(folder.path, "data");
+  return {
+    env: {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      GATEWAY_CONFIG: configPath,
+      GATEWAY_DATA_DIR: dataDir,
+      INTERNAL_SHARED_SECRET: secret,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn",
+      ...env,
+    },
+    dataDir,
+    secret,
+    cleanup: () => folder.cleanup(),
+  };
+}
+
 export interface GatewayCluster {
   gateways: GatewayProcess[];
   databaseUrl: string;

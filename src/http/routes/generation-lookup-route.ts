@@ -47,6 +47,8 @@ export function renderGeneration(record: GenerationRecord) {
     error_code: record.errorCode ?? null,
     created_at: record.createdAt.toISOString(),
     finished_at: record.finishedAt ? record.finishedAt.toISOString() : null,
+    // Beyond the contract's fields: the token counts (and the cost) are the gateway's estimate.
+    usage_estimated: record.usageEstimated === true,
   };
 }
 

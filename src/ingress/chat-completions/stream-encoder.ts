@@ -101,11 +101,15 @@ class ChatStreamEncoder implements StreamEncoder {
     return `${frames}${this.chunkPrefix}[],"usage":${usage}}\n\n${DONE_FRAME}`;
   }
 
-  fail(error: GatewayError): string {
+  fail(error: GatewayError, settlement?: Settlement): string {
     if (this.closed) return "";
     this.closed = true;
+    // The usage chunk first, as it would close a finished stream: what the failed stream is billed.
+    const usage = settlement
+      ? `${this.chunkPrefix}[],"usage":${JSON.stringify(encodeChatUsage(settlement.usage, settlement.costMicroUsd))}}\n\n`
+      : "";
     // oai-node throws APIError for any frame whose JSON has a truthy top-level `error`.
-    return `data: ${JSON.stringify(createCommonErrorEnvelope(error, this.requestId))}\n\n`;
+    return `${usage}data: ${JSON.stringify(createCommonErrorEnvelope(error, this.requestId))}\n\n`;
   }
 
   keepAlive(): string {

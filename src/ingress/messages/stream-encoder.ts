@@ -131,11 +131,17 @@ class MessagesStreamEncoder implements StreamEncoder {
     return `${frames}event: message_stop\ndata: {"type":"message_stop"}\n\n`;
   }
 
-  fail(error: GatewayError): string {
+  fail(error: GatewayError, settlement?: Settlement): string {
     if (this.closed) return "";
     this.closed = true;
+    // A message_delta would need a stop reason the messages format does not have for a failure, so
+    // what the failed stream is billed rides on the error event, beside its request id.
+    const envelope = createMessagesErrorEnvelope(error, this.context.requestId);
     // The SDK throws APIError for an `error` event, whatever came before it.
-    return encodeFrame("error", createMessagesErrorEnvelope(error, this.context.requestId));
+    return encodeFrame(
+      "error",
+      settlement ? { ...envelope, usage: encodeMessagesUsage(settlement.usage) } : envelope,
+    );
   }
 
   keepAlive(): string {

@@ -141,7 +141,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     return frames + this.writer.writeResponseEvent(type, response);
   }
 
-  fail(error: GatewayError): string {
+  fail(error: GatewayError, settlement?: Settlement): string {
     if (this.closed) return "";
     const frames = this.started ? "" : this.start();
     this.closed = true;
@@ -157,7 +157,8 @@ class ResponsesStreamEncoder implements StreamEncoder {
       status: "failed",
       error: { code: error.code, message: error.message },
       output: this.writer.output,
-      usage: null,
+      // What the failed response is billed (null only when the caller has no settlement).
+      usage: settlement ? encodeResponsesUsage(settlement.usage, settlement.costMicroUsd) : null,
     });
     return frames + errorEvent + this.writer.writeResponseEvent("response.failed", response);
   }

@@ -143,7 +143,7 @@ function assertReplay(parts: CanonicalStreamPart[], expected: Expected, name: st
   }
   assert.deepEqual(reasoning, expected.thinking, `${name}: reasoning text and state`);
 
-  const usage = parts.find((part) => part.type === "usage");
+  const usage = parts.findLast((part) => part.type === "usage");
   assert.ok(usage?.type === "usage" && usage.usage.inputTokens > 0, `${name}: input usage > 0`);
   assert.equal(usage.usage.outputTokens, expected.outputTokens, `${name}: last cumulative output count`);
   const finish = parts.at(-1);

@@ -180,7 +180,7 @@ test("stream: thinking with signature, then text; the next turn forwards the sig
     providerState: { providerKind: "anthropic", upstreamModel: "upstream-model-1", signature },
   });
   assert.equal(textOf(parts), "Paris.");
-  const usage = parts.find((part) => part.type === "usage");
+  const usage = parts.findLast((part) => part.type === "usage");
   assert.equal(usage?.type === "usage" ? usage.usage.reasoningTokens : -1, 40);
 
   // Turn 2 replays the assistant turn as an ingress would decode it.
@@ -263,7 +263,7 @@ test("stream: cumulative usage over two message_delta events is not summed (F37)
       ),
     ),
   );
-  const usage = (await collect(callFor())).find((part) => part.type === "usage");
+  const usage = (await collect(callFor())).findLast((part) => part.type === "usage");
   assert.deepEqual(
     usage?.type === "usage" ? [usage.usage.inputTokens, usage.usage.outputTokens] : [],
     [472, 7],

@@ -73,6 +73,8 @@ test("text stream: metadata, text lifecycle, usage, finish; ping and padding tol
       upstreamId: "msg_01FakeUpstream000000000001",
       upstreamModel: "claude-fake-4-5-20250101",
     },
+    // message_start's count, with the first content: what a stream cut short is billed from.
+    { type: "usage", usage: { ...emptyUsage, inputTokens: 12, outputTokens: 1 } },
     { type: "text-start", id: "text-0" },
     { type: "text-delta", id: "text-0", delta: "Hel" },
     { type: "text-delta", id: "text-0", delta: "lo" },
@@ -90,7 +92,7 @@ test("thinking: deltas, signature collected and delivered on reasoning-end, then
     messageDeltaEvent(),
     messageStopEvent(),
   ]);
-  assert.deepEqual(parts.slice(1, 8), [
+  assert.deepEqual(parts.slice(2, 9), [
     { type: "reasoning-start", id: "reasoning-0" },
     { type: "reasoning-delta", id: "reasoning-0", delta: "Two plus " },
     { type: "reasoning-delta", id: "reasoning-0", delta: "two." },
@@ -240,7 +242,7 @@ test("an empty text block yields no text parts (no phantom block, A4)", async ()
     messageStopEvent(),
   ]);
   assert.ok(!parts.some((part) => part.type.startsWith("text")));
-  assert.equal(parts[1].type, "tool-input-start");
+  assert.equal(parts[2].type, "tool-input-start");
 });
 
 test("the structured-output tool streams as answer text with finish stop", async () => {
@@ -257,7 +259,7 @@ test("the structured-output tool streams as answer text with finish stop", async
     ],
     { ...context, jsonToolName: "json_response" },
   );
-  assert.deepEqual(parts.slice(1), [
+  assert.deepEqual(parts.slice(2), [
     { type: "text-start", id: "text-0" },
     { type: "text-delta", id: "text-0", delta: '{"city"' },
     { type: "text-delta", id: "text-0", delta: ': "Tokyo"}' },
@@ -296,7 +298,7 @@ test("server-tool blocks and their deltas are skipped; unknown events tolerated;
   ]);
   assert.deepEqual(
     parts.map((part) => part.type),
-    ["response-metadata", "text-start", "text-delta", "text-end", "usage", "finish"],
+    ["response-metadata", "usage", "text-start", "text-delta", "text-end", "usage", "finish"],
   );
 });
 
@@ -313,7 +315,7 @@ test("event: error before content throws the classified error; after content the
   ]);
   assert.deepEqual(
     late.parts.map((part) => part.type),
-    ["response-metadata", "text-start", "text-delta"],
+    ["response-metadata", "usage", "text-start", "text-delta"],
   );
   assert.ok(late.error instanceof GatewayError);
   assert.equal(late.error.code, "provider_rate_limit");
@@ -321,7 +323,7 @@ test("event: error before content throws the classified error; after content the
 
 test("a stream that ends without message_stop, a malformed frame, or a second message_start throws", async () => {
   const truncated = await parseUntilThrow([messageStartEvent(), ...textBlockEvents(0, ["Hi"])]);
-  assert.equal(truncated.parts.length, 4);
+  assert.equal(truncated.parts.length, 5);
   assert.ok(truncated.error instanceof GatewayError);
   assert.equal(truncated.error.message, "upstream stream ended early");
 

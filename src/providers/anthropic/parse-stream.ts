@@ -16,8 +16,8 @@
  * - the structured-output tool (`convert-tools.ts`) streams as answer text instead;
  * - server-tool and unknown blocks are skipped, with their deltas.
  * `message_delta.usage` is cumulative: each field's last value wins, `message_start`'s value stays
- * when a delta omits it. `usage` and `finish` are emitted at `message_stop`, and nothing after it
- * is read. `ping` is ignored. `response-metadata` is emitted just before the first content part,
+ * when a delta omits it. The usage known so far goes out with the first content (a partial count:
+ * the prompt), the final `usage` and `finish` at `message_stop`, and nothing after it is read. `ping` is ignored. `response-metadata` is emitted just before the first content part,
  * so a failure before any content can still be thrown as a plain error.
  */
 import { randomUUID } from "node:crypto";
@@ -65,7 +65,11 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
   function withMetadata(parts: CanonicalStreamPart[]): CanonicalStreamPart[] {
     if (metadataSent || parts.length === 0) return parts;
     metadataSent = true;
-    return [{ type: "response-metadata", upstreamId, upstreamModel }, ...parts];
+    const metadata: CanonicalStreamPart = { type: "response-metadata", upstreamId, upstreamModel };
+    // message_start's usage (the prompt's count) goes out with the first content, so a stream
+    // that ends before message_stop is billed the prompt the upstream reported.
+    if (usage === undefined || parts.some((part) => part.type === "usage")) return [metadata, ...parts];
+    return [metadata, { type: "usage", usage: mapUsage(usage) }, ...parts];
   }
 
   function startText(block: { id: string; started: boolean }, parts: CanonicalStreamPart[]): void {

@@ -131,7 +131,7 @@ test("stream: thoughts then answer, reasoning and usage counted", async () => {
   const reasoning = parts.flatMap((part) => (part.type === "reasoning-delta" ? [part.delta] : [])).join("");
   assert.equal(reasoning, "Thinking about it.");
   assert.equal(textOf(parts), "Look left. Then right.");
-  const usage = parts.find((part) => part.type === "usage");
+  const usage = parts.findLast((part) => part.type === "usage");
   assert.deepEqual(
     usage?.type === "usage" ? [usage.usage.outputTokens, usage.usage.reasoningTokens] : [],
     [74, 68],

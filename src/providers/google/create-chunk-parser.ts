@@ -17,7 +17,8 @@
  *   both come out as one text block followed by the signature. An empty signed text part outside a
  *   text block becomes an empty reasoning block where it stood; no empty text delta is emitted.
  *   `convert-contents.ts` reverses this.
- * - `usageMetadata` is cumulative: the last one wins; `finishReason` arrives on the last chunk.
+ * - `usageMetadata` is cumulative: the last one wins; `finishReason` arrives on the last chunk. The
+ *   usage known at the first content goes out with it (a partial count), the last one at the end.
  * `response-metadata` is emitted just before the first content part, so a failure before any
  * content can still be thrown as a plain error (and retried).
  */
@@ -173,7 +174,11 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
   function withMetadata(parts: CanonicalStreamPart[]): CanonicalStreamPart[] {
     if (metadataSent || parts.length === 0) return parts;
     metadataSent = true;
-    return [{ type: "response-metadata", upstreamId, upstreamModel }, ...parts];
+    const metadata: CanonicalStreamPart = { type: "response-metadata", upstreamId, upstreamModel };
+    // The usage known so far (the prompt's count) goes out with the first content, so a stream
+    // that ends early is billed the prompt the upstream reported; later counts come at the end.
+    if (usage === undefined || parts.some((part) => part.type === "usage")) return [metadata, ...parts];
+    return [metadata, { type: "usage", usage }, ...parts];
   }
 
   return {

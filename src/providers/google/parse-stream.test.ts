@@ -41,24 +41,24 @@ test("text stream: metadata first, one text block, usage then finish", async () 
     chunk([{ text: " capital" }]),
     chunk([{ text: " is Paris." }], { finishReason: "STOP" }),
   ]);
+  const usage = {
+    inputTokens: 9,
+    outputTokens: 5,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    reasoningTokens: 0,
+  };
   assert.deepEqual(parts, [
     { type: "response-metadata", upstreamId: "resp-1", upstreamModel: MODEL },
+    // The count known at the first content (every chunk of this fake carries the same one).
+    { type: "usage", usage },
     { type: "text-start", id: "text-0" },
     { type: "text-delta", id: "text-0", delta: "The" },
     { type: "text-delta", id: "text-0", delta: " capital" },
     { type: "text-delta", id: "text-0", delta: " is Paris." },
     { type: "text-end", id: "text-0" },
-    {
-      type: "usage",
-      usage: {
-        inputTokens: 9,
-        outputTokens: 5,
-        cachedInputTokens: 0,
-        cacheWriteTokens: 0,
-        cacheWrite1hTokens: 0,
-        reasoningTokens: 0,
-      },
-    },
+    { type: "usage", usage },
     { type: "finish", reason: "stop", rawReason: "STOP" },
   ]);
 });
@@ -135,6 +135,7 @@ test("Gemini 3 trailing empty text part with a signature: no empty text delta, a
     parts.map((part) => part.type),
     [
       "response-metadata",
+      "usage",
       "text-start",
       "text-delta",
       "text-end",
@@ -232,7 +233,7 @@ test("usage is cumulative: the last chunk's counters win", async () => {
       },
     },
   ]);
-  const usage = parts.find((part) => part.type === "usage");
+  const usage = parts.findLast((part) => part.type === "usage");
   assert.deepEqual(
     usage?.type === "usage"
       ? [usage.usage.inputTokens, usage.usage.outputTokens, usage.usage.reasoningTokens]

@@ -149,7 +149,7 @@ test("recorded .chunks.txt payloads (re-framed as SSE) replay through the adapte
       upstream.enqueue(fakeReply.raw(body, { chunkSize: 97 }));
       const parts = await streamParts();
       assertReplay(parts, expected, file);
-      const usage = parts.find((part) => part.type === "usage");
+      const usage = parts.findLast((part) => part.type === "usage");
       const lastUsage = JSON.parse(payloads.at(-1) ?? "{}").usage;
       assert.equal(
         usage?.type === "usage" ? usage.usage.outputTokens : undefined,

@@ -4,8 +4,8 @@
  *
  * Only choice 0 is read (the gateway never asks for n>1). Parts come out in strict lifecycles:
  * text and reasoning blocks never overlap, both are closed before tool calls open, tool calls
- * close when `finish_reason` arrives, and `usage` (from the usage-only final chunk) and `finish`
- * come last. `response-metadata` is emitted just before the first content part, not on the first
+ * close when `finish_reason` arrives, and `usage` (from the usage-only final chunk, passed on as it
+ * arrives) and `finish` come last; usage a host reports with content goes out with the first content. `response-metadata` is emitted just before the first content part, not on the first
  * chunk: until content exists a failure can still be thrown as a plain error (and retried).
  */
 import type { CanonicalStreamPart, CanonicalUsage } from "../../canonical/index.js";
@@ -39,6 +39,8 @@ export function createChatStreamParser(): ChatStreamParser {
   let hasRefusal = false;
   let rawFinishReason: string | undefined;
   let usage: CanonicalUsage | undefined;
+  /** The usage last emitted as a part: `finish` repeats it only if it changed since. */
+  let usageSent: CanonicalUsage | undefined;
   const toolCalls = createToolCallAccumulator();
 
   function closeText(parts: CanonicalStreamPart[]): void {
@@ -74,7 +76,11 @@ export function createChatStreamParser(): ChatStreamParser {
   function withMetadata(parts: CanonicalStreamPart[]): CanonicalStreamPart[] {
     if (metadataSent || parts.length === 0) return parts;
     metadataSent = true;
-    return [{ type: "response-metadata", upstreamId, upstreamModel }, ...parts];
+    const metadata: CanonicalStreamPart = { type: "response-metadata", upstreamId, upstreamModel };
+    // Hosts that count usage on every chunk: what is known goes out with the first content.
+    if (usage === undefined || parts.some((part) => part.type === "usage")) return [metadata, ...parts];
+    usageSent = usage;
+    return [metadata, { type: "usage", usage }, ...parts];
   }
 
   return {
@@ -89,6 +95,12 @@ export function createChatStreamParser(): ChatStreamParser {
 
       type Choice = NonNullable<ChatCompletionChunkWire["choices"]>[number];
       const choice = readRecords<Choice>(chunk.choices).find((item) => (item.index ?? 0) === 0);
+      if (rawFinishReason !== undefined && usage !== undefined && usage !== usageSent) {
+        // The final usage chunk, after the finish reason: passed on at once, so a stream cut
+        // before `[DONE]` is still billed what the upstream reported.
+        usageSent = usage;
+        return withMetadata([{ type: "usage", usage }]);
+      }
       if (choice === undefined || rawFinishReason !== undefined) return [];
       const parts: CanonicalStreamPart[] = [];
       const delta: ChatMessageWire = isRecord(choice.delta) ? choice.delta : {};
@@ -121,7 +133,7 @@ export function createChatStreamParser(): ChatStreamParser {
         throw new GatewayError("provider_unavailable", "upstream stream ended early");
       }
       const parts: CanonicalStreamPart[] = [];
-      if (usage !== undefined) parts.push({ type: "usage", usage });
+      if (usage !== undefined && usage !== usageSent) parts.push({ type: "usage", usage });
       parts.push({
         type: "finish",
         reason: mapFinishReason(rawFinishReason, { hasToolCalls: toolCalls.count > 0, hasRefusal }),

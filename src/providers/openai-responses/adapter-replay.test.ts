@@ -169,7 +169,7 @@ function assertStreamReplay(parts: CanonicalStreamPart[], expected: Expected, na
     const expectedReason = expected.toolCalls.length > 0 ? "tool-calls" : "stop";
     assert.equal(finish.reason, expected.terminal?.status === "incomplete" ? "length" : expectedReason);
   }
-  const usage = parts.find((part) => part.type === "usage");
+  const usage = parts.findLast((part) => part.type === "usage");
   assert.equal(
     usage?.type === "usage" ? usage.usage.outputTokens : undefined,
     expected.terminal?.usage?.output_tokens,

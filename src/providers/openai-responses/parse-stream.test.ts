@@ -136,7 +136,7 @@ test("reasoning then parallel calls: summary parts as paragraphs, done-item stat
   ]);
   // The stream folds to exactly what the JSON parse of the same response gives.
   assert.deepEqual(fold(parts), parseResponsesResponse(buildResponse(reasoningThenCalls), context).content);
-  const usage = parts.find((part) => part.type === "usage");
+  const usage = parts.findLast((part) => part.type === "usage");
   assert.deepEqual(
     usage?.type === "usage" ? [usage.usage.inputTokens, usage.usage.reasoningTokens] : [],
     [124, 1792],

@@ -65,6 +65,11 @@ export interface ResponsesStreamParser {
   acceptEvent(event: ResponsesStreamEventWire, eventName?: string): CanonicalStreamPart[];
   /** Whether a terminal event (`response.completed` / `response.incomplete`) has been read. */
   readonly finished: boolean;
+  /**
+   * A `response.failed` after content that reported usage: `acceptEvent` returned that usage as a
+   * part (what the failed response is billed from) and the caller throws this next.
+   */
+  readonly failure: GatewayError | undefined;
 }
 
 export function createResponsesStreamParser(context: { upstreamModel: string }): ResponsesStreamParser {
@@ -77,6 +82,7 @@ export function createResponsesStreamParser(context: { upstreamModel: string }):
   let toolCount = 0;
   let hasRefusal = false;
   let finished = false;
+  let failure: GatewayError | undefined;
 
   function readResponseMetadata(response: ResponseWire | null | undefined): void {
     if (typeof response?.id === "string" && response.id !== "") upstreamId ??= response.id;
@@ -267,8 +273,15 @@ export function createResponsesStreamParser(context: { upstreamModel: string }):
       case "response.completed":
       case "response.incomplete":
         return terminate(event.response, type);
-      case "response.failed":
-        throw classifyResponseError(event.response?.error);
+      case "response.failed": {
+        const error = classifyResponseError(event.response?.error);
+        const usage = event.response?.usage;
+        // Before any content the failure stays a plain error (nothing delivered, nothing billed).
+        if (!metadataSent || usage === null || usage === undefined) throw error;
+        failure = error;
+        finished = true;
+        return [{ type: "usage", usage: mapResponsesUsage(usage) }];
+      }
       case "error":
         throw classifyErrorEvent(event);
       default:
@@ -308,6 +321,9 @@ export function createResponsesStreamParser(context: { upstreamModel: string }):
     get finished() {
       return finished;
     },
+    get failure() {
+      return failure;
+    },
     acceptEvent(event, eventName) {
       if (finished) return [];
       const type = typeof event.type === "string" && event.type !== "" ? event.type : (eventName ?? "");
@@ -344,6 +360,7 @@ export async function* parseResponsesStream(
     }
     if (typeof payload !== "object" || payload === null || Array.isArray(payload)) continue;
     yield* parser.acceptEvent(payload as ResponsesStreamEventWire, event.event);
+    if (parser.failure) throw parser.failure;
     if (parser.finished) return;
   }
   throw new GatewayError("provider_unavailable", "upstream stream ended early");
