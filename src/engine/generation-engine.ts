@@ -12,6 +12,7 @@ import type { Settlement } from "../ingress/ingress-format.js";
 import type { Reservation, SpendGuard } from "../limits/spend-guard.js";
 import { estimateWorstCase } from "../limits/worst-case-cost.js";
 import type { Logger } from "../logging/logger.js";
+import { boundInputTokens } from "../metering/bound-input-tokens.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
 import { estimateTextTokens } from "../metering/estimate-usage.js";
 import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
@@ -187,7 +188,7 @@ export class GenerationEngine {
       if (signal.aborted) {
         // The caller left before any output: the prompt was likely processed upstream, so bill the
         // estimated input (documented in docs/metering.md).
-        const metered = meterPromptOnly(admitted.estimatedInputTokens);
+        const metered = meterPromptOnly(this.estimatePrompt(admitted));
         await this.settle(admitted, this.createMeteredOutcome(admitted, "cancelled", metered, null));
       } else {
         await this.recordFailure(admitted, error);
@@ -284,6 +285,22 @@ export class GenerationEngine {
     return reserved;
   }
 
+  /**
+   * The prompt's tokens when the upstream did not report them: text counted with o200k whatever
+   * the provider kind (one estimate for one prompt), media at the kind's per-image and per-page
+   * bounds, never above the bound the reservation was made with. Computed only when needed: the
+   * reservation itself counts non-OpenAI text by its bytes, without tokenizing.
+   */
+  private estimatePrompt(admitted: AdmittedGeneration): number {
+    const { request, model } = admitted.call;
+    const estimate = boundInputTokens(
+      request,
+      { ...admitted.adapter.inputRules, tokenizer: "o200k" },
+      model.contextLength,
+    );
+    return Math.min(estimate, admitted.estimatedInputTokens);
+  }
+
   /** meter-usage.ts with this generation's cap and prompt estimate; an over-cap report is logged. */
   private meter(
     admitted: AdmittedGeneration,
@@ -291,7 +308,7 @@ export class GenerationEngine {
   ): MeteredUsage {
     const metered = meterUsage({
       ...input,
-      estimatedInputTokens: admitted.estimatedInputTokens,
+      estimateInputTokens: () => this.estimatePrompt(admitted),
       outputCap: admitted.call.maxOutputTokens,
     });
     if (metered.capped) {

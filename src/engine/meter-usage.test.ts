@@ -11,7 +11,7 @@ const meter = (reported: CanonicalUsage | undefined, finished: boolean, estimate
   meterUsage({
     reported,
     finished,
-    estimatedInputTokens: 100,
+    estimateInputTokens: () => 100,
     estimateOutputTokens: () => estimatedOutput,
     outputCap: 500,
   });

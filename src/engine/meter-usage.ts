@@ -29,8 +29,8 @@ export interface MeterInput {
   reported: CanonicalUsage | undefined;
   /** The upstream finished (its last usage is final). */
   finished: boolean;
-  /** Admission's estimate of the prompt, media included. */
-  estimatedInputTokens: number;
+  /** Estimate of the prompt, media included; called only when it is needed (it tokenizes). */
+  estimateInputTokens: () => number;
   /** Estimate of the output delivered; called only when it is needed (it tokenizes). */
   estimateOutputTokens: () => number;
   outputCap: number;
@@ -50,7 +50,7 @@ export function meterUsage(input: MeterInput): MeteredUsage {
   const base = inputReported ? reported : createEmptyUsage();
   const usage: CanonicalUsage = {
     ...base,
-    inputTokens: inputReported ? reported.inputTokens : input.estimatedInputTokens,
+    inputTokens: inputReported ? reported.inputTokens : input.estimateInputTokens(),
     outputTokens: Math.max(reportedOutput, estimatedOutput),
   };
   return capOutput(usage, outputCap, !inputReported || estimatedOutput > reportedOutput);
