@@ -21,6 +21,7 @@ import { redactUrl } from "./redact-url.js";
 import { createPgliteClient, PGLITE_SETTINGS, type PgliteThread, type SqlClient } from "./sql-client.js";
 import type { Store } from "./types.js";
 import { openUsageJournal, type UsageJournal } from "./usage-journal.js";
+import { createUsageReportRepository } from "./usage-report-repository.js";
 import { createWorkspaceRepository } from "./workspace-repository.js";
 
 export interface OpenStoreOptions {
@@ -125,6 +126,7 @@ export function createStore(
     generations,
     playgroundKeys: createPlaygroundKeyRepository(readClient),
     keyLimits: createKeyLimitRepository(readClient),
+    reports: createUsageReportRepository(readClient),
     async ping() {
       await client.query("SELECT 1");
     },
