@@ -21,6 +21,7 @@ import { createGenerationHandler, type GenerationHandler, toHonoRoute } from "./
 import { createOpenApiDocument } from "./openapi-document.js";
 import { requestIdMiddleware } from "./request-id.js";
 import { createAdminRoutes } from "./routes/admin-routes.js";
+import { createAdminUsageRoutes } from "./routes/admin-usage-routes.js";
 import { createGenerationLookupRoute } from "./routes/generation-lookup-route.js";
 import { createHealthRoutes } from "./routes/health-routes.js";
 import { createKeyInfoRoute } from "./routes/key-info-route.js";
@@ -60,6 +61,15 @@ export function createApp(deps: AppDependencies): GatewayHttp {
   app.route("/", createGenerationLookupRoute(deps.store, deps.authenticator));
   app.route("/", createKeyInfoRoute(deps));
   app.route("/internal/admin", createAdminRoutes(deps.admin, deps.internalSecret));
+  app.route(
+    "/internal/admin",
+    createAdminUsageRoutes({
+      store: deps.store,
+      spendGuard: deps.spendGuard,
+      internalSecret: deps.internalSecret,
+      defaultRequestsPerMinute: deps.config.defaultRequestsPerMinute,
+    }),
+  );
   app.route(
     "/",
     createPlaygroundKeysRoute({
