@@ -150,6 +150,14 @@ async function runConsoleScenario(page: Page, context: TestGateway) {
   assert.equal(await requestRow.locator("td.cost").innerText(), REQUEST_COST_TEXT);
   assert.match(await requestRow.innerText(), /from the browser/);
 
+  // The usage chart has today's bar of this model, at this cost.
+  await page.click(".tabs a:text('Usage')");
+  const record = await context.gateway.store.reports.findGeneration(requestId);
+  const today = record!.createdAt.toISOString().slice(0, 10);
+  const bar = page.locator(`.usage-chart g[data-day="${today}"] rect title`);
+  await bar.waitFor({ state: "attached" });
+  assert.equal(await bar.textContent(), `${today} · ${TEST_MODEL}: ${REQUEST_COST_TEXT}`);
+
   // Lookup by request id.
   await page.fill("nav input[name=request-id]", requestId);
   await page.click("nav .lookup button");

@@ -56,8 +56,9 @@ export function routeHref(segments) {
   return `#/${segments.map((segment) => encodeURIComponent(String(segment))).join("/")}`;
 }
 
+/** A table in a container that scrolls sideways when the window is narrower than the table. */
 export function table(headings, rows, options = {}) {
-  return h(
+  const element = h(
     "table",
     { class: options.class ?? "grid" },
     h(
@@ -81,6 +82,7 @@ export function table(headings, rows, options = {}) {
         : rows,
     ),
   );
+  return h("div", { class: "table-scroll" }, element);
 }
 
 /** A button that runs an async action, disabled while it runs; failures go to `onError`. */

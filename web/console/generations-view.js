@@ -39,10 +39,10 @@ export function renderGenerationTable(generations, keyNames) {
       h(
         "tr",
         { "data-request-id": generation.id },
-        h("td", null, formatTime(generation.created_at)),
-        h("td", null, link(["requests", generation.id], h("code", null, generation.id))),
+        h("td", { class: "nowrap" }, formatTime(generation.created_at)),
+        h("td", { class: "nowrap" }, link(["requests", generation.id], h("code", null, generation.id))),
         h("td", null, keyNames.get(generation.api_key_id) ?? h("code", null, generation.api_key_id)),
-        h("td", null, generation.model),
+        h("td", { class: "nowrap" }, generation.model),
         h(
           "td",
           null,
