@@ -114,3 +114,23 @@ forEachStorageMode("usage reports: usage per UTC day and model within the window
     },
   ]);
 });
+
+forEachStorageMode("usage reports: the workspace queries can read the workspace index", async ({ sql }) => {
+  // With sequential scans priced out, the plan shows whether an index serves the query at all.
+  const plans = await sql.transaction(async (tx) => {
+    await tx.query("SET LOCAL enable_seqscan = off");
+    const explain = async (query: string) =>
+      (await tx.query<{ "QUERY PLAN": string }>(`EXPLAIN ${query}`))
+        .map((row) => row["QUERY PLAN"])
+        .join("\n");
+    return [
+      await explain(
+        "SELECT * FROM generations WHERE workspace_id = 'w' ORDER BY created_at DESC, id DESC LIMIT 50",
+      ),
+      await explain(
+        "SELECT model, sum(cost_micro_usd) FROM generations WHERE workspace_id = 'w' AND created_at >= now() - interval '30 days' GROUP BY model",
+      ),
+    ];
+  });
+  for (const plan of plans) assert.match(plan, /generations_workspace_created_idx/, plan);
+});
