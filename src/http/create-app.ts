@@ -22,6 +22,9 @@ import { createGenerationHandler, type GenerationHandler, toHonoRoute } from "./
 import { createOpenApiDocument } from "./openapi-document.js";
 import { requestIdMiddleware } from "./request-id.js";
 import { createAdminRoutes } from "./routes/admin-routes.js";
+import { createAdminUsageRoutes } from "./routes/admin-usage-routes.js";
+import { createConsoleRoutes } from "./routes/console-routes.js";
+import { createDocsRoutes } from "./routes/docs-routes.js";
 import { createGenerationLookupRoute } from "./routes/generation-lookup-route.js";
 import { createHealthRoutes } from "./routes/health-routes.js";
 import { createKeyInfoRoute } from "./routes/key-info-route.js";
@@ -64,6 +67,15 @@ export function createApp(deps: AppDependencies): GatewayHttp {
   app.route("/", createKeyInfoRoute(deps));
   app.route("/internal/admin", createAdminRoutes(deps.admin, deps.internalSecret));
   app.route(
+    "/internal/admin",
+    createAdminUsageRoutes({
+      store: deps.store,
+      spendGuard: deps.spendGuard,
+      internalSecret: deps.internalSecret,
+      defaultRequestsPerMinute: deps.config.defaultRequestsPerMinute,
+    }),
+  );
+  app.route(
     "/",
     createPlaygroundKeysRoute({
       store: deps.store,
@@ -71,6 +83,9 @@ export function createApp(deps: AppDependencies): GatewayHttp {
       policy: deps.playgroundKeyPolicy ?? DEFAULT_PLAYGROUND_KEY_POLICY,
     }),
   );
+
+  app.route("/", createDocsRoutes());
+  app.route("/", createConsoleRoutes());
 
   // Built on the first request, not at start: generating it from the schemas takes ~100 ms of
   // CPU, and most gateways are never asked for it.

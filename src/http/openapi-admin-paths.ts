@@ -20,7 +20,7 @@ const workspaceSchema = z
   })
   .openapi("AdminWorkspace");
 
-const keySchema = z
+export const keySchema = z
   .object({
     id: z.string(),
     workspace_id: z.string(),

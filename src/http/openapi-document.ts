@@ -15,6 +15,7 @@ import {
 } from "../ingress/messages/index.js";
 import { responsesRequestSchema, responsesResponseSchema } from "../ingress/responses/index.js";
 import { registerAdminPaths } from "./openapi-admin-paths.js";
+import { registerAdminUsagePaths } from "./openapi-admin-usage-paths.js";
 import {
   catalogModelSchema,
   commonErrorSchema,
@@ -190,6 +191,7 @@ export function createOpenApiDocument(): Record<string, unknown> {
   });
 
   registerAdminPaths(registry);
+  registerAdminUsagePaths(registry);
 
   return app.getOpenAPI31Document({
     openapi: "3.1.0",

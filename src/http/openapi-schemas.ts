@@ -99,7 +99,8 @@ export const generationSchema = z
       tool_costs_micro_usd: z.record(z.string(), z.string()),
       latency_ms: z.int().nullable(),
       finish_reason: z.string().nullable(),
-      error_code: errorCodeSchema.nullable(),
+      // A union, not .nullable(): that renders as allOf [ErrorCode, string|null], which null fails.
+      error_code: z.union([errorCodeSchema, z.null()]),
       created_at: z.string(),
       finished_at: z.string().nullable(),
       usage_estimated: z.boolean().openapi({

@@ -15,7 +15,7 @@ import type {
   RequestSource,
 } from "./types.js";
 
-interface GenerationRow {
+export interface GenerationRow {
   id: string;
   workspace_id: string;
   api_key_id: string;
@@ -58,7 +58,7 @@ function readStartRow(row: GenerationRow): GenerationStart {
   };
 }
 
-function readGenerationRow(row: GenerationRow): GenerationRecord {
+export function readGenerationRow(row: GenerationRow): GenerationRecord {
   const toolCosts: Record<string, number> = {};
   for (const [tool, cost] of Object.entries(row.tool_costs_micro_usd ?? {})) {
     toolCosts[tool] = readInteger(cost, `tool_costs_micro_usd.${tool}`);

@@ -27,6 +27,7 @@ import { redactUrl } from "./redact-url.js";
 import { createPgliteClient, PGLITE_SETTINGS, type PgliteThread, type SqlClient } from "./sql-client.js";
 import type { Store } from "./types.js";
 import { openUsageJournal, type UsageJournal } from "./usage-journal.js";
+import { createUsageReportRepository } from "./usage-report-repository.js";
 import { createWorkspaceRepository } from "./workspace-repository.js";
 
 export interface OpenStoreOptions {
@@ -175,6 +176,7 @@ export function createStore(
     generations,
     playgroundKeys: createPlaygroundKeyRepository(readClient),
     keyLimits: createKeyLimitRepository(readClient),
+    reports: createUsageReportRepository(readClient),
     ping: () => availability.ping(),
     close() {
       // Writes already submitted complete before the connection goes; with a journal, in-progress

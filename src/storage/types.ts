@@ -187,6 +187,31 @@ export interface PlaygroundKeyRepository {
   purgeExpired(): Promise<number>;
 }
 
+/** Requests and cost of one model on one UTC day. */
+export interface DailyModelUsage {
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  model: string;
+  requests: number;
+  tokensPrompt: number;
+  tokensCompletion: number;
+  costMicroUsd: number;
+}
+
+/** Read-only reports for the admin API; they read what the database holds (final or in progress). */
+export interface UsageReportRepository {
+  /** Newest first (by admission time), at most `limit`. */
+  listGenerations(filter: {
+    workspaceId: string;
+    apiKeyId?: string;
+    limit: number;
+  }): Promise<GenerationRecord[]>;
+  /** A request of any workspace, by its id. */
+  findGeneration(id: string): Promise<GenerationRecord | null>;
+  /** Usage admitted in [since, until), per UTC day and model, ordered by day then model. */
+  sumDailyUsage(input: { workspaceId: string; since: Date; until: Date }): Promise<DailyModelUsage[]>;
+}
+
 export interface Store {
   readonly mode: "embedded" | "postgres";
   /**
@@ -201,6 +226,7 @@ export interface Store {
   generations: GenerationRepository;
   playgroundKeys: PlaygroundKeyRepository;
   keyLimits: KeyLimitRepository;
+  reports: UsageReportRepository;
   /** Round trip to the database; rejects when unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,0 +1,124 @@
+/**
+ * Where a key stands against its limits: settled spend per window (PostgreSQL), what requests in
+ * flight hold (the limit store), the rate limit that applies and the workspace's balance. Read by
+ * the key itself (`GET /api/v1/key`) and by admins (`GET /internal/admin/keys/:id/spend`), in one
+ * wire form: a USD number for reading plus an exact micro-USD string. Windows follow the limits'
+ * clock.
+ */
+import { computeLimitWindows } from "../limits/limit-windows.js";
+import type { SpendGuard } from "../limits/spend-guard.js";
+import { convertMicroUsdToUsd } from "../metering/money.js";
+import type { ApiKeyRecord, KeyLimits, SpendWindowName, Store } from "../storage/types.js";
+
+export interface KeySpendDeps {
+  store: Store;
+  spendGuard: Pick<SpendGuard, "now" | "readReserved">;
+  /** The config's default rate limit (null: unlimited). */
+  defaultRequestsPerMinute: number | null;
+}
+
+export interface SpendWindowJson {
+  limit_usd: number | null;
+  limit_micro_usd: string | null;
+  spent_usd: number;
+  spent_micro_usd: string;
+  /** Held by requests in flight; null when the limit store cannot be read. */
+  reserved_usd: number | null;
+  reserved_micro_usd: string | null;
+  /** limit − spent − reserved (≥ 0); null: no limit. */
+  remaining_usd: number | null;
+  remaining_micro_usd: string | null;
+  window_start: string;
+  /** null: the total window never resets by itself. */
+  resets_at: string | null;
+}
+
+export interface KeySpendJson {
+  rate_limit: { requests_per_minute: number | null; source: "key" | "default" | "none" };
+  limits: Record<SpendWindowName, SpendWindowJson>;
+  workspace: {
+    balance_usd: number;
+    balance_micro_usd: string;
+    reserved_usd: number | null;
+    reserved_micro_usd: string | null;
+    invoicing: boolean;
+  };
+}
+
+export interface KeySpend {
+  /** Limits and allowlist as read now (fresher than a cached key record). */
+  limits: KeyLimits;
+  allowedModels: string[] | null;
+  report: KeySpendJson;
+}
+
+/** null when the key no longer exists. */
+export async function readKeySpend(deps: KeySpendDeps, key: ApiKeyRecord): Promise<KeySpend | null> {
+  const nowMs = await deps.spendGuard.now();
+  const fresh = await deps.store.keyLimits.readAdmission(key.id);
+  if (!fresh) return null;
+  const { limits, workspace } = fresh;
+  const windows = computeLimitWindows(nowMs, limits.totalResetAt);
+  const [spent, reserved] = await Promise.all([
+    deps.store.keyLimits.sumSpend(key.id, {
+      daily: { since: new Date(windows.daily.startMs), until: new Date(windows.daily.endMs!) },
+      monthly: { since: new Date(windows.monthly.startMs), until: new Date(windows.monthly.endMs!) },
+      total: { since: new Date(windows.total.startMs), until: null },
+    }),
+    deps.spendGuard.readReserved(workspace.id, key.id),
+  ]);
+
+  const describeWindow = (name: SpendWindowName, limit: number | null): SpendWindowJson => {
+    const spentMicro = spent[name] ?? 0;
+    const reservedMicro = reserved?.keyMicroUsd ?? null;
+    const remaining = limit === null ? null : Math.max(0, limit - spentMicro - (reservedMicro ?? 0));
+    const window = windows[name];
+    return {
+      limit_usd: toUsd(limit),
+      limit_micro_usd: toExact(limit),
+      spent_usd: convertMicroUsdToUsd(spentMicro),
+      spent_micro_usd: String(spentMicro),
+      reserved_usd: toUsd(reservedMicro),
+      reserved_micro_usd: toExact(reservedMicro),
+      remaining_usd: toUsd(remaining),
+      remaining_micro_usd: toExact(remaining),
+      // A key never reset counts its total from its creation.
+      window_start: new Date(
+        name === "total" && limits.totalResetAt === null ? key.createdAt.getTime() : window.startMs,
+      ).toISOString(),
+      resets_at: window.endMs === null ? null : new Date(window.endMs).toISOString(),
+    };
+  };
+  const rpm = limits.requestsPerMinute ?? deps.defaultRequestsPerMinute;
+  const workspaceReserved = reserved?.workspaceMicroUsd ?? null;
+  return {
+    limits,
+    allowedModels: fresh.allowedModels,
+    report: {
+      rate_limit: {
+        requests_per_minute: rpm,
+        source: limits.requestsPerMinute !== null ? "key" : rpm !== null ? "default" : "none",
+      },
+      limits: {
+        daily: describeWindow("daily", limits.dailyMicroUsd),
+        monthly: describeWindow("monthly", limits.monthlyMicroUsd),
+        total: describeWindow("total", limits.totalMicroUsd),
+      },
+      workspace: {
+        balance_usd: convertMicroUsdToUsd(workspace.balanceMicroUsd),
+        balance_micro_usd: String(workspace.balanceMicroUsd),
+        reserved_usd: toUsd(workspaceReserved),
+        reserved_micro_usd: toExact(workspaceReserved),
+        invoicing: workspace.invoicing,
+      },
+    },
+  };
+}
+
+function toUsd(microUsd: number | null): number | null {
+  return microUsd === null ? null : convertMicroUsdToUsd(microUsd);
+}
+
+function toExact(microUsd: number | null): string | null {
+  return microUsd === null ? null : String(microUsd);
+}

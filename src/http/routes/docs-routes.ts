@@ -1,0 +1,46 @@
+/**
+ * `/docs`: the interactive API reference, Swagger UI rendering `/openapi.json`. The renderer comes
+ * from the swagger-ui-dist package and is served by the gateway itself (no CDN) under a path that
+ * names its version, so browsers may keep it for a year; the page and its initializer live in
+ * `web/docs/` and are revalidated by ETag.
+ */
+import { createRequire } from "node:module";
+import { dirname } from "node:path";
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env.js";
+import { ASSET_HEADERS, PAGE_HEADERS } from "../page-headers.js";
+import { createStaticFolder } from "../static-folder.js";
+import { resolveWebFolder } from "./web-folders.js";
+
+const require = createRequire(import.meta.url);
+const swaggerUiPackage = require.resolve("swagger-ui-dist/package.json");
+export const SWAGGER_UI_VERSION: string = require("swagger-ui-dist/package.json").version;
+/** The files of the package the page loads; the rest (source maps, other builds) is not served. */
+const SWAGGER_UI_FILES = ["swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"] as const;
+
+export function createDocsRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const renderer = createStaticFolder(dirname(swaggerUiPackage), {
+    names: SWAGGER_UI_FILES,
+    cacheControl: "public, max-age=31536000, immutable",
+    headers: ASSET_HEADERS,
+  });
+  const page = createStaticFolder(resolveWebFolder("docs"), {
+    cacheControl: "no-cache",
+    headers: ASSET_HEADERS,
+    replacements: { "%SWAGGER_UI_VERSION%": SWAGGER_UI_VERSION },
+  });
+
+  app.get("/docs", async (c) => (await page.serve("index.html", c.req.raw, PAGE_HEADERS)) ?? c.notFound());
+  app.get("/docs/", (c) => c.redirect("/docs", 301));
+  app.get("/docs/swagger-ui/:version/:name", async (c) => {
+    if (c.req.param("version") !== SWAGGER_UI_VERSION) return c.notFound();
+    return (await renderer.serve(c.req.param("name"), c.req.raw)) ?? c.notFound();
+  });
+  app.get("/docs/:name", async (c) => {
+    const name = c.req.param("name");
+    if (name === "index.html") return c.redirect("/docs", 301);
+    return (await page.serve(name, c.req.raw)) ?? c.notFound();
+  });
+  return app;
+}
