@@ -127,7 +127,10 @@ export function createApp(deps: AppDependencies): GatewayHttp {
   // A path served under other methods answers 405 with Allow; a path served under none, 404.
   app.notFound((c) => {
     const allowed = findAllowedMethods(app, c.req.path);
-    if (allowed.length > 0) {
+    // A route of this very method that answered notFound itself (an unknown file under /docs or
+    // /console) is a 404, not a 405.
+    const servedForMethod = allowed.includes(c.req.method);
+    if (allowed.length > 0 && !servedForMethod) {
       const error = GatewayError.invalidRequest(
         `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allowed.join(", ")}`,
         null,

@@ -65,7 +65,7 @@ export interface FormatDriver {
   send(clients: Clients, request: TurnRequest, stream: boolean): Promise<TurnOutcome>;
 }
 
-const DEFAULT_MESSAGES_MAX_TOKENS = 4096;
+export const DEFAULT_MESSAGES_MAX_TOKENS = 4096;
 /** Messages-format thinking budget of reasoning turns (Anthropic's minimum). */
 export const MESSAGES_THINKING_BUDGET = 1024;
 
