@@ -1,7 +1,7 @@
 /**
  * Creates a new embedded database folder in a child process. PGlite's initdb grows the process's
  * memory to ~750 MB at its peak and leaves ~130 MB of RSS behind that the process never gives back
- * (closing and reopening PGlite in the same process does not either: docs/performance.md). Done in
+ * (closing and reopening PGlite in the same process does not either: docs/decisions/0037-initdb-in-child-process.md). Done in
  * a short-lived child, the gateway's first start looks like every later one: ~200 MB instead of
  * ~330 MB at rest, and no 750 MB peak.
  */

@@ -1,6 +1,5 @@
 /**
- * Anthropic Messages SSE events → canonical stream parts (wire-formats.md §3 "Streaming",
- * sharp-edges A4, A9, B10, B12, D26, F37).
+ * Anthropic Messages SSE events → canonical stream parts.
  *
  * Content blocks arrive strictly one after another (`content_block_start → delta* → stop`), and
  * map onto part lifecycles one to one:

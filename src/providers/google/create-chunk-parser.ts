@@ -1,6 +1,6 @@
 /**
  * Gemini `GenerateContentResponse` chunks → canonical stream parts. One parser for both paths: a
- * stream is many chunks, a non-streamed body is one (wire-formats.md §4: each `data:` frame is a
+ * stream is many chunks, a non-streamed body is one (each `data:` frame is a
  * complete response holding only the new parts).
  *
  * Per part of candidate 0 (the gateway never asks for more candidates):
@@ -8,8 +8,8 @@
  *   changes, so they never overlap.
  * - `functionCall` arrives whole: the open block closes, then tool-input-start, one delta with the
  *   arguments, tool-input-end and tool-call, with a fresh id and the next `index`. Every part is its
- *   own call, even three calls to one tool in three chunks (sharp-edges A7).
- * - `thoughtSignature` (B13) becomes `providerState {providerKind: "google", upstreamModel,
+ *   own call, even three calls to one tool in three chunks.
+ * - `thoughtSignature` becomes `providerState {providerKind: "google", upstreamModel,
  *   signature}` on the part it rode on: the tool call; the reasoning block it ends (a thought part);
  *   or, for visible text, an empty reasoning block emitted right AFTER the text block it rode on,
  *   when that block ends. A signature never splits a text: a stream may sign any of the text's

@@ -1,6 +1,5 @@
 /**
- * Chat Completions SSE chunks → canonical stream parts (wire-formats.md §1 "Streaming",
- * sharp-edges A1–A9, D28, F41).
+ * Chat Completions SSE chunks → canonical stream parts.
  *
  * Only choice 0 is read (the gateway never asks for n>1). Parts come out in strict lifecycles:
  * text and reasoning blocks never overlap, both are closed before tool calls open, tool calls
@@ -24,7 +23,7 @@ export interface ChatStreamParser {
   acceptChunk(chunk: ChatCompletionChunkWire): CanonicalStreamPart[];
   /**
    * Ends the stream: `usage` (when known) and `finish`. Throws a GatewayError when choice 0 never
-   * got a `finish_reason` (the upstream stopped early, sharp-edges D28).
+   * got a `finish_reason` (the upstream stopped early).
    */
   finish(): CanonicalStreamPart[];
 }

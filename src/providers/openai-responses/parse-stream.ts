@@ -1,6 +1,5 @@
 /**
- * Responses SSE events → canonical stream parts (wire-formats.md §2 "Streaming events",
- * sharp-edges C19–C22).
+ * Responses SSE events → canonical stream parts.
  *
  * - `response.created` / `in_progress` / `queued` give the id and model of `response-metadata`,
  *   which goes out just before the first content part: until content exists a failure can still
