@@ -118,7 +118,7 @@ export async function checkpointIfDue(client: SqlClient, walBytes = CHECKPOINT_W
  */
 export const PGLITE_SETTINGS: Readonly<Record<string, string>> = {
   // Postgres' 128MB default is allocated and initialised inside PGlite's WASM memory at start,
-  // which never shrinks: ~120 MB of RSS for a database whose hot set (workspaces, keys, the tail
+  // which never shrinks (docs/decisions/0041-pglite-settings.md), for a database whose hot set (workspaces, keys, the tail
   // of generations and ledger_entries) is a few MB. Reads beyond the buffers hit the OS page cache.
   shared_buffers: "16MB",
   // How much WAL a checkpoint keeps for reuse (checkpointIfDue runs checkpoints; single-user
