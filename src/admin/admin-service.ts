@@ -250,7 +250,7 @@ export function createAdminService({
 /**
  * Tells every instance to drop its cached copy of the key. The database change is already
  * committed, so a failed publish is not an error: the authenticator's cache TTL (well under the
- * 30 s of spec §5.6) bounds how long a stale entry can live.
+ * 30 s a key change may take to reach every instance) bounds how long a stale entry can live.
  */
 async function announceKeyChange(state: SharedState, keyId: string): Promise<void> {
   await announce(state, KEY_CHANGED_CHANNEL, JSON.stringify({ keyId }));

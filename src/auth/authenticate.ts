@@ -2,8 +2,8 @@
  * Resolves the caller's API key to its record and workspace. Lookups are cached for a few seconds
  * per instance; a key change published on `gateway:key-changed` (by the admin service on any
  * instance) evicts the entry everywhere at once, and the TTL bounds staleness if a message is lost
- * (spec §5.6: at most 30 s). One-time playground keys (source other than `api`) are consumed here,
- * in the database, on every use: the cache never lets one through twice.
+ * (a key change must apply everywhere within 30 s). One-time playground keys (source other than
+ * `api`) are consumed here, in the database, on every use: the cache never lets one through twice.
  */
 import { GatewayError } from "../errors/gateway-error.js";
 import type { ApiKeyWithWorkspace, SharedState, Store } from "../storage/types.js";
@@ -28,7 +28,7 @@ export interface Authenticator {
 }
 
 export interface AuthenticatorOptions {
-  /** At most 30 s (spec §5.6); default 5 s. */
+  /** At most 30 s; default 5 s. */
   cacheTtlMs?: number;
 }
 

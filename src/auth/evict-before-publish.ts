@@ -3,7 +3,7 @@
  * that made the change, waiting for that message to come back from Redis leaves a window in which
  * the old cache entry still admits requests, and with Redis down the message never comes. Giving
  * the admin service this wrapper evicts locally first, so the change applies to the very next
- * request here (spec §3: "takes effect on the next request") whatever Redis does.
+ * request here whatever Redis does.
  */
 import type { SharedState } from "../storage/types.js";
 import { type Authenticator, KEY_CHANGED_CHANNEL } from "./authenticate.js";

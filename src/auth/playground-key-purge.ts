@@ -1,5 +1,5 @@
 /**
- * Hard-purges expired playground keys (spec §3: "hard-purged at expiry") on a timer. Every
+ * Hard-purges expired playground keys on a timer. Every
  * instance runs it; the DELETE is idempotent, so overlapping runs only find less to delete.
  * An expired key is refused by authentication on its own (expiry and the consume condition), so
  * the purge interval bounds only how long the dead row exists, not how long the key works.

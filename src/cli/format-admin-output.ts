@@ -12,7 +12,7 @@ function formatUsd(microUsd: number): string {
   return `${microUsd < 0 ? "-" : ""}$${formatMicroUsd(Math.abs(microUsd))}`;
 }
 
-/** Shows `active` keys past their expiry as expired: that is the state auth applies (spec §3). */
+/** Shows `active` keys past their expiry as expired: that is the state auth applies. */
 function describeStatus(key: ApiKeyRecord, now: Date): string {
   if (key.status === "active" && key.expiresAt && key.expiresAt <= now) return "expired";
   return key.status;

@@ -31,7 +31,7 @@ export interface ProviderQuirks {
   maxTokensField: "max_completion_tokens" | "max_tokens";
 }
 
-/** Integer pico-USD per token for each token class (DESIGN.md §4). */
+/** Integer pico-USD per token for each token class. */
 export interface ModelPrices {
   promptPicoUsd: bigint;
   completionPicoUsd: bigint;

@@ -1,6 +1,6 @@
 /**
  * What admission needs of a key — its limits, allowlist and workspace — cached per instance, so a
- * request costs no database read (docs/performance.md). Freshness comes from the same announcements
+ * request costs no database read (docs/decisions/0035-settlement-group-commit.md). Freshness comes from the same announcements
  * that keep the authenticator's cache fresh: `gateway:key-changed` (a key, or every key of a
  * workspace, changed) and `gateway:balance-changed` (credit added or removed). The instance making a
  * change evicts before it publishes (auth/evict-before-publish.ts), so the change applies to its very

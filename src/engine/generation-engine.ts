@@ -241,7 +241,7 @@ export class GenerationEngine {
       },
       { firstPartWaitMs, deadline: admitted.deadline },
     );
-    // The id goes out with the headers: its record exists from then on (DESIGN §4). Embedded, the
+    // The id goes out with the headers: its record exists from then on. Embedded, the
     // store already answers lookups for it, so the headers need not wait for the row.
     if (!this.deps.store.startedRecordsVisibleAtOnce) await admitted.recorded;
     return stream;

@@ -61,6 +61,6 @@ export interface IngressFormat {
   decode(body: unknown, headers?: HeaderReader): CanonicalRequest;
   encodeResult(result: CanonicalResult, settlement: Settlement, context: EncodeContext): unknown;
   createStreamEncoder(context: EncodeContext): StreamEncoder;
-  /** The error body in this format's envelope (spec §7.2). */
+  /** The error body in this format's envelope. */
   encodeError(error: GatewayError, requestId: string): unknown;
 }

@@ -1,5 +1,5 @@
 /**
- * The spend guard of either runtime mode (DESIGN §2): Lua scripts on Redis when a URL is given
+ * The spend guard of either runtime mode: Lua scripts on Redis when a URL is given
  * (every instance shares the counters), else in-process counters (embedded mode, one instance).
  */
 import type { Logger } from "../logging/logger.js";

@@ -133,7 +133,7 @@ async function runRequest(guard: SpendGuard, store: Store, input: AdmissionInput
   return reservation;
 }
 
-// The runtime modes (DESIGN §2): embedded store with in-process counters, PostgreSQL with either
+// The runtime modes: embedded store with in-process counters, PostgreSQL with either
 // (one instance without Redis, or several with it). PGlite with Redis counters is no runtime mode.
 const COMBINATIONS = [
   ["embedded", "in-process"],

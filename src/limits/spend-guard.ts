@@ -1,5 +1,5 @@
 /**
- * Admission-time spend and rate limits (issue 4, DESIGN §4). `admit` reserves a request's
+ * Admission-time spend and rate limits. `admit` reserves a request's
  * worst-case cost against the key's daily, monthly and total limits and the workspace balance, and
  * takes a slot of the key's rate window, in one atomic step of the limit counters (Redis: shared by
  * every instance; in-process: embedded mode). The returned reservation is held under a lease that
@@ -273,7 +273,7 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
             if (!lowered && input.outputCapAdjustable) {
               const affordable = computeAffordableOutputCap(worstCase, reply.headroomMicroUsd);
               if (affordable >= Math.min(MIN_LOWERED_OUTPUT_TOKENS, worstCase.outputCap)) {
-                // DESIGN §4: a shorter answer rather than a refusal when the caller set no cap.
+                // A shorter answer rather than a refusal when the caller set no cap.
                 cap = affordable;
                 amount = computeReservation(worstCase, cap);
                 lowered = true;

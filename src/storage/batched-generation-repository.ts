@@ -1,5 +1,5 @@
 /**
- * Usage records through group commits (docs/performance.md): concurrent `start`s share one
+ * Usage records through group commits (docs/decisions/0035-settlement-group-commit.md): concurrent `start`s share one
  * multi-row INSERT and concurrent `finish`es one statement that finalises every row, writes their
  * ledger lines and debits each workspace once. A caller still waits until its own record is
  * committed, so everything the un-batched repository promised holds; only the number of round

@@ -1,5 +1,5 @@
 /**
- * Makes `generations.finish` durable whatever the database does (DESIGN §4, issue 4 item 6):
+ * Makes `generations.finish` durable whatever the database does:
  * an outcome that cannot be written within a deadline is parked in the outbox instead, and a
  * background replayer applies parked outcomes when the database answers again, at start-up, and
  * every few seconds. Replay is idempotent because `finish` is (a guarded UPDATE plus the ledger's

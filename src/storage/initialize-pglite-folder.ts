@@ -1,9 +1,9 @@
 /**
  * Creates a new embedded database folder in a child process. PGlite's initdb grows the process's
- * memory to ~750 MB at its peak and leaves ~130 MB of RSS behind that the process never gives back
- * (closing and reopening PGlite in the same process does not either: docs/performance.md). Done in
- * a short-lived child, the gateway's first start looks like every later one: ~200 MB instead of
- * ~330 MB at rest, and no 750 MB peak.
+ * memory to several times its working size and leaves a large part of it behind for good (closing
+ * and reopening PGlite in the same process does not give it back:
+ * docs/decisions/0037-initdb-in-child-process.md). Done in a short-lived child, the gateway's first
+ * start looks like every later one in memory.
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";

@@ -3,9 +3,9 @@
  * batches. `start` and `finish` append the record to the usage journal (usage-journal.ts: one
  * synchronous write, the durability of a PGlite COMMIT) and return; a writer puts what was
  * journaled into the database at most `lingerMs` later (`busyLingerMs` while the event loop is
- * busy), many records per statement. A request is no longer answered after a PGlite transaction
- * of its own (~0.7–1.4 ms of CPU each, most of it per call rather than per row:
- * docs/performance.md), and at low rates records share a write.
+ * busy), many records per statement. A request is not answered after a PGlite transaction
+ * of its own (PGlite's cost is mostly per call rather than per row:
+ * docs/decisions/0011-embedded-usage-journal.md), and at low rates records share a write.
  *
  * What stays true (docs/durability.md):
  * - Lookups see every journaled record at once: this instance is the only one using the data
@@ -187,8 +187,8 @@ export function createJournaledGenerationRepository(
 
   /**
    * A busy event loop writes bigger batches. PGlite's cost is mostly per statement, and inside a
-   * busy gateway each statement costs several times what it costs alone (performance.md, items
-   * 4 and 25), so 4× the linger served 4–9 % more requests in a saturated gateway. A calm loop keeps
+   * busy gateway each statement costs several times what it costs alone, so a longer linger serves
+   * more requests in a saturated gateway (docs/decisions/0018-busy-linger.md). A calm loop keeps
    * the short linger: a batch blocks the loop while it is written (embedded PGlite on the request
    * thread), and a longer batch then only delays the requests that arrive during it. Between the
    * two thresholds the linger stays as it is, so it does not flip at every pass.

@@ -1,5 +1,5 @@
 /**
- * Opens the store of either runtime mode (DESIGN §2): PostgreSQL when a database URL is given,
+ * Opens the store of either runtime mode: PostgreSQL when a database URL is given,
  * otherwise PGlite persisted under `<dataDir>/pglite`. Migrations run before the store is returned.
  */
 import { mkdir } from "node:fs/promises";

@@ -1,6 +1,6 @@
 /**
- * The outbox of generation outcomes that could not be written to the database (DESIGN §4: usage
- * records are parked durably and replayed idempotently). Two implementations: an append-only
+ * The outbox of generation outcomes that could not be written to the database: usage
+ * records are parked durably and replayed idempotently. Two implementations: an append-only
  * JSON-lines file with fsync (`file-outcome-outbox.ts`, used whenever the gateway has a data
  * folder) and an in-memory twin (`memory-outcome-outbox.ts`, only for `memory://` data folders).
  */

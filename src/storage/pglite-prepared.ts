@@ -3,8 +3,8 @@
  * reads (the batched usage-record writes). PGlite's `query()` parses, describes, binds, describes,
  * executes and syncs as six separate calls into its WASM backend, every time. Inside a running
  * gateway each call costs far more than in a quiet process (cold caches between batches): the
- * Parse of `SELECT finish_generations(…)` alone took ~1 ms per batch (docs/performance.md,
- * item 22). Prepared once, a statement then runs as Bind + Execute + Sync in one call.
+ * Parse of `SELECT finish_generations(…)` alone was a large share of a batch's cost
+ * (docs/decisions/0017-usage-batches-as-prepared-statements.md). Prepared once, a statement then runs as Bind + Execute + Sync in one call.
  *
  * Same semantics as `query()`: parameters are serialised by PGlite's own serialisers for the types
  * Postgres inferred at Parse, the statement takes the same two locks (so it never lands inside

@@ -1,5 +1,5 @@
 /**
- * One-time playground keys (spec §4 rule 4, §5.12). A key is an api_keys row (so admission and
+ * One-time playground keys. A key is an api_keys row (so admission and
  * billing need nothing special) plus a playground_keys row holding the one-time state. Every rule
  * that must hold across instances is decided by PostgreSQL, on its own clock:
  * - minting takes a per-user advisory lock, counts the user's mints in the window and inserts, so

@@ -1,7 +1,7 @@
 /**
  * Distributed mode's SharedState over ioredis. Two connections: a subscribed Redis connection can
  * run nothing but (UN)SUBSCRIBE, so commands and pub/sub are separate. Every command has a deadline
- * and nothing queues while Redis is down, so callers fail fast instead of hanging (DESIGN §4).
+ * and nothing queues while Redis is down, so callers fail fast instead of hanging.
  * Redis being unreachable at start is not fatal either: the connections keep trying, and
  * subscriptions made meanwhile take effect on the first connection.
  */

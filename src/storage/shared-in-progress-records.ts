@@ -2,7 +2,7 @@
  * Distributed mode: an admitted request's record is stored in Redis before its upstream is
  * called, instead of waiting for a PostgreSQL commit. Two reasons, one mechanism:
  * - visibility: a stream's id goes out with its headers, and from then on any instance must find
- *   its record (DESIGN §4); a Redis SET is one round trip, a commit an fsync behind whatever group
+ *   its record; a Redis SET is one round trip, a commit an fsync behind whatever group
  *   commit was in flight;
  * - crash safety: if this instance dies mid-request, another one finds the record by age (the
  *   index `gen-in-progress`, scored by admission time) and settles it as interrupted

@@ -1,4 +1,4 @@
-/** Opens SharedState for either runtime mode (DESIGN §2): Redis when a URL is given, else in-process. */
+/** Opens SharedState for either runtime mode: Redis when a URL is given, else in-process. */
 import { createInProcessSharedState } from "./in-process-shared-state.js";
 import type { SharedState } from "./types.js";
 

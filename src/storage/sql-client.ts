@@ -68,11 +68,10 @@ export async function createPgliteClient(
 /**
  * Where the embedded database runs. PGlite executes statements synchronously, so on the main
  * thread every batch of usage records pauses request handling; in a worker thread
- * (pglite-worker-client.ts) it does not, and with a spare core it runs there. Measured
- * (docs/performance.md, item 19): with two cores the worker gives 1.09× the non-streamed and
- * 1.12× the streamed throughput and halves the p99 at 400 req/s; confined to one core it cuts
- * that p99 by up to 5× but costs ~7 % of the non-streamed throughput (the threads take turns on
- * the core) and ~5–30 MB of RSS. `auto` picks the worker when the process may use more than one
+ * (pglite-worker-client.ts) it does not, and with a spare core it runs there. With two cores the
+ * worker raises throughput and lowers the tail latency; confined to one core it still lowers the
+ * tail but costs non-streamed throughput (the threads take turns on the core) and some RSS
+ * (docs/decisions/0012-pglite-worker-thread.md). `auto` picks the worker when the process may use more than one
  * CPU (its affinity mask, so `taskset -c 0` counts as one).
  */
 export type PgliteThread = "main" | "worker";
@@ -119,7 +118,7 @@ export async function checkpointIfDue(client: SqlClient, walBytes = CHECKPOINT_W
  */
 export const PGLITE_SETTINGS: Readonly<Record<string, string>> = {
   // Postgres' 128MB default is allocated and initialised inside PGlite's WASM memory at start,
-  // which never shrinks: ~120 MB of RSS for a database whose hot set (workspaces, keys, the tail
+  // which never shrinks (docs/decisions/0041-pglite-settings.md), for a database whose hot set (workspaces, keys, the tail
   // of generations and ledger_entries) is a few MB. Reads beyond the buffers hit the OS page cache.
   shared_buffers: "16MB",
   // How much WAL a checkpoint keeps for reuse (checkpointIfDue runs checkpoints; single-user

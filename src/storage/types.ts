@@ -165,7 +165,7 @@ export interface PlaygroundMintRefusal {
 }
 
 /**
- * One-time keys for the platform application (spec §4 rule 4, §5.12). Every key whose source is
+ * One-time keys for the platform application. Every key whose source is
  * not `api` is one of these: usable once, until it expires, then hard-purged.
  */
 export interface PlaygroundKeyRepository {
@@ -260,7 +260,7 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
-/** Spend limits and rate limit of one key (issue 4). Integer micro-USD; null means none. */
+/** Spend limits and rate limit of one key. Integer micro-USD; null means none. */
 export interface KeyLimits {
   dailyMicroUsd: number | null;
   monthlyMicroUsd: number | null;

@@ -1,5 +1,5 @@
 /**
- * Exact cost (issue 4 item 1). Golden usage objects in each provider's documented shape go through
+ * Exact cost. Golden usage objects in each provider's documented shape go through
  * the adapter's usage mapping into canonical usage and through computeCostMicroUsd: every token is
  * billed once, at the rate of its class. Then, on a real gateway in both runtime modes, the cost a
  * chat response reports equals the generation record's `total_cost` and `cost_micro_usd`, streamed

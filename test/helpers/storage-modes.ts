@@ -1,5 +1,5 @@
 /**
- * Runs storage-dependent tests in every runtime mode (DESIGN §2, §5): embedded PGlite and a real
+ * Runs storage-dependent tests in every runtime mode: embedded PGlite and a real
  * PostgreSQL (a fresh database per test, dropped afterwards); in-process and real Redis (a random
  * key/channel prefix per test, cleaned afterwards). An unreachable server skips its variant with a
  * message locally, and fails the test when CI=true so a broken CI machine cannot pass silently.

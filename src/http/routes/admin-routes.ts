@@ -161,7 +161,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
 
   // One static route per action rather than `:action{disable|enable|revoke}`: that pattern beside
   // `/keys/:id/reset-total` is beyond Hono's RegExpRouter, which pushed the whole app (generation
-  // routes included) onto the slower TrieRouter (~1 µs per request instead of ~0.05).
+  // routes included) onto the slower TrieRouter.
   for (const [action, status] of Object.entries(STATUS_BY_ACTION)) {
     app.post(`/keys/:id/${action}`, async (c) => {
       const key = await admin.setKeyStatus(c.req.param("id"), status);

@@ -1,5 +1,5 @@
 /**
- * `GET /api/v1/generation?id=`: post-hoc metadata of one request of the caller's workspace (§2.8).
+ * `GET /api/v1/generation?id=`: post-hoc metadata of one request of the caller's workspace.
  * `id` is the request id (`X-Request-Id`) or an id the SDKs hand back, which carries it after a
  * prefix: `gen-` (chat completion), `resp_` (response), `msg_` (message). The key may come in
  * `Authorization: Bearer` or, as the Anthropic SDK sends it, in `x-api-key`.

@@ -16,7 +16,7 @@ function settle(result: CanonicalResult, costMicroUsd = 0): Settlement {
   return { usage: result.usage, costMicroUsd, finishReason: result.finishReason };
 }
 
-test("a text result becomes the §2.3 chat.completion object", () => {
+test("a text result becomes a chat.completion object", () => {
   const result: CanonicalResult = {
     content: [
       { type: "text", text: "Hello" },

@@ -1,4 +1,4 @@
-/** A canonical result → the `chat.completion` object of spec §2.3. */
+/** A canonical result → the `chat.completion` object. */
 import type { CanonicalResult } from "../../canonical/index.js";
 import type { EncodeContext, Settlement } from "../ingress-format.js";
 import { type ChatUsage, encodeChatUsage } from "./encode-usage.js";

@@ -1,5 +1,5 @@
 /**
- * Canonical stream parts → chat-completions SSE (spec §6.1; wire-formats §1 Streaming, §5 item 1):
+ * Canonical stream parts → chat-completions SSE:
  *
  *   role frame → content / reasoning / tool-call deltas → [reasoning_details] → finish_reason frame
  *   → usage-only chunk (always, whatever `stream_options` said) → `data: [DONE]`

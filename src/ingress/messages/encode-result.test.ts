@@ -38,7 +38,7 @@ const signedState: OpaqueReasoningState = {
   signature: "ErUBCkYIBRgCIkBvl2q==",
 };
 
-test("a text result becomes the §2.7 message object; adjacent text parts are one block", () => {
+test("a text result becomes a message object; adjacent text parts are one block", () => {
   const result: CanonicalResult = {
     content: [
       { type: "text", text: "Hello" },

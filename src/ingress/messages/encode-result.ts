@@ -1,5 +1,5 @@
 /**
- * A canonical result → the `message` object of spec §2.7.
+ * A canonical result → the `message` object.
  *
  * Blocks keep generation order — the order the stream encoder emits them in, so a streamed and a
  * non-streamed turn are the same message. For reasoning models that puts thinking first (they think

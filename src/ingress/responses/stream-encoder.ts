@@ -1,6 +1,5 @@
 /**
- * Canonical stream parts → responses SSE (spec §6.2; wire-formats §2 and §5 item 2; sharp-edges
- * #19–#23):
+ * Canonical stream parts → responses SSE:
  *
  *   response.created → response.in_progress → items, one at a time → response.completed
  *   (or response.incomplete) carrying the full response with usage

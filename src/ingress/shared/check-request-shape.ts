@@ -2,7 +2,8 @@
  * Counts a parsed body's messages, content blocks and tools before it is validated, and refuses
  * one with more than the configured caps with `invalid_request` naming the field. Validating and
  * converting take time in proportion to these counts, so the caps bound one request's work
- * (docs/limits.md, "Bounded work"; the measurements behind them are in docs/decisions.md).
+ * (docs/limits.md, "Bounded work"; the measurements behind them are in
+ * docs/decisions/0028-bounded-work-per-request.md).
  * Cheap: a loop over the messages, nothing else is looked at.
  */
 import { GatewayError } from "../../errors/gateway-error.js";

@@ -1,4 +1,4 @@
--- Per-key spend limits and rate limit (issue 4), and the audit log of limit changes.
+-- Per-key spend limits and rate limit, and the audit log of limit changes.
 -- Limits are BIGINT micro-USD like every other amount; NULL means "no limit".
 
 ALTER TABLE api_keys

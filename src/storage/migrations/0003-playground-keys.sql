@@ -1,4 +1,4 @@
--- Playground keys (spec §4 rule 4, §5.12): one-time keys minted by the platform application for a
+-- Playground keys: one-time keys minted by the platform application for a
 -- signed-in user. Each is an ordinary api_keys row (source 'playground' or 'chat', expires_at set),
 -- so billing, attribution and every admission check treat it like any key; this side table adds
 -- what only one-time keys have: who it was minted for and whether it has been used.

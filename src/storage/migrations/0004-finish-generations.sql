@@ -1,7 +1,7 @@
 -- Records many final generation outcomes in one call (the usage writer's group commit, see
 -- src/storage/batched-generation-repository.ts). A function rather than the statement itself:
 -- PL/pgSQL keeps the statement's plan for the session, and planning this upsert with its data-
--- modifying CTEs cost more than executing it (embedded PGlite: ~2.5x less CPU per call measured).
+-- modifying CTEs cost more than executing it (docs/decisions/0035-settlement-group-commit.md).
 --
 -- Each row is inserted final, or finalises its in-progress row; the `status = 'in_progress'` guard
 -- makes a repeated finish a no-op, and RETURNING yields only rows this call finalised. Only those

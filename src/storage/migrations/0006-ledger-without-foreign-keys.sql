@@ -1,6 +1,6 @@
--- The ledger's two foreign keys cost about a third of the database work of settling a request
--- (measured on PGlite: ~176 → ~124 µs of CPU per record in batches of 25; each is a trigger
--- running a locking lookup per row) and guard nothing the writes do not already guarantee:
+-- The ledger's two foreign keys cost a large share of the database work of settling a request
+-- (each is a trigger running a locking lookup per row; docs/decisions/0013-no-foreign-keys-on-ledger.md)
+-- and guard nothing the writes do not already guarantee:
 -- - a usage line is written only by finish_generations / finish (generation-repository.ts) from
 --   the generation row the same statement or transaction just wrote, whose own foreign key
 --   (generations.workspace_id, kept) proves the workspace exists;
