@@ -54,7 +54,7 @@ export async function openAdminTransport({ env, warn }: AdminTransportEnvironmen
 
   const [{ createAdminService }, { openSpendGuard }, { openStore }, { openSharedState }] = await Promise.all([
     import("../admin/admin-service.js"),
-    import("../limits/open-spend-guard.js"),
+    import("../storage/open-spend-guard.js"),
     import("../storage/open-store.js"),
     import("../storage/shared-state.js"),
   ]);

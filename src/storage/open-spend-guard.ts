@@ -2,12 +2,13 @@
  * The spend guard of either runtime mode (DESIGN §2): Lua scripts on Redis when a URL is given
  * (every instance shares the counters), else in-process counters (embedded mode, one instance).
  */
+
+import { BALANCE_CHANGED_CHANNEL, decodeBalanceChange } from "../limits/balance-channel.js";
+import { createInProcessLimitCounters } from "../limits/in-process-limit-counters.js";
+import { createRedisLimitCounters } from "../limits/redis-limit-counters.js";
+import { createSpendGuard, type SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
-import type { KeyLimitRepository, SharedState } from "../storage/types.js";
-import { BALANCE_CHANGED_CHANNEL, decodeBalanceChange } from "./balance-channel.js";
-import { createInProcessLimitCounters } from "./in-process-limit-counters.js";
-import { createRedisLimitCounters } from "./redis-limit-counters.js";
-import { createSpendGuard, type SpendGuard } from "./spend-guard.js";
+import type { KeyLimitRepository, SharedState } from "./types.js";
 
 export interface OpenSpendGuardOptions {
   keyLimits: KeyLimitRepository;
@@ -53,7 +54,7 @@ async function openGuard(options: OpenSpendGuardOptions): Promise<SpendGuard> {
   }
   let lastLoggedAt = 0;
   // Loaded only here: an embedded gateway never needs ioredis.
-  const { openRedisScriptRunner } = await import("../storage/redis-script-runner.js");
+  const { openRedisScriptRunner } = await import("./redis-script-runner.js");
   const runner = await openRedisScriptRunner({
     redisUrl: options.redisUrl,
     prefix: options.prefix,
