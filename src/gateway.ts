@@ -47,7 +47,7 @@ import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
 import { withSharedInProgressRecords } from "./storage/shared-in-progress-records.js";
 import { openSharedState } from "./storage/shared-state.js";
 import { resolvePgliteThread } from "./storage/sql-client.js";
-import type { SharedState, Store } from "./storage/types.js";
+import type { SharedState, Store } from "./storage/store.js";
 
 export interface GatewayOptions {
   settings: Settings;

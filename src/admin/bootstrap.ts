@@ -11,7 +11,7 @@
  * mint one.
  */
 import type { CatalogModel, GatewayConfig, ProviderConfig } from "../config/types.js";
-import type { Store } from "../storage/types.js";
+import type { AdminStore } from "./ports.js";
 
 /** Shown in the text where the listening address goes; main.ts fills it in once it is known. */
 export const HOST_PORT_PLACEHOLDER = "HOST_PORT";
@@ -25,7 +25,7 @@ export interface FirstStart {
 
 /** Creates the default workspace and its key when the database is empty; undefined otherwise. */
 export async function bootstrapEmbeddedWorkspace(
-  store: Store,
+  store: Pick<AdminStore, "workspaces" | "apiKeys">,
   config: GatewayConfig,
 ): Promise<FirstStart | undefined> {
   if ((await store.workspaces.count()) > 0) return undefined;
@@ -40,7 +40,7 @@ export async function bootstrapEmbeddedWorkspace(
 
 /** The start text: the first start's key and example, the providers without a key, how to mint a key. */
 export async function describeStart(
-  store: Store,
+  store: Pick<AdminStore, "workspaces" | "apiKeys">,
   config: GatewayConfig,
   firstStart: FirstStart | undefined,
 ): Promise<string> {

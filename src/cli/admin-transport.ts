@@ -12,7 +12,7 @@ import { resolve } from "node:path";
 import type { AdminService } from "../admin/admin-service.js";
 import { getAdminTokenPath, readAdminToken } from "../admin/admin-token.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import type { SharedState } from "../storage/types.js";
+import type { SharedState } from "../storage/store.js";
 import { createHttpAdminClient } from "./http-admin-client.js";
 import { sendHttpRequest } from "./send-http-request.js";
 

@@ -1,16 +1,15 @@
 /** API keys. Only the SHA-256 hash and the display form are stored; the secret is returned once. */
+
+import type { ApiKeyRepository } from "../admin/ports.js";
+import { createUnknownWorkspaceError } from "../admin/workspace-errors.js";
+import type { ApiKeyRecord, ApiKeyStatus, RequestSource } from "../auth/accounts.js";
 import { generateApiKey } from "../auth/api-key.js";
+import type { ApiKeyLookup } from "../auth/ports.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { createId } from "./create-id.js";
 import { isForeignKeyViolation } from "./database-errors.js";
 import type { SqlClient } from "./sql-client.js";
-import type { ApiKeyRecord, ApiKeyRepository, ApiKeyStatus, RequestSource } from "./types.js";
-import {
-  createUnknownWorkspaceError,
-  readWorkspaceRow,
-  WORKSPACE_COLUMNS,
-  type WorkspaceRow,
-} from "./workspace-repository.js";
+import { readWorkspaceRow, WORKSPACE_COLUMNS, type WorkspaceRow } from "./workspace-repository.js";
 
 interface ApiKeyRow {
   id: string;
@@ -57,7 +56,7 @@ function readJoinedWorkspace(row: Record<string, unknown>): WorkspaceRow {
   return workspace as unknown as WorkspaceRow;
 }
 
-export function createApiKeyRepository(client: SqlClient): ApiKeyRepository {
+export function createApiKeyRepository(client: SqlClient): ApiKeyRepository & ApiKeyLookup {
   async function get(id: string): Promise<ApiKeyRecord | null> {
     const [row] = await client.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id]);
     return row ? readApiKeyRow(row) : null;

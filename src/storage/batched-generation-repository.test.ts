@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { type TestContext, test } from "node:test";
 import { createTestOutcome, createTestStart } from "../../test/helpers/generation-records.js";
 import { createTestStore, requireMode } from "../../test/helpers/storage-modes.js";
+import type { GenerationStart } from "../engine/ports.js";
 import { createBatchedGenerationRepository } from "./batched-generation-repository.js";
 import { createGenerationRepository } from "./generation-repository.js";
-import type { GenerationStart } from "./types.js";
 
 /**
  * The real SQL repository behind the batched one, on a fresh embedded store, with its start and

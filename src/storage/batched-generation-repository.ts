@@ -6,10 +6,10 @@
  * trips and transactions per request drops.
  */
 
+import type { GenerationRepository, GenerationStart } from "../engine/ports.js";
 import type { FinishEntry, SqlGenerationRepository } from "./generation-repository.js";
 import { createGroupCommit } from "./group-commit.js";
 import { toInProgressRecord } from "./in-progress-record.js";
-import type { GenerationRepository, GenerationStart } from "./types.js";
 
 /** Bounds one statement's parameters (21 arrays of this many elements). */
 const MAX_BATCH = 200;

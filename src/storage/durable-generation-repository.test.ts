@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createTestOutcome } from "../../test/helpers/generation-records.js";
+import type { GenerationOutcome, GenerationRepository } from "../engine/ports.js";
 import { createDurableGenerationRepository, type OutboxEvent } from "./durable-generation-repository.js";
 import { createMemoryOutcomeOutbox } from "./memory-outcome-outbox.js";
-import type { GenerationOutcome, GenerationRepository } from "./types.js";
 
 const OUTCOME: GenerationOutcome = createTestOutcome({
   tokensPrompt: 10,

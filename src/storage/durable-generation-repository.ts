@@ -9,9 +9,10 @@
  * failing), outcomes are parked at once instead of each request waiting out the deadline; the
  * replayer's successful pass ends that state.
  */
+
+import type { GenerationOutcome, GenerationRepository, GenerationStart } from "../engine/ports.js";
 import { isPermanentDatabaseError } from "./classify-database-error.js";
 import type { OutcomeOutbox, ParkedOutcome } from "./outcome-outbox.js";
-import type { GenerationOutcome, GenerationRepository, GenerationStart } from "./types.js";
 import { DeadlineExceededError, withDeadline } from "./with-deadline.js";
 
 export type OutboxEvent =

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { createTestOutcome } from "../../test/helpers/generation-records.js";
 import { createTempDir } from "../../test/helpers/storage-modes.js";
+import type { GenerationOutcome } from "../engine/ports.js";
 import { openFileOutcomeOutbox, PENDING_FILE_NAME, SET_ASIDE_FILE_NAME } from "./file-outcome-outbox.js";
 import type { ParkedOutcome } from "./outcome-outbox.js";
-import type { GenerationOutcome } from "./types.js";
 
 const OUTCOME: GenerationOutcome = createTestOutcome({
   tokensPrompt: 10,

@@ -3,17 +3,18 @@
  * in_progress) is the gate, and the ledger's UNIQUE generation_id backs it up, so retries, replays
  * and concurrent calls can never debit a workspace twice.
  */
-import { assertSafeInteger, readInteger, readNullableInteger } from "./read-integer.js";
-import type { SqlClient } from "./sql-client.js";
+
+import type { RequestSource } from "../auth/accounts.js";
+import type { IngressFormatName } from "../canonical/ingress-format-name.js";
 import type {
   GenerationOutcome,
   GenerationRecord,
   GenerationRepository,
   GenerationStart,
   GenerationStatus,
-  IngressFormatName,
-  RequestSource,
-} from "./types.js";
+} from "../engine/ports.js";
+import { assertSafeInteger, readInteger, readNullableInteger } from "./read-integer.js";
+import type { SqlClient } from "./sql-client.js";
 
 export interface GenerationRow {
   id: string;

@@ -1,6 +1,6 @@
 /** Embedded mode's SharedState: one process, so pub/sub is an EventEmitter. */
 import { EventEmitter } from "node:events";
-import type { SharedState } from "./types.js";
+import type { SharedState } from "./store.js";
 
 export function createInProcessSharedState(): SharedState {
   const emitter = new EventEmitter();

@@ -8,6 +8,7 @@ import { type TestContext, test } from "node:test";
 import { createTestOutcome, createTestStart } from "../../test/helpers/generation-records.js";
 import { runUntilKilled } from "../../test/helpers/killed-child.js";
 import { createTestStore, requireMode } from "../../test/helpers/storage-modes.js";
+import type { GenerationOutcome, GenerationStart } from "../engine/ports.js";
 import { createGenerationRepository, type FinishEntry } from "./generation-repository.js";
 import {
   createJournaledGenerationRepository,
@@ -15,7 +16,6 @@ import {
   replayUsageJournal,
 } from "./journaled-generation-repository.js";
 import { openStoreWithSqlClient } from "./open-store.js";
-import type { GenerationOutcome, GenerationStart } from "./types.js";
 import { openUsageJournal, SET_ASIDE_FILE_NAME } from "./usage-journal.js";
 
 async function temporaryFolder(t: TestContext, prefix: string): Promise<string> {

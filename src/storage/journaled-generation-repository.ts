@@ -25,6 +25,7 @@
  * start, and the sweep of interrupted requests settles it).
  */
 
+import type { GenerationOutcome, GenerationRecord, GenerationStart } from "../engine/ports.js";
 import type { BatchedGenerationRepository } from "./batched-generation-repository.js";
 import { isPermanentDatabaseError } from "./classify-database-error.js";
 import {
@@ -35,7 +36,6 @@ import {
 import { toInProgressRecord } from "./in-progress-record.js";
 import { decodeStart } from "./outcome-outbox.js";
 import type { SqlClient } from "./sql-client.js";
-import type { GenerationOutcome, GenerationRecord, GenerationStart } from "./types.js";
 import type { JournalSegment, UsageJournal } from "./usage-journal.js";
 import { writeAllOrEach } from "./write-all-or-each.js";
 

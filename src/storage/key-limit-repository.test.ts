@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { createTestOutcome } from "../../test/helpers/generation-records.js";
 import { forEachStorageMode } from "../../test/helpers/storage-modes.js";
+import type { GenerationOutcome } from "../engine/ports.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import type { GenerationOutcome, Store } from "./types.js";
+import type { Store } from "./store.js";
 
 function outcome(costMicroUsd: number): GenerationOutcome {
   return createTestOutcome({ costMicroUsd });

@@ -5,10 +5,16 @@
  */
 
 import { GatewayError } from "../errors/gateway-error.js";
+import type {
+  AuditEntry,
+  KeyLimitRepository,
+  KeyLimits,
+  SpendWindowName,
+  TimeRange,
+} from "../limits/ports.js";
 import { createApiKeyRepository } from "./api-key-repository.js";
 import { assertSafeInteger, readInteger, readNullableInteger } from "./read-integer.js";
 import type { SqlClient, SqlParameter } from "./sql-client.js";
-import type { AuditEntry, KeyLimitRepository, KeyLimits, SpendWindowName, TimeRange } from "./types.js";
 import { readWorkspaceRow, WORKSPACE_COLUMNS, type WorkspaceRow } from "./workspace-repository.js";
 
 interface LimitRow {

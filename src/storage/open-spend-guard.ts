@@ -5,10 +5,11 @@
 
 import { BALANCE_CHANGED_CHANNEL, decodeBalanceChange } from "../limits/balance-channel.js";
 import { createInProcessLimitCounters } from "../limits/in-process-limit-counters.js";
+import type { KeyLimitRepository } from "../limits/ports.js";
 import { createRedisLimitCounters } from "../limits/redis-limit-counters.js";
 import { createSpendGuard, type SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
-import type { KeyLimitRepository, SharedState } from "./types.js";
+import type { SharedState } from "./store.js";
 
 export interface OpenSpendGuardOptions {
   keyLimits: KeyLimitRepository;

@@ -25,7 +25,7 @@ import { migrate } from "./migrate.js";
 import { createPlaygroundKeyRepository } from "./playground-key-repository.js";
 import { redactUrl } from "./redact-url.js";
 import { createPgliteClient, PGLITE_SETTINGS, type PgliteThread, type SqlClient } from "./sql-client.js";
-import type { Store } from "./types.js";
+import type { Store } from "./store.js";
 import { openUsageJournal, type UsageJournal } from "./usage-journal.js";
 import { createUsageReportRepository } from "./usage-report-repository.js";
 import { createWorkspaceRepository } from "./workspace-repository.js";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { forEachStorageMode } from "../../test/helpers/storage-modes.js";
+import type { MintedPlaygroundKey, PlaygroundMintRefusal } from "../auth/accounts.js";
 import { hashApiKey } from "../auth/api-key.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import type { MintedPlaygroundKey, PlaygroundMintRefusal } from "./types.js";
 
 const MINUTE = 60_000;
 

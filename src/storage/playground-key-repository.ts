@@ -8,10 +8,11 @@
  *   one request wins however many race for the key;
  * - purging deletes expired keys; usage records keep their key id (no foreign key there).
  */
+
+import { createUnknownWorkspaceError } from "../admin/workspace-errors.js";
+import type { PlaygroundKeyRepository } from "../auth/ports.js";
 import { createApiKeyRepository } from "./api-key-repository.js";
 import type { SqlClient } from "./sql-client.js";
-import type { PlaygroundKeyRepository } from "./types.js";
-import { createUnknownWorkspaceError } from "./workspace-repository.js";
 
 /** Namespace of the two-integer advisory locks of minting (distinct from the migrator's lock). */
 const MINT_LOCK_NAMESPACE = 0x706b6579; // "pkey"

@@ -7,7 +7,7 @@
  */
 import { Redis, type RedisOptions } from "ioredis";
 import { redactUrl } from "./redact-url.js";
-import type { SharedState } from "./types.js";
+import type { SharedState } from "./store.js";
 import { withDeadline } from "./with-deadline.js";
 
 export interface RedisSharedStateOptions {

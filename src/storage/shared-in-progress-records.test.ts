@@ -8,9 +8,10 @@ import {
   requireMode,
   type TestStore,
 } from "../../test/helpers/storage-modes.js";
+import type { GenerationRepository } from "../engine/ports.js";
 import { openStoreWithSqlClient } from "./open-store.js";
 import { withSharedInProgressRecords } from "./shared-in-progress-records.js";
-import type { GenerationRepository, SharedState } from "./types.js";
+import type { SharedState } from "./store.js";
 
 /** Two instances on one PostgreSQL database and one Redis, each with its own store and connection. */
 async function createTwoInstances(t: TestContext) {

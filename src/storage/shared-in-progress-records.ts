@@ -20,9 +20,10 @@
  * - `listInProgress` lists the records of both places: the index and the rows.
  */
 
+import type { GenerationRepository, GenerationStart } from "../engine/ports.js";
 import { toInProgressRecord } from "./in-progress-record.js";
 import { decodeStart } from "./outcome-outbox.js";
-import type { GenerationRepository, GenerationStart, SharedState } from "./types.js";
+import type { SharedState } from "./store.js";
 
 /** Outlives any request and its sweep by far; only the value of a record nobody settled expires. */
 export const IN_PROGRESS_TTL_MS = 7 * 24 * 60 * 60 * 1000;

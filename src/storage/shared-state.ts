@@ -1,6 +1,6 @@
 /** Opens SharedState for either runtime mode (DESIGN §2): Redis when a URL is given, else in-process. */
 import { createInProcessSharedState } from "./in-process-shared-state.js";
-import type { SharedState } from "./types.js";
+import type { SharedState } from "./store.js";
 
 export interface OpenSharedStateOptions {
   redisUrl?: string;

@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from "node:os";
 import { PGlite, type PGliteOptions, type Transaction as PgliteTransaction } from "@electric-sql/pglite";
+import type { PgliteThreadSetting } from "../config/settings.js";
 import { createPreparedRunner } from "./pglite-prepared.js";
 import { createPgliteWorkerClient } from "./pglite-worker-client.js";
 
@@ -76,8 +77,6 @@ export async function createPgliteClient(
  * CPU (its affinity mask, so `taskset -c 0` counts as one).
  */
 export type PgliteThread = "main" | "worker";
-export const PGLITE_THREAD_SETTINGS = ["auto", "main", "worker"] as const;
-export type PgliteThreadSetting = (typeof PGLITE_THREAD_SETTINGS)[number];
 
 export function resolvePgliteThread(
   setting: PgliteThreadSetting,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createTestOutcome, createTestStart } from "../../test/helpers/generation-records.js";
 import { forEachStorageMode } from "../../test/helpers/storage-modes.js";
-import type { Store } from "./types.js";
+import type { Store } from "./store.js";
 
 async function addGeneration(
   store: Store,

@@ -3,10 +3,11 @@
  * whatever its workspace, and usage per UTC day and model. Both workspace queries read the
  * (workspace_id, created_at) index (migration 0009); nothing here writes.
  */
+
+import type { UsageReportRepository } from "../admin/ports.js";
 import { type GenerationRow, readGenerationRow } from "./generation-repository.js";
 import { readInteger } from "./read-integer.js";
 import type { SqlClient } from "./sql-client.js";
-import type { UsageReportRepository } from "./types.js";
 
 interface DailyUsageRow {
   day: string;

@@ -1,9 +1,12 @@
 /** Workspaces and their credit ledger. Every balance change writes a ledger entry in the same transaction. */
+
+import type { WorkspaceRepository } from "../admin/ports.js";
+import { createUnknownWorkspaceError } from "../admin/workspace-errors.js";
+import type { Workspace } from "../auth/accounts.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { createId } from "./create-id.js";
 import { assertSafeInteger, readInteger } from "./read-integer.js";
 import type { SqlClient } from "./sql-client.js";
-import type { Workspace, WorkspaceRepository } from "./types.js";
 
 export interface WorkspaceRow {
   id: string;
@@ -25,10 +28,6 @@ export function readWorkspaceRow(row: WorkspaceRow): Workspace {
     locked: row.locked,
     createdAt: new Date(row.created_at),
   };
-}
-
-export function createUnknownWorkspaceError(id: string, param = "workspace_id"): GatewayError {
-  return GatewayError.invalidRequest(`Unknown workspace "${id}"`, param);
 }
 
 export function createDuplicateWorkspaceNameError(existing: Workspace): GatewayError {

@@ -16,7 +16,7 @@ import { migrate } from "../../src/storage/migrate.js";
 import { createStore, openStoreWithSqlClient } from "../../src/storage/open-store.js";
 import { openSharedState } from "../../src/storage/shared-state.js";
 import { PGLITE_SETTINGS, pgliteOptions, type SqlClient, wrapPglite } from "../../src/storage/sql-client.js";
-import type { SharedState, Store } from "../../src/storage/types.js";
+import type { SharedState, Store } from "../../src/storage/store.js";
 
 export type StorageMode = "embedded" | "postgres";
 export type SharedStateMode = "in-process" | "redis";

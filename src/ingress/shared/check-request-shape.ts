@@ -5,8 +5,9 @@
  * (docs/limits.md, "Bounded work"; the measurements behind them are in docs/decisions.md).
  * Cheap: a loop over the messages, nothing else is looked at.
  */
+
+import type { IngressFormatName } from "../../canonical/ingress-format-name.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import type { IngressFormatName } from "../../storage/types.js";
 
 /** The config's `limits.max_messages`, `max_content_parts`, `max_tools`. */
 export interface RequestShapeLimits {
