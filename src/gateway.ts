@@ -6,7 +6,6 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type AdminService, createAdminService } from "./admin/admin-service.js";
-import { writeAdminToken } from "./admin/admin-token.js";
 import { bootstrapEmbeddedWorkspace, describeStart } from "./admin/bootstrap.js";
 import { createAuthenticator } from "./auth/authenticate.js";
 import { evictBeforePublish } from "./auth/evict-before-publish.js";
@@ -33,21 +32,22 @@ import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/ada
 import { createOpenAiChatAdapter } from "./providers/openai-compatible/openai-chat-adapter.js";
 import { createOpenAiResponsesAdapter } from "./providers/openai-responses/adapter.js";
 import type { ProviderAdapter } from "./providers/provider-adapter.js";
+import { writeAdminToken } from "./storage/data-dir/admin-token.js";
+import { readItemSealSecret } from "./storage/data-dir/item-seal-secret.js";
+import { openSpendGuard } from "./storage/open-spend-guard.js";
+import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
+import { openSharedState } from "./storage/shared-state/shared-state.js";
+import { resolvePgliteThread } from "./storage/sql/sql-client.js";
+import type { SharedState, Store } from "./storage/store.js";
 import {
   createDurableGenerationRepository,
   type DurableGenerationOptions,
   type OutboxEvent,
   type ReplayResult,
-} from "./storage/durable-generation-repository.js";
-import { openFileOutcomeOutbox } from "./storage/file-outcome-outbox.js";
-import { readItemSealSecret } from "./storage/item-seal-secret.js";
-import { createMemoryOutcomeOutbox } from "./storage/memory-outcome-outbox.js";
-import { openSpendGuard } from "./storage/open-spend-guard.js";
-import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
-import { withSharedInProgressRecords } from "./storage/shared-in-progress-records.js";
-import { openSharedState } from "./storage/shared-state.js";
-import { resolvePgliteThread } from "./storage/sql-client.js";
-import type { SharedState, Store } from "./storage/store.js";
+} from "./storage/usage-records/durable-generation-repository.js";
+import { openFileOutcomeOutbox } from "./storage/usage-records/file-outcome-outbox.js";
+import { createMemoryOutcomeOutbox } from "./storage/usage-records/memory-outcome-outbox.js";
+import { withSharedInProgressRecords } from "./storage/usage-records/shared-in-progress-records.js";
 
 export interface GatewayOptions {
   settings: Settings;
@@ -149,7 +149,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     onError: (error) => logger.warn({ err: error }, "redis connection error"),
   });
   // Streams of several instances: their in-progress records are shared through Redis, so their
-  // headers need not wait for a PostgreSQL commit (storage/shared-in-progress-records.ts).
+  // headers need not wait for a PostgreSQL commit (storage/usage-records/shared-in-progress-records.ts).
   const store: Store = {
     ...rawStore,
     generations:

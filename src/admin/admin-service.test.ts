@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { createTestStore, forEachStorageMode } from "../../test/helpers/storage-modes.js";
 import { KEY_CHANGED_CHANNEL } from "../auth/authenticate.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import { openSharedState } from "../storage/shared-state.js";
+import { openSharedState } from "../storage/shared-state/shared-state.js";
 import type { SharedState } from "../storage/store.js";
 import { createAdminService } from "./admin-service.js";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { GatewayError } from "../errors/gateway-error.js";
-import { createInProcessSharedState } from "../storage/in-process-shared-state.js";
+import { createInProcessSharedState } from "../storage/shared-state/in-process-shared-state.js";
 import type { Store } from "../storage/store.js";
 import type { ApiKeyWithWorkspace, RequestSource } from "./accounts.js";
 import { hashApiKey } from "./api-key.js";

@@ -10,8 +10,8 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { AdminService } from "../admin/admin-service.js";
-import { getAdminTokenPath, readAdminToken } from "../admin/admin-token.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import { getAdminTokenPath, readAdminToken } from "../storage/data-dir/admin-token.js";
 import type { SharedState } from "../storage/store.js";
 import { createHttpAdminClient } from "./http-admin-client.js";
 import { sendHttpRequest } from "./send-http-request.js";
@@ -56,7 +56,7 @@ export async function openAdminTransport({ env, warn }: AdminTransportEnvironmen
     import("../admin/admin-service.js"),
     import("../storage/open-spend-guard.js"),
     import("../storage/open-store.js"),
-    import("../storage/shared-state.js"),
+    import("../storage/shared-state/shared-state.js"),
   ]);
   const store = await openStore({ databaseUrl: env.DATABASE_URL || undefined, dataDir });
   let state: SharedState;

@@ -4,11 +4,11 @@
  */
 
 import { BALANCE_CHANGED_CHANNEL, decodeBalanceChange } from "../limits/balance-channel.js";
-import { createInProcessLimitCounters } from "../limits/in-process-limit-counters.js";
 import type { KeyLimitRepository } from "../limits/ports.js";
-import { createRedisLimitCounters } from "../limits/redis-limit-counters.js";
 import { createSpendGuard, type SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
+import { createInProcessLimitCounters } from "./shared-state/in-process-limit-counters.js";
+import { createRedisLimitCounters } from "./shared-state/redis-limit-counters.js";
 import type { SharedState } from "./store.js";
 
 export interface OpenSpendGuardOptions {
@@ -55,7 +55,7 @@ async function openGuard(options: OpenSpendGuardOptions): Promise<SpendGuard> {
   }
   let lastLoggedAt = 0;
   // Loaded only here: an embedded gateway never needs ioredis.
-  const { openRedisScriptRunner } = await import("./redis-script-runner.js");
+  const { openRedisScriptRunner } = await import("./shared-state/redis-script-runner.js");
   const runner = await openRedisScriptRunner({
     redisUrl: options.redisUrl,
     prefix: options.prefix,
