@@ -16,8 +16,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { createStore } from "../src/storage/open-store.js";
+import { PGLITE_SETTINGS, pgliteOptions, wrapPglite } from "../src/storage/pglite/pglite-client.js";
 import { migrate } from "../src/storage/sql/migrate.js";
-import { PGLITE_SETTINGS, pgliteOptions, type SqlClient, wrapPglite } from "../src/storage/sql/sql-client.js";
+import type { SqlClient } from "../src/storage/sql/sql-client.js";
 
 interface Candidate {
   name: string;

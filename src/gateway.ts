@@ -36,8 +36,8 @@ import { writeAdminToken } from "./storage/data-dir/admin-token.js";
 import { readItemSealSecret } from "./storage/data-dir/item-seal-secret.js";
 import { openSpendGuard } from "./storage/open-spend-guard.js";
 import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
+import { resolvePgliteThread } from "./storage/pglite/pglite-client.js";
 import { openSharedState } from "./storage/shared-state/shared-state.js";
-import { resolvePgliteThread } from "./storage/sql/sql-client.js";
 import type { SharedState, Store } from "./storage/store.js";
 import {
   createDurableGenerationRepository,

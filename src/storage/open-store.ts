@@ -6,6 +6,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { acquireDataDirLock } from "./data-dir/data-dir-lock.js";
 import { initializePgliteFolder } from "./pglite/initialize-pglite-folder.js";
+import { createPgliteClient, PGLITE_SETTINGS, type PgliteThread } from "./pglite/pglite-client.js";
 import { redactUrl } from "./redact-url.js";
 import { createApiKeyRepository } from "./sql/api-key-repository.js";
 import { isDatabaseUnavailableError } from "./sql/classify-database-error.js";
@@ -17,7 +18,7 @@ import {
 import { createKeyLimitRepository } from "./sql/key-limit-repository.js";
 import { migrate } from "./sql/migrate.js";
 import { createPlaygroundKeyRepository } from "./sql/playground-key-repository.js";
-import { createPgliteClient, PGLITE_SETTINGS, type PgliteThread, type SqlClient } from "./sql/sql-client.js";
+import type { SqlClient } from "./sql/sql-client.js";
 import { createUsageReportRepository } from "./sql/usage-report-repository.js";
 import { createWorkspaceRepository } from "./sql/workspace-repository.js";
 import type { Store } from "./store.js";

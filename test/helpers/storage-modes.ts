@@ -13,14 +13,10 @@ import { PGlite } from "@electric-sql/pglite";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { createStore, openStoreWithSqlClient } from "../../src/storage/open-store.js";
+import { PGLITE_SETTINGS, pgliteOptions, wrapPglite } from "../../src/storage/pglite/pglite-client.js";
 import { openSharedState } from "../../src/storage/shared-state/shared-state.js";
 import { migrate } from "../../src/storage/sql/migrate.js";
-import {
-  PGLITE_SETTINGS,
-  pgliteOptions,
-  type SqlClient,
-  wrapPglite,
-} from "../../src/storage/sql/sql-client.js";
+import type { SqlClient } from "../../src/storage/sql/sql-client.js";
 import type { SharedState, Store } from "../../src/storage/store.js";
 
 export type StorageMode = "embedded" | "postgres";

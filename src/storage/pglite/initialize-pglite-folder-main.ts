@@ -4,7 +4,7 @@
  * memory with it.
  */
 import { migrate } from "../sql/migrate.js";
-import { createPgliteClient } from "../sql/sql-client.js";
+import { createPgliteClient } from "./pglite-client.js";
 
 const pgliteDir = process.argv[2];
 if (!pgliteDir) throw new Error("usage: initialize-pglite-folder-main <pglite folder>");

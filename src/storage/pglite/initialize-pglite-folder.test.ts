@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { createTempDir } from "../../../test/helpers/storage-modes.js";
 import { readMigrations } from "../sql/migrate.js";
-import { createPgliteClient } from "../sql/sql-client.js";
 import { initializePgliteFolder } from "./initialize-pglite-folder.js";
+import { createPgliteClient } from "./pglite-client.js";
 
 test("a new embedded database is created and migrated by a child process, once", async (t) => {
   const folder = await createTempDir("pglite-init-");

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { isPermanentDatabaseError } from "../sql/classify-database-error.js";
-import { createPgliteClient, PGLITE_SETTINGS, type PgliteThread, type SqlClient } from "../sql/sql-client.js";
+import type { SqlClient } from "../sql/sql-client.js";
+import { createPgliteClient, PGLITE_SETTINGS, type PgliteThread } from "./pglite-client.js";
 
 const INSERT_MANY = `INSERT INTO items SELECT * FROM unnest($1::text[], $2::bigint[], $3::timestamptz[], $4::boolean[], $5::text[])`;
 

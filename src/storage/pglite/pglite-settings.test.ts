@@ -11,7 +11,8 @@ import { PGlite } from "@electric-sql/pglite";
 import { runUntilKilled } from "../../../test/helpers/killed-child.js";
 import { createTempDir } from "../../../test/helpers/storage-modes.js";
 import { IN_MEMORY_DATA_DIR, openStoreWithSqlClient } from "../open-store.js";
-import { checkpointIfDue, createPgliteClient, PGLITE_SETTINGS, type SqlClient } from "../sql/sql-client.js";
+import type { SqlClient } from "../sql/sql-client.js";
+import { checkpointIfDue, createPgliteClient, PGLITE_SETTINGS } from "./pglite-client.js";
 
 async function show(client: SqlClient, name: string): Promise<string> {
   const [row] = await client.query<Record<string, string>>(`SHOW ${name}`);

@@ -4,7 +4,8 @@ import { after, before, test } from "node:test";
 import type { Worker } from "node:worker_threads";
 import { createTempDir } from "../../../test/helpers/storage-modes.js";
 import { isPermanentDatabaseError } from "../sql/classify-database-error.js";
-import { PGLITE_SETTINGS, type SqlClient } from "../sql/sql-client.js";
+import type { SqlClient } from "../sql/sql-client.js";
+import { PGLITE_SETTINGS } from "./pglite-client.js";
 import { createPgliteWorkerClient } from "./pglite-worker-client.js";
 
 let client: SqlClient;

@@ -4,7 +4,7 @@
  * checkpoint) stopped request handling until it was done. In a worker the main thread keeps
  * serving meanwhile; on a machine with a spare core the database work runs there.
  *
- * Semantics are those of the in-process client (sql-client.ts): one connection, statements in
+ * Semantics are those of the in-process client (pglite-client.ts): one connection, statements in
  * order, a transaction holds the database until it ends (other statements wait), and code inside
  * a transaction must use its `tx`. Errors keep their SQLSTATE `code`.
  *

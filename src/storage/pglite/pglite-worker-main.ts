@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
-import { pgliteOptions } from "../sql/sql-client.js";
+import { pgliteOptions } from "./pglite-client.js";
 import { createPreparedRunner } from "./pglite-prepared.js";
 import { serializeError, type WorkerReply, type WorkerRequest } from "./pglite-worker-protocol.js";
 
