@@ -3,7 +3,7 @@
  * storage implements these ports. Money is integer micro-USD.
  */
 import type { ApiKeyRecord, ApiKeyStatus, RequestSource, Workspace } from "../auth/accounts.js";
-import type { GenerationRecord } from "../engine/ports.js";
+import type { GenerationRecord } from "../engine/generation-record.js";
 import type { KeyLimitRepository, KeyLimits } from "../limits/ports.js";
 
 export interface WorkspaceRepository {

@@ -22,6 +22,7 @@ import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapte
 import type { AdmissionSnapshots } from "./admission-snapshots.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import { createDeadlineError } from "./create-deadline-error.js";
+import type { GenerationOutcome, GenerationStart } from "./generation-record.js";
 import { GenerationStream } from "./generation-stream.js";
 import {
   collectResultText,
@@ -30,7 +31,7 @@ import {
   meterPromptOnly,
   meterUsage,
 } from "./meter-usage.js";
-import type { GenerationOutcome, GenerationStart, EngineStore as Store } from "./ports.js";
+import type { EngineStore as Store } from "./ports.js";
 import { createOutcome } from "./settle.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
 

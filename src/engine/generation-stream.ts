@@ -9,8 +9,8 @@ import type { Settlement } from "../canonical/settlement.js";
 import { createGatewayErrorFromInfo, GatewayError, toGatewayError } from "../errors/gateway-error.js";
 import { createDeadlineError } from "./create-deadline-error.js";
 import type { AdmittedGeneration } from "./generation-engine.js";
+import type { GenerationOutcome } from "./generation-record.js";
 import { DeliveredOutput, type MeteredUsage, type MeterInput } from "./meter-usage.js";
-import type { GenerationOutcome } from "./ports.js";
 import { createOutcome } from "./settle.js";
 
 interface StreamHooks {

@@ -21,8 +21,9 @@ import type { GatewayConfig } from "../config/types.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
+import type { GenerationOutcome, GenerationStart } from "./generation-record.js";
 import { meterPromptOnly } from "./meter-usage.js";
-import type { EngineStore, GenerationOutcome, GenerationStart } from "./ports.js";
+import type { EngineStore } from "./ports.js";
 
 export interface InterruptedSweepDeps {
   config: GatewayConfig;

@@ -10,7 +10,7 @@ import { encodeKey, encodeKeyLimits } from "../../admin/admin-wire.js";
 import { readKeySpend } from "../../admin/read-key-spend.js";
 import { createUnknownWorkspaceError } from "../../admin/workspace-errors.js";
 import { isInternalTokenValid } from "../../auth/internal-token.js";
-import type { GenerationRecord } from "../../engine/ports.js";
+import type { GenerationRecord } from "../../engine/generation-record.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { SpendGuard } from "../../limits/spend-guard.js";

@@ -6,7 +6,7 @@
  */
 import { Hono } from "hono";
 import { type Authenticator, readBearerOrApiKey } from "../../auth/authenticate.js";
-import type { GenerationRecord } from "../../engine/ports.js";
+import type { GenerationRecord } from "../../engine/generation-record.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { convertMicroUsdToUsd } from "../../metering/money.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createTestOutcome } from "../../../test/helpers/generation-records.js";
 import { forEachStorageMode } from "../../../test/helpers/storage-modes.js";
-import type { GenerationOutcome } from "../../engine/ports.js";
+import type { GenerationOutcome } from "../../engine/generation-record.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { Store } from "../store.js";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { type TestContext, test } from "node:test";
 import { createTestOutcome, createTestStart } from "../../../test/helpers/generation-records.js";
 import { createTestStore, requireMode } from "../../../test/helpers/storage-modes.js";
-import type { GenerationStart } from "../../engine/ports.js";
+import type { GenerationStart } from "../../engine/generation-record.js";
 import { createBatchedGenerationRepository } from "./batched-generation-repository.js";
 import { createGenerationRepository } from "./generation-repository.js";
 

@@ -6,7 +6,8 @@
  * trips and transactions per request drops.
  */
 
-import type { GenerationRepository, GenerationStart } from "../../engine/ports.js";
+import type { GenerationStart } from "../../engine/generation-record.js";
+import type { GenerationRepository } from "../../engine/ports.js";
 import type { FinishEntry, SqlGenerationRepository } from "./generation-repository.js";
 import { createGroupCommit } from "./group-commit.js";
 import { toInProgressRecord } from "./in-progress-record.js";

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createTestOutcome } from "../../../test/helpers/generation-records.js";
-import type { GenerationOutcome, GenerationRepository } from "../../engine/ports.js";
+import type { GenerationOutcome } from "../../engine/generation-record.js";
+import type { GenerationRepository } from "../../engine/ports.js";
 import { createDurableGenerationRepository, type OutboxEvent } from "./durable-generation-repository.js";
 import { createMemoryOutcomeOutbox } from "./memory-outcome-outbox.js";
 

@@ -10,7 +10,8 @@
  * replayer's successful pass ends that state.
  */
 
-import type { GenerationOutcome, GenerationRepository, GenerationStart } from "../../engine/ports.js";
+import type { GenerationOutcome, GenerationStart } from "../../engine/generation-record.js";
+import type { GenerationRepository } from "../../engine/ports.js";
 import { isPermanentDatabaseError } from "../sql/classify-database-error.js";
 import { DeadlineExceededError, withDeadline } from "../with-deadline.js";
 import type { OutcomeOutbox, ParkedOutcome } from "./outcome-outbox.js";

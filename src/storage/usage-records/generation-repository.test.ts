@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createTestOutcome } from "../../../test/helpers/generation-records.js";
 import { forEachStorageMode, type TestStore } from "../../../test/helpers/storage-modes.js";
-import type { GenerationOutcome, GenerationStart } from "../../engine/ports.js";
+import type { GenerationOutcome, GenerationStart } from "../../engine/generation-record.js";
 
 function createOutcome(overrides: Partial<GenerationOutcome> = {}): GenerationOutcome {
   return createTestOutcome({

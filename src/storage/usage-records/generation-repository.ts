@@ -9,10 +9,10 @@ import type { IngressFormatName } from "../../canonical/ingress-format-name.js";
 import type {
   GenerationOutcome,
   GenerationRecord,
-  GenerationRepository,
   GenerationStart,
   GenerationStatus,
-} from "../../engine/ports.js";
+} from "../../engine/generation-record.js";
+import type { GenerationRepository } from "../../engine/ports.js";
 import { assertSafeInteger, readInteger, readNullableInteger } from "../sql/read-integer.js";
 import type { SqlClient } from "../sql/sql-client.js";
 

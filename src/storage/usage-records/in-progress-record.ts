@@ -2,7 +2,7 @@
  * What an in-progress row reads back as (the column defaults of migrations/0001), for repositories
  * that answer lookups of records they have not written yet.
  */
-import type { GenerationRecord, GenerationStart } from "../../engine/ports.js";
+import type { GenerationRecord, GenerationStart } from "../../engine/generation-record.js";
 
 export function toInProgressRecord(start: GenerationStart, submittedAt: Date): GenerationRecord {
   return {

@@ -8,7 +8,7 @@ import { type TestContext, test } from "node:test";
 import { createTestOutcome, createTestStart } from "../../../test/helpers/generation-records.js";
 import { runUntilKilled } from "../../../test/helpers/killed-child.js";
 import { createTestStore, requireMode } from "../../../test/helpers/storage-modes.js";
-import type { GenerationOutcome, GenerationStart } from "../../engine/ports.js";
+import type { GenerationOutcome, GenerationStart } from "../../engine/generation-record.js";
 import { openStoreWithSqlClient } from "../open-store.js";
 import { createGenerationRepository, type FinishEntry } from "./generation-repository.js";
 import {

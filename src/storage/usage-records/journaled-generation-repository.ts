@@ -25,7 +25,7 @@
  * start, and the sweep of interrupted requests settles it).
  */
 
-import type { GenerationOutcome, GenerationRecord, GenerationStart } from "../../engine/ports.js";
+import type { GenerationOutcome, GenerationRecord, GenerationStart } from "../../engine/generation-record.js";
 import { isPermanentDatabaseError } from "../sql/classify-database-error.js";
 import type { SqlClient } from "../sql/sql-client.js";
 import type { BatchedGenerationRepository } from "./batched-generation-repository.js";

@@ -4,7 +4,7 @@
  * JSON-lines file with fsync (`file-outcome-outbox.ts`, used whenever the gateway has a data
  * folder) and an in-memory twin (`memory-outcome-outbox.ts`, only for `memory://` data folders).
  */
-import type { GenerationOutcome, GenerationStart } from "../../engine/ports.js";
+import type { GenerationOutcome, GenerationStart } from "../../engine/generation-record.js";
 
 export interface ParkedOutcome {
   /** The request id: the generation record the outcome belongs to. */

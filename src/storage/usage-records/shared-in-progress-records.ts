@@ -20,7 +20,8 @@
  * - `listInProgress` lists the records of both places: the index and the rows.
  */
 
-import type { GenerationRepository, GenerationStart } from "../../engine/ports.js";
+import type { GenerationStart } from "../../engine/generation-record.js";
+import type { GenerationRepository } from "../../engine/ports.js";
 import type { SharedState } from "../store.js";
 import { toInProgressRecord } from "./in-progress-record.js";
 import { decodeStart } from "./outcome-outbox.js";
