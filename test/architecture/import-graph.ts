@@ -2,10 +2,14 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 
-/** One file of `src/` (tests left out) and the files of `src/` it imports, paths relative to `src/`. */
+/**
+ * One file of `src/` (tests left out): the files of `src/` it imports (paths relative to `src/`)
+ * and the packages it imports (`pg`, `@electric-sql/pglite`; node: built-ins left out).
+ */
 export interface SourceFile {
   path: string;
   imports: string[];
+  packages: string[];
 }
 
 function listSourceFiles(folder: string, out: string[]): string[] {
@@ -15,6 +19,12 @@ function listSourceFiles(folder: string, out: string[]): string[] {
     else if (entry.endsWith(".ts") && !entry.endsWith(".test.ts") && !entry.endsWith(".d.ts")) out.push(path);
   }
   return out;
+}
+
+/** `@scope/name/sub/path` → `@scope/name`, `name/sub` → `name`. */
+function readPackageName(specifier: string): string {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] ?? specifier);
 }
 
 /** `./x.js` as written in an import, mapped back to the `.ts` file it names; null outside `src/`. */
@@ -40,11 +50,20 @@ export function readImportGraph(sourceRoot: string): SourceFile[] {
     .map((file) => {
       const info = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
       const imports = new Set<string>();
-      for (const imported of info.importedFiles) {
-        const target = resolveSpecifier(sourceRoot, file, imported.fileName);
+      const packages = new Set<string>();
+      for (const { fileName } of info.importedFiles) {
+        if (!fileName.startsWith(".")) {
+          if (!fileName.startsWith("node:")) packages.add(readPackageName(fileName));
+          continue;
+        }
+        const target = resolveSpecifier(sourceRoot, file, fileName);
         if (target) imports.add(target);
       }
-      return { path: relative(sourceRoot, file), imports: [...imports].sort() };
+      return {
+        path: relative(sourceRoot, file),
+        imports: [...imports].sort(),
+        packages: [...packages].sort(),
+      };
     });
 }
 
