@@ -11,7 +11,7 @@ export interface Settings {
   internalSharedSecret?: string;
   logLevel: string;
   /**
-   * GATEWAY_PGLITE_THREAD: where embedded PGlite runs (storage/sql/sql-client.ts). `readSettings` gives
+   * GATEWAY_PGLITE_THREAD: where embedded PGlite runs (storage/pglite/pglite-client.ts). `readSettings` gives
    * `auto` when the variable is unset; settings built in code without it get `main` (gateway.ts),
    * so the tests' gateways run PGlite on the request thread unless a test asks for the worker.
    */

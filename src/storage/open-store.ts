@@ -38,7 +38,7 @@ export interface OpenStoreOptions {
   dataDir: string;
   statementTimeoutMs?: number;
   onError?: (error: Error) => void;
-  /** Embedded mode: which thread runs PGlite (sql-client.ts); default `main`. */
+  /** Embedded mode: which thread runs PGlite (pglite/pglite-client.ts); default `main`. */
   pgliteThread?: PgliteThread;
   /** Deadline of each query on the request path (database-availability.ts). */
   deadlineMs?: number;
@@ -123,7 +123,7 @@ export async function openStoreWithSqlClient(
 
 /**
  * `journalDirectory` (embedded mode with a data folder, which one process owns): usage records
- * are journaled and written in batches (journaled-generation-repository.ts); what an earlier
+ * are journaled and written in batches (usage-records/journaled-generation-repository.ts); what an earlier
  * process journaled is written before the store is handed out.
  */
 async function prepareStore(

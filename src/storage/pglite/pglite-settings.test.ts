@@ -79,7 +79,7 @@ describe("embedded PGlite settings on a data folder", () => {
   });
 
   test("a killed process loses no acknowledged commit", async () => {
-    const sqlClientUrl = new URL("../sql/sql-client.ts", import.meta.url).href;
+    const sqlClientUrl = new URL("./pglite-client.ts", import.meta.url).href;
     // The child commits rows one by one, reports each after PGlite acknowledged it, then dies
     // without closing (SIGKILL: no shutdown checkpoint, no flush on exit).
     const childSource = `

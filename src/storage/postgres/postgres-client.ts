@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL side of the SQL seam (sql-client.ts), on node-pg. A module of its own so an
+ * The PostgreSQL side of the SQL seam (../sql/sql-client.ts), on node-pg. A module of its own so an
  * embedded gateway never loads pg (~3 MB of heap it would not use): open-store.ts imports it only
  * when a database URL is configured.
  */
