@@ -5,7 +5,6 @@
  * the admin service this wrapper evicts locally first, so the change applies to the very next
  * request here (spec §3: "takes effect on the next request") whatever Redis does.
  */
-
 import { type Authenticator, KEY_CHANGED_CHANNEL } from "./authenticate.js";
 import type { Announcements } from "./ports.js";
 

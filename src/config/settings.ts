@@ -11,9 +11,10 @@ export interface Settings {
   internalSharedSecret?: string;
   logLevel: string;
   /**
-   * GATEWAY_PGLITE_THREAD: where embedded PGlite runs (storage/pglite/pglite-client.ts). `readSettings` gives
-   * `auto` when the variable is unset; settings built in code without it get `main` (gateway.ts),
-   * so the tests' gateways run PGlite on the request thread unless a test asks for the worker.
+   * GATEWAY_PGLITE_THREAD: where embedded PGlite runs (storage/pglite/pglite-client.ts).
+   * `readSettings` gives `auto` when the variable is unset; settings built in code without it get
+   * `main` (gateway.ts), so the tests' gateways run PGlite on the request thread unless a test
+   * asks for the worker.
    */
   pgliteThread?: PgliteThreadSetting;
   /** Deadlines and caps of this instance (docs/operations.md); unset fields take the defaults. */

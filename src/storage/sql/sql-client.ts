@@ -1,6 +1,7 @@
 /**
  * The single SQL seam: repositories and the migrator talk to this interface only, so Postgres (pg,
- * postgres-client.ts) and embedded PGlite run exactly the same statements.
+ * ../postgres/postgres-client.ts) and embedded PGlite (../pglite/pglite-client.ts) run exactly the
+ * same statements.
  */
 export type SqlParameter =
   | string
@@ -17,7 +18,7 @@ export interface SqlClient {
   query<T = Record<string, unknown>>(text: string, params?: readonly SqlParameter[]): Promise<T[]>;
   /**
    * Runs a statement whose rows are not read. Same effect as `query`; a client may keep the
-   * statement prepared between calls (PGlite does: pglite-prepared.ts), so use it for statements
+   * statement prepared between calls (PGlite does: ../pglite/pglite-prepared.ts), so use it for statements
    * with a fixed text that run often.
    */
   run(text: string, params: readonly SqlParameter[]): Promise<void>;
