@@ -21,7 +21,7 @@ let calls = 0;
 let micros = 0;
 let records = 0;
 const byMessage = new Map();
-/** Names of prepared statements that call finish_generations (`SqlClient.run`, storage/pglite-prepared.ts). */
+/** Names of prepared statements that call finish_generations (`SqlClient.run`, storage/pglite/pglite-prepared.ts). */
 const finishStatements = new Set();
 const startedAt = Date.now();
 

@@ -54,7 +54,11 @@ for (const file of outputFiles) {
   writeIfChanged(file.path, Buffer.from(file.contents));
 }
 // Non-TypeScript files the modules read next to themselves (import.meta.url).
-for (const path of collect(join(source, "storage", "migrations"), (name) => name.endsWith(".sql"), [])) {
+for (const path of collect(
+  join(source, "storage", "sql", "migrations"),
+  (name) => name.endsWith(".sql"),
+  [],
+)) {
   const target = join(output, relative(source, path));
   expected.add(target);
   writeIfChanged(target, readFileSync(path));

@@ -6,8 +6,9 @@
  * `api`) are consumed here, in the database, on every use: the cache never lets one through twice.
  */
 import { GatewayError } from "../errors/gateway-error.js";
-import type { ApiKeyWithWorkspace, SharedState, Store } from "../storage/types.js";
+import type { ApiKeyWithWorkspace } from "./accounts.js";
 import { hashApiKey, isWellFormedApiKey } from "./api-key.js";
+import type { Announcements, AuthStore } from "./ports.js";
 
 export const KEY_CHANGED_CHANNEL = "gateway:key-changed";
 /** Bounds how long a disabled or revoked key can still pass on an instance that missed the message. */
@@ -33,8 +34,8 @@ export interface AuthenticatorOptions {
 }
 
 export async function createAuthenticator(
-  store: Store,
-  state: SharedState,
+  store: AuthStore,
+  state: Announcements,
   options: AuthenticatorOptions = {},
 ): Promise<Authenticator> {
   const cacheTtlMs = Math.min(options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS, 30_000);

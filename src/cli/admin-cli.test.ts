@@ -17,10 +17,10 @@ import {
   type TestStore,
 } from "../../test/helpers/storage-modes.js";
 import { createAdminService } from "../admin/admin-service.js";
-import { writeAdminToken } from "../admin/admin-token.js";
 import { KEY_CHANGED_CHANNEL } from "../auth/authenticate.js";
 import { createAdminRoutes } from "../http/routes/admin-routes.js";
-import { openSharedState } from "../storage/shared-state.js";
+import { writeAdminToken } from "../storage/data-dir/admin-token.js";
+import { openSharedState } from "../storage/shared-state/shared-state.js";
 
 const PROJECT_ROOT = new URL("../../", import.meta.url).pathname;
 

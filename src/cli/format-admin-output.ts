@@ -2,7 +2,8 @@
 
 import type { TotalReset } from "../admin/admin-service.js";
 import { formatMicroUsd } from "../admin/parse-usd.js";
-import type { ApiKeyRecord, KeyLimits, Workspace } from "../storage/types.js";
+import type { ApiKeyRecord, Workspace } from "../auth/accounts.js";
+import type { KeyLimits } from "../limits/ports.js";
 
 function formatOnOff(value: boolean): string {
   return value ? "on" : "off";

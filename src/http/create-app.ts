@@ -13,7 +13,7 @@ import { messagesFormat } from "../ingress/messages/index.js";
 import { createResponsesFormat, type ItemSeal } from "../ingress/responses/index.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
-import type { SharedState, Store } from "../storage/types.js";
+import type { SharedState, Store } from "../storage/store.js";
 import type { AppEnv } from "./app-env.js";
 import { createUnhandledErrorAnswer } from "./error-response.js";
 import { findAllowedMethods } from "./find-allowed-methods.js";

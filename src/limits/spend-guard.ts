@@ -11,7 +11,6 @@
  * Retry-After, so spend can never run past a limit while the shared counters are out of sight.
  */
 import type { Logger } from "../logging/logger.js";
-import type { KeyLimitRepository, KeyLimits } from "../storage/types.js";
 import type { CounterName, LimitCounters, SettleInput } from "./limit-counters.js";
 import {
   createInsufficientCreditsError,
@@ -20,6 +19,7 @@ import {
   createRateLimitError,
 } from "./limit-errors.js";
 import { computeLimitWindows, type LimitWindows } from "./limit-windows.js";
+import type { KeyLimitRepository, KeyLimits } from "./ports.js";
 import { readSeedInput } from "./seed-counters.js";
 import { createSettleRetryQueue } from "./settle-retry-queue.js";
 import { computeAffordableOutputCap, computeReservation, type WorstCase } from "./worst-case-cost.js";

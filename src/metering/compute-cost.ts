@@ -3,7 +3,7 @@
  * rate of its class, in BigInt pico-USD, then rounded up to whole micro-USD.
  */
 import type { CanonicalUsage } from "../canonical/index.js";
-import type { ModelPrices } from "../config/types.js";
+import type { ModelPrices } from "./prices.js";
 
 const PICO_PER_MICRO = 1_000_000n;
 

@@ -12,8 +12,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CanonicalUsage } from "../../src/canonical/index.js";
-import type { ModelPrices } from "../../src/config/types.js";
 import { computeCostMicroUsd } from "../../src/metering/compute-cost.js";
+import type { ModelPrices } from "../../src/metering/prices.js";
 import { convertUsdPerMillionToPicoPerToken } from "../../src/metering/prices.js";
 import { mapUsage as mapAnthropicUsage } from "../../src/providers/anthropic/map-usage.js";
 import { mapUsage as mapGeminiUsage } from "../../src/providers/google/map-usage.js";

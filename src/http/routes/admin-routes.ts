@@ -10,10 +10,10 @@ import type { AdminService } from "../../admin/admin-service.js";
 import { encodeKey, encodeKeyLimits, encodeWorkspace } from "../../admin/admin-wire.js";
 import { parseExpiry } from "../../admin/parse-expiry.js";
 import { convertMicroUsdToUsd } from "../../admin/parse-usd.js";
+import type { ApiKeyStatus } from "../../auth/accounts.js";
 import { createCommonErrorEnvelope, createErrorHeaders } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
-import type { ApiKeyStatus } from "../../storage/types.js";
 import { readJsonBody } from "../read-json-body.js";
 
 const MAX_ADMIN_BODY_BYTES = 64 * 1024;

@@ -6,10 +6,11 @@
  */
 import { Hono } from "hono";
 import { type Authenticator, readBearerOrApiKey } from "../../auth/authenticate.js";
+import type { GenerationRecord } from "../../engine/generation-record.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { convertMicroUsdToUsd } from "../../metering/money.js";
-import type { GenerationRecord, Store } from "../../storage/types.js";
+import type { Store } from "../../storage/store.js";
 import type { AppEnv } from "../app-env.js";
 import { createErrorResponse } from "../error-response.js";
 import { REQUEST_ID_PATTERN } from "../request-id.js";

@@ -14,7 +14,7 @@ import type { PlaygroundKeyPolicy } from "../../auth/playground-key-policy.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
-import type { Store } from "../../storage/types.js";
+import type { Store } from "../../storage/store.js";
 import type { AppEnv } from "../app-env.js";
 import { createErrorResponse } from "../error-response.js";
 import { readJsonBody } from "../read-json-body.js";

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CanonicalResult } from "../../canonical/index.js";
 import { createEmptyUsage } from "../../canonical/index.js";
-import type { EncodeContext, Settlement } from "../ingress-format.js";
+import type { Settlement } from "../../canonical/settlement.js";
+import type { EncodeContext } from "../ingress-format.js";
 import { decodeChatRequest } from "./decode-request.js";
 import { encodeChatResult } from "./encode-result.js";
 

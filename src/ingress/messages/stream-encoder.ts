@@ -32,9 +32,10 @@
  *   the settled totals; the SDK overwrites its counters with them.
  */
 import type { CanonicalStreamPart, FinishReason, OpaqueReasoningState } from "../../canonical/index.js";
+import type { Settlement } from "../../canonical/settlement.js";
 import { createMessagesErrorEnvelope } from "../../errors/envelopes.js";
 import type { GatewayError } from "../../errors/gateway-error.js";
-import type { EncodeContext, Settlement, StreamEncoder } from "../ingress-format.js";
+import type { EncodeContext, StreamEncoder } from "../ingress-format.js";
 import { encodeReasoningBlock, encodeSignature } from "./encode-reasoning-block.js";
 import { encodeMessagesUsage } from "./encode-usage.js";
 import { mapStopReason } from "./map-stop-reason.js";

@@ -29,9 +29,10 @@
  * nothing because the engine reports it through fail().
  */
 import type { CanonicalStreamPart, OpaqueReasoningState } from "../../canonical/index.js";
+import type { Settlement } from "../../canonical/settlement.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import type { GatewayError } from "../../errors/gateway-error.js";
-import type { Settlement, StreamEncoder } from "../ingress-format.js";
+import type { StreamEncoder } from "../ingress-format.js";
 import { createCarrierState } from "../messages/tool-call-state-carrier.js";
 import {
   createResponseEcho,

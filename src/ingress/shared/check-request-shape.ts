@@ -6,8 +6,9 @@
  * docs/decisions/0028-bounded-work-per-request.md).
  * Cheap: a loop over the messages, nothing else is looked at.
  */
+
+import type { IngressFormatName } from "../../canonical/ingress-format-name.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import type { IngressFormatName } from "../../storage/types.js";
 
 /** The config's `limits.max_messages`, `max_content_parts`, `max_tools`. */
 export interface RequestShapeLimits {
