@@ -30,7 +30,9 @@ export class RawNumber {
 
 /** JSON text of a value that may hold WithDuplicateKey and RawNumber nodes. */
 export function serialise(value: unknown): string {
-  if (value instanceof RawNumber) return value.text;
+  // A field mutation may have replaced a raw number's text with any value: write that value.
+  if (value instanceof RawNumber)
+    return typeof value.text === "string" ? value.text : serialise(value.text as unknown);
   if (value instanceof WithDuplicateKey) {
     const entries = Object.entries(value.value).map(([k, v]) => `${JSON.stringify(k)}:${serialise(v)}`);
     const extra = `${JSON.stringify(value.key)}:${serialise(value.extraValue)}`;
