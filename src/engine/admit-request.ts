@@ -55,7 +55,8 @@ export async function admitRequest(
     // Every candidate is checked before anything is sent, so a fallback never escapes the allowlist.
     if (!allowed.includes(model.slug)) throw createNotAllowedError(model.slug, "model");
     alternatives.forEach((alternative, index) => {
-      if (!allowed.includes(alternative.slug)) throw createNotAllowedError(alternative.slug, `models[${index}]`);
+      if (!allowed.includes(alternative.slug))
+        throw createNotAllowedError(alternative.slug, `models[${index}]`);
     });
   }
   const { workspace } = fresh;

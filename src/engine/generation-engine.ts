@@ -63,7 +63,9 @@ export interface AdmittedGeneration extends GenerationInput {
   /** The routes it may be served by, in the order they are tried. */
   candidates: RouteCandidate[];
   /** The call's route-dependent fields for one candidate. */
-  callFor(candidate: RouteCandidate): Pick<UpstreamCall, "model" | "provider" | "upstreamModel" | "maxOutputTokens">;
+  callFor(
+    candidate: RouteCandidate,
+  ): Pick<UpstreamCall, "model" | "provider" | "upstreamModel" | "maxOutputTokens">;
   /** Its worst-case cost held against the key's limits and the balance until settlement. */
   reservation: Reservation;
   /** The usage record's identity; settlement writes it final whether or not it was started. */
@@ -87,7 +89,8 @@ export class GenerationEngine {
 
   constructor(private readonly deps: EngineDependencies) {
     const routing = deps.config.routing;
-    this.retryPolicy = deps.retryPolicy ??
+    this.retryPolicy =
+      deps.retryPolicy ??
       (routing
         ? {
             retries: routing.retries,
@@ -195,7 +198,10 @@ export class GenerationEngine {
         model: first.model,
         provider: first.route.provider,
         upstreamModel: first.route.upstreamModel,
-        maxOutputTokens: Math.min(reservation.outputCap, resolveOutputCap(first.model, input.request.maxOutputTokens)),
+        maxOutputTokens: Math.min(
+          reservation.outputCap,
+          resolveOutputCap(first.model, input.request.maxOutputTokens),
+        ),
         requestId: input.requestId,
       },
     };
@@ -215,10 +221,15 @@ export class GenerationEngine {
       bounded.add(key);
       const adapter = this.deps.adapters.get(route.provider.kind);
       if (!adapter) continue;
-      const worst = estimateWorstCase(request, model.prices, resolveOutputCap(model, request.maxOutputTokens), {
-        rules: adapter.inputRules,
-        contextLength: model.contextLength,
-      });
+      const worst = estimateWorstCase(
+        request,
+        model.prices,
+        resolveOutputCap(model, request.maxOutputTokens),
+        {
+          rules: adapter.inputRules,
+          contextLength: model.contextLength,
+        },
+      );
       if (combined === undefined) {
         combined = worst;
         continue;
@@ -235,7 +246,8 @@ export class GenerationEngine {
       };
       combined.amountMicroUsd = computeReservation(combined, combined.outputCap);
     }
-    if (combined === undefined) throw new GatewayError("internal_error", "No adapter for any route of this model");
+    if (combined === undefined)
+      throw new GatewayError("internal_error", "No adapter for any route of this model");
     return combined;
   }
 
@@ -246,7 +258,11 @@ export class GenerationEngine {
    * error (the run is settled). A streamed run's headers wait for the in-progress record unless
    * the store answers lookups for it at once.
    */
-  async run(admitted: AdmittedGeneration, signal: AbortSignal, firstPartWaitMs: number): Promise<GenerationRun> {
+  async run(
+    admitted: AdmittedGeneration,
+    signal: AbortSignal,
+    firstPartWaitMs: number,
+  ): Promise<GenerationRun> {
     // Non-streamed requests wait for the record before the upstream call; streams only before
     // their headers, so the first attempt overlaps the write.
     if (!admitted.request.stream) await admitted.recorded;
@@ -258,7 +274,12 @@ export class GenerationEngine {
         cost: (usage) => this.cost(admitted, usage),
         meter: (input) => this.meter(admitted, input),
       },
-      { adapters: this.deps.adapters, breakers: this.breakers, policy: this.retryPolicy, random: this.deps.random },
+      {
+        adapters: this.deps.adapters,
+        breakers: this.breakers,
+        policy: this.retryPolicy,
+        random: this.deps.random,
+      },
       { firstPartWaitMs },
     );
     // The id goes out with the headers: its record exists from then on. Embedded, the store

@@ -32,8 +32,8 @@ import { createDeadlineError } from "./create-deadline-error.js";
 import type { AdmittedGeneration } from "./generation-engine.js";
 import { collectResultText, DeliveredOutput, type MeteredUsage, type MeterInput } from "./meter-usage.js";
 import type { AdapterRegistry } from "./ports.js";
-import type { RouteCandidate } from "./route-candidates.js";
 import { computeBackoffMs, isFixableElsewhere, mayRetrySameRoute, type RetryPolicy } from "./retry-policy.js";
+import type { RouteCandidate } from "./route-candidates.js";
 import { createOutcome } from "./settle.js";
 
 export interface RunHooks {
@@ -55,7 +55,9 @@ export interface RunTiming {
   firstPartWaitMs: number;
 }
 
-type FirstStep = { kind: "step"; step: IteratorResult<CanonicalStreamPart> } | { kind: "thrown"; error: unknown };
+type FirstStep =
+  | { kind: "step"; step: IteratorResult<CanonicalStreamPart> }
+  | { kind: "thrown"; error: unknown };
 
 export class GenerationRun {
   /** Every upstream call so far, in order (the record's `attempts`). */
@@ -132,7 +134,10 @@ export class GenerationRun {
   private async runAttempts(timing: RunTiming): Promise<{ error: GatewayError } | undefined> {
     const { policy, breakers } = this.services;
     const candidates = this.admitted.candidates;
-    const failoverEnds = Math.min(this.admitted.deadline, this.admitted.startedAt + policy.failoverDeadlineMs);
+    const failoverEnds = Math.min(
+      this.admitted.deadline,
+      this.admitted.startedAt + policy.failoverDeadlineMs,
+    );
     let remaining = candidates;
     let lastError: GatewayError | undefined;
     for (let pass = 0; ; pass++) {
@@ -178,7 +183,10 @@ export class GenerationRun {
     const adapter = this.services.adapters.get(candidate.route.provider.kind);
     const startedAt = performance.now();
     if (!adapter) {
-      const error = new GatewayError("internal_error", `No adapter for provider kind "${candidate.route.provider.kind}"`);
+      const error = new GatewayError(
+        "internal_error",
+        `No adapter for provider kind "${candidate.route.provider.kind}"`,
+      );
       this.recordAttempt(candidate, error.code, startedAt);
       return error;
     }
@@ -283,7 +291,10 @@ export class GenerationRun {
         next = await this.take(this.iterator!.next());
       }
       if (this.finishReason === undefined && !this.error && !this.cancelled) {
-        const error = new GatewayError("provider_unavailable", "Upstream stream ended without a finish reason");
+        const error = new GatewayError(
+          "provider_unavailable",
+          "Upstream stream ended without a finish reason",
+        );
         this.error = error;
         yield toErrorPart(error);
       }
@@ -462,7 +473,8 @@ export class GenerationRun {
     const reopens = candidates
       .map((candidate) => this.services.breakers.reopensAt(candidate.key))
       .filter((at): at is number => at !== undefined);
-    const seconds = reopens.length === 0 ? undefined : Math.max(1, Math.ceil((Math.min(...reopens) - now) / 1000));
+    const seconds =
+      reopens.length === 0 ? undefined : Math.max(1, Math.ceil((Math.min(...reopens) - now) / 1000));
     return new GatewayError(
       "provider_unavailable",
       "Every route of this model is failing; the gateway is not calling them for now",
