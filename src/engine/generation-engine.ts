@@ -14,17 +14,12 @@ import type { Logger } from "../logging/logger.js";
 import { boundInputTokens } from "../metering/bound-input-tokens.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
 import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
-import type {
-  ApiKeyWithWorkspace,
-  GenerationOutcome,
-  GenerationStart,
-  IngressFormatName,
-} from "../storage/types.js";
+import type { GenerationOutcome, GenerationStart, IngressFormatName } from "../storage/types.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import { type BreakerPolicy, CircuitBreakers, DEFAULT_BREAKER_POLICY } from "./circuit-breaker.js";
 import { GenerationRun } from "./generation-run.js";
 import { type MeteredUsage, type MeterInput, meterUsage } from "./meter-usage.js";
-import type { AdapterRegistry, EngineStore, KeyStateSource } from "./ports.js";
+import type { AdapterRegistry, AdmittedCaller, EngineStore } from "./ports.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { listRouteCandidates, type RouteCandidate } from "./route-candidates.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
@@ -36,8 +31,6 @@ export interface EngineDependencies {
   logger: Logger;
   /** Spend and rate limits: reserves at admission, settles with the actual cost. */
   spendGuard: SpendGuard;
-  /** Keys' limits, allowlists and workspaces, cached and evicted by announcements. */
-  admissions: KeyStateSource;
   /** Retries and failover across routes (default: DEFAULT_RETRY_POLICY). */
   retryPolicy?: RetryPolicy;
   /** Per-route circuit breakers (default: DEFAULT_BREAKER_POLICY). */
@@ -49,7 +42,7 @@ export interface EngineDependencies {
 export interface GenerationInput {
   requestId: string;
   format: IngressFormatName;
-  caller: ApiKeyWithWorkspace;
+  caller: AdmittedCaller;
   request: CanonicalRequest;
   /** performance.now() when the request arrived. */
   startedAt: number;
@@ -127,13 +120,8 @@ export class GenerationEngine {
   }
 
   async admit(input: GenerationInput): Promise<AdmittedGeneration> {
-    const { config, admissions, spendGuard } = this.deps;
-    const { model, models, workspace, limits } = await admitRequest(
-      config,
-      admissions,
-      input.caller,
-      input.request,
-    );
+    const { config, spendGuard } = this.deps;
+    const { model, models, workspace, limits } = admitRequest(config, input.caller, input.request);
     const candidates = listRouteCandidates(models);
     const first = candidates[0];
     const adapter = this.deps.adapters.get(first.route.provider.kind);

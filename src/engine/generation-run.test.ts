@@ -16,10 +16,11 @@ import { GatewayError } from "../errors/gateway-error.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
 import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
-import type { ApiKeyWithWorkspace, GenerationOutcome } from "../storage/types.js";
+import type { GenerationOutcome } from "../storage/types.js";
 import { CircuitBreakers } from "./circuit-breaker.js";
 import { GenerationEngine } from "./generation-engine.js";
 import type { GenerationRun } from "./generation-run.js";
+import type { AdmittedCaller } from "./ports.js";
 import type { RetryPolicy } from "./retry-policy.js";
 
 type Step =
@@ -34,7 +35,6 @@ type Step =
 
 const unavailable = () => new GatewayError("provider_unavailable", "HTTP 503", { upstreamStatus: 503 });
 const overloaded = () => new GatewayError("provider_overloaded", "HTTP 529", { upstreamStatus: 529 });
-const invalid = () => GatewayError.invalidRequest("bad request upstream");
 
 const USAGE: CanonicalUsage = {
   inputTokens: 10,
@@ -186,15 +186,6 @@ function createHarness(
     adapters: new Map([["openai-compatible", adapter]]),
     logger: { warn() {}, error() {}, info() {} } as unknown as Logger,
     spendGuard,
-    admissions: {
-      async read() {
-        return {
-          workspace: { id: "ws", invoicing: true, locked: false, balanceMicroUsd: 1_000_000 },
-          limits: {},
-          allowedModels: options.allowed ?? null,
-        } as never;
-      },
-    },
     retryPolicy: {
       retries: 1,
       baseDelayMs: 5,
@@ -206,9 +197,10 @@ function createHarness(
     random: () => 0.5,
   });
   const caller = {
-    key: { id: "key", source: "api" },
-    workspace: { id: "ws" },
-  } as unknown as ApiKeyWithWorkspace;
+    key: { id: "key", source: "api", allowedModels: options.allowed ?? null },
+    workspace: { id: "ws", invoicing: true, locked: false, balanceMicroUsd: 1_000_000 },
+    limits: {},
+  } as unknown as AdmittedCaller;
   return {
     engine,
     adapter,

@@ -4,7 +4,7 @@
  */
 import type { ProviderKind } from "../config/types.js";
 import type { ProviderAdapter } from "../providers/provider-adapter.js";
-import type { AdmissionSnapshot, GenerationOutcome, GenerationStart } from "../storage/types.js";
+import type { ApiKeyWithWorkspace, GenerationOutcome, GenerationStart, KeyLimits } from "../storage/types.js";
 
 /** The adapter registered for each provider kind. */
 export type AdapterRegistry = ReadonlyMap<ProviderKind, ProviderAdapter>;
@@ -23,7 +23,10 @@ export interface EngineStore {
   readonly startedRecordsVisibleAtOnce: boolean;
 }
 
-/** A key's allowlist, limits and workspace as admission needs them, cached and kept fresh. */
-export interface KeyStateSource {
-  read(keyId: string): Promise<AdmissionSnapshot | null>;
+/**
+ * The authenticated caller as admission needs it: the key (status, allowlist), its workspace (lock,
+ * balance) and its limits, all from the one per-instance cache of key state.
+ */
+export interface AdmittedCaller extends ApiKeyWithWorkspace {
+  limits: KeyLimits;
 }
