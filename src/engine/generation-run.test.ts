@@ -424,7 +424,9 @@ for (const stream of [false, true]) {
     await assert.rejects(h.run({ stream, model: "test/single" }, gone.signal));
     assert.ok(performance.now() - started < 150, "the backoff ended with the client");
     assert.deepEqual(h.adapter.calls, ["a"]);
-    assert.equal(h.only().status, "cancelled");
+    const outcome = h.only();
+    assert.equal(outcome.status, "cancelled");
+    assert.equal(outcome.costMicroUsd, 0, "no call was in flight: nothing processed, nothing billed");
   });
 }
 

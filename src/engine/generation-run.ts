@@ -71,6 +71,9 @@ export class GenerationRun {
   private output: DeliveredOutput;
   private estimateOutput: () => number;
   private cancelled = false;
+  /** An upstream call was in flight when the client left: the prompt was likely processed. */
+  private cancelledDuringCall = false;
+  private callInFlight = false;
   /** Set by `stop`: the error the run ends with once the upstream call is aborted. */
   private stoppedWith?: GatewayError;
   private readonly controller = new AbortController();
@@ -199,6 +202,7 @@ export class GenerationRun {
     this.controller.signal.addEventListener("abort", onStop, { once: true });
     const call = { ...admitted.call, signal: attemptController.signal };
     let error: GatewayError | undefined;
+    this.callInFlight = true;
     try {
       if (!admitted.request.stream) {
         const result = await adapter.generate(call);
@@ -209,6 +213,7 @@ export class GenerationRun {
     } catch (thrown) {
       error = toGatewayError(thrown);
     }
+    this.callInFlight = false;
     if (error !== undefined) {
       this.controller.signal.removeEventListener("abort", onStop);
       attemptController.abort(error);
@@ -339,6 +344,7 @@ export class GenerationRun {
   cancel(): void {
     if (this.cancelled || this.settlement) return;
     this.cancelled = true;
+    this.cancelledDuringCall = this.callInFlight;
     this.controller.abort(new Error("client disconnected"));
     void this.iterator?.return?.().catch(() => {});
     // Between attempts or mid-stream: nothing more will be observed, so settle now. During an
@@ -367,12 +373,13 @@ export class GenerationRun {
     clearTimeout(this.deadlineTimer);
     this.signal.removeEventListener("abort", this.onClientGone);
     const status: GenerationOutcome["status"] = this.cancelled ? "cancelled" : this.error ? "error" : "ok";
-    const upstreamCalled = this.attempts.some((attempt) => attempt.outcome !== "circuit_open");
     // No charge for nothing: a failure before any output costs 0, and so does a caller that left
-    // before any upstream was called. One that left after a call is billed the prompt (the upstream
-    // likely processed it), at the prices of the route it was waiting for.
+    // before any upstream was called or while the run waited between attempts. One that left
+    // while a call was in flight is billed the prompt (the upstream likely processed it), at the
+    // prices of the route it was waiting for.
+    const promptProcessed = this.serving !== undefined || this.cancelledDuringCall;
     const metered =
-      (status === "error" && !this.output.produced) || (status === "cancelled" && !upstreamCalled)
+      (status === "error" && !this.output.produced) || (status === "cancelled" && !promptProcessed)
         ? undefined
         : this.hooks.meter({
             reported: this.usage,
