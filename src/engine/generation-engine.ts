@@ -201,6 +201,16 @@ export class GenerationEngine {
    * bound per distinct model and provider kind (routes of one kind bound the prompt alike).
    */
   private estimateWorstCase(request: CanonicalRequest, candidates: readonly RouteCandidate[]): WorstCase {
+    if (candidates.length === 1) {
+      const { model, route } = candidates[0];
+      const adapter = this.deps.adapters.get(route.provider.kind);
+      if (!adapter)
+        throw new GatewayError("internal_error", `No adapter for provider kind "${route.provider.kind}"`);
+      return estimateWorstCase(request, model.prices, resolveOutputCap(model, request.maxOutputTokens), {
+        rules: adapter.inputRules,
+        contextLength: model.contextLength,
+      });
+    }
     let combined: WorstCase | undefined;
     const bounded = new Set<string>();
     for (const { model, route } of candidates) {

@@ -183,6 +183,8 @@ export class GenerationRun {
 
   /** One upstream call; undefined when it serves (and the run is committed to it). */
   private async attempt(candidate: RouteCandidate, timing: RunTiming): Promise<GatewayError | undefined> {
+    // Stopped or left since the last attempt: a listener added now would never fire.
+    if (this.controller.signal.aborted) return this.stoppedWith ?? toGatewayError(this.signal.reason);
     const adapter = this.services.adapters.get(candidate.route.provider.kind);
     const startedAt = performance.now();
     if (!adapter) {
