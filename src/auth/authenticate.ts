@@ -60,7 +60,10 @@ export async function createAuthenticator(
       for (const [hash, entry] of cache) if (entry.value?.key.id === target.keyId) cache.delete(hash);
       return;
     }
-    if (target.workspaceId === undefined) return cache.clear();
+    if (target.workspaceId === undefined) {
+      cache.clear();
+      return;
+    }
     for (const [hash, entry] of cache) {
       if (entry.value === null || entry.value.workspace.id === target.workspaceId) cache.delete(hash);
     }

@@ -24,6 +24,7 @@ before(async () => {
 after(() => backup.close());
 
 const FIRST_BYTE_MS = 400;
+const ALT_MODEL = "test/alt-model";
 
 function createCatalog(upstreamBaseUrl: string) {
   const provider = (id: string, baseUrl: string) => ({
@@ -51,6 +52,19 @@ function createCatalog(upstreamBaseUrl: string) {
           { provider: "fake", model: "first-upstream-model" },
           { provider: "backup", model: "second-upstream-model" },
         ],
+      },
+      {
+        slug: ALT_MODEL,
+        name: ALT_MODEL,
+        provider: { slug: "test", name: "Test" },
+        description: "An alternative a request may name in models",
+        release_date: "2026-01-01",
+        context_length: 128_000,
+        max_output_tokens: 4_096,
+        pricing: { prompt: "4", completion: "16" },
+        features: ["tools", "streaming"],
+        datacenter_locations: ["local"],
+        routes: [{ provider: "backup", model: "alt-upstream-model" }],
       },
     ],
     // Every failure here is the first route's: keep its breaker closed so each request tries it.
@@ -253,6 +267,53 @@ forEachGatewayMode(
         );
       },
     );
+  },
+  { configOverrides: createCatalog },
+);
+
+forEachGatewayMode(
+  "alternatives named in models: allowed ones serve after the model's routes, others are refused up front",
+  async (context, t) => {
+    const unavailable = () => fakeReply.error(503, { error: { message: "Service Unavailable" } });
+    await t.test(
+      "both routes of the model fail: the named alternative serves and the response says so",
+      async () => {
+        context.upstream.enqueue(unavailable());
+        backup.enqueue(unavailable());
+        const completion = await context.openai.chat.completions.create({
+          model: TEST_MODEL,
+          models: [ALT_MODEL],
+          messages: [{ role: "user", content: "hi" }],
+        } as never);
+        assert.equal(completion.model, ALT_MODEL);
+        assert.equal(completion.choices[0].message.content, DEFAULT_REPLY_TEXT);
+        assert.equal(backup.requests.at(-1)?.body.model, "alt-upstream-model");
+        const record = await readFinal(context, completion.id);
+        assert.deepEqual(
+          record.attempts.map((attempt) => `${attempt.model}:${attempt.outcome}`),
+          [`${TEST_MODEL}:provider_unavailable`, `${TEST_MODEL}:provider_unavailable`, `${ALT_MODEL}:ok`],
+        );
+      },
+    );
+
+    await t.test("an alternative the key may not use is refused before anything is sent", async () => {
+      await context.admin.updateKey(context.keyId, { models: [TEST_MODEL] });
+      const sent = context.upstream.requests.length + backup.requests.length;
+      const error = await context.openai.chat.completions
+        .create({
+          model: TEST_MODEL,
+          models: [ALT_MODEL],
+          messages: [{ role: "user", content: "hi" }],
+        } as never)
+        .then(
+          () => assert.fail("expected model_not_allowed"),
+          (thrown: { status: number; error: { code: string; param: string } }) => thrown,
+        );
+      assert.equal(error.status, 403);
+      assert.equal(error.error.code, "model_not_allowed");
+      assert.equal(error.error.param, "models[0]");
+      assert.equal(context.upstream.requests.length + backup.requests.length, sent, "no upstream was called");
+    });
   },
   { configOverrides: createCatalog },
 );
