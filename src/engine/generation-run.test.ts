@@ -30,11 +30,14 @@ type Step =
   | { kind: "fail-after-first"; text: string }
   /** Never answers until its call is aborted. */
   | { kind: "hang" }
+  /** Fails after a while, without any part (a first-byte deadline after the response started). */
+  | { kind: "slow-fail"; afterMs: number; error: () => GatewayError }
   /** Streams one part, then waits for the test to release the rest. */
   | { kind: "pause-after-first"; release: Promise<void> };
 
 const unavailable = () => new GatewayError("provider_unavailable", "HTTP 503", { upstreamStatus: 503 });
 const overloaded = () => new GatewayError("provider_overloaded", "HTTP 529", { upstreamStatus: 529 });
+const invalid = () => GatewayError.invalidRequest("bad request upstream");
 
 const USAGE: CanonicalUsage = {
   inputTokens: 10,
@@ -62,6 +65,7 @@ class ScriptedAdapter implements ProviderAdapter {
     const step = this.next(call);
     if (step.kind === "fail") throw step.error();
     if (step.kind === "hang") return waitForAbort(call.signal);
+    if (step.kind === "slow-fail") throw step.error();
     return {
       content: [{ type: "text", text: "text" in step ? step.text : "hello" }],
       finishReason: "stop",
@@ -74,6 +78,10 @@ class ScriptedAdapter implements ProviderAdapter {
     const step = this.next(call);
     if (step.kind === "fail") throw step.error();
     if (step.kind === "hang") await waitForAbort(call.signal);
+    if (step.kind === "slow-fail") {
+      await new Promise((resolve) => setTimeout(resolve, step.afterMs));
+      throw step.error();
+    }
     yield { type: "text-start", id: "t" };
     yield { type: "text-delta", id: "t", delta: "text" in step && step.text ? step.text : "hello" };
     if (step.kind === "fail-after-first") {
@@ -136,7 +144,11 @@ interface Harness {
   /** Every reservation settlement, by request id. */
   settled: Map<string, number[]>;
   reserved: Map<string, number>;
-  run(request: Partial<CanonicalRequest>, signal?: AbortSignal): Promise<GenerationRun>;
+  run(
+    request: Partial<CanonicalRequest>,
+    signal?: AbortSignal,
+    firstPartWaitMs?: number,
+  ): Promise<GenerationRun>;
   /** The one final record of the last request (asserts there was exactly one). */
   only(): GenerationOutcome;
 }
@@ -207,7 +219,7 @@ function createHarness(
     finishes,
     settled,
     reserved,
-    async run(request, signal = new AbortController().signal) {
+    async run(request, signal = new AbortController().signal, firstPartWaitMs = 1_000) {
       lastId = `req-${++nextId}`;
       const admitted = await engine.admit({
         requestId: lastId,
@@ -216,7 +228,7 @@ function createHarness(
         request: createTestRequest({ model: "test/main", ...request }),
         startedAt: performance.now(),
       });
-      return engine.run(admitted, signal, 1_000);
+      return engine.run(admitted, signal, firstPartWaitMs);
     },
     only() {
       const records = finishes.get(lastId) ?? [];
@@ -504,4 +516,44 @@ test("a breaker: closed until the failures in a row, open for the cool-down, one
   breakers.recordSuccess("r");
   assert.equal(breakers.state("r"), "closed");
   assert.equal(breakers.tryAcquire("r"), true);
+});
+
+test("streamed: a response started before its first part still fails over when the route fails before any part", async () => {
+  const timeout = () => new GatewayError("provider_timeout", "first-byte deadline");
+  const h = createHarness({
+    a: [{ kind: "slow-fail", afterMs: 60, error: timeout }],
+    b: [{ kind: "ok", text: "from b" }],
+  });
+  const run = await h.run({ stream: true }, undefined, 20);
+  assert.equal(run.startedBeforeFirstPart, true, "the response started without the first part");
+  const parts = await drain(run);
+  const text = parts.map((part) => (part.type === "text-delta" ? part.delta : "")).join("");
+  assert.equal(text, "from b");
+  assert.deepEqual(h.adapter.calls, ["a", "b"]);
+  const outcome = h.only();
+  assert.equal(outcome.status, "ok");
+  assert.equal(outcome.upstreamProvider, "b");
+  assert.deepEqual(outcomesOf(outcome), ["a:provider_timeout", "b:ok"]);
+  assert.equal(outcome.costMicroUsd, 20, "only the serving attempt is billed");
+});
+
+test("streamed: started before its first part, every route failing ends with the last error in-band, once", async () => {
+  const timeout = () => new GatewayError("provider_timeout", "first-byte deadline");
+  const h = createHarness(
+    {
+      a: [{ kind: "slow-fail", afterMs: 40, error: timeout }],
+      b: [{ kind: "slow-fail", afterMs: 40, error: timeout }],
+      c: [{ kind: "fail", error: invalid }],
+    },
+    { policy: { retries: 0 } },
+  );
+  const run = await h.run({ stream: true }, undefined, 10);
+  const parts = await drain(run);
+  const last = parts.at(-1);
+  assert.equal(last?.type, "error");
+  assert.equal(last?.type === "error" && last.error.code, "invalid_request");
+  const outcome = h.only();
+  assert.equal(outcome.status, "error");
+  assert.equal(outcome.costMicroUsd, 0);
+  assert.deepEqual(outcomesOf(outcome), ["a:provider_timeout", "b:provider_timeout", "c:invalid_request"]);
 });

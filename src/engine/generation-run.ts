@@ -81,8 +81,18 @@ export class GenerationRun {
   private settlement?: Promise<Settlement>;
   private iterator?: AsyncIterator<CanonicalStreamPart>;
   private pendingFirst?: Promise<IteratorResult<CanonicalStreamPart>>;
-  /** The serving attempt (index in `attempts`) and when it started. */
-  private serving?: { index: number; startedAt: number; candidate: RouteCandidate };
+  /** The serving attempt (index in `attempts`), when it started, and how to abandon its call. */
+  private serving?: { index: number; startedAt: number; candidate: RouteCandidate; abandon: () => void };
+  /** Where the attempt loop stands, so a streamed run can resume it (see `parts`). */
+  private readonly cursor: {
+    pass: number;
+    queue: readonly RouteCandidate[];
+    index: number;
+    retryable: RouteCandidate[];
+    asked: number | undefined;
+    lastError: GatewayError | undefined;
+  };
+  private timing: RunTiming = { firstPartWaitMs: 0 };
   /** The response started before the upstream's first part arrived. */
   private slowStart = false;
   private readonly onClientGone = () => this.cancel();
@@ -95,6 +105,14 @@ export class GenerationRun {
   ) {
     this.output = new DeliveredOutput(admitted.call.maxOutputTokens);
     this.estimateOutput = () => this.output.estimateTokens();
+    this.cursor = {
+      pass: 0,
+      queue: admitted.candidates,
+      index: 0,
+      retryable: [],
+      asked: undefined,
+      lastError: undefined,
+    };
   }
 
   /**
@@ -122,7 +140,8 @@ export class GenerationRun {
       Math.max(0, admitted.deadline - performance.now()),
     );
     run.deadlineTimer.unref();
-    const failure = await run.runAttempts(timing);
+    run.timing = timing;
+    const failure = await run.runAttempts();
     if (failure === undefined) {
       if (!admitted.request.stream) await run.settle();
       return run;
@@ -133,56 +152,87 @@ export class GenerationRun {
     throw failure.error;
   }
 
-  /** The attempt loop; undefined once an attempt serves, else the error the run ends with. */
-  private async runAttempts(timing: RunTiming): Promise<{ error: GatewayError } | undefined> {
+  /**
+   * The attempt loop, from where it stands; undefined once an attempt serves, else the error the
+   * run ends with.
+   */
+  private async runAttempts(): Promise<{ error: GatewayError } | undefined> {
     const { policy, breakers } = this.services;
-    const candidates = this.admitted.candidates;
+    const cursor = this.cursor;
     const failoverEnds = Math.min(
       this.admitted.deadline,
       this.admitted.startedAt + policy.failoverDeadlineMs,
     );
-    let remaining = candidates;
-    let lastError: GatewayError | undefined;
-    for (let pass = 0; ; pass++) {
-      const retryable: RouteCandidate[] = [];
-      let asked: number | undefined;
-      for (const candidate of remaining) {
+    for (;;) {
+      while (cursor.index < cursor.queue.length) {
+        const candidate = cursor.queue[cursor.index++];
         if (!breakers.tryAcquire(candidate.key)) {
           this.recordAttempt(candidate, "circuit_open", performance.now());
           continue;
         }
-        const error = await this.attempt(candidate, timing);
+        const error = await this.attempt(candidate);
         if (error === undefined) return undefined;
-        if (this.cancelled || this.stoppedWith) {
-          breakers.release(candidate.key);
-          return { error: this.stoppedWith ?? error };
-        }
-        lastError = error;
-        if (!isFixableElsewhere(error)) {
-          breakers.release(candidate.key);
-          return { error };
-        }
-        breakers.recordFailure(candidate.key);
-        if (mayRetrySameRoute(error, policy)) {
-          retryable.push(candidate);
-          const hint = error.retryAfterHintSeconds;
-          if (hint !== undefined) asked = Math.max(asked ?? 0, hint);
-        }
+        const end = this.judgeFailure(candidate, error);
+        if (end) return end;
       }
-      if (pass >= policy.retries || retryable.length === 0) break;
-      const wait = computeBackoffMs(pass + 1, policy, asked, this.services.random);
+      if (cursor.pass >= policy.retries || cursor.retryable.length === 0) break;
+      const wait = computeBackoffMs(cursor.pass + 1, policy, cursor.asked, this.services.random);
       if (performance.now() + wait >= failoverEnds) break;
       await this.sleep(wait);
       if (this.cancelled || this.stoppedWith) {
         return { error: this.stoppedWith ?? toGatewayError(this.signal.reason) };
       }
-      remaining = retryable;
+      cursor.pass++;
+      cursor.queue = cursor.retryable;
+      cursor.index = 0;
+      cursor.retryable = [];
+      cursor.asked = undefined;
     }
-    return { error: lastError ?? this.createAllOpenError(candidates) };
+    return { error: cursor.lastError ?? this.createAllOpenError(this.admitted.candidates) };
+  }
+
+  /** Counts a failed attempt; returns the run's end when no other attempt may follow. */
+  private judgeFailure(candidate: RouteCandidate, error: GatewayError): { error: GatewayError } | undefined {
+    const { policy, breakers } = this.services;
+    if (this.cancelled || this.stoppedWith) {
+      breakers.release(candidate.key);
+      return { error: this.stoppedWith ?? error };
+    }
+    this.cursor.lastError = error;
+    if (!isFixableElsewhere(error)) {
+      breakers.release(candidate.key);
+      return { error };
+    }
+    breakers.recordFailure(candidate.key);
+    if (mayRetrySameRoute(error, policy)) {
+      this.cursor.retryable.push(candidate);
+      const hint = error.retryAfterHintSeconds;
+      if (hint !== undefined) this.cursor.asked = Math.max(this.cursor.asked ?? 0, hint);
+    }
+    return undefined;
+  }
+
+  /**
+   * A streamed attempt that was committed without its first part (the response started) failed
+   * before producing any: nothing reached the client but keep-alives, so it is an ordinary failed
+   * attempt and the run goes on with the next candidate. Returns the run's end, or undefined when
+   * another attempt now serves.
+   */
+  private async failOverBeforeFirstPart(error: GatewayError): Promise<{ error: GatewayError } | undefined> {
+    const serving = this.serving!;
+    serving.abandon();
+    this.serving = undefined;
+    this.iterator = undefined;
+    this.pendingFirst = undefined;
+    this.slowStart = false;
+    const attempt = this.attempts[serving.index];
+    attempt.outcome = error.code;
+    attempt.latencyMs = Math.round(performance.now() - serving.startedAt);
+    return this.judgeFailure(serving.candidate, error) ?? (await this.runAttempts());
   }
 
   /** One upstream call; undefined when it serves (and the run is committed to it). */
-  private async attempt(candidate: RouteCandidate, timing: RunTiming): Promise<GatewayError | undefined> {
+  private async attempt(candidate: RouteCandidate): Promise<GatewayError | undefined> {
     // Stopped or left since the last attempt: a listener added now would never fire.
     if (this.controller.signal.aborted) return this.stoppedWith ?? toGatewayError(this.signal.reason);
     const adapter = this.services.adapters.get(candidate.route.provider.kind);
@@ -210,7 +260,7 @@ export class GenerationRun {
         const result = await adapter.generate(call);
         this.observeResult(result);
       } else {
-        error = await this.openStream(adapter.stream(call)[Symbol.asyncIterator](), timing);
+        error = await this.openStream(adapter.stream(call)[Symbol.asyncIterator](), this.timing);
       }
     } catch (thrown) {
       error = toGatewayError(thrown);
@@ -225,7 +275,15 @@ export class GenerationRun {
     // A streamed attempt that serves keeps the link: a stop or a cancel still reaches its call.
     if (!admitted.request.stream) this.controller.signal.removeEventListener("abort", onStop);
     this.services.breakers.recordSuccess(candidate.key);
-    this.serving = { index: this.attempts.length, startedAt, candidate };
+    this.serving = {
+      index: this.attempts.length,
+      startedAt,
+      candidate,
+      abandon: () => {
+        this.controller.signal.removeEventListener("abort", onStop);
+        attemptController.abort(new GatewayError("provider_timeout", "Attempt abandoned"));
+      },
+    };
     this.recordAttempt(candidate, "ok", startedAt);
     return undefined;
   }
@@ -291,6 +349,20 @@ export class GenerationRun {
     let completed = false;
     try {
       let next = this.pendingFirst ? await this.take(this.pendingFirst) : undefined;
+      // Started without its first part, and it failed before any: fail over as before the start.
+      while (this.slowStart && (next === undefined || next.type === "error") && !this.cancelled) {
+        if (this.stoppedWith) break;
+        const failure =
+          next === undefined
+            ? new GatewayError("provider_unavailable", "Upstream stream ended without any output")
+            : createGatewayErrorFromInfo(next.error);
+        const end = await this.failOverBeforeFirstPart(failure);
+        if (end) {
+          next = this.cancelled ? undefined : toErrorPart(end.error);
+          break;
+        }
+        next = this.pendingFirst ? await this.take(this.pendingFirst) : undefined;
+      }
       while (next !== undefined) {
         this.observe(next);
         yield next;
