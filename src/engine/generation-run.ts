@@ -3,9 +3,9 @@
  * route candidates in order (route-candidates.ts) until one answers: a failure another route could
  * fix moves on to the next one, passes over the list repeat with backoff while the retry policy
  * allows (retry-policy.ts), and routes whose breaker is open are skipped (circuit-breaker.ts).
- * Failover ends once the serving attempt is chosen: a streamed answer commits to its route when
- * the first part arrives (or the response starts without it), before any byte of output can have
- * reached the client.
+ * Failover ends once an attempt has produced output: a streamed answer commits to its route when
+ * its first part arrives. A response that started without it (keep-alives only) still fails over
+ * when that route fails before any part, since no output has reached the client.
  *
  * The run settles itself, exactly once, on every way out: the upstream finished or failed, the
  * client left (at any stage: before the first call, between attempts, mid-stream), the deadline
