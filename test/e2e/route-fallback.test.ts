@@ -190,46 +190,72 @@ async function ask(
   return { id: message.id, text, model: message.model };
 }
 
-forEachGatewayMode(
-  "a failing first route is failed over to the second, in every format, streamed and not",
-  async (context, t) => {
-    for (const format of ["chat completions", "responses", "messages"] as const) {
-      for (const stream of [false, true]) {
-        for (const failure of FAILURES) {
-          await t.test(
-            `${format}, ${stream ? "streamed" : "not streamed"}: first route ${failure.name}`,
-            async () => {
-              context.upstream.enqueue(failure.reply());
-              const served = backup.requests.length;
-              const answer = await ask(context, format, stream);
-              assert.equal(answer.text, DEFAULT_REPLY_TEXT, "one ordinary answer, from the second route");
-              assert.equal(answer.model, TEST_MODEL);
-              assert.equal(backup.requests.length, served + 1, "the second route was called once");
-              const record = await readFinal(context, answer.id);
-              assert.equal(record.status, "ok");
-              assert.equal(record.upstream_provider, "backup");
-              assert.deepEqual(
-                record.attempts.map((attempt) => [attempt.provider, attempt.upstream_model, attempt.outcome]),
-                [
-                  ["fake", "first-upstream-model", failure.outcome],
-                  ["backup", "second-upstream-model", "ok"],
-                ],
-              );
-              if (failure.outcome === "provider_timeout") {
-                assert.ok(
-                  record.attempts[0].latency_ms >= FIRST_BYTE_MS - 50,
-                  "waited the first-byte deadline",
+function registerFailoverMatrix(
+  title: string,
+  streams: readonly boolean[],
+  failures: typeof FAILURES,
+  options: { keepAliveMs?: number } = {},
+): void {
+  forEachGatewayMode(
+    title,
+    async (context, t) => {
+      for (const format of ["chat completions", "responses", "messages"] as const) {
+        for (const stream of streams) {
+          for (const failure of failures) {
+            await t.test(
+              `${format}, ${stream ? "streamed" : "not streamed"}: first route ${failure.name}`,
+              async () => {
+                context.upstream.enqueue(failure.reply());
+                const served = backup.requests.length;
+                const answer = await ask(context, format, stream);
+                assert.equal(answer.text, DEFAULT_REPLY_TEXT, "one ordinary answer, from the second route");
+                assert.equal(answer.model, TEST_MODEL);
+                assert.equal(backup.requests.length, served + 1, "the second route was called once");
+                const record = await readFinal(context, answer.id);
+                assert.equal(record.status, "ok");
+                assert.equal(record.upstream_provider, "backup");
+                assert.deepEqual(
+                  record.attempts.map((attempt) => [
+                    attempt.provider,
+                    attempt.upstream_model,
+                    attempt.outcome,
+                  ]),
+                  [
+                    ["fake", "first-upstream-model", failure.outcome],
+                    ["backup", "second-upstream-model", "ok"],
+                  ],
                 );
-              }
-              // The fake's default usage, at the catalog's prices: one attempt billed, not two.
-              assert.ok(Number(record.cost_micro_usd) > 0);
-            },
-          );
+                if (failure.outcome === "provider_timeout") {
+                  assert.ok(
+                    record.attempts[0].latency_ms >= FIRST_BYTE_MS - 50,
+                    "waited the first-byte deadline",
+                  );
+                }
+                // The fake's default usage, at the catalog's prices: one attempt billed, not two.
+                assert.ok(Number(record.cost_micro_usd) > 0);
+              },
+            );
+          }
         }
       }
-    }
-  },
-  { configOverrides: createCatalog },
+    },
+    { configOverrides: createCatalog, ...options },
+  );
+}
+
+registerFailoverMatrix(
+  "a failing first route is failed over to the second, in every format, streamed and not",
+  [false, true],
+  FAILURES,
+);
+
+// The response starts (headers, keep-alive comments) before the first route's first-byte
+// deadline: no output has reached the client, so the run still fails over.
+registerFailoverMatrix(
+  "a stalled first route is failed over even after the stream started with keep-alives only",
+  [true],
+  FAILURES.filter((failure) => failure.outcome === "provider_timeout"),
+  { keepAliveMs: 100 },
 );
 
 forEachGatewayMode(
