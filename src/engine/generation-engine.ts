@@ -155,8 +155,8 @@ export class GenerationEngine {
       estimatedInputTokens: worstCase.inputTokens,
     };
     // Every admitted request is recorded before its upstream is called, so a crash of this
-    // instance leaves a record another one settles. Streams wait for it only before their headers
-    // (openStream), non-streamed requests before their upstream call (generate). How much it costs
+    // instance leaves a record another one settles. Streams wait for it only before their headers,
+    // non-streamed requests before their first upstream call (`run`). How much it costs
     // is the store's business: a journal line embedded, a Redis SET with PostgreSQL and Redis.
     const recorded = this.recordStart(record);
     this.unsettled++;
