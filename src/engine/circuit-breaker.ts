@@ -7,6 +7,8 @@
  * opens it for another cool-down.
  */
 
+import type { GatewayError } from "../errors/gateway-error.js";
+
 export interface BreakerPolicy {
   /** Consecutive fixable failures that open a route's breaker. */
   failures: number;
@@ -23,6 +25,8 @@ interface RouteHealth {
   openUntil: number;
   /** A probe is out (half-open): other requests keep skipping the route until it reports. */
   probing: boolean;
+  /** The failure that last counted, told to callers while the route is skipped. */
+  lastFailure?: GatewayError;
 }
 
 /** At most this many routes are tracked; a catalog is far smaller, so this only bounds memory. */
@@ -69,7 +73,12 @@ export class CircuitBreakers {
     health.probing = false;
   }
 
-  recordFailure(route: string): void {
+  /** The failure that opened (or last kept open) the route's breaker. */
+  lastFailure(route: string): GatewayError | undefined {
+    return this.routes.get(route)?.lastFailure;
+  }
+
+  recordFailure(route: string, error?: GatewayError): void {
     let health = this.routes.get(route);
     if (!health) {
       if (this.routes.size >= MAX_ROUTES) this.routes.clear();
@@ -77,6 +86,7 @@ export class CircuitBreakers {
       this.routes.set(route, health);
     }
     health.consecutiveFailures++;
+    health.lastFailure = error;
     if (health.probing || health.consecutiveFailures >= this.policy.failures) {
       health.openUntil = this.now() + this.policy.cooldownMs;
       health.probing = false;

@@ -557,3 +557,21 @@ test("streamed: started before its first part, every route failing ends with the
   assert.equal(outcome.costMicroUsd, 0);
   assert.deepEqual(outcomesOf(outcome), ["a:provider_timeout", "b:provider_timeout", "c:invalid_request"]);
 });
+
+test("every route skipped by its breaker: no call, and the caller is told what the route last failed with", async () => {
+  const refused = () => new GatewayError("provider_auth", "credentials refused", { upstreamStatus: 401 });
+  const h = createHarness({ a: [{ kind: "fail", error: refused }] }, { breakerFailures: 2 });
+  for (let i = 0; i < 2; i++) {
+    await assert.rejects(
+      h.run({ model: "test/single" }),
+      (error: GatewayError) => error.code === "provider_auth",
+    );
+  }
+  assert.deepEqual(h.adapter.calls, ["a", "a"], "provider_auth is not retried on the same route");
+  await assert.rejects(
+    h.run({ model: "test/single" }),
+    (error: GatewayError) => error.code === "provider_auth",
+  );
+  assert.deepEqual(h.adapter.calls, ["a", "a"], "the open route was not called");
+  assert.deepEqual(outcomesOf(h.only()), ["a:circuit_open"]);
+});

@@ -203,7 +203,7 @@ export class GenerationRun {
       breakers.release(candidate.key);
       return { error };
     }
-    breakers.recordFailure(candidate.key);
+    breakers.recordFailure(candidate.key, error);
     if (mayRetrySameRoute(error, policy)) {
       this.cursor.retryable.push(candidate);
       const hint = error.retryAfterHintSeconds;
@@ -548,8 +548,16 @@ export class GenerationRun {
     });
   }
 
-  /** Every candidate was skipped by its breaker: retry once the first one takes a probe. */
+  /**
+   * Every candidate was skipped by its breaker: the caller is told what the routes last failed
+   * with (a refused credential stays `provider_auth`), else that they are down, with Retry-After
+   * until the first one takes a probe.
+   */
   private createAllOpenError(candidates: readonly RouteCandidate[]): GatewayError {
+    for (let index = candidates.length - 1; index >= 0; index--) {
+      const last = this.services.breakers.lastFailure(candidates[index].key);
+      if (last) return last;
+    }
     const now = performance.now();
     const reopens = candidates
       .map((candidate) => this.services.breakers.reopensAt(candidate.key))
