@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type AdminService, createAdminService } from "./admin/admin-service.js";
-import { writeAdminToken } from "./admin/admin-token.js";
+import { bootstrapEmbeddedWorkspace, describeStart } from "./admin/bootstrap.js";
 import { createAuthenticator } from "./auth/authenticate.js";
 import { evictBeforePublish } from "./auth/evict-before-publish.js";
 import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "./auth/playground-key-policy.js";
@@ -14,7 +14,7 @@ import { startPlaygroundKeyPurge } from "./auth/playground-key-purge.js";
 import { loadConfigFile } from "./config/load-config.js";
 import { resolveInstanceLimits, type Settings } from "./config/settings.js";
 import type { GatewayConfig, ProviderKind } from "./config/types.js";
-import { bootstrapEmbeddedWorkspace, describeStart } from "./engine/bootstrap.js";
+import { createAdmissionSnapshots } from "./engine/admission-snapshots.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { settleInterrupted, startInterruptedSweep } from "./engine/interrupted-sweep.js";
 import { createApp } from "./http/create-app.js";
@@ -22,7 +22,6 @@ import { drainInstance } from "./http/drain-instance.js";
 import { createInFlightRequests } from "./http/in-flight-requests.js";
 import { createRequestListener } from "./http/request-listener.js";
 import { createItemSeal, deriveItemSealKey } from "./ingress/responses/item-seal.js";
-import { openSpendGuard } from "./limits/open-spend-guard.js";
 import type { SpendGuard } from "./limits/spend-guard.js";
 import { startEventLoopWatchdog } from "./logging/event-loop-watchdog.js";
 import { createLogger, type Logger } from "./logging/logger.js";
@@ -33,20 +32,22 @@ import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/ada
 import { createOpenAiChatAdapter } from "./providers/openai-compatible/openai-chat-adapter.js";
 import { createOpenAiResponsesAdapter } from "./providers/openai-responses/adapter.js";
 import type { ProviderAdapter } from "./providers/provider-adapter.js";
+import { writeAdminToken } from "./storage/data-dir/admin-token.js";
+import { readItemSealSecret } from "./storage/data-dir/item-seal-secret.js";
+import { openSpendGuard } from "./storage/open-spend-guard.js";
+import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
+import { resolvePgliteThread } from "./storage/pglite/pglite-client.js";
+import { openSharedState } from "./storage/shared-state/shared-state.js";
+import type { SharedState, Store } from "./storage/store.js";
 import {
   createDurableGenerationRepository,
   type DurableGenerationOptions,
   type OutboxEvent,
   type ReplayResult,
-} from "./storage/durable-generation-repository.js";
-import { openFileOutcomeOutbox } from "./storage/file-outcome-outbox.js";
-import { readItemSealSecret } from "./storage/item-seal-secret.js";
-import { createMemoryOutcomeOutbox } from "./storage/memory-outcome-outbox.js";
-import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
-import { withSharedInProgressRecords } from "./storage/shared-in-progress-records.js";
-import { openSharedState } from "./storage/shared-state.js";
-import { resolvePgliteThread } from "./storage/sql-client.js";
-import type { SharedState, Store } from "./storage/types.js";
+} from "./storage/usage-records/durable-generation-repository.js";
+import { openFileOutcomeOutbox } from "./storage/usage-records/file-outcome-outbox.js";
+import { createMemoryOutcomeOutbox } from "./storage/usage-records/memory-outcome-outbox.js";
+import { withSharedInProgressRecords } from "./storage/usage-records/shared-in-progress-records.js";
 
 export interface GatewayOptions {
   settings: Settings;
@@ -148,7 +149,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     onError: (error) => logger.warn({ err: error }, "redis connection error"),
   });
   // Streams of several instances: their in-progress records are shared through Redis, so their
-  // headers need not wait for a PostgreSQL commit (storage/shared-in-progress-records.ts).
+  // headers need not wait for a PostgreSQL commit (storage/usage-records/shared-in-progress-records.ts).
   const store: Store = {
     ...rawStore,
     generations:
@@ -197,9 +198,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   if (options.announce) options.announce(await describeStart(store, config, firstStart));
 
   const authenticator = await createAuthenticator(store, state, { cacheTtlMs: options.authCacheTtlMs });
+  // Key changes made through this instance apply here before the pub/sub message goes out.
+  const admissions = await createAdmissionSnapshots(store.keyLimits, state, {
+    ttlMs: options.authCacheTtlMs,
+  });
   const admin = createAdminService({
     store,
-    state: evictBeforePublish(state, authenticator),
+    state: evictBeforePublish(state, authenticator, admissions),
     spendGuard,
   });
   const playgroundKeyPolicy = { ...DEFAULT_PLAYGROUND_KEY_POLICY, ...options.playgroundKeyPolicy };
@@ -214,6 +219,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     adapters: createAdapters(),
     logger,
     spendGuard,
+    admissions,
   });
   const inFlight = createInFlightRequests(limits.maxRequestsInFlight);
   const { app, directPosts } = createApp({
@@ -301,6 +307,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         await purge.stop();
         await sweep.stop();
         await authenticator.close();
+        await admissions.close();
         await spendGuard.close();
         await state.close();
         // Parked outcomes not yet replayed stay in the outbox file for the next start.

@@ -1,28 +1,24 @@
-/**
- * One path for every generation, whatever the ingress format: admit (checks, reservation, the
- * in-progress record) → run (generation-run.ts: the route candidates tried in order, the serving
- * attempt streamed or folded into one result) → settle (usage, cost, record with its attempts,
- * reservation). Every generation ends by `config.maxRequestMs` after it arrived, so a record still
- * in progress past that belongs to an instance that died (interrupted-sweep.ts).
- */
 import type { CanonicalRequest, CanonicalResult } from "../canonical/index.js";
 import type { GatewayConfig } from "../config/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import type { Reservation, SpendGuard } from "../limits/spend-guard.js";
+import type { SpendGuard } from "../limits/spend-guard.js";
 import { computeReservation, estimateWorstCase, type WorstCase } from "../limits/worst-case-cost.js";
 import type { Logger } from "../logging/logger.js";
 import { boundInputTokens } from "../metering/bound-input-tokens.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
-import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
-import type { GenerationOutcome, GenerationStart, IngressFormatName } from "../storage/types.js";
+import type { AdmissionSnapshots } from "./admission-snapshots.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
+import type { AdmittedGeneration, GenerationInput } from "./admitted-generation.js";
 import { type BreakerPolicy, CircuitBreakers, DEFAULT_BREAKER_POLICY } from "./circuit-breaker.js";
+import type { GenerationOutcome, GenerationStart } from "./generation-record.js";
 import { GenerationRun } from "./generation-run.js";
 import { type MeteredUsage, type MeterInput, meterUsage } from "./meter-usage.js";
-import type { AdapterRegistry, AdmittedCaller, EngineStore } from "./ports.js";
+import type { AdapterRegistry, EngineStore } from "./ports.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { listRouteCandidates, type RouteCandidate } from "./route-candidates.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
+
+export type { AdmittedGeneration, GenerationInput } from "./admitted-generation.js";
 
 export interface EngineDependencies {
   config: GatewayConfig;
@@ -31,45 +27,14 @@ export interface EngineDependencies {
   logger: Logger;
   /** Spend and rate limits: reserves at admission, settles with the actual cost. */
   spendGuard: SpendGuard;
+  /** Keys' limits, allowlists and workspaces, cached and evicted by announcements. */
+  admissions: AdmissionSnapshots;
   /** Retries and failover across routes (default: DEFAULT_RETRY_POLICY). */
   retryPolicy?: RetryPolicy;
   /** Per-route circuit breakers (default: DEFAULT_BREAKER_POLICY). */
   breakerPolicy?: BreakerPolicy;
   /** Jitter source for backoff (tests pass a fixed one). */
   random?: () => number;
-}
-
-export interface GenerationInput {
-  requestId: string;
-  format: IngressFormatName;
-  caller: AdmittedCaller;
-  request: CanonicalRequest;
-  /** performance.now() when the request arrived. */
-  startedAt: number;
-}
-
-/** A request that passed admission and has its in-progress record. */
-export interface AdmittedGeneration extends GenerationInput {
-  /** The current attempt's call (the serving one once the run chose it). */
-  call: Omit<UpstreamCall, "signal">;
-  adapter: ProviderAdapter;
-  /** The routes it may be served by, in the order they are tried. */
-  candidates: RouteCandidate[];
-  /** The call's route-dependent fields for one candidate. */
-  callFor(
-    candidate: RouteCandidate,
-  ): Pick<UpstreamCall, "model" | "provider" | "upstreamModel" | "maxOutputTokens">;
-  /** Its worst-case cost held against the key's limits and the balance until settlement. */
-  reservation: Reservation;
-  /** The usage record's identity; settlement writes it final whether or not it was started. */
-  record: GenerationStart;
-  /** Settles when the in-progress record is stored (store-dependent: see `recordStart`); never rejects. */
-  recorded: Promise<void>;
-  /** Admission's estimate of the prompt (tokens, media included), billed when no usage tells better. */
-  estimatedInputTokens: number;
-  /** The longest the generation may run, and when that is over (performance.now() time). */
-  deadlineMs: number;
-  deadline: number;
 }
 
 export class GenerationEngine {
@@ -120,8 +85,13 @@ export class GenerationEngine {
   }
 
   async admit(input: GenerationInput): Promise<AdmittedGeneration> {
-    const { config, spendGuard } = this.deps;
-    const { model, models, workspace, limits } = admitRequest(config, input.caller, input.request);
+    const { config, admissions, spendGuard } = this.deps;
+    const { model, models, workspace, limits } = await admitRequest(
+      config,
+      admissions,
+      input.caller,
+      input.request,
+    );
     const candidates = listRouteCandidates(models);
     const first = candidates[0];
     const adapter = this.deps.adapters.get(first.route.provider.kind);

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createTestRequest } from "../../test/helpers/adapter-inputs.js";
+import type { ApiKeyWithWorkspace } from "../auth/accounts.js";
 import type {
   CanonicalRequest,
   CanonicalResult,
@@ -16,11 +17,10 @@ import { GatewayError } from "../errors/gateway-error.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
 import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
-import type { GenerationOutcome } from "../storage/types.js";
 import { CircuitBreakers } from "./circuit-breaker.js";
 import { GenerationEngine } from "./generation-engine.js";
+import type { GenerationOutcome } from "./generation-record.js";
 import type { GenerationRun } from "./generation-run.js";
-import type { AdmittedCaller } from "./ports.js";
 import type { RetryPolicy } from "./retry-policy.js";
 
 type Step =
@@ -193,11 +193,28 @@ function createHarness(
         async finish(id, outcome) {
           finishes.set(id, [...(finishes.get(id) ?? []), structuredClone(outcome)]);
         },
+        async get() {
+          return null;
+        },
+        async listInProgress() {
+          return [];
+        },
       },
     },
     adapters: new Map([["openai-compatible", adapter]]),
     logger: { warn() {}, error() {}, info() {} } as unknown as Logger,
     spendGuard,
+    admissions: {
+      async read() {
+        return {
+          workspace: { id: "ws", invoicing: true, locked: false, balanceMicroUsd: 1_000_000 },
+          limits: {},
+          allowedModels: options.allowed ?? null,
+        } as never;
+      },
+      evictFor() {},
+      async close() {},
+    },
     retryPolicy: {
       retries: 1,
       baseDelayMs: 5,
@@ -212,7 +229,7 @@ function createHarness(
     key: { id: "key", source: "api", allowedModels: options.allowed ?? null },
     workspace: { id: "ws", invoicing: true, locked: false, balanceMicroUsd: 1_000_000 },
     limits: {},
-  } as unknown as AdmittedCaller;
+  } as unknown as ApiKeyWithWorkspace;
   return {
     engine,
     adapter,

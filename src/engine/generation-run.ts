@@ -23,13 +23,13 @@ import type {
   FinishReason,
 } from "../canonical/index.js";
 import { createEmptyUsage } from "../canonical/index.js";
+import type { Settlement } from "../canonical/settlement.js";
 import { createGatewayErrorFromInfo, GatewayError, toGatewayError } from "../errors/gateway-error.js";
-import type { Settlement } from "../ingress/ingress-format.js";
 import { estimateTextTokens } from "../metering/estimate-usage.js";
-import type { GenerationAttempt, GenerationOutcome } from "../storage/types.js";
+import type { AdmittedGeneration } from "./admitted-generation.js";
 import type { CircuitBreakers } from "./circuit-breaker.js";
 import { createDeadlineError } from "./create-deadline-error.js";
-import type { AdmittedGeneration } from "./generation-engine.js";
+import type { GenerationAttempt, GenerationOutcome } from "./generation-record.js";
 import { collectResultText, DeliveredOutput, type MeteredUsage, type MeterInput } from "./meter-usage.js";
 import type { AdapterRegistry } from "./ports.js";
 import { computeBackoffMs, isFixableElsewhere, mayRetrySameRoute, type RetryPolicy } from "./retry-policy.js";

@@ -1,32 +1,40 @@
 /**
- * What the engine needs from the rest of the gateway, declared here and implemented elsewhere
- * (storage, providers, limits): the engine depends on these shapes, not on their implementations.
+ * What the engine needs from outside to run and settle a generation: storage implements these
+ * ports, the gateway wires them. The engine never imports storage.
  */
 import type { ProviderKind } from "../config/types.js";
 import type { ProviderAdapter } from "../providers/provider-adapter.js";
-import type { ApiKeyWithWorkspace, GenerationOutcome, GenerationStart, KeyLimits } from "../storage/types.js";
+import type { GenerationOutcome, GenerationRecord, GenerationStart } from "./generation-record.js";
 
-/** The adapter registered for each provider kind. */
-export type AdapterRegistry = ReadonlyMap<ProviderKind, ProviderAdapter>;
-
-/** Where generation records go: one in-progress record at admission, one final record at settlement. */
-export interface GenerationRecords {
+export interface GenerationRepository {
   /** Writes the in-progress record; idempotent on the id. */
   start(record: GenerationStart): Promise<void>;
-  /** Writes the final record (with its attempts) and debits the workspace; idempotent on the id. */
+  /**
+   * Finalises the record and debits the workspace balance by `outcome.costMicroUsd` in one
+   * transaction. Idempotent: a second call for the same id changes nothing. With `start`, the
+   * record is written final even if it was never started (a start that failed, or one that lives
+   * only in Redis or the journal); without it, an unknown id fails.
+   */
   finish(id: string, outcome: GenerationOutcome, start?: GenerationStart): Promise<void>;
+  /** null when unknown or owned by another workspace. */
+  get(id: string, workspaceId: string): Promise<GenerationRecord | null>;
+  /**
+   * Records still in progress that were admitted before `admittedBefore`, oldest first, at most
+   * `limit`: what the sweep of interrupted requests settles (engine/interrupted-sweep.ts).
+   */
+  listInProgress(admittedBefore: Date, limit: number): Promise<GenerationStart[]>;
 }
 
 export interface EngineStore {
-  generations: GenerationRecords;
-  /** A started record is visible to lookups at once (one instance, embedded): headers need not wait. */
+  generations: GenerationRepository;
+  /**
+   * A record given to `generations.start` is found by every lookup that can reach it at once,
+   * before its write completes: true embedded, where the data folder's lock makes this instance
+   * the only one and its repository answers for records not yet written. With PostgreSQL another
+   * instance may be asked, so a caller that hands out the id first waits for the write.
+   */
   readonly startedRecordsVisibleAtOnce: boolean;
 }
 
-/**
- * The authenticated caller as admission needs it: the key (status, allowlist), its workspace (lock,
- * balance) and its limits, all from the one per-instance cache of key state.
- */
-export interface AdmittedCaller extends ApiKeyWithWorkspace {
-  limits: KeyLimits;
-}
+/** The adapter registered for each provider kind. */
+export type AdapterRegistry = ReadonlyMap<ProviderKind, ProviderAdapter>;

@@ -13,7 +13,7 @@ import { messagesFormat } from "../ingress/messages/index.js";
 import { createResponsesFormat, type ItemSeal } from "../ingress/responses/index.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
-import type { SharedState, Store } from "../storage/types.js";
+import type { SharedState, Store } from "../storage/store.js";
 import type { AppEnv } from "./app-env.js";
 import { createUnhandledErrorAnswer } from "./error-response.js";
 import { findAllowedMethods } from "./find-allowed-methods.js";
@@ -87,8 +87,8 @@ export function createApp(deps: AppDependencies): GatewayHttp {
   app.route("/", createDocsRoutes());
   app.route("/", createConsoleRoutes());
 
-  // Built on the first request, not at start: generating it from the schemas takes ~100 ms of
-  // CPU, and most gateways are never asked for it.
+  // Built on the first request, not at start: generating it from the schemas is a noticeable share
+  // of the start's CPU, and most gateways are never asked for it.
   let openApiBody: string | undefined;
   app.get("/openapi.json", (c) => {
     openApiBody ??= JSON.stringify(createOpenApiDocument());
@@ -106,7 +106,7 @@ export function createApp(deps: AppDependencies): GatewayHttp {
     clientReadTimeoutMs: deps.config.clientReadTimeoutMs,
   };
   const readBearer = (headers: HeaderReader) => readBearerToken(headers.get("authorization") ?? undefined);
-  // The messages format also accepts Anthropic's own header (spec §5.2).
+  // The messages format also accepts Anthropic's own header.
   const readMessagesKey = readBearerOrApiKey;
   // Served by the request listener before Hono (request-listener.ts) and, for paths it does not
   // match literally, by the same handlers as Hono routes.

@@ -4,8 +4,8 @@
  *
  * Why: the generation endpoints already read and answer on the Node request and response, so
  * Hono's part of such a request was only the route lookup, a Context, the middleware chain and
- * the lightweight web Request: 2.8 % of the busy CPU of non-streamed requests at saturation
- * (hono and @hono/node-server, self time; docs/performance.md item 27). The direct path does
+ * the lightweight web Request: CPU spent on every non-streamed request for nothing these routes
+ * need (docs/decisions/0001-hono-for-http.md). The direct path does
  * what those steps did for these routes: a request id and arrival time (request-id.ts), the 500
  * answer of an unhandled error (shared with Hono's `onError`, error-response.ts), and the
  * draining of a body the handler did not read (drain-unread-body.ts). The same handlers stay

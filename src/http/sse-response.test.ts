@@ -4,7 +4,8 @@ import { createServer, get, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { test } from "node:test";
 import type { CanonicalStreamPart } from "../canonical/index.js";
-import type { Settlement, StreamEncoder } from "../ingress/ingress-format.js";
+import type { Settlement } from "../canonical/settlement.js";
+import type { StreamEncoder } from "../ingress/ingress-format.js";
 import type { Logger } from "../logging/logger.js";
 import { type StreamedRun, writeSseResponse } from "./sse-response.js";
 

@@ -10,10 +10,10 @@ import type { AdminService } from "../../admin/admin-service.js";
 import { encodeKey, encodeKeyLimits, encodeWorkspace } from "../../admin/admin-wire.js";
 import { parseExpiry } from "../../admin/parse-expiry.js";
 import { convertMicroUsdToUsd } from "../../admin/parse-usd.js";
+import type { ApiKeyStatus } from "../../auth/accounts.js";
 import { createCommonErrorEnvelope, createErrorHeaders } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
-import type { ApiKeyStatus } from "../../storage/types.js";
 import { readJsonBody } from "../read-json-body.js";
 
 const MAX_ADMIN_BODY_BYTES = 64 * 1024;
@@ -161,7 +161,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
 
   // One static route per action rather than `:action{disable|enable|revoke}`: that pattern beside
   // `/keys/:id/reset-total` is beyond Hono's RegExpRouter, which pushed the whole app (generation
-  // routes included) onto the slower TrieRouter (~1 µs per request instead of ~0.05).
+  // routes included) onto the slower TrieRouter.
   for (const [action, status] of Object.entries(STATUS_BY_ACTION)) {
     app.post(`/keys/:id/${action}`, async (c) => {
       const key = await admin.setKeyStatus(c.req.param("id"), status);

@@ -5,7 +5,7 @@
  * shows on the very next probe. Draining is read live: a stopping instance leaves the pool at once.
  */
 import { Hono } from "hono";
-import type { SharedState, Store } from "../../storage/types.js";
+import type { SharedState, Store } from "../../storage/store.js";
 import type { AppEnv } from "../app-env.js";
 
 export const READINESS_DEADLINE_MS = 1_000;

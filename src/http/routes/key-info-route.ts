@@ -12,7 +12,7 @@ import type { GatewayConfig } from "../../config/types.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { SpendGuard } from "../../limits/spend-guard.js";
-import type { Store } from "../../storage/types.js";
+import type { Store } from "../../storage/store.js";
 import type { AppEnv } from "../app-env.js";
 import { createErrorResponse } from "../error-response.js";
 
