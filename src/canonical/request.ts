@@ -148,6 +148,11 @@ export interface ReasoningOptions {
 export interface CanonicalRequest {
   /** Catalog model slug `<creator>/<model>`. */
   model: string;
+  /**
+   * Alternatives the caller named (`models: [...]` beside `model`), tried in order after the
+   * requested model's own routes when those fail before any output.
+   */
+  models?: string[];
   system: TextPart[];
   messages: CanonicalMessage[];
   tools: FunctionTool[];

@@ -136,6 +136,26 @@ export const gatewayConfigSchema = z.strictObject({
       client_read_timeout_seconds: z.int().min(1).max(3600).default(60),
     })
     .prefault({}),
+  /**
+   * Failover, retries and circuit breaking across a model's routes (docs/configuration.md,
+   * "Routing"). Only failures before any output reached the client are retried or failed over.
+   */
+  routing: z
+    .strictObject({
+      /** Extra passes over the candidates after each failed with an error another try could fix. */
+      retries: z.int().min(0).max(5).default(1),
+      /** First backoff between passes; doubled each further pass, with full jitter. */
+      retry_base_delay_ms: z.int().min(0).max(10_000).default(200),
+      /** Longest upstream Retry-After honoured; a route asking for longer is not tried again. */
+      max_retry_after_ms: z.int().min(0).max(60_000).default(5_000),
+      /** No new attempt starts later than this after the request arrived (and never past max_request_seconds). */
+      failover_deadline_seconds: z.int().min(1).max(3600).default(60),
+      /** Consecutive fixable failures that open a route's circuit breaker. */
+      breaker_failures: z.int().min(1).max(1000).default(5),
+      /** How long an open breaker skips its route before one request probes it. */
+      breaker_cooldown_seconds: z.int().min(1).max(3600).default(30),
+    })
+    .prefault({}),
   bootstrap: z
     .strictObject({
       /** Credit (USD) of the default workspace created on first embedded start. */

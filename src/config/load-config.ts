@@ -106,6 +106,14 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
     reservationTtlMs: file.limits.reservation_ttl_seconds * 1000,
     maxRequestMs: file.limits.max_request_seconds * 1000,
     clientReadTimeoutMs: file.limits.client_read_timeout_seconds * 1000,
+    routing: {
+      retries: file.routing.retries,
+      retryBaseDelayMs: file.routing.retry_base_delay_ms,
+      maxRetryAfterMs: file.routing.max_retry_after_ms,
+      failoverDeadlineMs: file.routing.failover_deadline_seconds * 1000,
+      breakerFailures: file.routing.breaker_failures,
+      breakerCooldownMs: file.routing.breaker_cooldown_seconds * 1000,
+    },
     defaultWorkspaceCreditsMicroUsd: parseBootstrapCredits(
       file.bootstrap.default_workspace_credits_usd,
       origin,

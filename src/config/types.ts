@@ -79,5 +79,14 @@ export interface GatewayConfig {
   /** How long a streaming client may take no bytes before it is dropped. */
   clientReadTimeoutMs: number;
   defaultWorkspaceCreditsMicroUsd: number;
+  /** Failover, retries and circuit breaking across routes (`routing.*`). */
+  routing: {
+    retries: number;
+    retryBaseDelayMs: number;
+    maxRetryAfterMs: number;
+    failoverDeadlineMs: number;
+    breakerFailures: number;
+    breakerCooldownMs: number;
+  };
   imageGenerationConfigured: boolean;
 }

@@ -1,7 +1,8 @@
 /**
  * Admission: the checks that decide whether a request may reach an upstream at all. Order:
- * model exists → key allowlist → workspace lock → balance → spend and rate limits (the
- * order is documented in docs/architecture.md). This file holds the checks that need no
+ * model (and each alternative the request names) exists → key allowlist (every one of them) →
+ * workspace lock → balance → spend and rate limits (the order is documented in
+ * docs/architecture.md). This file holds the checks that need no
  * shared state; the limits are `SpendGuard.admit` (src/limits), called by the engine right after.
  */
 
@@ -14,6 +15,8 @@ import type { AdmissionSnapshots } from "./admission-snapshots.js";
 
 export interface Admission {
   model: CatalogModel;
+  /** The requested model, then each alternative the request named, all on the key's allowlist. */
+  models: CatalogModel[];
   workspace: Workspace;
   limits: KeyLimits;
 }
@@ -36,14 +39,27 @@ export async function admitRequest(
   request: CanonicalRequest,
 ): Promise<Admission> {
   const model = resolveModel(config, request.model);
+  const alternatives = (request.models ?? []).map((slug, index) => {
+    const found = config.modelsBySlug.get(slug);
+    if (!found) {
+      throw GatewayError.invalidRequest(
+        `Unknown model "${slug}". GET /api/v1/models lists the available models.`,
+        `models[${index}]`,
+      );
+    }
+    return found;
+  });
   // Limits, allowlist and lock as of the last announced change (admission-snapshots.ts); the balance
   // here is only a first answer, the limit counters decide exactly.
   const fresh = await snapshots.read(caller.key.id);
   if (!fresh) throw new GatewayError("invalid_api_key", "Unknown API key");
   const allowed = fresh.allowedModels;
-  if (allowed && allowed.length > 0 && !allowed.includes(model.slug)) {
-    throw new GatewayError("model_not_allowed", `This API key may not use model "${model.slug}"`, {
-      param: "model",
+  if (allowed && allowed.length > 0) {
+    // Every candidate is checked before anything is sent, so a fallback never escapes the allowlist.
+    if (!allowed.includes(model.slug)) throw createNotAllowedError(model.slug, "model");
+    alternatives.forEach((alternative, index) => {
+      if (!allowed.includes(alternative.slug))
+        throw createNotAllowedError(alternative.slug, `models[${index}]`);
     });
   }
   const { workspace } = fresh;
@@ -54,7 +70,13 @@ export async function admitRequest(
       "The workspace has no credit left; add credits to continue",
     );
   }
-  return { model, workspace, limits: fresh.limits };
+  const models = [model];
+  for (const alternative of alternatives) if (!models.includes(alternative)) models.push(alternative);
+  return { model, models, workspace, limits: fresh.limits };
+}
+
+function createNotAllowedError(slug: string, param: string): GatewayError {
+  return new GatewayError("model_not_allowed", `This API key may not use model "${slug}"`, { param });
 }
 
 /** The cap sent upstream: the caller's cap, never above the model's maximum output. */

@@ -1,75 +1,40 @@
-/**
- * One path for every generation, whatever the ingress format: admit → record (in progress) → call
- * the route's adapter → settle (usage, cost, record, balance). Streaming and non-streaming share
- * admission and settlement; `GenerationStream` handles the streamed run. Every generation ends by
- * `config.maxRequestMs` after it arrived, so a record still in progress past that belongs to an
- * instance that died (interrupted-sweep.ts).
- */
-
-import type { ApiKeyWithWorkspace } from "../auth/accounts.js";
-import { type CanonicalRequest, type CanonicalResult, createEmptyUsage } from "../canonical/index.js";
-import type { IngressFormatName } from "../canonical/ingress-format-name.js";
-import type { Settlement } from "../canonical/settlement.js";
-import type { GatewayConfig, ProviderKind } from "../config/types.js";
-import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
-import type { Reservation, SpendGuard } from "../limits/spend-guard.js";
-import { estimateWorstCase } from "../limits/worst-case-cost.js";
+import type { CanonicalRequest, CanonicalResult } from "../canonical/index.js";
+import type { GatewayConfig } from "../config/types.js";
+import { GatewayError } from "../errors/gateway-error.js";
+import type { SpendGuard } from "../limits/spend-guard.js";
+import { computeReservation, estimateWorstCase, type WorstCase } from "../limits/worst-case-cost.js";
 import type { Logger } from "../logging/logger.js";
 import { boundInputTokens } from "../metering/bound-input-tokens.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
-import { estimateTextTokens } from "../metering/estimate-usage.js";
-import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
 import type { AdmissionSnapshots } from "./admission-snapshots.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
-import { createDeadlineError } from "./create-deadline-error.js";
+import type { AdmittedGeneration, GenerationInput } from "./admitted-generation.js";
+import { type BreakerPolicy, CircuitBreakers, DEFAULT_BREAKER_POLICY } from "./circuit-breaker.js";
 import type { GenerationOutcome, GenerationStart } from "./generation-record.js";
-import { GenerationStream } from "./generation-stream.js";
-import {
-  collectResultText,
-  type MeteredUsage,
-  type MeterInput,
-  meterPromptOnly,
-  meterUsage,
-} from "./meter-usage.js";
-import type { EngineStore as Store } from "./ports.js";
-import { createOutcome } from "./settle.js";
+import { GenerationRun } from "./generation-run.js";
+import { type MeteredUsage, type MeterInput, meterUsage } from "./meter-usage.js";
+import type { AdapterRegistry, EngineStore } from "./ports.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
+import { listRouteCandidates, type RouteCandidate } from "./route-candidates.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
+
+export type { AdmittedGeneration, GenerationInput } from "./admitted-generation.js";
 
 export interface EngineDependencies {
   config: GatewayConfig;
-  store: Store;
-  adapters: ReadonlyMap<ProviderKind, ProviderAdapter>;
+  store: EngineStore;
+  adapters: AdapterRegistry;
   logger: Logger;
   /** Spend and rate limits: reserves at admission, settles with the actual cost. */
   spendGuard: SpendGuard;
   /** Keys' limits, allowlists and workspaces, cached and evicted by announcements. */
   admissions: AdmissionSnapshots;
-}
-
-export interface GenerationInput {
-  requestId: string;
-  format: IngressFormatName;
-  caller: ApiKeyWithWorkspace;
-  request: CanonicalRequest;
-  /** performance.now() when the request arrived. */
-  startedAt: number;
-}
-
-/** A request that passed admission and has its in-progress record. */
-export interface AdmittedGeneration extends GenerationInput {
-  call: Omit<UpstreamCall, "signal">;
-  adapter: ProviderAdapter;
-  /** Its worst-case cost held against the key's limits and the balance until settlement. */
-  reservation: Reservation;
-  /** The usage record's identity; settlement writes it final whether or not it was started. */
-  record: GenerationStart;
-  /** Settles when the in-progress record is stored (store-dependent: see `recordStart`); never rejects. */
-  recorded: Promise<void>;
-  /** Admission's estimate of the prompt (tokens, media included), billed when no usage tells better. */
-  estimatedInputTokens: number;
-  /** The longest the generation may run, and when that is over (performance.now() time). */
-  deadlineMs: number;
-  deadline: number;
+  /** Retries and failover across routes (default: DEFAULT_RETRY_POLICY). */
+  retryPolicy?: RetryPolicy;
+  /** Per-route circuit breakers (default: DEFAULT_BREAKER_POLICY). */
+  breakerPolicy?: BreakerPolicy;
+  /** Jitter source for backoff (tests pass a fixed one). */
+  random?: () => number;
 }
 
 export class GenerationEngine {
@@ -77,7 +42,28 @@ export class GenerationEngine {
   private unsettled = 0;
   private settledWaiters: Array<() => void> = [];
 
-  constructor(private readonly deps: EngineDependencies) {}
+  private readonly breakers: CircuitBreakers;
+  private readonly retryPolicy: RetryPolicy;
+
+  constructor(private readonly deps: EngineDependencies) {
+    const routing = deps.config.routing;
+    this.retryPolicy =
+      deps.retryPolicy ??
+      (routing
+        ? {
+            retries: routing.retries,
+            baseDelayMs: routing.retryBaseDelayMs,
+            maxRetryAfterMs: routing.maxRetryAfterMs,
+            failoverDeadlineMs: routing.failoverDeadlineMs,
+          }
+        : DEFAULT_RETRY_POLICY);
+    this.breakers = new CircuitBreakers(
+      deps.breakerPolicy ??
+        (routing
+          ? { failures: routing.breakerFailures, cooldownMs: routing.breakerCooldownMs }
+          : DEFAULT_BREAKER_POLICY),
+    );
+  }
 
   /**
    * Resolves once every admitted generation has handed its outcome to the store (the shutdown
@@ -100,19 +86,20 @@ export class GenerationEngine {
 
   async admit(input: GenerationInput): Promise<AdmittedGeneration> {
     const { config, admissions, spendGuard } = this.deps;
-    const { model, workspace, limits } = await admitRequest(config, admissions, input.caller, input.request);
-    const route = model.routes[0];
-    const adapter = this.deps.adapters.get(route.provider.kind);
+    const { model, models, workspace, limits } = await admitRequest(
+      config,
+      admissions,
+      input.caller,
+      input.request,
+    );
+    const candidates = listRouteCandidates(models);
+    const first = candidates[0];
+    const adapter = this.deps.adapters.get(first.route.provider.kind);
     if (!adapter) {
-      throw new GatewayError("internal_error", `No adapter for provider kind "${route.provider.kind}"`);
+      throw new GatewayError("internal_error", `No adapter for provider kind "${first.route.provider.kind}"`);
     }
     const bounding = performance.now();
-    const worstCase = estimateWorstCase(
-      input.request,
-      model.prices,
-      resolveOutputCap(model, input.request.maxOutputTokens),
-      { rules: adapter.inputRules, contextLength: model.contextLength },
-    );
+    const worstCase = this.estimateWorstCase(input.request, candidates);
     // A large request took a while to bound: let other requests' I/O in before going on.
     if (performance.now() - bounding > YIELD_AFTER_MS) await yieldToEventLoop();
     const reservation = await spendGuard.admit({
@@ -138,8 +125,8 @@ export class GenerationEngine {
       estimatedInputTokens: worstCase.inputTokens,
     };
     // Every admitted request is recorded before its upstream is called, so a crash of this
-    // instance leaves a record another one settles. Streams wait for it only before their headers
-    // (openStream), non-streamed requests before their upstream call (generate). How much it costs
+    // instance leaves a record another one settles. Streams wait for it only before their headers,
+    // non-streamed requests before their first upstream call (`run`). How much it costs
     // is the store's business: a journal line embedded, a Redis SET with PostgreSQL and Redis.
     const recorded = this.recordStart(record);
     this.unsettled++;
@@ -152,84 +139,102 @@ export class GenerationEngine {
       estimatedInputTokens: worstCase.inputTokens,
       deadlineMs: config.maxRequestMs,
       deadline: input.startedAt + config.maxRequestMs,
+      candidates,
+      callFor: (candidate) => ({
+        model: candidate.model,
+        provider: candidate.route.provider,
+        upstreamModel: candidate.route.upstreamModel,
+        // The caller's cap, or what the limits' headroom affords when the caller set none; never
+        // above what the candidate's model can produce.
+        maxOutputTokens: Math.min(
+          reservation.outputCap,
+          resolveOutputCap(candidate.model, input.request.maxOutputTokens),
+        ),
+      }),
       call: {
         request: input.request,
-        model,
-        provider: route.provider,
-        upstreamModel: route.upstreamModel,
-        // The caller's cap, or what the limits' headroom affords when the caller set none.
-        maxOutputTokens: reservation.outputCap,
+        model: first.model,
+        provider: first.route.provider,
+        upstreamModel: first.route.upstreamModel,
+        maxOutputTokens: Math.min(
+          reservation.outputCap,
+          resolveOutputCap(first.model, input.request.maxOutputTokens),
+        ),
         requestId: input.requestId,
       },
     };
   }
 
-  /** Non-streaming run. Throws GatewayError after recording the failure. */
-  async generate(
-    admitted: AdmittedGeneration,
-    signal: AbortSignal,
-  ): Promise<{ result: CanonicalResult; settlement: Settlement }> {
-    await admitted.recorded;
-    if (signal.aborted) return this.settleUnsent(admitted, signal);
-    let result: CanonicalResult;
-    const controller = new AbortController();
-    const onClientGone = () => controller.abort(signal.reason);
-    signal.addEventListener("abort", onClientGone, { once: true });
-    const deadline = setTimeout(
-      () => controller.abort(createDeadlineError(admitted.deadlineMs)),
-      Math.max(0, admitted.deadline - performance.now()),
-    );
-    try {
-      result = await admitted.adapter.generate({ ...admitted.call, signal: controller.signal });
-    } catch (thrown) {
-      const error = toGatewayError(thrown);
-      if (signal.aborted) {
-        // The caller left before any output: the prompt was likely processed upstream, so bill the
-        // estimated input (documented in docs/metering.md).
-        const metered = meterPromptOnly(this.estimatePrompt(admitted));
-        await this.settle(admitted, this.createMeteredOutcome(admitted, "cancelled", metered, null));
-      } else {
-        await this.recordFailure(admitted, error);
-      }
-      throw error;
-    } finally {
-      clearTimeout(deadline);
-      signal.removeEventListener("abort", onClientGone);
+  /**
+   * The reservation covers the dearest candidate: the largest prompt bound any of their upstreams
+   * can bill, at the dearest input and output rates among them, with the largest output cap. One
+   * bound per distinct model and provider kind (routes of one kind bound the prompt alike).
+   */
+  private estimateWorstCase(request: CanonicalRequest, candidates: readonly RouteCandidate[]): WorstCase {
+    if (candidates.length === 1) {
+      const { model, route } = candidates[0];
+      const adapter = this.deps.adapters.get(route.provider.kind);
+      if (!adapter)
+        throw new GatewayError("internal_error", `No adapter for provider kind "${route.provider.kind}"`);
+      return estimateWorstCase(request, model.prices, resolveOutputCap(model, request.maxOutputTokens), {
+        rules: adapter.inputRules,
+        contextLength: model.contextLength,
+      });
     }
-    const metered = this.meter(admitted, {
-      reported: result.usage,
-      finished: true,
-      estimateOutputTokens: () => estimateTextTokens(collectResultText(result)),
-    });
-    const outcome = this.createMeteredOutcome(
-      admitted,
-      "ok",
-      metered,
-      result.finishReason,
-      result.upstreamModel,
-    );
-    await this.settle(admitted, outcome);
-    return {
-      result,
-      settlement: {
-        usage: metered.usage,
-        costMicroUsd: outcome.costMicroUsd,
-        finishReason: result.finishReason,
-      },
-    };
+    let combined: WorstCase | undefined;
+    const bounded = new Set<string>();
+    for (const { model, route } of candidates) {
+      const key = `${model.slug} ${route.provider.kind}`;
+      if (bounded.has(key)) continue;
+      bounded.add(key);
+      const adapter = this.deps.adapters.get(route.provider.kind);
+      if (!adapter) continue;
+      const worst = estimateWorstCase(
+        request,
+        model.prices,
+        resolveOutputCap(model, request.maxOutputTokens),
+        {
+          rules: adapter.inputRules,
+          contextLength: model.contextLength,
+        },
+      );
+      if (combined === undefined) {
+        combined = worst;
+        continue;
+      }
+      combined = {
+        inputTokens: Math.max(combined.inputTokens, worst.inputTokens),
+        inputPicoUsd: combined.inputPicoUsd > worst.inputPicoUsd ? combined.inputPicoUsd : worst.inputPicoUsd,
+        outputTokenPicoUsd:
+          combined.outputTokenPicoUsd > worst.outputTokenPicoUsd
+            ? combined.outputTokenPicoUsd
+            : worst.outputTokenPicoUsd,
+        outputCap: Math.max(combined.outputCap, worst.outputCap),
+        amountMicroUsd: 0,
+      };
+      combined.amountMicroUsd = computeReservation(combined, combined.outputCap);
+    }
+    if (combined === undefined)
+      throw new GatewayError("internal_error", "No adapter for any route of this model");
+    return combined;
   }
 
   /**
-   * Streaming run. Resolves once the first canonical part arrived (or `firstPartWaitMs` passed),
-   * so an upstream that fails at once still gets a plain HTTP error (recorded, then thrown).
+   * Runs an admitted generation (generation-run.ts) and settles it, whatever happens. Resolves
+   * once an attempt serves: non-streamed with `run.result` and the run settled, streamed once its
+   * first part arrived or `firstPartWaitMs` passed. When none serves, throws the last classified
+   * error (the run is settled). A streamed run's headers wait for the in-progress record unless
+   * the store answers lookups for it at once.
    */
-  async openStream(
+  async run(
     admitted: AdmittedGeneration,
     signal: AbortSignal,
     firstPartWaitMs: number,
-  ): Promise<GenerationStream> {
-    if (signal.aborted) return this.settleUnsent(admitted, signal);
-    const stream = await GenerationStream.open(
+  ): Promise<GenerationRun> {
+    // Non-streamed requests wait for the record before the upstream call; streams only before
+    // their headers, so the first attempt overlaps the write.
+    if (!admitted.request.stream) await admitted.recorded;
+    const run = await GenerationRun.start(
       admitted,
       signal,
       {
@@ -237,18 +242,18 @@ export class GenerationEngine {
         cost: (usage) => this.cost(admitted, usage),
         meter: (input) => this.meter(admitted, input),
       },
-      { firstPartWaitMs, deadline: admitted.deadline },
+      {
+        adapters: this.deps.adapters,
+        breakers: this.breakers,
+        policy: this.retryPolicy,
+        random: this.deps.random,
+      },
+      { firstPartWaitMs },
     );
-    // The id goes out with the headers: its record exists from then on. Embedded, the
-    // store already answers lookups for it, so the headers need not wait for the row.
-    if (!this.deps.store.startedRecordsVisibleAtOnce) await admitted.recorded;
-    return stream;
-  }
-
-  /** The caller left before the upstream was called: nothing was sent, nothing is billed. */
-  private async settleUnsent(admitted: AdmittedGeneration, signal: AbortSignal): Promise<never> {
-    await this.settle(admitted, createOutcome(admitted, "cancelled", createEmptyUsage(), 0, null));
-    throw toGatewayError(signal.reason);
+    // The id goes out with the headers: its record exists from then on. Embedded, the store
+    // already answers lookups for it, so the headers need not wait for the row.
+    if (admitted.request.stream && !this.deps.store.startedRecordsVisibleAtOnce) await admitted.recorded;
+    return run;
   }
 
   /**
@@ -259,11 +264,6 @@ export class GenerationEngine {
     return this.deps.store.generations.start(record).catch((error: unknown) => {
       this.deps.logger.warn({ err: error, requestId: record.id }, "in-progress record not written");
     });
-  }
-
-  async recordFailure(admitted: AdmittedGeneration, error: GatewayError): Promise<void> {
-    const outcome = createOutcome(admitted, "error", createEmptyUsage(), 0, null);
-    await this.settle(admitted, { ...outcome, errorCode: error.code });
   }
 
   /**
@@ -321,19 +321,6 @@ export class GenerationEngine {
       );
     }
     return metered;
-  }
-
-  private createMeteredOutcome(
-    admitted: AdmittedGeneration,
-    status: GenerationOutcome["status"],
-    metered: MeteredUsage,
-    finishReason: CanonicalResult["finishReason"] | null,
-    upstreamModel?: string,
-  ): GenerationOutcome {
-    const cost = this.cost(admitted, metered.usage);
-    const outcome = createOutcome(admitted, status, metered.usage, cost, finishReason, upstreamModel);
-    outcome.usageEstimated = metered.estimated;
-    return outcome;
   }
 
   private async settle(admitted: AdmittedGeneration, outcome: GenerationOutcome): Promise<void> {

@@ -51,6 +51,23 @@ export interface GenerationOutcome {
    * before the field existed).
    */
   usageEstimated?: boolean;
+  /**
+   * Every upstream call the run made, in order; the last `ok` one served (and is the only one
+   * billed). Absent on outcomes written before attempts were recorded.
+   */
+  attempts?: GenerationAttempt[];
+}
+
+/** One upstream call of a generation (a route tried once). */
+export interface GenerationAttempt {
+  /** Provider id of the route. */
+  provider: string;
+  /** Catalog model slug the route belongs to (differs from the requested one after a fallback). */
+  model: string;
+  upstreamModel: string;
+  /** `ok`, the error code it failed with, `cancelled`, or `circuit_open` (skipped without a call). */
+  outcome: string;
+  latencyMs: number;
 }
 
 export interface GenerationRecord extends GenerationStart, Partial<Omit<GenerationOutcome, "status">> {

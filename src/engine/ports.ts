@@ -2,6 +2,8 @@
  * What the engine needs from outside to run and settle a generation: storage implements these
  * ports, the gateway wires them. The engine never imports storage.
  */
+import type { ProviderKind } from "../config/types.js";
+import type { ProviderAdapter } from "../providers/provider-adapter.js";
 import type { GenerationOutcome, GenerationRecord, GenerationStart } from "./generation-record.js";
 
 export interface GenerationRepository {
@@ -33,3 +35,6 @@ export interface EngineStore {
    */
   readonly startedRecordsVisibleAtOnce: boolean;
 }
+
+/** The adapter registered for each provider kind. */
+export type AdapterRegistry = ReadonlyMap<ProviderKind, ProviderAdapter>;

@@ -1,5 +1,5 @@
 import type { CanonicalUsage, FinishReason } from "../canonical/index.js";
-import type { AdmittedGeneration } from "./generation-engine.js";
+import type { AdmittedGeneration } from "./admitted-generation.js";
 import type { GenerationOutcome } from "./generation-record.js";
 
 export function createOutcome(

@@ -27,6 +27,11 @@ export class GatewayError extends Error {
     return ERROR_CATALOG[this.code].status;
   }
 
+  /** The upstream's own `Retry-After`, in seconds as it sent it (unclamped); undefined when it sent none. */
+  get retryAfterHintSeconds(): number | undefined {
+    return this.retryAfterHint;
+  }
+
   /** Present exactly for the retryable codes, clamped to 1..120. */
   get retryAfterSeconds(): number | undefined {
     return ERROR_CATALOG[this.code].retryable ? clampRetryAfter(this.retryAfterHint) : undefined;

@@ -15,7 +15,7 @@ import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
 import type { Authenticator } from "../auth/authenticate.js";
 import type { GenerationEngine } from "../engine/generation-engine.js";
-import type { GenerationStream } from "../engine/generation-stream.js";
+import type { GenerationRun } from "../engine/generation-run.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "../engine/yield-to-event-loop.js";
 import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
 import type { HeaderReader, IngressFormat, StreamEncoder } from "../ingress/ingress-format.js";
@@ -41,7 +41,7 @@ export interface GenerationRouteDeps {
 
 type Answer =
   | { kind: "json"; status: number; headers: Record<string, string>; body: string }
-  | { kind: "stream"; stream: GenerationStream; encoder: StreamEncoder };
+  | { kind: "stream"; run: GenerationRun; encoder: StreamEncoder };
 
 /** One request on a generation endpoint, as either entry point (Hono or the direct path) sees it. */
 export interface GenerationExchange {
@@ -81,21 +81,21 @@ export function createGenerationHandler(
         request,
         startedAt,
       });
-      const context = { requestId, model: request.model, createdAt: Math.floor(Date.now() / 1000), request };
-      if (request.stream) {
-        const stream = await deps.engine.openStream(
-          admitted,
-          signal,
-          deps.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS,
-        );
-        answer = { kind: "stream", stream, encoder: format.createStreamEncoder(context) };
+      // The run decides everything from here: which route serves, and (with `stream`) whether
+      // the answer is parts or one folded result. It settles itself on every way out.
+      const run = await deps.engine.run(admitted, signal, deps.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS);
+      // The response names the model that served (an alternative, after a fallback).
+      const model = run.servedBy?.model.slug ?? request.model;
+      const context = { requestId, model, createdAt: Math.floor(Date.now() / 1000), request };
+      if (run.result === undefined) {
+        answer = { kind: "stream", run, encoder: format.createStreamEncoder(context) };
       } else {
-        const { result, settlement } = await deps.engine.generate(admitted, signal);
+        const settlement = await run.settle();
         answer = {
           kind: "json",
           status: 200,
           headers: { "Content-Type": "application/json", "X-Request-Id": requestId },
-          body: JSON.stringify(format.encodeResult(result, settlement, context)),
+          body: JSON.stringify(format.encodeResult(run.result, settlement, context)),
         };
       }
     } catch (thrown) {
@@ -115,7 +115,7 @@ export function createGenerationHandler(
     }
     // Written once, after every step that can throw, so an error can never follow a started answer.
     if (answer.kind === "stream") {
-      writeSseResponse(outgoing, answer.stream, answer.encoder, {
+      writeSseResponse(outgoing, answer.run, answer.encoder, {
         requestId,
         logger,
         signal,

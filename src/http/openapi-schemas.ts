@@ -107,6 +107,23 @@ export const generationSchema = z
         description:
           "true when the token counts and cost are the gateway's estimate: the upstream reported no usage, or the request ended before it did (docs/metering.md)",
       }),
+      attempts: z
+        .array(
+          z.object({
+            provider: z.string(),
+            model: z.string(),
+            upstream_model: z.string(),
+            outcome: z.string().openapi({
+              description:
+                "`ok`, the error code the attempt failed with, `cancelled`, or `circuit_open` (skipped)",
+            }),
+            latency_ms: z.int(),
+          }),
+        )
+        .openapi({
+          description:
+            "every upstream call, in order (docs/configuration.md, Routing); only the one that served is billed",
+        }),
     }),
   })
   .openapi("Generation");

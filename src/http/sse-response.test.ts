@@ -5,10 +5,9 @@ import type { AddressInfo, Socket } from "node:net";
 import { test } from "node:test";
 import type { CanonicalStreamPart } from "../canonical/index.js";
 import type { Settlement } from "../canonical/settlement.js";
-import type { GenerationStream } from "../engine/generation-stream.js";
 import type { StreamEncoder } from "../ingress/ingress-format.js";
 import type { Logger } from "../logging/logger.js";
-import { writeSseResponse } from "./sse-response.js";
+import { type StreamedRun, writeSseResponse } from "./sse-response.js";
 
 /** A ServerResponse stand-in that records what is written and can refuse writes (a full socket). */
 class FakeOutgoing extends EventEmitter {
@@ -116,7 +115,7 @@ const finished = (outgoing: FakeOutgoing) =>
 
 function start(outgoing: FakeOutgoing, stream: ReturnType<typeof createStream>, keepAliveMs?: number) {
   const abort = new AbortController();
-  writeSseResponse(outgoing as unknown as ServerResponse, stream as unknown as GenerationStream, encoder, {
+  writeSseResponse(outgoing as unknown as ServerResponse, stream as unknown as StreamedRun, encoder, {
     requestId: "req-1",
     logger,
     signal: abort.signal,
@@ -223,7 +222,7 @@ test("on a real socket, the last frames and the chunked terminator leave in one 
       writev(chunks, callback);
     };
     const stream = createStream([text("a"), text("b")]);
-    writeSseResponse(response, stream as unknown as GenerationStream, encoder, {
+    writeSseResponse(response, stream as unknown as StreamedRun, encoder, {
       requestId: "req-1",
       logger,
       signal: new AbortController().signal,

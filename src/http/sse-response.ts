@@ -1,7 +1,8 @@
 /**
- * Writes a running GenerationStream as an SSE response: frames from the format's encoder, a
- * keep-alive every 15 s, settlement after the last part, and upstream cancellation when
- * the client disconnects.
+ * Writes a streamed GenerationRun as an SSE response: frames from the format's encoder, a
+ * keep-alive every 15 s, the final frames once the run has settled, and upstream cancellation when
+ * the client disconnects. The run settles itself (when its parts end, however they end, or when
+ * the client leaves); the writer only waits for that settlement to write the final frames.
  *
  * Frames go straight to the Node response as strings (no web ReadableStream, no TextEncoder per
  * frame), and the next part is pulled only once the socket has taken the last one ('drain'), so a
@@ -10,7 +11,7 @@
  * cancels the stream like any other disconnect.
  */
 import type { ServerResponse } from "node:http";
-import type { GenerationStream } from "../engine/generation-stream.js";
+import type { GenerationRun } from "../engine/generation-run.js";
 import { createGatewayErrorFromInfo, GatewayError } from "../errors/gateway-error.js";
 import type { StreamEncoder } from "../ingress/ingress-format.js";
 import type { Logger } from "../logging/logger.js";
@@ -19,6 +20,9 @@ import { watchClientReads } from "./client-read-watch.js";
 export const KEEP_ALIVE_INTERVAL_MS = 15_000;
 /** `limits.client_read_timeout_seconds` when the caller gives none. */
 export const DEFAULT_CLIENT_READ_TIMEOUT_MS = 60_000;
+
+/** What the writer uses of a streamed run: its parts, its settlement, and a way to cancel it. */
+export type StreamedRun = Pick<GenerationRun, "parts" | "settle" | "cancel" | "startedBeforeFirstPart">;
 
 export interface SseOptions {
   requestId: string;
@@ -32,7 +36,7 @@ export interface SseOptions {
 
 export function writeSseResponse(
   outgoing: ServerResponse,
-  stream: GenerationStream,
+  stream: StreamedRun,
   format: StreamEncoder,
   options: SseOptions,
 ): void {

@@ -309,6 +309,8 @@ forEachGatewayMode("chat completions through the official openai client", async 
   });
 
   await t.test("streamed request failing before output gets a plain HTTP error", async () => {
+    // Down for the first try and the retry (routing.retries, default 1): the run gives up.
+    context.upstream.enqueue(fakeReply.error(503, { error: { message: "unavailable" } }));
     context.upstream.enqueue(fakeReply.error(503, { error: { message: "unavailable" } }));
     const error = await context.openai.chat.completions
       .create({ model: TEST_MODEL, messages: [{ role: "user", content: "hi" }], stream: true })

@@ -71,7 +71,8 @@ export interface TestGateway {
 }
 
 export interface TestGatewayOptions {
-  configOverrides?: Record<string, unknown>;
+  /** Replaces top-level config sections; a function gets the fake upstream's base URL first. */
+  configOverrides?: Record<string, unknown> | ((upstreamBaseUrl: string) => Record<string, unknown>);
   keepAliveMs?: number;
   credits?: string;
 }
@@ -92,7 +93,11 @@ export async function startTestGateway(
     internalSharedSecret: `test-secret-${randomBytes(8).toString("hex")}`,
     logLevel: process.env.TEST_LOG_LEVEL ?? "silent",
   };
-  const config = buildConfig(createTestConfigFile(upstream.baseUrl, options.configOverrides), {
+  const overrides =
+    typeof options.configOverrides === "function"
+      ? options.configOverrides(upstream.baseUrl)
+      : options.configOverrides;
+  const config = buildConfig(createTestConfigFile(upstream.baseUrl, overrides), {
     FAKE_UPSTREAM_KEY: "sk-upstream-secret",
   });
   let gateway: RunningGateway;

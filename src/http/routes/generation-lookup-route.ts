@@ -50,6 +50,14 @@ export function renderGeneration(record: GenerationRecord) {
     finished_at: record.finishedAt ? record.finishedAt.toISOString() : null,
     // Beyond the contract's fields: the token counts (and the cost) are the gateway's estimate.
     usage_estimated: record.usageEstimated === true,
+    // Beyond the contract's fields: every upstream call, in order; only the `ok` one was billed.
+    attempts: (record.attempts ?? []).map((attempt) => ({
+      provider: attempt.provider,
+      model: attempt.model,
+      upstream_model: attempt.upstreamModel,
+      outcome: attempt.outcome,
+      latency_ms: attempt.latencyMs,
+    })),
   };
 }
 

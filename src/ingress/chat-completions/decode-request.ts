@@ -34,6 +34,7 @@ export function decodeChatRequest(body: unknown): CanonicalRequest {
     passthrough: collectPassthrough(body as Record<string, unknown>, request),
     passthroughFormat: "chat_completions",
   };
+  if (isSet(request.models)) decoded.models = request.models;
   const toolChoice = decodeToolChoice(request.tool_choice, tools);
   if (toolChoice !== undefined) decoded.toolChoice = toolChoice;
   if (isSet(request.parallel_tool_calls)) decoded.parallelToolCalls = request.parallel_tool_calls;

@@ -12,6 +12,7 @@
  *   with the parameter name.
  */
 import { z } from "@hono/zod-openapi";
+import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
 import { reasoningDetailSchema } from "./reasoning-details.js";
@@ -268,6 +269,7 @@ const positiveIntegerSchema = z.number().int().positive();
 export const chatCompletionRequestSchema = z
   .object({
     model: z.string().min(1).openapi({ description: "model slug `<creator>/<model>`" }),
+    models: fallbackModelsSchema,
     messages: z.array(messageSchema).min(1),
     tools: z.array(toolSchema).nullish(),
     tool_choice: toolChoiceSchema.nullish(),

@@ -60,6 +60,7 @@ function decodeParsedRequest(
     passthrough: collectPassthrough(body),
     passthroughFormat: "vendor_messages",
   };
+  if (isSet(request.models)) decoded.models = request.models;
   Object.assign(decoded, decodeToolChoice(request.tool_choice, tools));
   if (isSet(request.max_tokens)) decoded.maxOutputTokens = request.max_tokens;
   if (isSet(request.stop_sequences) && request.stop_sequences.length > 0)

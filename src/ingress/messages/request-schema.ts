@@ -9,6 +9,7 @@
  * prefixes with the parameter name.
  */
 import { z } from "@hono/zod-openapi";
+import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
 import {
   assistantBlockSchema,
@@ -157,6 +158,7 @@ const positiveIntegerSchema = z.number().int().positive();
 /** Every field but `max_tokens`, whose requiredness is what tells the two bodies apart. */
 const sharedFields = {
   model: z.string().min(1).openapi({ description: "model slug `<creator>/<model>`" }),
+  models: fallbackModelsSchema,
   messages: z.array(messageSchema).min(1),
   system: z
     .union([z.string(), z.array(textBlockSchema)], { error: "must be a string or an array of text blocks" })

@@ -43,6 +43,7 @@ export function decodeResponsesRequest(
     passthrough: collectPassthrough(body as Record<string, unknown>),
     passthroughFormat: "responses",
   };
+  if (isSet(request.models)) decoded.models = request.models;
   const toolChoice = decodeToolChoice(request.tool_choice, tools);
   if (toolChoice !== undefined) decoded.toolChoice = toolChoice;
   if (isSet(request.parallel_tool_calls)) decoded.parallelToolCalls = request.parallel_tool_calls;

@@ -11,6 +11,7 @@
  *   and `stop` are in the schema so they are documented; reject-unsupported-fields.ts refuses them.
  */
 import { z } from "@hono/zod-openapi";
+import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
 import { inputItemSchema } from "./input-item-schema.js";
@@ -106,6 +107,7 @@ const penaltySchema = z.number().min(-2).max(2);
 export const responsesRequestSchema = z
   .object({
     model: z.string().min(1).openapi({ description: "model slug `<creator>/<model>`" }),
+    models: fallbackModelsSchema,
     input: z.union([z.string(), z.array(inputItemSchema).min(1)], {
       error: "must be a string or an array of input items",
     }),

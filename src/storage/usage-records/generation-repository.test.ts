@@ -257,3 +257,24 @@ forEachStorageMode(
     );
   },
 );
+
+forEachStorageMode(
+  "a final record keeps its attempts, written with or without its start",
+  async (context) => {
+    const attempts = [
+      { provider: "a", model: "m/one", upstreamModel: "one", outcome: "provider_unavailable", latencyMs: 12 },
+      { provider: "b", model: "m/one", upstreamModel: "one-b", outcome: "ok", latencyMs: 340 },
+    ];
+    const { workspace, start } = await startGeneration(context);
+    await context.store.generations.finish(start.id, createOutcome({ attempts }));
+    assert.deepEqual((await context.store.generations.get(start.id, workspace.id))?.attempts, attempts);
+
+    const other = { ...start, id: `${start.id}_written_whole` };
+    await context.store.generations.finish(other.id, createOutcome({ attempts }), other);
+    assert.deepEqual((await context.store.generations.get(other.id, workspace.id))?.attempts, attempts);
+
+    const none = { ...start, id: `${start.id}_without` };
+    await context.store.generations.finish(none.id, createOutcome(), none);
+    assert.equal((await context.store.generations.get(none.id, workspace.id))?.attempts, undefined);
+  },
+);

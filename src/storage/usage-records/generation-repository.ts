@@ -7,6 +7,7 @@
 import type { RequestSource } from "../../auth/accounts.js";
 import type { IngressFormatName } from "../../canonical/ingress-format-name.js";
 import type {
+  GenerationAttempt,
   GenerationOutcome,
   GenerationRecord,
   GenerationStart,
@@ -41,6 +42,8 @@ export interface GenerationRow {
   finished_at: Date | null;
   estimated_input_tokens: unknown;
   usage_estimated: boolean | null;
+  /** Migration 0010; absent before it ran, NULL on rows written without attempts. */
+  attempts?: GenerationAttempt[] | null;
 }
 
 /** The columns every row has from its start (an in-progress row has only these). */
@@ -81,9 +84,15 @@ export function readGenerationRow(row: GenerationRow): GenerationRecord {
     ...(latencyMs === null ? {} : { latencyMs }),
     finishReason: row.finish_reason,
     usageEstimated: row.usage_estimated === true,
+    ...(row.attempts ? { attempts: row.attempts } : {}),
     createdAt: new Date(row.created_at),
     finishedAt: row.finished_at === null ? null : new Date(row.finished_at),
   };
+}
+
+/** The attempts as the `attempts` JSONB column takes them; NULL when the outcome has none. */
+function encodeAttempts(outcome: GenerationOutcome): string | null {
+  return outcome.attempts && outcome.attempts.length > 0 ? JSON.stringify(outcome.attempts) : null;
 }
 
 export function assertValidOutcome(outcome: GenerationOutcome): void {
@@ -138,11 +147,12 @@ function startColumnArrays(records: readonly GenerationStart[]) {
   ];
 }
 
-/** See migrations/0004 and 0008: one call records many outcomes, all or none. */
+/** See migrations/0004, 0008 and 0010: one call records many outcomes, all or none. */
 const FINISH_MANY_SQL = `SELECT finish_generations(${START_TYPES},
   $9::text[], $10::text[], $11::text[], $12::text[],
   $13::integer[], $14::integer[], $15::integer[], $16::integer[], $17::integer[],
-  $18::bigint[], $19::text[], $20::integer[], $21::text[], $22::timestamptz[], $23::boolean[])`;
+  $18::bigint[], $19::text[], $20::integer[], $21::text[], $22::timestamptz[], $23::boolean[],
+  $24::text[])`;
 
 export function createGenerationRepository(client: SqlClient): SqlGenerationRepository {
   async function startMany(records: readonly GenerationStart[]): Promise<void> {
@@ -181,6 +191,7 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
       outcomes.map((outcome) => outcome.finishReason),
       entries.map((entry) => entry.finishedAt?.toISOString() ?? null),
       outcomes.map((outcome) => outcome.usageEstimated === true),
+      outcomes.map((outcome) => encodeAttempts(outcome)),
     ]);
   }
 
@@ -195,7 +206,7 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
            tokens_prompt = $6, tokens_completion = $7, tokens_reasoning = $8,
            tokens_cached_prompt = $9, tokens_cache_write = $10, cost_micro_usd = $11,
            tool_costs_micro_usd = $12::jsonb, latency_ms = $13, finish_reason = $14, finished_at = now(),
-           usage_estimated = $15
+           usage_estimated = $15, attempts = $16::jsonb
          WHERE id = $1 AND status = 'in_progress'
          RETURNING workspace_id`,
         [
@@ -214,6 +225,7 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
           outcome.latencyMs,
           outcome.finishReason,
           outcome.usageEstimated === true,
+          encodeAttempts(outcome),
         ],
       );
       if (!settled) {

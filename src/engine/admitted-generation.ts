@@ -1,0 +1,44 @@
+/**
+ * A generation between admission and settlement: what the engine admitted and the run works on.
+ * A file of its own so the run and settlement depend on it, not on the engine that creates it.
+ */
+import type { ApiKeyWithWorkspace } from "../auth/accounts.js";
+import type { CanonicalRequest } from "../canonical/index.js";
+import type { IngressFormatName } from "../canonical/ingress-format-name.js";
+import type { Reservation } from "../limits/spend-guard.js";
+import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
+import type { GenerationStart } from "./generation-record.js";
+import type { RouteCandidate } from "./route-candidates.js";
+
+export interface GenerationInput {
+  requestId: string;
+  format: IngressFormatName;
+  caller: ApiKeyWithWorkspace;
+  request: CanonicalRequest;
+  /** performance.now() when the request arrived. */
+  startedAt: number;
+}
+
+/** A request that passed admission and has its in-progress record. */
+export interface AdmittedGeneration extends GenerationInput {
+  /** The current attempt's call (the serving one once the run chose it). */
+  call: Omit<UpstreamCall, "signal">;
+  adapter: ProviderAdapter;
+  /** The routes it may be served by, in the order they are tried. */
+  candidates: RouteCandidate[];
+  /** The call's route-dependent fields for one candidate. */
+  callFor(
+    candidate: RouteCandidate,
+  ): Pick<UpstreamCall, "model" | "provider" | "upstreamModel" | "maxOutputTokens">;
+  /** Its worst-case cost held against the key's limits and the balance until settlement. */
+  reservation: Reservation;
+  /** The usage record's identity; settlement writes it final whether or not it was started. */
+  record: GenerationStart;
+  /** Settles when the in-progress record is stored (store-dependent: see `recordStart`); never rejects. */
+  recorded: Promise<void>;
+  /** Admission's estimate of the prompt (tokens, media included), billed when no usage tells better. */
+  estimatedInputTokens: number;
+  /** The longest the generation may run, and when that is over (performance.now() time). */
+  deadlineMs: number;
+  deadline: number;
+}

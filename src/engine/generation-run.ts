@@ -1,0 +1,577 @@
+/**
+ * One generation from its first upstream call to its settlement. The run tries the request's
+ * route candidates in order (route-candidates.ts) until one answers: a failure another route could
+ * fix moves on to the next one, passes over the list repeat with backoff while the retry policy
+ * allows (retry-policy.ts), and routes whose breaker is open are skipped (circuit-breaker.ts).
+ * Failover ends once an attempt has produced output: a streamed answer commits to its route when
+ * its first part arrives. A response that started without it (keep-alives only) still fails over
+ * when that route fails before any part, since no output has reached the client.
+ *
+ * The run settles itself, exactly once, on every way out: the upstream finished or failed, the
+ * client left (at any stage: before the first call, between attempts, mid-stream), the deadline
+ * stopped it, or whoever consumed the parts stopped early (a writer or encoder that threw).
+ * A non-streamed answer is the same run with one step (the adapter's whole result) instead of
+ * parts; both settle through `computeSettlement`, and both report failures as a GatewayError.
+ *
+ * Each attempt is one upstream round; a run that needs several rounds for one answer (server
+ * tools) adds them after the serving attempt, under the same deadline and settlement.
+ */
+import type {
+  CanonicalResult,
+  CanonicalStreamPart,
+  CanonicalUsage,
+  FinishReason,
+} from "../canonical/index.js";
+import { createEmptyUsage } from "../canonical/index.js";
+import type { Settlement } from "../canonical/settlement.js";
+import { createGatewayErrorFromInfo, GatewayError, toGatewayError } from "../errors/gateway-error.js";
+import { estimateTextTokens } from "../metering/estimate-usage.js";
+import type { AdmittedGeneration } from "./admitted-generation.js";
+import type { CircuitBreakers } from "./circuit-breaker.js";
+import { createDeadlineError } from "./create-deadline-error.js";
+import type { GenerationAttempt, GenerationOutcome } from "./generation-record.js";
+import { collectResultText, DeliveredOutput, type MeteredUsage, type MeterInput } from "./meter-usage.js";
+import type { AdapterRegistry } from "./ports.js";
+import { computeBackoffMs, isFixableElsewhere, mayRetrySameRoute, type RetryPolicy } from "./retry-policy.js";
+import type { RouteCandidate } from "./route-candidates.js";
+import { createOutcome } from "./settle.js";
+
+export interface RunHooks {
+  /** Writes the outcome and settles the reservation; never rejects. */
+  settle(outcome: GenerationOutcome): Promise<void>;
+  cost(usage: CanonicalUsage): number;
+  meter(input: Pick<MeterInput, "reported" | "finished" | "estimateOutputTokens">): MeteredUsage;
+}
+
+export interface RunServices {
+  adapters: AdapterRegistry;
+  breakers: CircuitBreakers;
+  policy: RetryPolicy;
+  random?: () => number;
+}
+
+export interface RunTiming {
+  /** Streamed: how long the response waits for the first part before it starts without it. */
+  firstPartWaitMs: number;
+}
+
+type FirstStep =
+  | { kind: "step"; step: IteratorResult<CanonicalStreamPart> }
+  | { kind: "thrown"; error: unknown };
+
+export class GenerationRun {
+  /** Every upstream call so far, in order (the record's `attempts`). */
+  readonly attempts: GenerationAttempt[] = [];
+  /** Non-streamed: the serving attempt's whole answer. */
+  result?: CanonicalResult;
+  private usage?: CanonicalUsage;
+  private finishReason?: FinishReason;
+  private upstreamModel?: string;
+  private error?: GatewayError;
+  private output: DeliveredOutput;
+  private estimateOutput: () => number;
+  private cancelled = false;
+  /** An upstream call was in flight when the client left: the prompt was likely processed. */
+  private cancelledDuringCall = false;
+  private callInFlight = false;
+  /** Set by `stop`: the error the run ends with once the upstream call is aborted. */
+  private stoppedWith?: GatewayError;
+  private readonly controller = new AbortController();
+  private deadlineTimer?: NodeJS.Timeout;
+  private settlement?: Promise<Settlement>;
+  private iterator?: AsyncIterator<CanonicalStreamPart>;
+  private pendingFirst?: Promise<IteratorResult<CanonicalStreamPart>>;
+  /** The serving attempt (index in `attempts`), when it started, and how to abandon its call. */
+  private serving?: { index: number; startedAt: number; candidate: RouteCandidate; abandon: () => void };
+  /** Where the attempt loop stands, so a streamed run can resume it (see `parts`). */
+  private readonly cursor: {
+    pass: number;
+    queue: readonly RouteCandidate[];
+    index: number;
+    retryable: RouteCandidate[];
+    asked: number | undefined;
+    lastError: GatewayError | undefined;
+  };
+  private timing: RunTiming = { firstPartWaitMs: 0 };
+  /** The response started before the upstream's first part arrived. */
+  private slowStart = false;
+  private readonly onClientGone = () => this.cancel();
+
+  private constructor(
+    private readonly admitted: AdmittedGeneration,
+    private readonly signal: AbortSignal,
+    private readonly hooks: RunHooks,
+    private readonly services: RunServices,
+  ) {
+    this.output = new DeliveredOutput(admitted.call.maxOutputTokens);
+    this.estimateOutput = () => this.output.estimateTokens();
+    this.cursor = {
+      pass: 0,
+      queue: admitted.candidates,
+      index: 0,
+      retryable: [],
+      asked: undefined,
+      lastError: undefined,
+    };
+  }
+
+  /**
+   * Runs the attempts until one serves. Resolves with the run once it has: non-streamed with
+   * `result` set and the run settled; streamed once the first part arrived (or `firstPartWaitMs`
+   * passed, then the response starts without it and a later failure is an in-band error).
+   * When no candidate serves, the run is settled and the last classified error is thrown.
+   */
+  static async start(
+    admitted: AdmittedGeneration,
+    signal: AbortSignal,
+    hooks: RunHooks,
+    services: RunServices,
+    timing: RunTiming,
+  ): Promise<GenerationRun> {
+    const run = new GenerationRun(admitted, signal, hooks, services);
+    if (signal.aborted) {
+      run.cancelled = true;
+      await run.settle();
+      throw toGatewayError(signal.reason);
+    }
+    signal.addEventListener("abort", run.onClientGone, { once: true });
+    run.deadlineTimer = setTimeout(
+      () => run.stop(createDeadlineError(admitted.deadlineMs)),
+      Math.max(0, admitted.deadline - performance.now()),
+    );
+    run.deadlineTimer.unref();
+    run.timing = timing;
+    const failure = await run.runAttempts();
+    if (failure === undefined) {
+      if (!admitted.request.stream) await run.settle();
+      return run;
+    }
+    if (run.cancelled) failure.error = toGatewayError(signal.reason);
+    else run.error = failure.error;
+    await run.settle();
+    throw failure.error;
+  }
+
+  /**
+   * The attempt loop, from where it stands; undefined once an attempt serves, else the error the
+   * run ends with.
+   */
+  private async runAttempts(): Promise<{ error: GatewayError } | undefined> {
+    const { policy, breakers } = this.services;
+    const cursor = this.cursor;
+    const failoverEnds = Math.min(
+      this.admitted.deadline,
+      this.admitted.startedAt + policy.failoverDeadlineMs,
+    );
+    for (;;) {
+      while (cursor.index < cursor.queue.length) {
+        const candidate = cursor.queue[cursor.index++];
+        if (!breakers.tryAcquire(candidate.key)) {
+          this.recordAttempt(candidate, "circuit_open", performance.now());
+          continue;
+        }
+        const error = await this.attempt(candidate);
+        if (error === undefined) return undefined;
+        const end = this.judgeFailure(candidate, error);
+        if (end) return end;
+      }
+      if (cursor.pass >= policy.retries || cursor.retryable.length === 0) break;
+      const wait = computeBackoffMs(cursor.pass + 1, policy, cursor.asked, this.services.random);
+      if (performance.now() + wait >= failoverEnds) break;
+      await this.sleep(wait);
+      if (this.cancelled || this.stoppedWith) {
+        return { error: this.stoppedWith ?? toGatewayError(this.signal.reason) };
+      }
+      cursor.pass++;
+      cursor.queue = cursor.retryable;
+      cursor.index = 0;
+      cursor.retryable = [];
+      cursor.asked = undefined;
+    }
+    return { error: cursor.lastError ?? this.createAllOpenError(this.admitted.candidates) };
+  }
+
+  /** Counts a failed attempt; returns the run's end when no other attempt may follow. */
+  private judgeFailure(candidate: RouteCandidate, error: GatewayError): { error: GatewayError } | undefined {
+    const { policy, breakers } = this.services;
+    if (this.cancelled || this.stoppedWith) {
+      breakers.release(candidate.key);
+      return { error: this.stoppedWith ?? error };
+    }
+    this.cursor.lastError = error;
+    if (!isFixableElsewhere(error)) {
+      breakers.release(candidate.key);
+      return { error };
+    }
+    breakers.recordFailure(candidate.key, error);
+    if (mayRetrySameRoute(error, policy)) {
+      this.cursor.retryable.push(candidate);
+      const hint = error.retryAfterHintSeconds;
+      if (hint !== undefined) this.cursor.asked = Math.max(this.cursor.asked ?? 0, hint);
+    }
+    return undefined;
+  }
+
+  /**
+   * A streamed attempt that was committed without its first part (the response started) failed
+   * before producing any: nothing reached the client but keep-alives, so it is an ordinary failed
+   * attempt and the run goes on with the next candidate. Returns the run's end, or undefined when
+   * another attempt now serves.
+   */
+  private async failOverBeforeFirstPart(error: GatewayError): Promise<{ error: GatewayError } | undefined> {
+    const serving = this.serving!;
+    serving.abandon();
+    this.serving = undefined;
+    this.iterator = undefined;
+    this.pendingFirst = undefined;
+    this.slowStart = false;
+    const attempt = this.attempts[serving.index];
+    attempt.outcome = error.code;
+    attempt.latencyMs = Math.round(performance.now() - serving.startedAt);
+    return this.judgeFailure(serving.candidate, error) ?? (await this.runAttempts());
+  }
+
+  /** One upstream call; undefined when it serves (and the run is committed to it). */
+  private async attempt(candidate: RouteCandidate): Promise<GatewayError | undefined> {
+    // Stopped or left since the last attempt: a listener added now would never fire.
+    if (this.controller.signal.aborted) return this.stoppedWith ?? toGatewayError(this.signal.reason);
+    const adapter = this.services.adapters.get(candidate.route.provider.kind);
+    const startedAt = performance.now();
+    if (!adapter) {
+      const error = new GatewayError(
+        "internal_error",
+        `No adapter for provider kind "${candidate.route.provider.kind}"`,
+      );
+      this.recordAttempt(candidate, error.code, startedAt);
+      return error;
+    }
+    const admitted = this.admitted;
+    admitted.adapter = adapter;
+    admitted.call = { ...admitted.call, ...admitted.callFor(candidate) };
+    // Each attempt has its own signal: abandoning a failed one cancels its upstream I/O only.
+    const attemptController = new AbortController();
+    const onStop = () => attemptController.abort(this.controller.signal.reason);
+    this.controller.signal.addEventListener("abort", onStop, { once: true });
+    const call = { ...admitted.call, signal: attemptController.signal };
+    let error: GatewayError | undefined;
+    this.callInFlight = true;
+    try {
+      if (!admitted.request.stream) {
+        const result = await adapter.generate(call);
+        this.observeResult(result);
+      } else {
+        error = await this.openStream(adapter.stream(call)[Symbol.asyncIterator](), this.timing);
+      }
+    } catch (thrown) {
+      error = toGatewayError(thrown);
+    }
+    this.callInFlight = false;
+    if (error !== undefined) {
+      this.controller.signal.removeEventListener("abort", onStop);
+      attemptController.abort(error);
+      this.recordAttempt(candidate, this.cancelled ? "cancelled" : error.code, startedAt);
+      return error;
+    }
+    // A streamed attempt that serves keeps the link: a stop or a cancel still reaches its call.
+    if (!admitted.request.stream) this.controller.signal.removeEventListener("abort", onStop);
+    this.services.breakers.recordSuccess(candidate.key);
+    this.serving = {
+      index: this.attempts.length,
+      startedAt,
+      candidate,
+      abandon: () => {
+        this.controller.signal.removeEventListener("abort", onStop);
+        attemptController.abort(new GatewayError("provider_timeout", "Attempt abandoned"));
+      },
+    };
+    this.recordAttempt(candidate, "ok", startedAt);
+    return undefined;
+  }
+
+  /**
+   * Starts a streamed attempt and waits up to `firstPartWaitMs` for its first part. A failure in
+   * that window is returned (the run may fail over). A slow first part (a reasoning model
+   * thinking quietly) does not hold the response back longer: the stream starts, keep-alives
+   * flow, and a later failure becomes an in-band error frame.
+   */
+  private async openStream(
+    iterator: AsyncIterator<CanonicalStreamPart>,
+    timing: RunTiming,
+  ): Promise<GatewayError | undefined> {
+    const firstStep = iterator.next();
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race<FirstStep | { kind: "slow" }>([
+      firstStep.then(
+        (step) => ({ kind: "step", step }),
+        (error: unknown) => ({ kind: "thrown", error }),
+      ),
+      new Promise<{ kind: "slow" }>((resolve) => {
+        timer = setTimeout(() => resolve({ kind: "slow" }), timing.firstPartWaitMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    const failure =
+      this.stoppedWith ??
+      (waited.kind === "slow"
+        ? undefined
+        : waited.kind === "thrown"
+          ? toGatewayError(waited.error)
+          : waited.step.done
+            ? new GatewayError("provider_unavailable", "Upstream stream ended without any output")
+            : waited.step.value.type === "error"
+              ? createGatewayErrorFromInfo(waited.step.value.error)
+              : undefined);
+    if (failure) {
+      void iterator.return?.().catch(() => {});
+      return failure;
+    }
+    this.slowStart = waited.kind === "slow";
+    this.iterator = iterator;
+    this.pendingFirst = firstStep;
+    return undefined;
+  }
+
+  /** true when the first part has not arrived yet (the response starts without it). */
+  get startedBeforeFirstPart(): boolean {
+    return this.slowStart;
+  }
+
+  /** The candidate that served (after `start` resolved). */
+  get servedBy(): RouteCandidate | undefined {
+    return this.serving?.candidate;
+  }
+
+  /**
+   * Streamed: the parts, in upstream order, ending after `finish` or an `error` part. However the
+   * consumer stops (done, cancelled, or it threw and the loop returned early), the run settles.
+   */
+  async *parts(): AsyncGenerator<CanonicalStreamPart> {
+    let completed = false;
+    try {
+      let next = this.pendingFirst ? await this.take(this.pendingFirst) : undefined;
+      // Started without its first part, and it failed before any: fail over as before the start.
+      while (this.slowStart && (next === undefined || next.type === "error") && !this.cancelled) {
+        if (this.stoppedWith) break;
+        const failure =
+          next === undefined
+            ? new GatewayError("provider_unavailable", "Upstream stream ended without any output")
+            : createGatewayErrorFromInfo(next.error);
+        const end = await this.failOverBeforeFirstPart(failure);
+        if (end) {
+          next = this.cancelled ? undefined : toErrorPart(end.error);
+          break;
+        }
+        next = this.pendingFirst ? await this.take(this.pendingFirst) : undefined;
+      }
+      while (next !== undefined) {
+        this.observe(next);
+        yield next;
+        if (next.type === "error" || this.cancelled) break;
+        next = await this.take(this.iterator!.next());
+      }
+      if (this.finishReason === undefined && !this.error && !this.cancelled) {
+        const error = new GatewayError(
+          "provider_unavailable",
+          "Upstream stream ended without a finish reason",
+        );
+        this.error = error;
+        yield toErrorPart(error);
+      }
+      completed = true;
+    } finally {
+      if (!completed && !this.cancelled && !this.error && this.finishReason === undefined) {
+        // The consumer stopped before the end (a writer or encoder threw): stop the upstream.
+        this.error = new GatewayError("internal_error", "Internal error");
+        this.controller.abort(this.error);
+        void this.iterator?.return?.().catch(() => {});
+      }
+      void this.settle();
+    }
+  }
+
+  /**
+   * The next part to pass on: undefined at the end (or once cancelled), an `error` part for a
+   * failure, and once stopped, the stop's error instead of whatever the aborted upstream gave.
+   */
+  private async take(
+    step: Promise<IteratorResult<CanonicalStreamPart>>,
+  ): Promise<CanonicalStreamPart | undefined> {
+    let part: CanonicalStreamPart | undefined;
+    try {
+      const result = await step;
+      part = result.done ? undefined : result.value;
+    } catch (thrown) {
+      if (this.cancelled) return undefined;
+      part = toErrorPart(toGatewayError(thrown));
+    }
+    if (this.cancelled) return undefined;
+    // A stop after the upstream finished changes nothing: the stream is complete.
+    if (this.stoppedWith === undefined || this.finishReason !== undefined) return part;
+    return toErrorPart(this.stoppedWith);
+  }
+
+  get failure(): GatewayError | undefined {
+    return this.error;
+  }
+
+  /** The client went away: stop the upstream and settle what was produced. Idempotent. */
+  cancel(): void {
+    if (this.cancelled || this.settlement) return;
+    this.cancelled = true;
+    this.cancelledDuringCall = this.callInFlight;
+    this.controller.abort(new Error("client disconnected"));
+    void this.iterator?.return?.().catch(() => {});
+    // Between attempts or mid-stream: nothing more will be observed, so settle now. During an
+    // attempt the attempt loop settles when the aborted call returns.
+    if (this.serving !== undefined) void this.settle();
+  }
+
+  /**
+   * Ends the generation on the gateway's side (a deadline): the upstream call is aborted and the
+   * parts end with `error` as their last part, which the client gets as the format's error event.
+   * What was delivered is billed as for any stream that failed mid-way. No effect once it ended.
+   */
+  stop(error: GatewayError): void {
+    if (this.cancelled || this.stoppedWith || this.settlement) return;
+    this.stoppedWith = error;
+    this.controller.abort(error);
+  }
+
+  /** The run's settlement, computed and written exactly once whoever asks first. */
+  settle(): Promise<Settlement> {
+    this.settlement ??= this.computeSettlement();
+    return this.settlement;
+  }
+
+  private async computeSettlement(): Promise<Settlement> {
+    clearTimeout(this.deadlineTimer);
+    this.signal.removeEventListener("abort", this.onClientGone);
+    const status: GenerationOutcome["status"] = this.cancelled ? "cancelled" : this.error ? "error" : "ok";
+    // No charge for nothing: a failure before any output costs 0, and so does a caller that left
+    // before any upstream was called or while the run waited between attempts. One that left
+    // while a call was in flight is billed the prompt (the upstream likely processed it), at the
+    // prices of the route it was waiting for.
+    const promptProcessed = this.serving !== undefined || this.cancelledDuringCall;
+    const metered =
+      (status === "error" && !this.output.produced) || (status === "cancelled" && !promptProcessed)
+        ? undefined
+        : this.hooks.meter({
+            reported: this.usage,
+            finished: this.finishReason !== undefined,
+            estimateOutputTokens: this.estimateOutput,
+          });
+    const usage = metered?.usage ?? createEmptyUsage();
+    const costMicroUsd = metered ? this.hooks.cost(usage) : 0;
+    this.closeServingAttempt(status);
+    const outcome = createOutcome(
+      this.admitted,
+      status,
+      usage,
+      costMicroUsd,
+      this.finishReason ?? null,
+      this.upstreamModel,
+    );
+    outcome.usageEstimated = metered?.estimated === true;
+    outcome.attempts = this.attempts;
+    if (this.error && status === "error") outcome.errorCode = this.error.code;
+    await this.hooks.settle(outcome);
+    return {
+      usage,
+      costMicroUsd,
+      finishReason: this.finishReason ?? (this.error ? "error" : "stop"),
+    };
+  }
+
+  /** The serving attempt's record tells how it ended and how long it ran in all. */
+  private closeServingAttempt(status: GenerationOutcome["status"]): void {
+    if (this.serving === undefined) return;
+    const attempt = this.attempts[this.serving.index];
+    attempt.latencyMs = Math.round(performance.now() - this.serving.startedAt);
+    if (status === "cancelled") attempt.outcome = "cancelled";
+    else if (this.error) attempt.outcome = this.error.code;
+  }
+
+  private recordAttempt(candidate: RouteCandidate, outcome: string, startedAt: number): void {
+    this.attempts.push({
+      provider: candidate.route.provider.id,
+      model: candidate.model.slug,
+      upstreamModel: candidate.route.upstreamModel,
+      outcome,
+      latencyMs: Math.round(performance.now() - startedAt),
+    });
+  }
+
+  private observeResult(result: CanonicalResult): void {
+    this.result = result;
+    this.usage = result.usage;
+    this.finishReason = result.finishReason;
+    this.upstreamModel = result.upstreamModel;
+    this.estimateOutput = () => estimateTextTokens(collectResultText(result));
+  }
+
+  private observe(part: CanonicalStreamPart): void {
+    switch (part.type) {
+      case "text-delta":
+      case "reasoning-delta":
+      case "tool-input-delta":
+        this.output.append(part.delta);
+        break;
+      case "tool-call":
+        this.output.append(part.name);
+        break;
+      case "usage":
+        this.usage = part.usage;
+        break;
+      case "finish":
+        this.finishReason = part.reason;
+        break;
+      case "response-metadata":
+        this.upstreamModel = part.upstreamModel ?? this.upstreamModel;
+        break;
+      case "error":
+        this.error = createGatewayErrorFromInfo(part.error);
+        break;
+    }
+  }
+
+  /** Waits between passes; a client that leaves or a deadline ends the wait at once. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const signal = this.controller.signal;
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  /**
+   * Every candidate was skipped by its breaker: the caller is told what the routes last failed
+   * with (a refused credential stays `provider_auth`), else that they are down, with Retry-After
+   * until the first one takes a probe.
+   */
+  private createAllOpenError(candidates: readonly RouteCandidate[]): GatewayError {
+    for (let index = candidates.length - 1; index >= 0; index--) {
+      const last = this.services.breakers.lastFailure(candidates[index].key);
+      if (last) return last;
+    }
+    const now = performance.now();
+    const reopens = candidates
+      .map((candidate) => this.services.breakers.reopensAt(candidate.key))
+      .filter((at): at is number => at !== undefined);
+    const seconds =
+      reopens.length === 0 ? undefined : Math.max(1, Math.ceil((Math.min(...reopens) - now) / 1000));
+    return new GatewayError(
+      "provider_unavailable",
+      "Every route of this model is failing; the gateway is not calling them for now",
+      { retryAfterSeconds: seconds },
+    );
+  }
+}
+
+function toErrorPart(error: GatewayError): CanonicalStreamPart {
+  return { type: "error", error: { code: error.code, message: error.message } };
+}
