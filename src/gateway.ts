@@ -14,7 +14,6 @@ import { startPlaygroundKeyPurge } from "./auth/playground-key-purge.js";
 import { loadConfigFile } from "./config/load-config.js";
 import { resolveInstanceLimits, type Settings } from "./config/settings.js";
 import type { GatewayConfig, ProviderKind } from "./config/types.js";
-import { createAdmissionSnapshots } from "./engine/admission-snapshots.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { settleInterrupted, startInterruptedSweep } from "./engine/interrupted-sweep.js";
 import { createApp } from "./http/create-app.js";
@@ -198,13 +197,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   if (options.announce) options.announce(await describeStart(store, config, firstStart));
 
   const authenticator = await createAuthenticator(store, state, { cacheTtlMs: options.authCacheTtlMs });
-  // Key changes made through this instance apply here before the pub/sub message goes out.
-  const admissions = await createAdmissionSnapshots(store.keyLimits, state, {
-    ttlMs: options.authCacheTtlMs,
-  });
   const admin = createAdminService({
     store,
-    state: evictBeforePublish(state, authenticator, admissions),
+    state: evictBeforePublish(state, authenticator),
     spendGuard,
   });
   const playgroundKeyPolicy = { ...DEFAULT_PLAYGROUND_KEY_POLICY, ...options.playgroundKeyPolicy };
@@ -219,7 +214,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     adapters: createAdapters(),
     logger,
     spendGuard,
-    admissions,
   });
   const inFlight = createInFlightRequests(limits.maxRequestsInFlight);
   const { app, directPosts } = createApp({
@@ -307,7 +301,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         await purge.stop();
         await sweep.stop();
         await authenticator.close();
-        await admissions.close();
         await spendGuard.close();
         await state.close();
         // Parked outcomes not yet replayed stay in the outbox file for the next start.

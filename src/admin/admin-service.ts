@@ -5,10 +5,10 @@
 
 import type { ApiKeyRecord, ApiKeyStatus, Workspace } from "../auth/accounts.js";
 import { KEY_CHANGED_CHANNEL } from "../auth/authenticate.js";
+import { BALANCE_CHANGED_CHANNEL, encodeBalanceChange } from "../auth/balance-channel.js";
 import type { Announcements } from "../auth/ports.js";
 import { modelConfigSchema } from "../config/config-schema.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import { BALANCE_CHANGED_CHANNEL, encodeBalanceChange } from "../limits/balance-channel.js";
 import type { KeyLimitChanges, KeyLimits } from "../limits/ports.js";
 import { DEFAULT_WORKSPACE_LIST_LIMIT, MAX_WORKSPACE_LIST_LIMIT } from "./admin-wire.js";
 import { parseUsdToMicroUsd } from "./parse-usd.js";

@@ -48,3 +48,21 @@ export interface PlaygroundMintRefusal {
   /** Whole seconds until the oldest mint in the window leaves it (at least 1). */
   retryAfterSeconds: number;
 }
+
+/** Spend limits and rate limit of one key. */
+export interface KeyLimits {
+  dailyMicroUsd: number | null;
+  monthlyMicroUsd: number | null;
+  totalMicroUsd: number | null;
+  /** null: the config's default applies (unlimited when that is unset too). */
+  requestsPerMinute: number | null;
+  /** Start of the current total-spend window (the last manual reset); null: since the key exists. */
+  totalResetAt: Date | null;
+}
+
+/** What admission reads fresh for every request, in one round trip. */
+export interface AdmissionSnapshot {
+  workspace: Workspace;
+  limits: KeyLimits;
+  allowedModels: string[] | null;
+}

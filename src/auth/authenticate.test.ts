@@ -47,6 +47,15 @@ function createStore(initial: ApiKeyWithWorkspace) {
           return record;
         },
       },
+      keyLimits: {
+        async readAdmission() {
+          return {
+            workspace: fake.record.workspace,
+            limits: {},
+            allowedModels: fake.record.key.allowedModels,
+          };
+        },
+      },
       playgroundKeys: {
         async consume() {
           fake.consumed++;

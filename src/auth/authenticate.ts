@@ -1,13 +1,19 @@
 /**
- * Resolves the caller's API key to its record and workspace. Lookups are cached for a few seconds
- * per instance; a key change published on `gateway:key-changed` (by the admin service on any
- * instance) evicts the entry everywhere at once, and the TTL bounds staleness if a message is lost
- * (a key change must apply everywhere within 30 s). One-time playground keys (source other than
- * `api`) are consumed here, in the database, on every use: the cache never lets one through twice.
+ * Resolves the caller's API key to its state: the key record (status, allowlist), its workspace
+ * (lock, balance) and its limits. This is the one per-instance cache of key state: admission reads
+ * the caller it returns and nothing else, so authentication and admission can never disagree about
+ * a key. Lookups are cached for a few seconds; a change announced on `gateway:key-changed` (a key,
+ * or every key of a workspace) or `gateway:balance-changed` (credit added or removed), by the admin
+ * service on any instance, evicts the entries everywhere at once, and the TTL bounds staleness if a
+ * message is lost (at most 30 s). Balance and spend are not trusted from here: the limit counters
+ * hold them exactly; the cached balance only gives the early "no credit left" answer. One-time
+ * playground keys (source other than `api`) are consumed here, in the database, on every use: the
+ * cache never lets one through twice.
  */
 import { GatewayError } from "../errors/gateway-error.js";
-import type { ApiKeyWithWorkspace } from "./accounts.js";
+import type { ApiKeyWithWorkspace, KeyLimits } from "./accounts.js";
 import { hashApiKey, isWellFormedApiKey } from "./api-key.js";
+import { BALANCE_CHANGED_CHANNEL } from "./balance-channel.js";
 import type { Announcements, AuthStore } from "./ports.js";
 
 export const KEY_CHANGED_CHANNEL = "gateway:key-changed";
@@ -15,16 +21,23 @@ export const KEY_CHANGED_CHANNEL = "gateway:key-changed";
 export const DEFAULT_CACHE_TTL_MS = 5_000;
 const MAX_CACHE_ENTRIES = 10_000;
 
+/** A key's whole state as of the last announced change. */
+export interface AuthenticatedCaller extends ApiKeyWithWorkspace {
+  limits: KeyLimits;
+}
+
 interface CacheEntry {
-  value: ApiKeyWithWorkspace | null;
+  value: AuthenticatedCaller | null;
   expiresAt: number;
 }
 
 export interface Authenticator {
   /** Throws `invalid_api_key` for a missing, malformed, unknown, disabled, revoked or expired key. */
-  authenticate(secret: string | undefined): Promise<ApiKeyWithWorkspace>;
+  authenticate(secret: string | undefined): Promise<AuthenticatedCaller>;
   /** Drops cached state for a key id (or everything). */
   evict(keyId?: string): void;
+  /** Applies an announcement from `gateway:key-changed` or `gateway:balance-changed`. */
+  evictFor(channel: string, message: string): void;
   close(): Promise<void>;
 }
 
@@ -43,25 +56,46 @@ export async function createAuthenticator(
   // Bumped by every eviction: a lookup that was already reading the database when a key changed
   // may have read the old row, so it must not put that row into the cache.
   let evictions = 0;
-  const evict = (keyId?: string) => {
+  function evictTarget(target: { keyId?: string; workspaceId?: string }): void {
     evictions++;
-    if (keyId === undefined) return cache.clear();
-    for (const [hash, entry] of cache) if (entry.value?.key.id === keyId) cache.delete(hash);
-  };
-  const unsubscribe = await state.subscribe(KEY_CHANGED_CHANNEL, (message) => {
-    try {
-      evict((JSON.parse(message) as { keyId?: string }).keyId);
-    } catch {
-      evict();
+    if (target.keyId !== undefined) {
+      for (const [hash, entry] of cache) if (entry.value?.key.id === target.keyId) cache.delete(hash);
+      return;
     }
-  });
+    if (target.workspaceId === undefined) {
+      cache.clear();
+      return;
+    }
+    for (const [hash, entry] of cache) {
+      if (entry.value === null || entry.value.workspace.id === target.workspaceId) cache.delete(hash);
+    }
+  }
+  const evict = (keyId?: string) => evictTarget(keyId === undefined ? {} : { keyId });
+  function evictFor(channel: string, message: string): void {
+    if (channel !== KEY_CHANGED_CHANNEL && channel !== BALANCE_CHANGED_CHANNEL) return;
+    evictTarget(readTarget(message));
+  }
+  const unsubscribers = await Promise.all(
+    [KEY_CHANGED_CHANNEL, BALANCE_CHANGED_CHANNEL].map((channel) =>
+      state.subscribe(channel, (message) => evictFor(channel, message)),
+    ),
+  );
 
-  async function lookup(hash: string): Promise<ApiKeyWithWorkspace | null> {
+  /** The key with its workspace and limits; two reads on a miss, none on a hit. */
+  async function readCaller(hash: string): Promise<AuthenticatedCaller | null> {
+    const found = await store.apiKeys.findByHash(hash);
+    if (!found) return null;
+    const admission = await store.keyLimits.readAdmission(found.key.id);
+    if (!admission) return null;
+    return { key: found.key, workspace: admission.workspace, limits: admission.limits };
+  }
+
+  async function lookup(hash: string): Promise<AuthenticatedCaller | null> {
     const now = Date.now();
     const cached = cache.get(hash);
     if (cached && cached.expiresAt > now) return cached.value;
     const evictionsBefore = evictions;
-    const value = await store.apiKeys.findByHash(hash);
+    const value = await readCaller(hash);
     if (evictions !== evictionsBefore) return value;
     if (cache.size >= MAX_CACHE_ENTRIES) cache.clear();
     cache.set(hash, { value, expiresAt: now + cacheTtlMs });
@@ -87,8 +121,23 @@ export async function createAuthenticator(
       return found;
     },
     evict,
-    close: unsubscribe,
+    evictFor,
+    async close() {
+      for (const unsubscribe of unsubscribers) await unsubscribe();
+    },
   };
+}
+
+/** Everything, when the message names neither a key nor a workspace. */
+function readTarget(message: string): { keyId?: string; workspaceId?: string } {
+  try {
+    const { keyId, workspaceId } = JSON.parse(message) as { keyId?: unknown; workspaceId?: unknown };
+    if (typeof keyId === "string") return { keyId };
+    if (typeof workspaceId === "string") return { workspaceId };
+  } catch {
+    // Not ours: treat as "everything may have changed".
+  }
+  return {};
 }
 
 /** `Authorization: Bearer <key>`; the messages format also accepts `x-api-key`. */

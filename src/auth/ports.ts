@@ -2,6 +2,7 @@
  * What authentication needs from outside: storage implements these ports, the gateway wires them.
  */
 import type {
+  AdmissionSnapshot,
   ApiKeyWithWorkspace,
   MintedPlaygroundKey,
   OneTimeKeySource,
@@ -36,8 +37,14 @@ export interface PlaygroundKeyRepository {
   purgeExpired(): Promise<number>;
 }
 
+/** The key's limits, allowlist and workspace, read once per cache fill. */
+export interface KeyAdmissionLookup {
+  readAdmission(keyId: string): Promise<AdmissionSnapshot | null>;
+}
+
 export interface AuthStore {
   apiKeys: ApiKeyLookup;
+  keyLimits: KeyAdmissionLookup;
   playgroundKeys: PlaygroundKeyRepository;
 }
 

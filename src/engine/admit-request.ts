@@ -1,17 +1,16 @@
 /**
  * Admission: the checks that decide whether a request may reach an upstream at all. Order:
- * model (and each alternative the request names) exists → key allowlist (every one of them) →
- * workspace lock → balance → spend and rate limits (the order is documented in
- * docs/architecture.md). This file holds the checks that need no
+ * model (and each alternative it names) exists → key allowlist (all of them) → workspace lock →
+ * balance → spend and rate limits (the order is documented in docs/architecture.md). This file holds the checks that need no
  * shared state; the limits are `SpendGuard.admit` (src/limits), called by the engine right after.
  */
 
-import type { ApiKeyWithWorkspace, Workspace } from "../auth/accounts.js";
+import type { Workspace } from "../auth/accounts.js";
 import type { CanonicalRequest } from "../canonical/index.js";
 import type { CatalogModel, GatewayConfig } from "../config/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { KeyLimits } from "../limits/ports.js";
-import type { AdmissionSnapshots } from "./admission-snapshots.js";
+import type { AdmittedCaller } from "./ports.js";
 
 export interface Admission {
   model: CatalogModel;
@@ -32,12 +31,11 @@ export function resolveModel(config: GatewayConfig, slug: string): CatalogModel 
   return model;
 }
 
-export async function admitRequest(
+export function admitRequest(
   config: GatewayConfig,
-  snapshots: AdmissionSnapshots,
-  caller: ApiKeyWithWorkspace,
+  caller: AdmittedCaller,
   request: CanonicalRequest,
-): Promise<Admission> {
+): Admission {
   const model = resolveModel(config, request.model);
   const alternatives = (request.models ?? []).map((slug, index) => {
     const found = config.modelsBySlug.get(slug);
@@ -49,11 +47,9 @@ export async function admitRequest(
     }
     return found;
   });
-  // Limits, allowlist and lock as of the last announced change (admission-snapshots.ts); the balance
-  // here is only a first answer, the limit counters decide exactly.
-  const fresh = await snapshots.read(caller.key.id);
-  if (!fresh) throw new GatewayError("invalid_api_key", "Unknown API key");
-  const allowed = fresh.allowedModels;
+  // Allowlist, lock and limits as the authenticator's cache has them (one cache of key state); the
+  // balance here is only a first answer, the limit counters decide exactly.
+  const allowed = caller.key.allowedModels;
   if (allowed && allowed.length > 0) {
     // Every candidate is checked before anything is sent, so a fallback never escapes the allowlist.
     if (!allowed.includes(model.slug)) throw createNotAllowedError(model.slug, "model");
@@ -62,7 +58,7 @@ export async function admitRequest(
         throw createNotAllowedError(alternative.slug, `models[${index}]`);
     });
   }
-  const { workspace } = fresh;
+  const { workspace } = caller;
   if (workspace.locked) throw new GatewayError("workspace_locked", "This workspace is locked");
   if (!workspace.invoicing && workspace.balanceMicroUsd <= 0) {
     throw new GatewayError(
@@ -72,7 +68,7 @@ export async function admitRequest(
   }
   const models = [model];
   for (const alternative of alternatives) if (!models.includes(alternative)) models.push(alternative);
-  return { model, models, workspace, limits: fresh.limits };
+  return { model, models, workspace, limits: caller.limits };
 }
 
 function createNotAllowedError(slug: string, param: string): GatewayError {

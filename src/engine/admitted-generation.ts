@@ -2,18 +2,18 @@
  * A generation between admission and settlement: what the engine admitted and the run works on.
  * A file of its own so the run and settlement depend on it, not on the engine that creates it.
  */
-import type { ApiKeyWithWorkspace } from "../auth/accounts.js";
 import type { CanonicalRequest } from "../canonical/index.js";
 import type { IngressFormatName } from "../canonical/ingress-format-name.js";
 import type { Reservation } from "../limits/spend-guard.js";
 import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
 import type { GenerationStart } from "./generation-record.js";
+import type { AdmittedCaller } from "./ports.js";
 import type { RouteCandidate } from "./route-candidates.js";
 
 export interface GenerationInput {
   requestId: string;
   format: IngressFormatName;
-  caller: ApiKeyWithWorkspace;
+  caller: AdmittedCaller;
   request: CanonicalRequest;
   /** performance.now() when the request arrived. */
   startedAt: number;

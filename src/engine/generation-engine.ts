@@ -6,7 +6,6 @@ import { computeReservation, estimateWorstCase, type WorstCase } from "../limits
 import type { Logger } from "../logging/logger.js";
 import { boundInputTokens } from "../metering/bound-input-tokens.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
-import type { AdmissionSnapshots } from "./admission-snapshots.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import type { AdmittedGeneration, GenerationInput } from "./admitted-generation.js";
 import { type BreakerPolicy, CircuitBreakers, DEFAULT_BREAKER_POLICY } from "./circuit-breaker.js";
@@ -27,8 +26,6 @@ export interface EngineDependencies {
   logger: Logger;
   /** Spend and rate limits: reserves at admission, settles with the actual cost. */
   spendGuard: SpendGuard;
-  /** Keys' limits, allowlists and workspaces, cached and evicted by announcements. */
-  admissions: AdmissionSnapshots;
   /** Retries and failover across routes (default: DEFAULT_RETRY_POLICY). */
   retryPolicy?: RetryPolicy;
   /** Per-route circuit breakers (default: DEFAULT_BREAKER_POLICY). */
@@ -85,13 +82,8 @@ export class GenerationEngine {
   }
 
   async admit(input: GenerationInput): Promise<AdmittedGeneration> {
-    const { config, admissions, spendGuard } = this.deps;
-    const { model, models, workspace, limits } = await admitRequest(
-      config,
-      admissions,
-      input.caller,
-      input.request,
-    );
+    const { config, spendGuard } = this.deps;
+    const { model, models, workspace, limits } = admitRequest(config, input.caller, input.request);
     const candidates = listRouteCandidates(models);
     const first = candidates[0];
     const adapter = this.deps.adapters.get(first.route.provider.kind);

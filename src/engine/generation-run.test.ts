@@ -5,7 +5,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createTestRequest } from "../../test/helpers/adapter-inputs.js";
-import type { ApiKeyWithWorkspace } from "../auth/accounts.js";
 import type {
   CanonicalRequest,
   CanonicalResult,
@@ -21,6 +20,7 @@ import { CircuitBreakers } from "./circuit-breaker.js";
 import { GenerationEngine } from "./generation-engine.js";
 import type { GenerationOutcome } from "./generation-record.js";
 import type { GenerationRun } from "./generation-run.js";
+import type { AdmittedCaller } from "./ports.js";
 import type { RetryPolicy } from "./retry-policy.js";
 
 type Step =
@@ -190,31 +190,20 @@ function createHarness(
       startedRecordsVisibleAtOnce: true,
       generations: {
         async start() {},
-        async finish(id, outcome) {
-          finishes.set(id, [...(finishes.get(id) ?? []), structuredClone(outcome)]);
-        },
         async get() {
           return null;
         },
         async listInProgress() {
           return [];
         },
+        async finish(id, outcome) {
+          finishes.set(id, [...(finishes.get(id) ?? []), structuredClone(outcome)]);
+        },
       },
     },
     adapters: new Map([["openai-compatible", adapter]]),
     logger: { warn() {}, error() {}, info() {} } as unknown as Logger,
     spendGuard,
-    admissions: {
-      async read() {
-        return {
-          workspace: { id: "ws", invoicing: true, locked: false, balanceMicroUsd: 1_000_000 },
-          limits: {},
-          allowedModels: options.allowed ?? null,
-        } as never;
-      },
-      evictFor() {},
-      async close() {},
-    },
     retryPolicy: {
       retries: 1,
       baseDelayMs: 5,
@@ -229,7 +218,7 @@ function createHarness(
     key: { id: "key", source: "api", allowedModels: options.allowed ?? null },
     workspace: { id: "ws", invoicing: true, locked: false, balanceMicroUsd: 1_000_000 },
     limits: {},
-  } as unknown as ApiKeyWithWorkspace;
+  } as unknown as AdmittedCaller;
   return {
     engine,
     adapter,

@@ -2,15 +2,19 @@
  * What the engine needs from outside to run and settle a generation: storage implements these
  * ports, the gateway wires them. The engine never imports storage.
  */
+import type { ApiKeyWithWorkspace, KeyLimits } from "../auth/accounts.js";
 import type { ProviderKind } from "../config/types.js";
 import type { ProviderAdapter } from "../providers/provider-adapter.js";
 import type { GenerationOutcome, GenerationRecord, GenerationStart } from "./generation-record.js";
+
+/** The adapter registered for each provider kind. */
+export type AdapterRegistry = ReadonlyMap<ProviderKind, ProviderAdapter>;
 
 export interface GenerationRepository {
   /** Writes the in-progress record; idempotent on the id. */
   start(record: GenerationStart): Promise<void>;
   /**
-   * Finalises the record and debits the workspace balance by `outcome.costMicroUsd` in one
+   * Finalises the record (with its attempts) and debits the workspace balance by `outcome.costMicroUsd` in one
    * transaction. Idempotent: a second call for the same id changes nothing. With `start`, the
    * record is written final even if it was never started (a start that failed, or one that lives
    * only in Redis or the journal); without it, an unknown id fails.
@@ -36,5 +40,10 @@ export interface EngineStore {
   readonly startedRecordsVisibleAtOnce: boolean;
 }
 
-/** The adapter registered for each provider kind. */
-export type AdapterRegistry = ReadonlyMap<ProviderKind, ProviderAdapter>;
+/**
+ * The authenticated caller as admission needs it: the key (status, allowlist), its workspace (lock,
+ * balance) and its limits, all from the one per-instance cache of key state.
+ */
+export interface AdmittedCaller extends ApiKeyWithWorkspace {
+  limits: KeyLimits;
+}

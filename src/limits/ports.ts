@@ -2,18 +2,9 @@
  * The per-key limits and what the spend guard, admission and administration read and write of
  * them: storage implements `KeyLimitRepository`. Money is integer micro-USD; null means none.
  */
-import type { ApiKeyRecord, Workspace } from "../auth/accounts.js";
+import type { AdmissionSnapshot, ApiKeyRecord, KeyLimits } from "../auth/accounts.js";
 
-/** Spend limits and rate limit of one key. */
-export interface KeyLimits {
-  dailyMicroUsd: number | null;
-  monthlyMicroUsd: number | null;
-  totalMicroUsd: number | null;
-  /** null: the config's default applies (unlimited when that is unset too). */
-  requestsPerMinute: number | null;
-  /** Start of the current total-spend window (the last manual reset); null: since the key exists. */
-  totalResetAt: Date | null;
-}
+export type { AdmissionSnapshot, KeyLimits };
 
 /** Fields of `key update`; an absent field stays as it is, null clears it. */
 export interface KeyLimitChanges {
@@ -23,13 +14,6 @@ export interface KeyLimitChanges {
   requestsPerMinute?: number | null;
   /** null: every model. */
   allowedModels?: string[] | null;
-}
-
-/** What admission reads fresh for every request, in one round trip. */
-export interface AdmissionSnapshot {
-  workspace: Workspace;
-  limits: KeyLimits;
-  allowedModels: string[] | null;
 }
 
 export type SpendWindowName = "daily" | "monthly" | "total";

@@ -3,7 +3,7 @@
  * (every instance shares the counters), else in-process counters (embedded mode, one instance).
  */
 
-import { BALANCE_CHANGED_CHANNEL, decodeBalanceChange } from "../limits/balance-channel.js";
+import { BALANCE_CHANGED_CHANNEL, decodeBalanceChange } from "../auth/balance-channel.js";
 import type { KeyLimitRepository } from "../limits/ports.js";
 import { createSpendGuard, type SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
