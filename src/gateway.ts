@@ -222,7 +222,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     admissions,
   });
   const inFlight = createInFlightRequests(limits.maxRequestsInFlight);
-  const { app, directPosts } = createApp({
+  const { app } = createApp({
     config,
     store,
     state,
@@ -242,8 +242,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const listener = createRequestListener({
     fetch: app.fetch,
     hostname: settings.host,
-    directPosts,
-    logger,
     inFlight,
   });
   const server = await new Promise<Server>((resolve, reject) => {
