@@ -23,11 +23,7 @@ import {
   responsesResponseSchema,
 } from "../../ingress/responses/index.js";
 import { createCountTokensHandler } from "../handle-count-tokens.js";
-import {
-  createGenerationHandler,
-  type GenerationHandler,
-  type GenerationRouteDeps,
-} from "../handle-generation.js";
+import { createGenerationHandler, type GenerationRouteDeps } from "../handle-generation.js";
 import { createNodeRouteHandler } from "../node-route-handler.js";
 import type { RouteDefinition } from "../route-definition.js";
 import {
