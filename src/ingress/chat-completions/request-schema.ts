@@ -1,6 +1,6 @@
 /**
  * The chat-completions request body (spec §2.2) as a zod schema. It validates requests and, through
- * the `.openapi(...)` names, documents them in /openapi.json.
+ * the `.meta({ id })` names, documents them in /openapi.json.
  *
  * Conventions:
  * - Wire names stay snake_case here; `decode-request.ts` turns them into canonical camelCase.

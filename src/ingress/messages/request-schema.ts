@@ -1,6 +1,6 @@
 /**
  * The messages request body (spec §2.6) as a zod schema: it validates requests and, through the
- * `.openapi(...)` names, documents them in /openapi.json. The count-tokens body is the same schema
+ * `.meta({ id })` names, documents them in /openapi.json. The count-tokens body is the same schema
  * with `max_tokens` optional, so a body that counts is a body that generates.
  *
  * Conventions (as in the chat-completions schema): wire names stay snake_case here; objects are

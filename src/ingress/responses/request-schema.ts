@@ -1,6 +1,6 @@
 /**
  * The responses request body (spec §2.4) as a zod schema. It validates requests and, through the
- * `.openapi(...)` names, documents them in /openapi.json.
+ * `.meta({ id })` names, documents them in /openapi.json.
  *
  * Conventions (as in the chat-completions schema):
  * - Wire names stay snake_case here; `decode-request.ts` turns them into canonical camelCase.
