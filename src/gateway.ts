@@ -222,7 +222,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     admissions,
   });
   const inFlight = createInFlightRequests(limits.maxRequestsInFlight);
-  const { app } = createApp({
+  const router = createApp({
     config,
     store,
     state,
@@ -240,8 +240,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
 
   const listener = createRequestListener({
-    fetch: app.fetch,
-    hostname: settings.host,
+    router,
     inFlight,
   });
   const server = await new Promise<Server>((resolve, reject) => {

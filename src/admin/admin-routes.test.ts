@@ -1,12 +1,11 @@
 // Tests src/http/routes/admin-routes.ts (kept here, beside the service it exposes).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { type RouteServer, startRouteServer } from "../../test/helpers/route-server.js";
 import { createTestStore, type TestStore } from "../../test/helpers/storage-modes.js";
 import { hashApiKey } from "../auth/api-key.js";
 import { KEY_CHANGED_CHANNEL } from "../auth/authenticate.js";
-import { createRouter } from "../http/create-app.js";
 import { createAdminRoutes } from "../http/routes/admin-routes.js";
-import { createLogger } from "../logging/logger.js";
 import { openSharedState } from "../storage/shared-state.js";
 import type { SharedState } from "../storage/types.js";
 import { createAdminService } from "./admin-service.js";
@@ -14,17 +13,17 @@ import { createAdminService } from "./admin-service.js";
 const SECRET = "test-internal-secret";
 let context: TestStore;
 let state: SharedState;
-let app: ReturnType<typeof createRouter>;
+let server: RouteServer;
 
 before(async () => {
   context = await createTestStore("embedded");
   state = await openSharedState({});
-  app = createRouter(
+  server = await startRouteServer(
     createAdminRoutes(createAdminService({ store: context.store, state }), SECRET),
-    createLogger("silent"),
   );
 });
 after(async () => {
+  await server.close();
   await state.close();
   await context.cleanup();
 });
@@ -33,7 +32,7 @@ async function call(method: string, path: string, body?: unknown, token: string 
   const headers: Record<string, string> = {};
   if (token !== null) headers["X-Internal-Token"] = token;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await app.request(`/internal/admin${path}`, {
+  const response = await fetch(`${server.url}/internal/admin${path}`, {
     method,
     headers,
     body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
@@ -54,13 +53,13 @@ test("admin routes require the internal token", async () => {
 });
 
 test("an empty configured secret disables the admin API", async () => {
-  const locked = createRouter(
+  const locked = await startRouteServer(
     createAdminRoutes(createAdminService({ store: context.store, state }), ""),
-    createLogger("silent"),
   );
-  const response = await locked.request("/internal/admin/keys?workspace_id=x", {
+  const response = await fetch(`${locked.url}/internal/admin/keys?workspace_id=x`, {
     headers: { "X-Internal-Token": "" },
   });
+  await locked.close();
   assert.equal(response.status, 401);
 });
 

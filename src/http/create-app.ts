@@ -1,104 +1,146 @@
 /**
- * The HTTP application: the router built from the route table (create-routes.ts), with the answers
- * for what the table does not serve. Every request that finds room (request-listener.ts) comes here.
+ * The HTTP application: the router of the route table (create-routes.ts) over node:http, with the
+ * answers for what the table does not serve. Every request that finds room (request-listener.ts)
+ * comes here.
  *
- * Each route's handler is wrapped with what every request needs (a request id, its arrival time,
- * the logger, `X-Request-Id` on the answer) instead of running a middleware: a request that matches
- * one handler is then dispatched by Hono straight to it, without a middleware chain.
+ * For every request: an id (ours, never the caller's: generation ids are derived from it) echoed
+ * in `X-Request-Id`, the route of its method and path (HEAD is served by GET), 405 with `Allow`
+ * for a path served under other methods and 404 for one served under none, the logged 500 of an
+ * error no handler caught (or a cut connection if the answer had begun), and the body a handler
+ * left unread read off (drain-unread-body.ts) so the keep-alive connection can carry the next
+ * request. A handler answers with a web Response, which is written here, or writes to the Node
+ * response itself and returns ANSWERED (the generation endpoints, node-route-handler.ts).
  */
-import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import { type Context, Hono } from "hono";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { createCommonErrorEnvelope } from "../errors/envelopes.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { Logger } from "../logging/logger.js";
-import type { AppEnv } from "./app-env.js";
 import { createRoutes, type RouteDependencies } from "./create-routes.js";
+import { drainUnreadBody } from "./drain-unread-body.js";
 import { createUnhandledErrorAnswer } from "./error-response.js";
-import { findAllowedMethods } from "./find-allowed-methods.js";
 import { createRequestId } from "./request-id.js";
-import type { RouteDefinition, RouteHandler } from "./route-definition.js";
+import { RouteContext, RouteRequest } from "./route-context.js";
+import { ANSWERED, type RouteAnswer, type RouteDefinition } from "./route-definition.js";
+import { createRouteMatcher } from "./route-matcher.js";
+import { sendJson } from "./send-json.js";
 
 export interface AppDependencies extends RouteDependencies {
   logger: Logger;
 }
 
-/** The application and the table it serves (one entry per method and path). */
-export interface GatewayHttp {
-  app: Hono<AppEnv>;
-  routes: readonly RouteDefinition[];
+export interface Router {
+  /** Serves one request (a Node request listener). */
+  handle(incoming: IncomingMessage, outgoing: ServerResponse): void;
+  /** The methods a path is served with (405 answers; tests). */
+  allowedMethods(path: string): string[];
+  readonly routes: readonly RouteDefinition[];
 }
 
-export function createApp(deps: AppDependencies): GatewayHttp {
-  const routes = createRoutes(deps);
-  return { app: createRouter(routes, deps.logger), routes };
+export function createApp(deps: AppDependencies): Router {
+  return createRouter(createRoutes(deps), deps.logger);
 }
 
-/** A Hono application serving exactly `routes`. */
-export function createRouter(routes: readonly RouteDefinition[], logger: Logger): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  for (const route of routes) app.on(route.method, toRouterPath(route), withRequestId(route.handler, logger));
+export function createRouter(routes: readonly RouteDefinition[], logger: Logger): Router {
+  const matcher = createRouteMatcher(routes);
 
-  // A path served under other methods answers 405 with Allow; a path served under none, 404.
-  app.notFound((c) => {
-    const requestId = readRequestId(c, logger);
-    const allowed = findAllowedMethods(app, c.req.path);
-    // A route of this very method that answered notFound itself (an unknown file under /docs or
-    // /console) is a 404, not a 405.
-    const servedForMethod = allowed.includes(c.req.method);
-    c.header("X-Request-Id", requestId);
-    if (allowed.length > 0 && !servedForMethod) {
+  /** No route of this method: 405 with Allow if the path is served under others, else 404. */
+  const answerNoRoute = (c: RouteContext): Response => {
+    const { method, path } = c.req;
+    const allowed = matcher.allowedMethods(path);
+    if (allowed.length > 0 && !allowed.includes(method)) {
       const error = GatewayError.invalidRequest(
-        `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allowed.join(", ")}`,
+        `${method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`,
         null,
       );
       c.header("Allow", allowed.join(", "));
-      return c.json(createCommonErrorEnvelope(error, requestId), 405);
+      return c.json(createCommonErrorEnvelope(error, c.get("requestId")), 405);
     }
-    const error = GatewayError.invalidRequest(`No route for ${c.req.method} ${c.req.path}`, null);
-    return c.json(createCommonErrorEnvelope(error, requestId), 404);
-  });
-  app.onError((thrown, c) => {
-    const answer = createUnhandledErrorAnswer(thrown, readRequestId(c, logger), logger);
-    return new Response(answer.body, { status: answer.status, headers: answer.headers });
-  });
-  return app;
-}
-
-/** `{name}` → `:name`, with the route's pattern for a parameter that spans segments. */
-function toRouterPath(route: RouteDefinition): string {
-  return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const pattern = route.paramPatterns?.[name];
-    return pattern === undefined ? `:${name}` : `:${name}{${pattern}}`;
-  });
-}
-
-/**
- * Gives the request its id (ours, never the caller's: generation ids are derived from it) and
- * echoes it in `X-Request-Id`. Set after the handler, not before: a handler that builds its own
- * Response would drop headers prepared on `c`. Handlers that wrote their answer to the Node
- * response themselves (with the id) return the shared RESPONSE_ALREADY_SENT, left untouched.
- */
-function withRequestId(handler: RouteHandler, logger: Logger): RouteHandler {
-  return async (c) => {
-    const requestId = createRequestId();
-    c.set("requestId", requestId);
-    c.set("startedAt", performance.now());
-    c.set("logger", logger);
-    const response = await handler(c);
-    if (response !== RESPONSE_ALREADY_SENT && !response.headers.has("X-Request-Id")) {
-      response.headers.set("X-Request-Id", requestId);
-    }
-    return response;
+    return answerNotFound(c);
   };
+  const answerNotFound = (c: RouteContext): Response => {
+    const error = GatewayError.invalidRequest(`No route for ${c.req.method} ${c.req.path}`, null);
+    return c.json(createCommonErrorEnvelope(error, c.get("requestId")), 404);
+  };
+
+  const handle = (incoming: IncomingMessage, outgoing: ServerResponse): void => {
+    const url = incoming.url ?? "/";
+    const queryStart = url.indexOf("?");
+    const path = decodePath(queryStart === -1 ? url : url.slice(0, queryStart));
+    const method = incoming.method ?? "GET";
+    const requestId = createRequestId();
+    const variables = { requestId, startedAt: performance.now(), logger };
+    if (method !== "GET" && method !== "HEAD") {
+      outgoing.once("close", () => {
+        if (!incoming.readableEnded) drainUnreadBody(incoming);
+      });
+    }
+    const found = matcher.match(method === "HEAD" ? "GET" : method, path);
+    const request = new RouteRequest(
+      incoming,
+      method,
+      path,
+      queryStart === -1 ? "" : url.slice(queryStart + 1),
+      found?.params ?? {},
+    );
+    const c = new RouteContext(request, outgoing, variables, answerNotFound);
+    const fail = (thrown: unknown) => answerUnhandled(thrown, outgoing, requestId, logger);
+    if (found === undefined) {
+      writeAnswer(answerNoRoute(c), outgoing, requestId, method === "HEAD").catch(fail);
+      return;
+    }
+    let answer: RouteAnswer | Promise<RouteAnswer>;
+    try {
+      answer = found.route.handler(c);
+    } catch (thrown) {
+      fail(thrown);
+      return;
+    }
+    if (answer === ANSWERED) return;
+    Promise.resolve(answer)
+      .then((settled) => writeAnswer(settled, outgoing, requestId, method === "HEAD"))
+      .catch(fail);
+  };
+
+  return { handle, allowedMethods: matcher.allowedMethods, routes };
 }
 
-/** The id of a request a route took, or a fresh one for a request no route took. */
-function readRequestId(c: Context<AppEnv>, logger: Logger): string {
-  const requestId = c.get("requestId");
-  if (requestId !== undefined) return requestId;
-  const fresh = createRequestId();
-  c.set("requestId", fresh);
-  c.set("startedAt", performance.now());
-  c.set("logger", logger);
-  return fresh;
+/** The path as matched: percent-encoded characters decoded, except those that delimit (`%2F`). */
+function decodePath(path: string): string {
+  if (!path.includes("%")) return path;
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}
+
+/** Writes a handler's web Response (its body whole: these answers are small) with the request id. */
+async function writeAnswer(
+  answer: RouteAnswer,
+  outgoing: ServerResponse,
+  requestId: string,
+  isHead: boolean,
+): Promise<void> {
+  if (answer === ANSWERED) return;
+  const headers: Record<string, string> = {};
+  answer.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  headers["x-request-id"] ??= requestId;
+  const body = answer.body === null ? undefined : Buffer.from(await answer.arrayBuffer());
+  if (body !== undefined) headers["content-length"] ??= String(body.byteLength);
+  if (outgoing.destroyed) return;
+  outgoing.writeHead(answer.status, headers);
+  outgoing.end(isHead ? undefined : body);
+}
+
+/** A handler that threw: the shared 500 answer, or a cut connection if its answer had begun. */
+function answerUnhandled(thrown: unknown, outgoing: ServerResponse, requestId: string, logger: Logger): void {
+  if (outgoing.headersSent) {
+    logger.error({ err: thrown, requestId }, "unhandled error after the answer began");
+    outgoing.destroy();
+    return;
+  }
+  const answer = createUnhandledErrorAnswer(thrown, requestId, logger);
+  sendJson(outgoing, answer.status, answer.headers, answer.body);
 }

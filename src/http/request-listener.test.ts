@@ -19,7 +19,7 @@ async function startListener(t: { after(fn: () => unknown): void }, direct: Gene
   const logLines: string[] = [];
   const sink = new PassThrough();
   sink.on("data", (chunk: Buffer) => logLines.push(chunk.toString("utf8")));
-  const app = createRouter(
+  const router = createRouter(
     [
       {
         method: "GET",
@@ -38,7 +38,7 @@ async function startListener(t: { after(fn: () => unknown): void }, direct: Gene
     ],
     createLogger("info", sink),
   );
-  const server = createServer(createRequestListener({ fetch: app.fetch }));
+  const server = createServer(createRequestListener({ router }));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   t.after(() => {
     server.closeAllConnections();

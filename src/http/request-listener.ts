@@ -1,16 +1,14 @@
 /**
- * The Node request listener: every request that finds room goes to the router (create-app.ts)
- * through @hono/node-server's listener, which also reads off (or drops the connection of) a body
- * the route did not read.
+ * The Node request listener: every request that finds room goes to the router (create-app.ts).
  *
  * Before that, the request must find room (in-flight-requests.ts): an instance that is full or
  * draining answers `rate_limit_exceeded` with `Retry-After` at once, in the envelope of the
  * endpoint's format. Health probes are never counted or refused.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import { getRequestListener } from "@hono/node-server";
 import { createCommonErrorEnvelope, createMessagesErrorEnvelope } from "../errors/envelopes.js";
 import type { GatewayError } from "../errors/gateway-error.js";
+import type { Router } from "./create-app.js";
 import { drainUnreadBody } from "./drain-unread-body.js";
 import { createErrorResponseHeaders } from "./error-response.js";
 import type { InFlightRequests } from "./in-flight-requests.js";
@@ -18,9 +16,7 @@ import { createRequestId } from "./request-id.js";
 import { sendJson } from "./send-json.js";
 
 export interface RequestListenerOptions {
-  /** The router's `app.fetch`. */
-  fetch: Parameters<typeof getRequestListener>[0];
-  hostname?: string;
+  router: Router;
   /** The overload cap and the drain; absent: every request is taken (tests of the listener alone). */
   inFlight?: InFlightRequests;
 }
@@ -29,16 +25,15 @@ export interface RequestListenerOptions {
 const PROBE_PATHS = new Set(["/healthz", "/readyz"]);
 
 export function createRequestListener(options: RequestListenerOptions): RequestListener {
-  const route = getRequestListener(options.fetch, { hostname: options.hostname });
-  const { inFlight } = options;
-  if (inFlight === undefined) return route;
+  const { router, inFlight } = options;
+  if (inFlight === undefined) return router.handle;
   return (incoming, outgoing) => {
     const path = pathOf(incoming.url);
     if (!PROBE_PATHS.has(path)) {
       const refusal = inFlight.enter(outgoing);
       if (refusal !== undefined) return refuse(refusal, path, incoming, outgoing, inFlight.draining);
     }
-    return route(incoming, outgoing);
+    return router.handle(incoming, outgoing);
   };
 }
 

@@ -4,9 +4,8 @@
  * document from the rest, so a served route cannot go undocumented and a documented one cannot
  * go unserved.
  */
-import type { Context } from "hono";
 import type { ZodObject, ZodType } from "zod";
-import type { AppEnv } from "./app-env.js";
+import type { RouteContext } from "./route-context.js";
 
 export type RouteMethod = "GET" | "POST" | "PATCH";
 
@@ -23,7 +22,13 @@ export interface ResponseDescription {
   mediaType?: string;
 }
 
-export type RouteHandler = (c: Context<AppEnv>) => Response | Promise<Response>;
+/** Returned by a handler that wrote its answer to the Node response itself. */
+export const ANSWERED: unique symbol = Symbol("answered on the Node response");
+
+/** A web Response for the router to write, or ANSWERED. */
+export type RouteAnswer = Response | typeof ANSWERED;
+
+export type RouteHandler = (c: RouteContext) => RouteAnswer | Promise<RouteAnswer>;
 
 export interface RouteDefinition {
   method: RouteMethod;

@@ -23,8 +23,8 @@ export interface RouteServer {
 }
 
 export async function startRouteServer(routes: readonly RouteDefinition[]): Promise<RouteServer> {
-  const app = createRouter([LIVENESS, ...routes], createLogger("silent"));
-  const server = createServer(createRequestListener({ fetch: app.fetch }));
+  const router = createRouter([LIVENESS, ...routes], createLogger("silent"));
+  const server = createServer(createRequestListener({ router }));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -4,7 +4,6 @@
  * are snake_case; errors use the common envelope.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Context } from "hono";
 import { z } from "zod";
 import type { AdminService } from "../../admin/admin-service.js";
 import { encodeKey, encodeKeyLimits, encodeWorkspace } from "../../admin/admin-wire.js";
@@ -14,10 +13,10 @@ import { createCommonErrorEnvelope, createErrorHeaders } from "../../errors/enve
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
 import type { ApiKeyStatus } from "../../storage/types.js";
-import type { AppEnv } from "../app-env.js";
 import { adminKeySchema, adminWorkspaceSchema } from "../openapi-admin-schemas.js";
 import { commonErrorSchema } from "../openapi-schemas.js";
 import { readJsonBody } from "../read-json-body.js";
+import type { RouteContext } from "../route-context.js";
 import type { RouteDefinition } from "../route-definition.js";
 import { INTERNAL_TOKEN, jsonResponse } from "../route-responses.js";
 
@@ -77,7 +76,7 @@ const ok = (schema: z.ZodType, status = 200) => ({
   "4XX": jsonResponse(commonErrorSchema, "Error"),
 });
 
-type AdminAnswer = (c: Context<AppEnv>) => Promise<Response>;
+type AdminAnswer = (c: RouteContext) => Promise<Response>;
 
 export function createAdminRoutes(admin: AdminService, internalSecret: string): RouteDefinition[] {
   /** A route of the admin API: behind X-Internal-Token, every error in the common envelope. */
@@ -103,9 +102,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
   });
 
   const statusRoutes = Object.entries(STATUS_BY_ACTION).map(([action, status]) =>
-    // One static route per action rather than `{action}` with a pattern: that pattern beside
-    // `/keys/{id}/reset-total` is beyond Hono's RegExpRouter, which pushed the whole app
-    // (generation routes included) onto the slower TrieRouter.
+    // One route per action, so each is documented with its own summary.
     route(
       {
         method: "POST",
@@ -301,8 +298,8 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
   ];
 }
 
-/** The `{id}` of a route (Hono types a parameter of a path given as a string as optional). */
-function readPathId(c: Context<AppEnv>): string {
+/** The `{id}` of a route (every route that calls this has one). */
+function readPathId(c: RouteContext): string {
   return c.req.param("id") ?? "";
 }
 
@@ -317,7 +314,7 @@ function isSameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-async function readBody<T>(c: Context<AppEnv>, schema: z.ZodType<T>): Promise<T> {
+async function readBody<T>(c: RouteContext, schema: z.ZodType<T>): Promise<T> {
   const parsed = schema.safeParse(await readJsonBody(c.req.raw, MAX_ADMIN_BODY_BYTES));
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

@@ -5,7 +5,6 @@
  * fields are snake_case, money a USD number plus an exact micro-USD string, errors the common
  * envelope.
  */
-import type { Context } from "hono";
 import { z } from "zod";
 import { encodeKey, encodeKeyLimits } from "../../admin/admin-wire.js";
 import { readKeySpend } from "../../admin/read-key-spend.js";
@@ -16,13 +15,13 @@ import type { SpendGuard } from "../../limits/spend-guard.js";
 import { convertMicroUsdToUsd } from "../../metering/money.js";
 import type { GenerationRecord, Store } from "../../storage/types.js";
 import { createUnknownWorkspaceError } from "../../storage/workspace-repository.js";
-import type { AppEnv } from "../app-env.js";
 import { createErrorResponse } from "../error-response.js";
 import {
   adminDailyUsageSchema,
   adminGenerationSchema,
   adminKeySpendSchema,
 } from "../openapi-admin-schemas.js";
+import type { RouteContext } from "../route-context.js";
 import type { RouteDefinition } from "../route-definition.js";
 import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../route-responses.js";
 import { renderGeneration } from "./generation-lookup-route.js";
@@ -49,7 +48,7 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
   /** A read-only report: GET, behind X-Internal-Token, every error in the common envelope. */
   const route = (
     definition: Pick<RouteDefinition, "path" | "summary" | "request" | "responses">,
-    answer: (c: Context<AppEnv>) => Promise<unknown>,
+    answer: (c: RouteContext) => Promise<unknown>,
   ): RouteDefinition => ({
     ...definition,
     method: "GET",
@@ -200,7 +199,7 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
 }
 
 /** An optional integer query parameter within [min, max]; anything else is a clear 400. */
-function readIntegerQuery(c: Context, name: string, min: number, max: number): number | undefined {
+function readIntegerQuery(c: RouteContext, name: string, min: number, max: number): number | undefined {
   const text = c.req.query(name);
   if (text === undefined || text === "") return undefined;
   const value = Number(text);
@@ -210,7 +209,7 @@ function readIntegerQuery(c: Context, name: string, min: number, max: number): n
   return value;
 }
 
-/** The `:id` of every route here (Hono types a parameter of a path given as a string as optional). */
-function readPathId(c: Context): string {
+/** The `{id}` of every route here. */
+function readPathId(c: RouteContext): string {
   return c.req.param("id") ?? "";
 }

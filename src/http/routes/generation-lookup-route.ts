@@ -80,7 +80,7 @@ export function createGenerationLookupRoute(store: Store, authenticator: Authent
     handler: async (c) => {
       const requestId = c.get("requestId");
       try {
-        const caller = await authenticator.authenticate(readBearerOrApiKey(c.req.raw.headers));
+        const caller = await authenticator.authenticate(readBearerOrApiKey(c.req.headers));
         const id = c.req.query("id");
         if (!id) throw GatewayError.invalidRequest("Query parameter id is required", "id");
         // Text no generation id can be (a NUL, which PostgreSQL cannot even compare; 10 KB of
