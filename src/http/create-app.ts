@@ -69,11 +69,7 @@ export function createRouter(routes: readonly RouteDefinition[], logger: Logger)
     const method = incoming.method ?? "GET";
     const requestId = createRequestId();
     const variables = { requestId, startedAt: performance.now(), logger };
-    if (method !== "GET" && method !== "HEAD") {
-      outgoing.once("close", () => {
-        if (!incoming.readableEnded) drainUnreadBody(incoming);
-      });
-    }
+    if (method !== "GET" && method !== "HEAD") outgoing.once("close", drainBodyLeftUnread);
     const found = matcher.match(method === "HEAD" ? "GET" : method, path);
     const request = new RouteRequest(
       incoming,
@@ -83,22 +79,21 @@ export function createRouter(routes: readonly RouteDefinition[], logger: Logger)
       found?.params ?? {},
     );
     const c = new RouteContext(request, outgoing, variables, answerNotFound);
-    const fail = (thrown: unknown) => answerUnhandled(thrown, outgoing, requestId, logger);
-    if (found === undefined) {
-      writeAnswer(answerNoRoute(c), outgoing, requestId, method === "HEAD").catch(fail);
-      return;
-    }
     let answer: RouteAnswer | Promise<RouteAnswer>;
     try {
-      answer = found.route.handler(c);
+      answer = found === undefined ? answerNoRoute(c) : found.route.handler(c);
     } catch (thrown) {
-      fail(thrown);
+      answerUnhandled(thrown, c);
       return;
     }
-    if (answer === ANSWERED) return;
-    Promise.resolve(answer)
-      .then((settled) => writeAnswer(settled, outgoing, requestId, method === "HEAD"))
-      .catch(fail);
+    if (answer instanceof Promise) {
+      answer.then(
+        (settled) => writeAnswer(settled, c),
+        (thrown: unknown) => answerUnhandled(thrown, c),
+      );
+    } else {
+      writeAnswer(answer, c);
+    }
   };
 
   return { handle, allowedMethods: matcher.allowedMethods, routes };
@@ -114,28 +109,36 @@ function decodePath(path: string): string {
   }
 }
 
+/** A request's body that its answer left unread: read off, or its connection dropped. */
+function drainBodyLeftUnread(this: ServerResponse): void {
+  if (!this.req.readableEnded) drainUnreadBody(this.req);
+}
+
 /** Writes a handler's web Response (its body whole: these answers are small) with the request id. */
-async function writeAnswer(
-  answer: RouteAnswer,
-  outgoing: ServerResponse,
-  requestId: string,
-  isHead: boolean,
-): Promise<void> {
+function writeAnswer(answer: RouteAnswer, c: RouteContext): void {
   if (answer === ANSWERED) return;
+  writeResponse(answer, c).catch((thrown: unknown) => answerUnhandled(thrown, c));
+}
+
+async function writeResponse(answer: Response, c: RouteContext): Promise<void> {
+  const { outgoing } = c.env;
   const headers: Record<string, string> = {};
   answer.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  headers["x-request-id"] ??= requestId;
+  headers["x-request-id"] ??= c.get("requestId");
   const body = answer.body === null ? undefined : Buffer.from(await answer.arrayBuffer());
   if (body !== undefined) headers["content-length"] ??= String(body.byteLength);
   if (outgoing.destroyed) return;
   outgoing.writeHead(answer.status, headers);
-  outgoing.end(isHead ? undefined : body);
+  outgoing.end(c.req.method === "HEAD" ? undefined : body);
 }
 
 /** A handler that threw: the shared 500 answer, or a cut connection if its answer had begun. */
-function answerUnhandled(thrown: unknown, outgoing: ServerResponse, requestId: string, logger: Logger): void {
+function answerUnhandled(thrown: unknown, c: RouteContext): void {
+  const { outgoing } = c.env;
+  const requestId = c.get("requestId");
+  const logger = c.get("logger");
   if (outgoing.headersSent) {
     logger.error({ err: thrown, requestId }, "unhandled error after the answer began");
     outgoing.destroy();

@@ -8,8 +8,8 @@ import type { GenerationHandler } from "./handle-generation.js";
 import { ANSWERED, type RouteAnswer, type RouteHandler } from "./route-definition.js";
 
 export function createNodeRouteHandler(handler: GenerationHandler): RouteHandler {
-  return async (c): Promise<RouteAnswer> => {
-    await handler({
+  return (c) =>
+    handler({
       incoming: c.env.incoming,
       outgoing: c.env.outgoing,
       // Reads go straight to the Node request's headers; no web Headers object is built.
@@ -17,7 +17,7 @@ export function createNodeRouteHandler(handler: GenerationHandler): RouteHandler
       requestId: c.get("requestId"),
       startedAt: c.get("startedAt"),
       logger: c.get("logger"),
-    });
-    return ANSWERED;
-  };
+    }).then(answered);
 }
+
+const answered = (): RouteAnswer => ANSWERED;

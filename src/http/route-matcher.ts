@@ -26,11 +26,13 @@ export interface RouteMatcher {
 }
 
 export function createRouteMatcher(routes: readonly RouteDefinition[]): RouteMatcher {
-  const exact = new Map<string, RouteDefinition>();
+  const exact = new Map<string, Map<string, RouteDefinition>>();
   const patterns = new Map<string, PatternRoute[]>();
   for (const route of routes) {
     if (!route.path.includes("{")) {
-      exact.set(`${route.method} ${route.path}`, route);
+      const paths = exact.get(route.method) ?? new Map<string, RouteDefinition>();
+      paths.set(route.path, route);
+      exact.set(route.method, paths);
       continue;
     }
     const list = patterns.get(route.method) ?? [];
@@ -40,7 +42,7 @@ export function createRouteMatcher(routes: readonly RouteDefinition[]): RouteMat
   const methods = METHOD_ORDER.filter((method) => routes.some((route) => route.method === method));
 
   const match = (method: string, path: string): RouteMatch | undefined => {
-    const route = exact.get(`${method} ${path}`);
+    const route = exact.get(method)?.get(path);
     if (route !== undefined) return { route, params: NO_PARAMS };
     for (const candidate of patterns.get(method) ?? []) {
       const found = candidate.pattern.exec(path);
