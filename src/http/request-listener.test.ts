@@ -29,6 +29,13 @@ async function startListener(t: { after(fn: () => unknown): void }, direct: Gene
         handler: (c) => c.text("from the router"),
       },
       {
+        method: "GET",
+        path: "/files/{name}",
+        summary: "A folder with one file",
+        responses: {},
+        handler: (c) => (c.req.param("name") === "a b" ? c.text("file a b") : c.notFound()),
+      },
+      {
         method: "POST",
         path: "/direct",
         summary: "An answer on the Node response",
@@ -92,6 +99,19 @@ test("one router: a web route is served beside it; another method is 405 with Al
   assert.equal(unknown.status, 404);
   assert.ok(unknown.headers.get("x-request-id"));
   assert.equal(seen.length, 0);
+});
+
+test("HEAD is served by the GET route without a body; a parameter is decoded; a route's own notFound is 404", async (t) => {
+  const { port } = await startListener(t, echoHandler([]));
+  const head = await fetch(`http://127.0.0.1:${port}/hello`, { method: "HEAD" });
+  assert.equal(head.status, 200);
+  assert.equal(head.headers.get("content-length"), String("from the router".length));
+  assert.equal(await head.text(), "");
+  assert.equal(await (await fetch(`http://127.0.0.1:${port}/files/a%20b`)).text(), "file a b");
+  const missing = await fetch(`http://127.0.0.1:${port}/files/other`);
+  assert.equal(missing.status, 404, "served for GET: not a 405");
+  assert.equal(missing.headers.get("allow"), null);
+  assert.ok(missing.headers.get("x-request-id"));
 });
 
 test("an unhandled error becomes a logged 500 in the common envelope, with the request id", async (t) => {
