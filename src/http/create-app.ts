@@ -63,7 +63,7 @@ export function createRouter(routes: readonly RouteDefinition[], logger: Logger)
   };
 
   const handle = (incoming: IncomingMessage, outgoing: ServerResponse): void => {
-    const url = incoming.url ?? "/";
+    const url = toOriginForm(incoming.url ?? "/");
     const queryStart = url.indexOf("?");
     const path = decodePath(queryStart === -1 ? url : url.slice(0, queryStart));
     const method = incoming.method ?? "GET";
@@ -97,6 +97,17 @@ export function createRouter(routes: readonly RouteDefinition[], logger: Logger)
   };
 
   return { handle, allowedMethods: matcher.allowedMethods, routes };
+}
+
+/** An absolute-form request target (`GET http://host/path`) as the path and query it names. */
+function toOriginForm(target: string): string {
+  if (target.startsWith("/")) return target;
+  try {
+    const url = new URL(target);
+    return url.pathname + url.search;
+  } catch {
+    return target;
+  }
 }
 
 /** The path as matched: percent-encoded characters decoded, except those that delimit (`%2F`). */
