@@ -15,9 +15,9 @@
  * reading are in docs/performance.md.
  */
 import { parseArgs } from "node:util";
-import { openSpendGuard } from "../src/limits/open-spend-guard.js";
-import { createDurableGenerationRepository } from "../src/storage/durable-generation-repository.js";
-import { createMemoryOutcomeOutbox } from "../src/storage/memory-outcome-outbox.js";
+import { openSpendGuard } from "../src/storage/open-spend-guard.js";
+import { createDurableGenerationRepository } from "../src/storage/usage-records/durable-generation-repository.js";
+import { createMemoryOutcomeOutbox } from "../src/storage/usage-records/memory-outcome-outbox.js";
 import { createTestOutcome, createTestStart } from "../test/helpers/generation-records.js";
 import { createTestSharedState, createTestStore, TEST_REDIS_URL } from "../test/helpers/storage-modes.js";
 

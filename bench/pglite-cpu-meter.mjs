@@ -10,7 +10,7 @@
  * (P parse, D describe, B bind — a prepared statement's Bind+Execute+Sync is one call —, E
  * execute, S sync, Q simple query). The initdb child of a first start writes a file of its own
  * (with 0 records). The preload itself slows the gateway: compare its figures with each other, not
- * with a run without it. Figures: docs/performance.md (items 4, 22).
+ * with a run without it. Figures: docs/performance.md.
  */
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,7 +21,7 @@ let calls = 0;
 let micros = 0;
 let records = 0;
 const byMessage = new Map();
-/** Names of prepared statements that call finish_generations (`SqlClient.run`, storage/pglite-prepared.ts). */
+/** Names of prepared statements that call finish_generations (`SqlClient.run`, storage/pglite/pglite-prepared.ts). */
 const finishStatements = new Set();
 const startedAt = Date.now();
 

@@ -15,9 +15,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { migrate } from "../src/storage/migrate.js";
 import { createStore } from "../src/storage/open-store.js";
-import { PGLITE_SETTINGS, pgliteOptions, type SqlClient, wrapPglite } from "../src/storage/sql-client.js";
+import { PGLITE_SETTINGS, pgliteOptions, wrapPglite } from "../src/storage/pglite/pglite-client.js";
+import { migrate } from "../src/storage/sql/migrate.js";
+import type { SqlClient } from "../src/storage/sql/sql-client.js";
 
 interface Candidate {
   name: string;

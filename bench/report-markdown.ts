@@ -99,7 +99,7 @@ export function renderBaselineComparison(comparison: readonly BaselineComparison
 function renderChecks(checks: readonly TargetCheck[]): string {
   const mark = (met: boolean | undefined) => (met === undefined ? "not measured" : met ? "yes" : "**no**");
   return [
-    "| goal (issue 5) | measured | met |",
+    "| target | measured | met |",
     "|---|---:|---|",
     ...checks.map(
       (check) =>
@@ -185,7 +185,7 @@ export function renderReport(input: ReportInput): string {
     "",
     renderRatios(input.ratios),
     "",
-    "## Issue 5 goals (gateway, one core)",
+    "## Targets (gateway, one core)",
     "",
     renderChecks(input.checks),
     "",

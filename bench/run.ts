@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: the gateway side by side with the direct path and a bare Node proxy
- * (issue 5), and with `--compare-dir` with another checkout's gateway (the baseline). Starts its
+ * `npm run bench`: the gateway side by side with the direct path and a bare Node proxy,
+ * and with `--compare-dir` with another checkout's gateway (the baseline). Starts its
  * own upstream, proxy and gateway(s) (embedded mode, temp data folder) as child processes, pins
  * them with taskset, measures every scenario and load with the targets alternating, runs the slow-stream memory scenario, then writes bench/results/ and prints the
  * table. Stops only the processes it started; a watchdog bounds the run.

@@ -1,5 +1,5 @@
 /**
- * Memory and responsiveness under many concurrent slow streams (issue 5 item 3): N clients each
+ * Memory and responsiveness under many concurrent slow streams: N clients each
  * hold a stream open while the upstream sends a token every 100 ms. The target exposes no
  * metrics, so everything is measured from outside:
  * - memory: RSS from /proc before, at peak (sampled, and VmHWM) and after the streams end;

@@ -1,5 +1,6 @@
 /**
- * The goals of issue 5 item 4 for the gateway's full path on one core, checked against a run.
+ * The performance targets for the gateway's full path on one core (docs/performance.md), checked
+ * against a run.
  * A goal whose figure was not measured in this run (e.g. `--rates` without 400) says so.
  */
 import type { FloorRatio, ResultRow } from "./aggregate.js";

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Compiles src/ to plain JavaScript in dist/ (same layout, one file per module, no bundling), so the
-// gateway runs on bare Node instead of under the tsx loader: measured 158 MB instead of 242 MB RSS
-// at start and no loader thread (docs/performance.md). Takes about a second; `npm start` runs it
-// every time, so dist/ can never be stale. Type checking stays with `npm run typecheck`.
+// gateway runs on bare Node instead of under the tsx loader: less memory at start and no loader
+// thread (docs/decisions/0004-typescript-compiled-in-production.md). Quick enough that `npm start`
+// runs it every time, so dist/ can never be stale. Type checking stays with `npm run typecheck`.
 //
 // Files are replaced only when their content changed, each by an atomic rename, and files whose
 // module is gone are removed: a gateway already running from dist/ (tests, the benchmark) never
@@ -54,7 +54,11 @@ for (const file of outputFiles) {
   writeIfChanged(file.path, Buffer.from(file.contents));
 }
 // Non-TypeScript files the modules read next to themselves (import.meta.url).
-for (const path of collect(join(source, "storage", "migrations"), (name) => name.endsWith(".sql"), [])) {
+for (const path of collect(
+  join(source, "storage", "sql", "migrations"),
+  (name) => name.endsWith(".sql"),
+  [],
+)) {
   const target = join(output, relative(source, path));
   expected.add(target);
   writeIfChanged(target, readFileSync(path));

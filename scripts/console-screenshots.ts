@@ -9,10 +9,10 @@ import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { buildConfig } from "../src/config/load-config.js";
+import type { GenerationStart } from "../src/engine/generation-record.js";
 import { startGateway } from "../src/gateway.js";
 import { createLogger } from "../src/logging/logger.js";
 import { IN_MEMORY_DATA_DIR } from "../src/storage/open-store.js";
-import type { GenerationStart } from "../src/storage/types.js";
 import {
   buildChatCompletion,
   fakeReply,

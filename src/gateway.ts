@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type AdminService, createAdminService } from "./admin/admin-service.js";
-import { writeAdminToken } from "./admin/admin-token.js";
+import { bootstrapEmbeddedWorkspace, describeStart } from "./admin/bootstrap.js";
 import { createAuthenticator } from "./auth/authenticate.js";
 import { evictBeforePublish } from "./auth/evict-before-publish.js";
 import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "./auth/playground-key-policy.js";
@@ -15,7 +15,6 @@ import { loadConfigFile } from "./config/load-config.js";
 import { resolveInstanceLimits, type Settings } from "./config/settings.js";
 import type { GatewayConfig, ProviderKind } from "./config/types.js";
 import { createAdmissionSnapshots } from "./engine/admission-snapshots.js";
-import { bootstrapEmbeddedWorkspace, describeStart } from "./engine/bootstrap.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { settleInterrupted, startInterruptedSweep } from "./engine/interrupted-sweep.js";
 import { createApp } from "./http/create-app.js";
@@ -23,7 +22,6 @@ import { drainInstance } from "./http/drain-instance.js";
 import { createInFlightRequests } from "./http/in-flight-requests.js";
 import { createRequestListener } from "./http/request-listener.js";
 import { createItemSeal, deriveItemSealKey } from "./ingress/responses/item-seal.js";
-import { openSpendGuard } from "./limits/open-spend-guard.js";
 import type { SpendGuard } from "./limits/spend-guard.js";
 import { startEventLoopWatchdog } from "./logging/event-loop-watchdog.js";
 import { createLogger, type Logger } from "./logging/logger.js";
@@ -34,20 +32,22 @@ import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/ada
 import { createOpenAiChatAdapter } from "./providers/openai-compatible/openai-chat-adapter.js";
 import { createOpenAiResponsesAdapter } from "./providers/openai-responses/adapter.js";
 import type { ProviderAdapter } from "./providers/provider-adapter.js";
+import { writeAdminToken } from "./storage/data-dir/admin-token.js";
+import { readItemSealSecret } from "./storage/data-dir/item-seal-secret.js";
+import { openSpendGuard } from "./storage/open-spend-guard.js";
+import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
+import { resolvePgliteThread } from "./storage/pglite/pglite-client.js";
+import { openSharedState } from "./storage/shared-state/shared-state.js";
+import type { SharedState, Store } from "./storage/store.js";
 import {
   createDurableGenerationRepository,
   type DurableGenerationOptions,
   type OutboxEvent,
   type ReplayResult,
-} from "./storage/durable-generation-repository.js";
-import { openFileOutcomeOutbox } from "./storage/file-outcome-outbox.js";
-import { readItemSealSecret } from "./storage/item-seal-secret.js";
-import { createMemoryOutcomeOutbox } from "./storage/memory-outcome-outbox.js";
-import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
-import { withSharedInProgressRecords } from "./storage/shared-in-progress-records.js";
-import { openSharedState } from "./storage/shared-state.js";
-import { resolvePgliteThread } from "./storage/sql-client.js";
-import type { SharedState, Store } from "./storage/types.js";
+} from "./storage/usage-records/durable-generation-repository.js";
+import { openFileOutcomeOutbox } from "./storage/usage-records/file-outcome-outbox.js";
+import { createMemoryOutcomeOutbox } from "./storage/usage-records/memory-outcome-outbox.js";
+import { withSharedInProgressRecords } from "./storage/usage-records/shared-in-progress-records.js";
 
 export interface GatewayOptions {
   settings: Settings;
@@ -149,7 +149,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     onError: (error) => logger.warn({ err: error }, "redis connection error"),
   });
   // Streams of several instances: their in-progress records are shared through Redis, so their
-  // headers need not wait for a PostgreSQL commit (storage/shared-in-progress-records.ts).
+  // headers need not wait for a PostgreSQL commit (storage/usage-records/shared-in-progress-records.ts).
   const store: Store = {
     ...rawStore,
     generations:

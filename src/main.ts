@@ -1,8 +1,8 @@
 /** `npm start`: one gateway on embedded defaults, or on Postgres + Redis when configured. */
 import os from "node:os";
+import { HOST_PORT_PLACEHOLDER } from "./admin/bootstrap.js";
 import { ConfigError } from "./config/load-config.js";
 import { readSettings } from "./config/settings.js";
-import { HOST_PORT_PLACEHOLDER } from "./engine/bootstrap.js";
 import { startGateway } from "./gateway.js";
 import { createLogger } from "./logging/logger.js";
 

@@ -1,4 +1,4 @@
-/** Keeps the error catalog, docs/errors.md and the OpenAPI document in agreement (issue 2 §9). */
+/** Keeps the error catalog, docs/errors.md and the OpenAPI document in agreement. */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -38,7 +38,7 @@ const RETRYABLE = [
   "provider_unavailable",
 ];
 
-test("the catalog holds exactly the 16 codes of spec §7.1 with their statuses", () => {
+test("the catalog holds exactly the 16 documented codes with their statuses", () => {
   assert.deepEqual(
     Object.fromEntries(ERROR_CODES.map((code) => [code, ERROR_CATALOG[code].status])),
     SPEC_STATUSES,

@@ -6,8 +6,8 @@ import { createTestStore, type TestStore } from "../../test/helpers/storage-mode
 import { hashApiKey } from "../auth/api-key.js";
 import { KEY_CHANGED_CHANNEL } from "../auth/authenticate.js";
 import { createAdminRoutes } from "../http/routes/admin-routes.js";
-import { openSharedState } from "../storage/shared-state.js";
-import type { SharedState } from "../storage/types.js";
+import { openSharedState } from "../storage/shared-state/shared-state.js";
+import type { SharedState } from "../storage/store.js";
 import { createAdminService } from "./admin-service.js";
 
 const SECRET = "test-internal-secret";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { forEachStorageMode } from "../../test/helpers/storage-modes.js";
 import { KEY_CHANGED_CHANNEL } from "../auth/authenticate.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import { openSharedState } from "../storage/shared-state.js";
+import { openSharedState } from "../storage/shared-state/shared-state.js";
 import { createAdminService } from "./admin-service.js";
 
 function isInvalidRequest(pattern: RegExp, param?: string) {

@@ -3,8 +3,8 @@ import { test } from "node:test";
 import { createTestStore, forEachStorageMode } from "../../test/helpers/storage-modes.js";
 import { KEY_CHANGED_CHANNEL } from "../auth/authenticate.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import { openSharedState } from "../storage/shared-state.js";
-import type { SharedState } from "../storage/types.js";
+import { openSharedState } from "../storage/shared-state/shared-state.js";
+import type { SharedState } from "../storage/store.js";
 import { createAdminService } from "./admin-service.js";
 
 function isInvalidRequest(pattern: RegExp, param?: string) {

@@ -2,22 +2,18 @@
  * Workspace and key administration, shared by the admin HTTP routes and the admin CLI. Validates
  * everything it is given (callers may pass raw user input) and turns USD text into exact micro-USD.
  */
+
+import type { ApiKeyRecord, ApiKeyStatus, Workspace } from "../auth/accounts.js";
 import { KEY_CHANGED_CHANNEL } from "../auth/authenticate.js";
+import type { Announcements } from "../auth/ports.js";
 import { modelConfigSchema } from "../config/config-schema.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { BALANCE_CHANGED_CHANNEL, encodeBalanceChange } from "../limits/balance-channel.js";
-import type {
-  ApiKeyRecord,
-  ApiKeyStatus,
-  KeyLimitChanges,
-  KeyLimits,
-  SharedState,
-  Store,
-  Workspace,
-} from "../storage/types.js";
-import { createUnknownWorkspaceError } from "../storage/workspace-repository.js";
+import type { KeyLimitChanges, KeyLimits } from "../limits/ports.js";
 import { DEFAULT_WORKSPACE_LIST_LIMIT, MAX_WORKSPACE_LIST_LIMIT } from "./admin-wire.js";
 import { parseUsdToMicroUsd } from "./parse-usd.js";
+import type { AdminStore } from "./ports.js";
+import { createUnknownWorkspaceError } from "./workspace-errors.js";
 
 export interface CreateWorkspaceInput {
   name: string;
@@ -105,8 +101,8 @@ export function createAdminService({
   state,
   spendGuard,
 }: {
-  store: Store;
-  state: SharedState;
+  store: AdminStore;
+  state: Announcements;
   /** Absent (CLI without Redis): credit changes reach the balance counter when it expires (≤ 60 s). */
   spendGuard?: AdminLimitHooks;
 }): AdminService {
@@ -250,13 +246,13 @@ export function createAdminService({
 /**
  * Tells every instance to drop its cached copy of the key. The database change is already
  * committed, so a failed publish is not an error: the authenticator's cache TTL (well under the
- * 30 s of spec §5.6) bounds how long a stale entry can live.
+ * 30 s a key change may take to reach every instance) bounds how long a stale entry can live.
  */
-async function announceKeyChange(state: SharedState, keyId: string): Promise<void> {
+async function announceKeyChange(state: Announcements, keyId: string): Promise<void> {
   await announce(state, KEY_CHANGED_CHANNEL, JSON.stringify({ keyId }));
 }
 
-async function announce(state: SharedState, channel: string, message: string): Promise<void> {
+async function announce(state: Announcements, channel: string, message: string): Promise<void> {
   try {
     await state.publish(channel, message);
   } catch {

@@ -3,7 +3,8 @@
  * output and the CLI's HTTP transport, which decodes it back. Money travels twice: `balance_usd`
  * for reading, `balance_micro_usd` as an exact decimal string. Key hashes never leave storage.
  */
-import type { ApiKeyRecord, ApiKeyStatus, KeyLimits, RequestSource, Workspace } from "../storage/types.js";
+import type { ApiKeyRecord, ApiKeyStatus, RequestSource, Workspace } from "../auth/accounts.js";
+import type { KeyLimits } from "../limits/ports.js";
 import { convertMicroUsdToUsd } from "./parse-usd.js";
 
 /** How many workspaces `workspace list` (and `GET /workspaces`) shows unless told, and at most. */

@@ -5,13 +5,16 @@
  * wire form: a USD number for reading plus an exact micro-USD string. Windows follow the limits'
  * clock.
  */
+
+import type { ApiKeyRecord } from "../auth/accounts.js";
 import { computeLimitWindows } from "../limits/limit-windows.js";
+import type { KeyLimits, SpendWindowName } from "../limits/ports.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import { convertMicroUsdToUsd } from "../metering/money.js";
-import type { ApiKeyRecord, KeyLimits, SpendWindowName, Store } from "../storage/types.js";
+import type { AdminStore } from "./ports.js";
 
 export interface KeySpendDeps {
-  store: Store;
+  store: Pick<AdminStore, "keyLimits">;
   spendGuard: Pick<SpendGuard, "now" | "readReserved">;
   /** The config's default rate limit (null: unlimited). */
   defaultRequestsPerMinute: number | null;

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { GatewayError } from "../errors/gateway-error.js";
-import { createInProcessSharedState } from "../storage/in-process-shared-state.js";
-import type { ApiKeyWithWorkspace, RequestSource, Store } from "../storage/types.js";
+import { createInProcessSharedState } from "../storage/shared-state/in-process-shared-state.js";
+import type { Store } from "../storage/store.js";
+import type { ApiKeyWithWorkspace, RequestSource } from "./accounts.js";
 import { hashApiKey } from "./api-key.js";
 import { createAuthenticator } from "./authenticate.js";
 import { evictBeforePublish } from "./evict-before-publish.js";
@@ -88,7 +89,7 @@ test("auth: the admin service's publish evicts this instance's cache first", asy
   const authenticator = await createAuthenticator(fake.store, state);
   await authenticator.authenticate(SECRET);
   fake.record = createRecord("api", "disabled");
-  const failing = { ...state, publish: async () => Promise.reject(new Error("redis down")) };
+  const failing: typeof state = { ...state, publish: async () => Promise.reject(new Error("redis down")) };
   await assert.rejects(
     evictBeforePublish(failing, authenticator).publish("gateway:key-changed", '{"keyId":"key_1"}'),
   );

@@ -2,12 +2,13 @@
  * Resolves the caller's API key to its record and workspace. Lookups are cached for a few seconds
  * per instance; a key change published on `gateway:key-changed` (by the admin service on any
  * instance) evicts the entry everywhere at once, and the TTL bounds staleness if a message is lost
- * (spec §5.6: at most 30 s). One-time playground keys (source other than `api`) are consumed here,
- * in the database, on every use: the cache never lets one through twice.
+ * (a key change must apply everywhere within 30 s). One-time playground keys (source other than
+ * `api`) are consumed here, in the database, on every use: the cache never lets one through twice.
  */
 import { GatewayError } from "../errors/gateway-error.js";
-import type { ApiKeyWithWorkspace, SharedState, Store } from "../storage/types.js";
+import type { ApiKeyWithWorkspace } from "./accounts.js";
 import { hashApiKey, isWellFormedApiKey } from "./api-key.js";
+import type { Announcements, AuthStore } from "./ports.js";
 
 export const KEY_CHANGED_CHANNEL = "gateway:key-changed";
 /** Bounds how long a disabled or revoked key can still pass on an instance that missed the message. */
@@ -28,13 +29,13 @@ export interface Authenticator {
 }
 
 export interface AuthenticatorOptions {
-  /** At most 30 s (spec §5.6); default 5 s. */
+  /** At most 30 s; default 5 s. */
   cacheTtlMs?: number;
 }
 
 export async function createAuthenticator(
-  store: Store,
-  state: SharedState,
+  store: AuthStore,
+  state: Announcements,
   options: AuthenticatorOptions = {},
 ): Promise<Authenticator> {
   const cacheTtlMs = Math.min(options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS, 30_000);

@@ -3,25 +3,25 @@
  * that made the change, waiting for that message to come back from Redis leaves a window in which
  * the old cache entry still admits requests, and with Redis down the message never comes. Giving
  * the admin service this wrapper evicts locally first, so the change applies to the very next
- * request here (spec §3: "takes effect on the next request") whatever Redis does.
+ * request here whatever Redis does.
  */
-import type { SharedState } from "../storage/types.js";
 import { type Authenticator, KEY_CHANGED_CHANNEL } from "./authenticate.js";
+import type { Announcements } from "./ports.js";
 
 /** Another per-instance cache kept fresh by announcements (e.g. engine/admission-snapshots.ts). */
 export interface AnnouncedCache {
   evictFor(channel: string, message: string): void;
 }
 
-export function evictBeforePublish(
-  state: SharedState,
+export function evictBeforePublish<State extends Announcements>(
+  state: State,
   authenticator: Authenticator,
   ...caches: AnnouncedCache[]
-): SharedState {
-  // Everything but publish is the state itself (spread keeps methods added to SharedState later).
+): State {
+  // Everything but publish is the state itself (spread keeps every other method of the state).
   return {
     ...state,
-    async publish(channel, message) {
+    async publish(channel: string, message: string) {
       if (channel === KEY_CHANGED_CHANNEL) authenticator.evict(readKeyId(message));
       for (const cache of caches) cache.evictFor(channel, message);
       await state.publish(channel, message);

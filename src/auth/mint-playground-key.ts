@@ -1,7 +1,8 @@
 /** Mints a one-time key for a platform user, or refuses with `rate_limit_exceeded` (429). */
 import { GatewayError } from "../errors/gateway-error.js";
-import type { MintedPlaygroundKey, OneTimeKeySource, Store } from "../storage/types.js";
+import type { MintedPlaygroundKey, OneTimeKeySource } from "./accounts.js";
 import type { PlaygroundKeyPolicy } from "./playground-key-policy.js";
+import type { AuthStore } from "./ports.js";
 
 export interface MintPlaygroundKeyInput {
   workspaceId: string;
@@ -10,7 +11,7 @@ export interface MintPlaygroundKeyInput {
 }
 
 export async function mintPlaygroundKey(
-  store: Store,
+  store: Pick<AuthStore, "playgroundKeys">,
   policy: PlaygroundKeyPolicy,
   input: MintPlaygroundKeyInput,
 ): Promise<MintedPlaygroundKey> {

@@ -1,6 +1,6 @@
 /**
- * The rules of one-time playground keys (spec §3, §5.12; thresholds are ours, spec §8 leaves them
- * open): a key lives 10 minutes, a user may mint 10 per minute.
+ * The rules of one-time playground keys: a key lives 10 minutes, a user may mint 10 per minute
+ * (thresholds of our choosing).
  */
 export interface PlaygroundKeyPolicy {
   ttlMs: number;

@@ -1,10 +1,10 @@
 /**
- * Hard-purges expired playground keys (spec §3: "hard-purged at expiry") on a timer. Every
+ * Hard-purges expired playground keys on a timer. Every
  * instance runs it; the DELETE is idempotent, so overlapping runs only find less to delete.
  * An expired key is refused by authentication on its own (expiry and the consume condition), so
  * the purge interval bounds only how long the dead row exists, not how long the key works.
  */
-import type { Store } from "../storage/types.js";
+import type { AuthStore } from "./ports.js";
 
 export interface PlaygroundKeyPurge {
   /** One purge now; resolves with the number of keys deleted. */
@@ -13,7 +13,7 @@ export interface PlaygroundKeyPurge {
 }
 
 export function startPlaygroundKeyPurge(
-  store: Store,
+  store: Pick<AuthStore, "playgroundKeys">,
   options: { intervalMs: number; onError?: (error: Error) => void; onPurged?: (count: number) => void },
 ): PlaygroundKeyPurge {
   let running: Promise<number> | undefined;

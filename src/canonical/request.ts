@@ -173,7 +173,7 @@ export interface CanonicalRequest {
   metadata?: Record<string, unknown>;
   /**
    * Unknown top-level fields of the ingress body, forwarded verbatim to upstreams that speak a
-   * compatible wire format (spec §2.2: "forwarded verbatim to the upstream").
+   * compatible wire format.
    */
   passthrough: Record<string, unknown>;
   /**

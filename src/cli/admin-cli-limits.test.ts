@@ -17,7 +17,7 @@ import {
 import { createAdminService } from "../admin/admin-service.js";
 import { createAdminRoutes } from "../http/routes/admin-routes.js";
 import { LIMIT_KEYS } from "../limits/limit-counters.js";
-import { openSharedState } from "../storage/shared-state.js";
+import { openSharedState } from "../storage/shared-state/shared-state.js";
 
 const PROJECT_ROOT = new URL("../../", import.meta.url).pathname;
 

@@ -10,9 +10,9 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { AdminService } from "../admin/admin-service.js";
-import { getAdminTokenPath, readAdminToken } from "../admin/admin-token.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import type { SharedState } from "../storage/types.js";
+import { getAdminTokenPath, readAdminToken } from "../storage/data-dir/admin-token.js";
+import type { SharedState } from "../storage/store.js";
 import { createHttpAdminClient } from "./http-admin-client.js";
 import { sendHttpRequest } from "./send-http-request.js";
 
@@ -54,9 +54,9 @@ export async function openAdminTransport({ env, warn }: AdminTransportEnvironmen
 
   const [{ createAdminService }, { openSpendGuard }, { openStore }, { openSharedState }] = await Promise.all([
     import("../admin/admin-service.js"),
-    import("../limits/open-spend-guard.js"),
+    import("../storage/open-spend-guard.js"),
     import("../storage/open-store.js"),
-    import("../storage/shared-state.js"),
+    import("../storage/shared-state/shared-state.js"),
   ]);
   const store = await openStore({ databaseUrl: env.DATABASE_URL || undefined, dataDir });
   let state: SharedState;

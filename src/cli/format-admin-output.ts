@@ -2,7 +2,8 @@
 
 import type { TotalReset } from "../admin/admin-service.js";
 import { formatMicroUsd } from "../admin/parse-usd.js";
-import type { ApiKeyRecord, KeyLimits, Workspace } from "../storage/types.js";
+import type { ApiKeyRecord, Workspace } from "../auth/accounts.js";
+import type { KeyLimits } from "../limits/ports.js";
 
 function formatOnOff(value: boolean): string {
   return value ? "on" : "off";
@@ -12,7 +13,7 @@ function formatUsd(microUsd: number): string {
   return `${microUsd < 0 ? "-" : ""}$${formatMicroUsd(Math.abs(microUsd))}`;
 }
 
-/** Shows `active` keys past their expiry as expired: that is the state auth applies (spec §3). */
+/** Shows `active` keys past their expiry as expired: that is the state auth applies. */
 function describeStatus(key: ApiKeyRecord, now: Date): string {
   if (key.status === "active" && key.expiresAt && key.expiresAt <= now) return "expired";
   return key.status;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { resolvePgliteThread } from "../storage/sql-client.js";
+import { resolvePgliteThread } from "../storage/pglite/pglite-client.js";
 import { DEFAULT_INSTANCE_LIMITS, readSettings, resolveInstanceLimits } from "./settings.js";
 
 test("GATEWAY_PGLITE_THREAD: auto when unset, one of auto/main/worker, anything else named in the error", () => {

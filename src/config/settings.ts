@@ -1,6 +1,5 @@
 /** Process settings from the environment (the config file holds the catalog and providers). */
 import { resolve } from "node:path";
-import { PGLITE_THREAD_SETTINGS, type PgliteThreadSetting } from "../storage/sql-client.js";
 
 export interface Settings {
   port: number;
@@ -12,9 +11,10 @@ export interface Settings {
   internalSharedSecret?: string;
   logLevel: string;
   /**
-   * GATEWAY_PGLITE_THREAD: where embedded PGlite runs (storage/sql-client.ts). `readSettings` gives
-   * `auto` when the variable is unset; settings built in code without it get `main` (gateway.ts),
-   * so the tests' gateways run PGlite on the request thread unless a test asks for the worker.
+   * GATEWAY_PGLITE_THREAD: where embedded PGlite runs (storage/pglite/pglite-client.ts).
+   * `readSettings` gives `auto` when the variable is unset; settings built in code without it get
+   * `main` (gateway.ts), so the tests' gateways run PGlite on the request thread unless a test
+   * asks for the worker.
    */
   pgliteThread?: PgliteThreadSetting;
   /** Deadlines and caps of this instance (docs/operations.md); unset fields take the defaults. */
@@ -68,6 +68,10 @@ const INSTANCE_LIMIT_VARIABLES: Record<keyof InstanceLimits, { name: string; min
 export function resolveInstanceLimits(settings: Pick<Settings, "instanceLimits">): InstanceLimits {
   return { ...DEFAULT_INSTANCE_LIMITS, ...settings.instanceLimits };
 }
+
+/** GATEWAY_PGLITE_THREAD: `auto` picks the worker thread when the process may use more than one CPU. */
+export const PGLITE_THREAD_SETTINGS = ["auto", "main", "worker"] as const;
+export type PgliteThreadSetting = (typeof PGLITE_THREAD_SETTINGS)[number];
 
 export const DEFAULT_CONFIG_PATH = new URL("../../config/gateway.yaml", import.meta.url).pathname;
 

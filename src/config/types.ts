@@ -1,4 +1,5 @@
 /** Runtime (camelCase, validated, money-as-integers) view of the config. */
+import type { ModelPrices } from "../metering/prices.js";
 import type { MODEL_FEATURES, PROVIDER_KINDS } from "./config-schema.js";
 
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
@@ -29,15 +30,6 @@ export interface ProviderQuirks {
   /** `alphanumeric-9`: tool-call ids rewritten to 9 [a-zA-Z0-9] characters (Mistral), consistently. */
   toolCallIdFormat: "any" | "alphanumeric-9";
   maxTokensField: "max_completion_tokens" | "max_tokens";
-}
-
-/** Integer pico-USD per token for each token class (DESIGN.md §4). */
-export interface ModelPrices {
-  promptPicoUsd: bigint;
-  completionPicoUsd: bigint;
-  cachedPromptPicoUsd: bigint;
-  cacheWritePicoUsd: bigint;
-  cacheWrite1hPicoUsd: bigint;
 }
 
 export interface ModelRoute {

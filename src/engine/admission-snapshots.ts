@@ -1,6 +1,6 @@
 /**
  * What admission needs of a key — its limits, allowlist and workspace — cached per instance, so a
- * request costs no database read (docs/performance.md). Freshness comes from the same announcements
+ * request costs no database read (docs/decisions/0035-settlement-group-commit.md). Freshness comes from the same announcements
  * that keep the authenticator's cache fresh: `gateway:key-changed` (a key, or every key of a
  * workspace, changed) and `gateway:balance-changed` (credit added or removed). The instance making a
  * change evicts before it publishes (auth/evict-before-publish.ts), so the change applies to its very
@@ -10,8 +10,9 @@
  * The cached balance only gives the early "no credit left" answer.
  */
 import { KEY_CHANGED_CHANNEL } from "../auth/authenticate.js";
+import type { Announcements } from "../auth/ports.js";
 import { BALANCE_CHANGED_CHANNEL } from "../limits/balance-channel.js";
-import type { AdmissionSnapshot, KeyLimitRepository, SharedState } from "../storage/types.js";
+import type { AdmissionSnapshot, KeyLimitRepository } from "../limits/ports.js";
 
 export const DEFAULT_ADMISSION_CACHE_TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
@@ -30,7 +31,7 @@ interface Entry {
 
 export async function createAdmissionSnapshots(
   keyLimits: Pick<KeyLimitRepository, "readAdmission">,
-  state: SharedState,
+  state: Announcements,
   options: { ttlMs?: number } = {},
 ): Promise<AdmissionSnapshots> {
   const ttlMs = Math.min(options.ttlMs ?? DEFAULT_ADMISSION_CACHE_TTL_MS, 30_000);

@@ -1,13 +1,15 @@
 /**
  * Admission: the checks that decide whether a request may reach an upstream at all. Order:
- * model exists → key allowlist → workspace lock → balance → spend and rate limits (spec §5; the
- * order is ours, documented in docs/architecture.md). This file holds the checks that need no
+ * model exists → key allowlist → workspace lock → balance → spend and rate limits (the
+ * order is documented in docs/architecture.md). This file holds the checks that need no
  * shared state; the limits are `SpendGuard.admit` (src/limits), called by the engine right after.
  */
+
+import type { ApiKeyWithWorkspace, Workspace } from "../auth/accounts.js";
 import type { CanonicalRequest } from "../canonical/index.js";
 import type { CatalogModel, GatewayConfig } from "../config/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import type { ApiKeyWithWorkspace, KeyLimits, Workspace } from "../storage/types.js";
+import type { KeyLimits } from "../limits/ports.js";
 import type { AdmissionSnapshots } from "./admission-snapshots.js";
 
 export interface Admission {

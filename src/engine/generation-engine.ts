@@ -5,10 +5,13 @@
  * `config.maxRequestMs` after it arrived, so a record still in progress past that belongs to an
  * instance that died (interrupted-sweep.ts).
  */
+
+import type { ApiKeyWithWorkspace } from "../auth/accounts.js";
 import { type CanonicalRequest, type CanonicalResult, createEmptyUsage } from "../canonical/index.js";
+import type { IngressFormatName } from "../canonical/ingress-format-name.js";
+import type { Settlement } from "../canonical/settlement.js";
 import type { GatewayConfig, ProviderKind } from "../config/types.js";
 import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
-import type { Settlement } from "../ingress/ingress-format.js";
 import type { Reservation, SpendGuard } from "../limits/spend-guard.js";
 import { estimateWorstCase } from "../limits/worst-case-cost.js";
 import type { Logger } from "../logging/logger.js";
@@ -16,16 +19,10 @@ import { boundInputTokens } from "../metering/bound-input-tokens.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
 import { estimateTextTokens } from "../metering/estimate-usage.js";
 import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
-import type {
-  ApiKeyWithWorkspace,
-  GenerationOutcome,
-  GenerationStart,
-  IngressFormatName,
-  Store,
-} from "../storage/types.js";
 import type { AdmissionSnapshots } from "./admission-snapshots.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import { createDeadlineError } from "./create-deadline-error.js";
+import type { GenerationOutcome, GenerationStart } from "./generation-record.js";
 import { GenerationStream } from "./generation-stream.js";
 import {
   collectResultText,
@@ -34,6 +31,7 @@ import {
   meterPromptOnly,
   meterUsage,
 } from "./meter-usage.js";
+import type { EngineStore as Store } from "./ports.js";
 import { createOutcome } from "./settle.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
 
@@ -241,7 +239,7 @@ export class GenerationEngine {
       },
       { firstPartWaitMs, deadline: admitted.deadline },
     );
-    // The id goes out with the headers: its record exists from then on (DESIGN §4). Embedded, the
+    // The id goes out with the headers: its record exists from then on. Embedded, the
     // store already answers lookups for it, so the headers need not wait for the row.
     if (!this.deps.store.startedRecordsVisibleAtOnce) await admitted.recorded;
     return stream;

@@ -5,11 +5,11 @@
  */
 import type { CanonicalStreamPart, CanonicalUsage, FinishReason } from "../canonical/index.js";
 import { createEmptyUsage } from "../canonical/index.js";
+import type { Settlement } from "../canonical/settlement.js";
 import { createGatewayErrorFromInfo, GatewayError, toGatewayError } from "../errors/gateway-error.js";
-import type { Settlement } from "../ingress/ingress-format.js";
-import type { GenerationOutcome } from "../storage/types.js";
 import { createDeadlineError } from "./create-deadline-error.js";
 import type { AdmittedGeneration } from "./generation-engine.js";
+import type { GenerationOutcome } from "./generation-record.js";
 import { DeliveredOutput, type MeteredUsage, type MeterInput } from "./meter-usage.js";
 import { createOutcome } from "./settle.js";
 

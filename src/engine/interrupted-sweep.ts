@@ -21,12 +21,13 @@ import type { GatewayConfig } from "../config/types.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
-import type { GenerationOutcome, GenerationStart, Store } from "../storage/types.js";
+import type { GenerationOutcome, GenerationStart } from "./generation-record.js";
 import { meterPromptOnly } from "./meter-usage.js";
+import type { EngineStore } from "./ports.js";
 
 export interface InterruptedSweepDeps {
   config: GatewayConfig;
-  store: Store;
+  store: EngineStore;
   spendGuard: SpendGuard;
   logger: Logger;
 }

@@ -1,6 +1,6 @@
 import type { CanonicalUsage, FinishReason } from "../canonical/index.js";
-import type { GenerationOutcome } from "../storage/types.js";
 import type { AdmittedGeneration } from "./generation-engine.js";
+import type { GenerationOutcome } from "./generation-record.js";
 
 export function createOutcome(
   admitted: AdmittedGeneration,

@@ -1,5 +1,5 @@
 /**
- * The one error catalog (spec §7.1). Every error the gateway emits, in every format, comes from
+ * The one error catalog. Every error the gateway emits, in every format, comes from
  * here; `test/error-catalog.test.ts` keeps it, the docs and /openapi.json in agreement.
  */
 
@@ -83,9 +83,9 @@ export const ERROR_CATALOG = {
 } as const satisfies Record<string, ErrorCatalogEntry>;
 
 export interface ErrorCatalogEntry {
-  /** HTTP status of spec §7.1. */
+  /** The code's HTTP status. */
   status: number;
-  /** true exactly for the five codes that carry `Retry-After` and `retry_after_seconds` (§7.3). */
+  /** true exactly for the five codes that carry `Retry-After` and `retry_after_seconds`. */
   retryable: boolean;
   /** `error.type` in the common (OpenAI-compatible) envelope. */
   openaiType: string;
@@ -99,7 +99,7 @@ export const ERROR_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
 
 export const DEFAULT_RETRY_AFTER_SECONDS = 1;
 
-/** Spec §7.3: seconds until retry, clamped to 1..120. */
+/** Seconds until retry, clamped to 1..120. */
 export function clampRetryAfter(seconds: number | undefined): number {
   if (seconds === undefined || !Number.isFinite(seconds)) return DEFAULT_RETRY_AFTER_SECONDS;
   return Math.min(120, Math.max(1, Math.ceil(seconds)));

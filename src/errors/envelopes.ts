@@ -1,5 +1,5 @@
 /**
- * The two error envelopes of spec §7.2. The common one serves chat completions, responses,
+ * The two error envelopes. The common one serves chat completions, responses,
  * generation and playground keys; the messages one serves the messages format.
  */
 import { ERROR_CATALOG } from "./catalog.js";

@@ -7,7 +7,7 @@ export interface GatewayErrorOptions {
   cause?: unknown;
 }
 
-/** The only error type that crosses module boundaries; its code is one of spec §7.1. */
+/** The only error type that crosses module boundaries; its code is one of the error catalog's. */
 export class GatewayError extends Error {
   readonly code: ErrorCode;
   readonly param: string | null;
@@ -27,7 +27,7 @@ export class GatewayError extends Error {
     return ERROR_CATALOG[this.code].status;
   }
 
-  /** Present exactly for the retryable codes (spec §7.3), clamped to 1..120. */
+  /** Present exactly for the retryable codes, clamped to 1..120. */
   get retryAfterSeconds(): number | undefined {
     return ERROR_CATALOG[this.code].retryable ? clampRetryAfter(this.retryAfterHint) : undefined;
   }

@@ -9,7 +9,7 @@ import type { GatewayConfig } from "../config/types.js";
 import type { GenerationEngine } from "../engine/generation-engine.js";
 import type { ItemSeal } from "../ingress/responses/index.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
-import type { SharedState, Store } from "../storage/types.js";
+import type { SharedState, Store } from "../storage/store.js";
 import { createOpenApiDocument } from "./openapi-document.js";
 import type { RouteDefinition } from "./route-definition.js";
 import { createAdminRoutes } from "./routes/admin-routes.js";

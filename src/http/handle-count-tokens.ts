@@ -1,6 +1,6 @@
 /**
  * `POST /api/v1/messages/count_tokens`: agents call it every turn, so it is cheap — a local
- * tokenizer estimate, no upstream call, no charge, no generation rate limit (sharp-edges G53).
+ * tokenizer estimate, no upstream call, no charge, no generation rate limit.
  */
 import type { Authenticator } from "../auth/authenticate.js";
 import type { GatewayConfig } from "../config/types.js";

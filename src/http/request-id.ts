@@ -7,7 +7,8 @@ import { randomFillSync } from "node:crypto";
 const ID_BYTES = 16;
 /** A request id: 16 bytes as base64url, 22 characters. */
 export const REQUEST_ID_PATTERN = /[A-Za-z0-9_-]{22}/;
-// One call into the CSPRNG per 256 ids: a call per request (randomBytes(16)) costs several µs.
+// One call into the CSPRNG per 256 ids: a call per request (randomBytes(16)) costs more than the
+// rest of making an id.
 const pool = Buffer.allocUnsafeSlow(4096);
 let poolOffset = pool.length;
 

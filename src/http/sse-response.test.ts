@@ -4,8 +4,9 @@ import { createServer, get, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { test } from "node:test";
 import type { CanonicalStreamPart } from "../canonical/index.js";
+import type { Settlement } from "../canonical/settlement.js";
 import type { GenerationStream } from "../engine/generation-stream.js";
-import type { Settlement, StreamEncoder } from "../ingress/ingress-format.js";
+import type { StreamEncoder } from "../ingress/ingress-format.js";
 import type { Logger } from "../logging/logger.js";
 import { writeSseResponse } from "./sse-response.js";
 

@@ -1,6 +1,6 @@
 /**
  * Writes a running GenerationStream as an SSE response: frames from the format's encoder, a
- * keep-alive every 15 s (spec §6), settlement after the last part, and upstream cancellation when
+ * keep-alive every 15 s, settlement after the last part, and upstream cancellation when
  * the client disconnects.
  *
  * Frames go straight to the Node response as strings (no web ReadableStream, no TextEncoder per

@@ -2,15 +2,10 @@
  * The contract of an ingress format (chat completions, responses, messages): decode a wire body to
  * the canonical request, encode a canonical result or stream back to the wire.
  */
-import type {
-  CanonicalRequest,
-  CanonicalResult,
-  CanonicalStreamPart,
-  CanonicalUsage,
-  FinishReason,
-} from "../canonical/index.js";
+import type { CanonicalRequest, CanonicalResult, CanonicalStreamPart } from "../canonical/index.js";
+import type { IngressFormatName } from "../canonical/ingress-format-name.js";
+import type { Settlement } from "../canonical/settlement.js";
 import type { GatewayError } from "../errors/gateway-error.js";
-import type { IngressFormatName } from "../storage/types.js";
 
 export interface EncodeContext {
   requestId: string;
@@ -20,12 +15,6 @@ export interface EncodeContext {
   createdAt: number;
   /** The decoded request, for formats whose responses echo request settings (Responses). */
   request?: CanonicalRequest;
-}
-
-export interface Settlement {
-  usage: CanonicalUsage;
-  costMicroUsd: number;
-  finishReason: FinishReason;
 }
 
 export interface StreamEncoder {
@@ -61,6 +50,6 @@ export interface IngressFormat {
   decode(body: unknown, headers?: HeaderReader): CanonicalRequest;
   encodeResult(result: CanonicalResult, settlement: Settlement, context: EncodeContext): unknown;
   createStreamEncoder(context: EncodeContext): StreamEncoder;
-  /** The error body in this format's envelope (spec §7.2). */
+  /** The error body in this format's envelope. */
   encodeError(error: GatewayError, requestId: string): unknown;
 }

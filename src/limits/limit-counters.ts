@@ -1,7 +1,8 @@
 /**
  * The atomic steps behind spend and rate limits, shared by every instance. Two implementations with
  * the same behaviour: Lua scripts on Redis (distributed mode) and plain maps (embedded mode, one
- * process). `spend-guard.ts` drives them; `limit-counters.test.ts` holds both to one contract.
+ * process), both in storage/shared-state/ (whose `limit-counters.test.ts` holds them to one
+ * contract); this file is the port they implement, `spend-guard.ts` drives them.
  *
  * State, per workspace W and key K (micro-USD integers):
  * - leases of W: request id → (key, reserved amount), each with a deadline; an expired lease (its

@@ -16,9 +16,10 @@
  * A lease that vanished without a settlement (expired) marks the counters stale, which seeds them
  * again; no cost is ever counted twice or lost.
  */
-import type { KeyLimitRepository } from "../storage/types.js";
+
 import type { CounterName, LeaseRef, SeedInput } from "./limit-counters.js";
 import type { LimitWindows } from "./limit-windows.js";
+import type { KeyLimitRepository } from "./ports.js";
 
 export async function readSeedInput(
   keyLimits: KeyLimitRepository,

@@ -14,11 +14,12 @@ import {
 import type { CanonicalRequest } from "../canonical/index.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { convertUsdPerMillionToPicoPerToken } from "../metering/prices.js";
-import { openRedisScriptRunner } from "../storage/redis-script-runner.js";
-import type { KeyLimits, Store } from "../storage/types.js";
-import { createInProcessLimitCounters } from "./in-process-limit-counters.js";
+import { createInProcessLimitCounters } from "../storage/shared-state/in-process-limit-counters.js";
+import { createRedisLimitCounters } from "../storage/shared-state/redis-limit-counters.js";
+import { openRedisScriptRunner } from "../storage/shared-state/redis-script-runner.js";
+import type { Store } from "../storage/store.js";
 import type { LimitCounters } from "./limit-counters.js";
-import { createRedisLimitCounters } from "./redis-limit-counters.js";
+import type { KeyLimits } from "./ports.js";
 import { type AdmissionInput, createSpendGuard, type SpendGuard } from "./spend-guard.js";
 import { estimateWorstCase } from "./worst-case-cost.js";
 
@@ -133,7 +134,7 @@ async function runRequest(guard: SpendGuard, store: Store, input: AdmissionInput
   return reservation;
 }
 
-// The runtime modes (DESIGN §2): embedded store with in-process counters, PostgreSQL with either
+// The runtime modes: embedded store with in-process counters, PostgreSQL with either
 // (one instance without Redis, or several with it). PGlite with Redis counters is no runtime mode.
 const COMBINATIONS = [
   ["embedded", "in-process"],

@@ -1,5 +1,5 @@
 /**
- * Admission-time spend and rate limits (issue 4, DESIGN §4). `admit` reserves a request's
+ * Admission-time spend and rate limits. `admit` reserves a request's
  * worst-case cost against the key's daily, monthly and total limits and the workspace balance, and
  * takes a slot of the key's rate window, in one atomic step of the limit counters (Redis: shared by
  * every instance; in-process: embedded mode). The returned reservation is held under a lease that
@@ -11,7 +11,6 @@
  * Retry-After, so spend can never run past a limit while the shared counters are out of sight.
  */
 import type { Logger } from "../logging/logger.js";
-import type { KeyLimitRepository, KeyLimits } from "../storage/types.js";
 import type { CounterName, LimitCounters, SettleInput } from "./limit-counters.js";
 import {
   createInsufficientCreditsError,
@@ -20,6 +19,7 @@ import {
   createRateLimitError,
 } from "./limit-errors.js";
 import { computeLimitWindows, type LimitWindows } from "./limit-windows.js";
+import type { KeyLimitRepository, KeyLimits } from "./ports.js";
 import { readSeedInput } from "./seed-counters.js";
 import { createSettleRetryQueue } from "./settle-retry-queue.js";
 import { computeAffordableOutputCap, computeReservation, type WorstCase } from "./worst-case-cost.js";
@@ -273,7 +273,7 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
             if (!lowered && input.outputCapAdjustable) {
               const affordable = computeAffordableOutputCap(worstCase, reply.headroomMicroUsd);
               if (affordable >= Math.min(MIN_LOWERED_OUTPUT_TOKENS, worstCase.outputCap)) {
-                // DESIGN §4: a shorter answer rather than a refusal when the caller set no cap.
+                // A shorter answer rather than a refusal when the caller set no cap.
                 cap = affordable;
                 amount = computeReservation(worstCase, cap);
                 lowered = true;

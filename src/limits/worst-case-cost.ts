@@ -7,8 +7,8 @@
  * (docs/limits.md).
  */
 import type { CanonicalRequest } from "../canonical/index.js";
-import type { ModelPrices } from "../config/types.js";
 import { boundInputTokens, type UpstreamInputRules } from "../metering/bound-input-tokens.js";
+import type { ModelPrices } from "../metering/prices.js";
 
 const PICO_PER_MICRO = 1_000_000n;
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createEmptyUsage } from "../canonical/index.js";
-import type { ModelPrices } from "../config/types.js";
 import { computeCostMicroUsd } from "./compute-cost.js";
 import { convertMicroUsdToUsd } from "./money.js";
+import type { ModelPrices } from "./prices.js";
 import { convertUsdPerMillionToPicoPerToken } from "./prices.js";
 
 // claude-sonnet-class prices: $3 in, $15 out, $0.30 cache read, $3.75 5-minute write, $6 1-hour write.

@@ -1,9 +1,9 @@
 /**
- * Cost of one generation in integer micro-USD (DESIGN.md §4): each token is billed once, at the
+ * Cost of one generation in integer micro-USD: each token is billed once, at the
  * rate of its class, in BigInt pico-USD, then rounded up to whole micro-USD.
  */
 import type { CanonicalUsage } from "../canonical/index.js";
-import type { ModelPrices } from "../config/types.js";
+import type { ModelPrices } from "./prices.js";
 
 const PICO_PER_MICRO = 1_000_000n;
 

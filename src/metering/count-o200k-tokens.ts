@@ -1,7 +1,7 @@
 /**
  * Counts o200k tokens exactly as gpt-tokenizer's `countTokens` from
  * `gpt-tokenizer/encoding/o200k_base` does by default (the tests compare the two on thousands of
- * texts), without keeping its ~55 MB of rank strings and Maps alive: the ranks live in typed
+ * texts), without keeping its tens of MB of rank strings and Maps alive: the ranks live in typed
  * arrays (`o200k-rank-table.ts`), built on the first count.
  *
  * The algorithm is tiktoken's: split the text with o200k's pre-tokenizer pattern; a piece that is

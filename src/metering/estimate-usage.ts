@@ -30,7 +30,7 @@ const DEFAULT_TOKENS_PER_BYTE = 0.25;
 /**
  * Counts already seen, per text. Conversations resend their whole history and system prompt with
  * every turn, and agents their tool definitions, so most of a prompt's texts were counted before;
- * tokenizing is the costliest step of admission (~40 µs for a short chat prompt). Bounded by the
+ * tokenizing is the costliest step of admission. Bounded by the
  * characters it keeps alive; oldest entries go first. Only complete counts are kept: they are
  * both the estimate and an upper bound of the o200k count.
  */

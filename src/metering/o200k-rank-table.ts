@@ -2,8 +2,8 @@
  * o200k's byte-pair ranks (token bytes → rank) in ~4.2 MB of typed arrays, built from the
  * `.tiktoken` file gpt-tokenizer ships (`gpt-tokenizer/data/o200k_base.tiktoken`: one
  * "base64-bytes rank" line per token, the source its own `bpeRanks` module is generated from).
- * Importing that module instead costs ~55 MB of RSS for as long as the process lives (a 2.4 MB
- * array literal, 200k strings and two Maps); this file reads the text once, decodes it straight
+ * Importing that module instead keeps a large array literal, 200k strings and two Maps in memory
+ * for as long as the process lives (docs/decisions/0014-own-o200k-token-counter.md); this file reads the text once, decodes it straight
  * into one byte buffer and keeps no JS string or object per token.
  */
 import { readFileSync } from "node:fs";

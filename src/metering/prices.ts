@@ -4,6 +4,15 @@
  */
 import { tryParseUsdToMicroUsd } from "./money.js";
 
+/** Integer pico-USD per token for each token class. */
+export interface ModelPrices {
+  promptPicoUsd: bigint;
+  completionPicoUsd: bigint;
+  cachedPromptPicoUsd: bigint;
+  cacheWritePicoUsd: bigint;
+  cacheWrite1hPicoUsd: bigint;
+}
+
 /** USD per 1M tokens → integer pico-USD per token. Throws with the reason on a bad value. */
 export function convertUsdPerMillionToPicoPerToken(value: number | string): bigint {
   const result = tryParseUsdToMicroUsd(value);

@@ -1,6 +1,6 @@
 /**
  * Turns an upstream failure (HTTP error response, or an in-stream `{"error":…}` frame) into a
- * GatewayError of the spec's taxonomy. Understands the OpenAI, Anthropic and Gemini error
+ * GatewayError of the error catalog. Understands the OpenAI, Anthropic and Gemini error
  * envelopes so every adapter can share it.
  *
  * Provider-side failures (auth, rate limit, overload, outage, timeout) get fixed gateway messages:

@@ -1,5 +1,5 @@
 /**
- * The one place that performs upstream HTTP (DESIGN.md §1). undici pools per origin with
+ * The one place that performs upstream HTTP. undici pools per origin with
  * keep-alive; every phase has a deadline from `ProviderConfig.timeouts`:
  * - `connectMs`   → the pool's connect timeout (TCP + TLS),
  * - `firstByteMs` → undici `headersTimeout` (request written → response headers),

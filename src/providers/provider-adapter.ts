@@ -24,7 +24,7 @@ export interface ProviderAdapter {
   /** What the upstream bills for input, for the reservation's bound (docs/limits.md). */
   readonly inputRules: UpstreamInputRules;
   /**
-   * Non-streaming call. Throws a GatewayError classified into the spec's taxonomy on any failure
+   * Non-streaming call. Throws a GatewayError classified into the error catalog on any failure
    * (HTTP error, refused connection, deadline, unparseable body).
    */
   generate(call: UpstreamCall): Promise<CanonicalResult>;

@@ -1,6 +1,6 @@
 /**
  * How a failure while talking to an upstream is reported: the caller's abort reason when it
- * aborted, else the network error (undici or node:net) mapped to the spec's taxonomy. Shared by the
+ * aborted, else the network error (undici or node:net) mapped to the error catalog. Shared by the
  * streamed and the whole-body paths of the HTTP client and by the adapters.
  */
 import { GatewayError } from "../errors/gateway-error.js";
@@ -32,7 +32,7 @@ const NETWORK_FAILURES = new Map<string, readonly [GatewayError["code"], string]
   } satisfies Record<string, readonly [GatewayError["code"], string]>),
 );
 
-/** Maps a network-level failure (undici or node:net error) to the spec's taxonomy. */
+/** Maps a network-level failure (undici or node:net error) to the error catalog. */
 export function mapNetworkError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   const code = findErrorCode(error);

@@ -1,34 +1,35 @@
 /**
- * Opens the store of either runtime mode (DESIGN §2): PostgreSQL when a database URL is given,
+ * Opens the store of either runtime mode: PostgreSQL when a database URL is given,
  * otherwise PGlite persisted under `<dataDir>/pglite`. Migrations run before the store is returned.
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { createApiKeyRepository } from "./api-key-repository.js";
-import { createBatchedGenerationRepository } from "./batched-generation-repository.js";
-import { isDatabaseUnavailableError } from "./classify-database-error.js";
-import { acquireDataDirLock } from "./data-dir-lock.js";
+import { acquireDataDirLock } from "./data-dir/data-dir-lock.js";
+import { initializePgliteFolder } from "./pglite/initialize-pglite-folder.js";
+import { createPgliteClient, PGLITE_SETTINGS, type PgliteThread } from "./pglite/pglite-client.js";
+import { redactUrl } from "./redact-url.js";
+import { createApiKeyRepository } from "./sql/api-key-repository.js";
+import { isDatabaseUnavailableError } from "./sql/classify-database-error.js";
 import {
   createDatabaseAvailability,
   type DatabaseAvailability,
   DEFAULT_DATABASE_DEADLINE_MS,
-} from "./database-availability.js";
-import { createGenerationRepository } from "./generation-repository.js";
-import { initializePgliteFolder } from "./initialize-pglite-folder.js";
+} from "./sql/database-availability.js";
+import { createKeyLimitRepository } from "./sql/key-limit-repository.js";
+import { migrate } from "./sql/migrate.js";
+import { createPlaygroundKeyRepository } from "./sql/playground-key-repository.js";
+import type { SqlClient } from "./sql/sql-client.js";
+import { createUsageReportRepository } from "./sql/usage-report-repository.js";
+import { createWorkspaceRepository } from "./sql/workspace-repository.js";
+import type { Store } from "./store.js";
+import { createBatchedGenerationRepository } from "./usage-records/batched-generation-repository.js";
+import { createGenerationRepository } from "./usage-records/generation-repository.js";
 import {
   createJournaledGenerationRepository,
   flushBefore,
   replayUsageJournal,
-} from "./journaled-generation-repository.js";
-import { createKeyLimitRepository } from "./key-limit-repository.js";
-import { migrate } from "./migrate.js";
-import { createPlaygroundKeyRepository } from "./playground-key-repository.js";
-import { redactUrl } from "./redact-url.js";
-import { createPgliteClient, PGLITE_SETTINGS, type PgliteThread, type SqlClient } from "./sql-client.js";
-import type { Store } from "./types.js";
-import { openUsageJournal, type UsageJournal } from "./usage-journal.js";
-import { createUsageReportRepository } from "./usage-report-repository.js";
-import { createWorkspaceRepository } from "./workspace-repository.js";
+} from "./usage-records/journaled-generation-repository.js";
+import { openUsageJournal, type UsageJournal } from "./usage-records/usage-journal.js";
 
 export interface OpenStoreOptions {
   /** `postgres://…`; when absent the embedded PGlite database is used. */
@@ -37,7 +38,7 @@ export interface OpenStoreOptions {
   dataDir: string;
   statementTimeoutMs?: number;
   onError?: (error: Error) => void;
-  /** Embedded mode: which thread runs PGlite (sql-client.ts); default `main`. */
+  /** Embedded mode: which thread runs PGlite (pglite/pglite-client.ts); default `main`. */
   pgliteThread?: PgliteThread;
   /** Deadline of each query on the request path (database-availability.ts). */
   deadlineMs?: number;
@@ -69,7 +70,7 @@ export async function openStoreWithSqlClient(
     });
   if (options.databaseUrl) {
     // Loaded only here: an embedded gateway never needs pg.
-    const { createPostgresClient } = await import("./postgres-client.js");
+    const { createPostgresClient } = await import("./postgres/postgres-client.js");
     const client = createPostgresClient(options.databaseUrl, {
       statementTimeoutMs: options.statementTimeoutMs,
       // Waiting for a pooled connection is part of a call's deadline.
@@ -122,7 +123,7 @@ export async function openStoreWithSqlClient(
 
 /**
  * `journalDirectory` (embedded mode with a data folder, which one process owns): usage records
- * are journaled and written in batches (journaled-generation-repository.ts); what an earlier
+ * are journaled and written in batches (usage-records/journaled-generation-repository.ts); what an earlier
  * process journaled is written before the store is handed out.
  */
 async function prepareStore(

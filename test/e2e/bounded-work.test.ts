@@ -1,10 +1,10 @@
 /**
  * No request holds a gateway's event loop: a real gateway process, with an OpenAI (o200k), an
  * Anthropic, a Gemini and an OpenAI-compatible route to loopback fakes, gets each of the inputs
- * that used to cost time quadratic or exponential in their size, or a 500: long single words,
+ * that cost time quadratic or exponential in their size, or a 500, in a naive implementation: long single words,
  * long runs of one character, DNA-like sequences, JSON nested 100,000 levels deep, 100,000
- * messages, 10,000 tools, on all three formats and count_tokens (and the 9 MB of one letter that
- * froze a gateway for good); a `$ref` schema bomb for a Gemini route; runs of same-role turns for
+ * messages, 10,000 tools, on all three formats and count_tokens (and 9 MB of one letter, which can
+ * freeze a naive tokenizer for good); a `$ref` schema bomb for a Gemini route; runs of same-role turns for
  * an Anthropic route; a one-word streamed answer without usage. While each runs, `GET /healthz` must keep answering within 100 ms (measured from
  * a worker thread, so the test's own work does not count), and each request gets a 200 from the
  * fake upstream or a 400 naming the field, never a 500.

@@ -1,5 +1,5 @@
 /**
- * Issue 4 item 6 with PostgreSQL taken away (DESIGN §4; reliability F5, F21): the gateway reaches
+ * Usage records survive a PostgreSQL outage: the gateway reaches
  * the shared PostgreSQL through a proxy this test cuts. Requests admitted before the cut complete
  * normally; their outcomes are parked in <dataDir>/outbox; when the database returns they appear
  * exactly once and the workspace is debited exactly once — also when the gateway was restarted
@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import pg from "pg";
 import type { RunningGateway } from "../../src/gateway.js";
-import { PENDING_FILE_NAME } from "../../src/storage/file-outcome-outbox.js";
+import { PENDING_FILE_NAME } from "../../src/storage/usage-records/file-outcome-outbox.js";
 import {
   type CuttableProxy,
   createStatePrefix,

@@ -1,5 +1,5 @@
 /**
- * Issue 4 item 6 with Redis taken away (DESIGN §4; reliability F1, F4 in part, F17): two gateway
+ * Usage records survive a Redis outage: two gateway
  * instances share PostgreSQL and this test's own redis-server, which it SIGKILLs and restarts
  * (by PID; the shared Redis on 6379 is never touched). While Redis is down: streams admitted
  * before the kill complete with their records, /readyz says degraded, keys still authenticate

@@ -1,5 +1,5 @@
 /**
- * Exact cost (issue 4 item 1). Golden usage objects in each provider's documented shape go through
+ * Exact cost. Golden usage objects in each provider's documented shape go through
  * the adapter's usage mapping into canonical usage and through computeCostMicroUsd: every token is
  * billed once, at the rate of its class. Then, on a real gateway in both runtime modes, the cost a
  * chat response reports equals the generation record's `total_cost` and `cost_micro_usd`, streamed
@@ -12,8 +12,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CanonicalUsage } from "../../src/canonical/index.js";
-import type { ModelPrices } from "../../src/config/types.js";
 import { computeCostMicroUsd } from "../../src/metering/compute-cost.js";
+import type { ModelPrices } from "../../src/metering/prices.js";
 import { convertUsdPerMillionToPicoPerToken } from "../../src/metering/prices.js";
 import { mapUsage as mapAnthropicUsage } from "../../src/providers/anthropic/map-usage.js";
 import { mapUsage as mapGeminiUsage } from "../../src/providers/google/map-usage.js";

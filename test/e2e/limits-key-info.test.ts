@@ -1,6 +1,6 @@
 /**
- * Spend limits as a caller meets them, on a real gateway in both runtime modes: `GET /api/v1/key`
- * (issue 4 item 7), the error bodies at each limit in each format, the output cap lowered when the
+ * Spend limits as a caller meets them, on a real gateway in both runtime modes: `GET /api/v1/key`,
+ * the error bodies at each limit in each format, the output cap lowered when the
  * caller set none, the total reset with its audit entry, and credit reaching the balance counter.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * Spend limits are global (issue 4 item 2; reliability tests L1 and L13): two real gateway
+ * Spend limits are global: two real gateway
  * processes on one PostgreSQL and one Redis, 500 concurrent requests split between them, against
  * a key whose total limit is $0.05 while every request costs (and reserves) exactly $0.001.
  * Afterwards the Redis counters must equal the Postgres ledger, with no reservation left.

@@ -1,5 +1,5 @@
 /**
- * Rate limits are global (issue 4 item 3, sharp edge G45): three real gateway processes behind a
+ * Rate limits are global: three real gateway processes behind a
  * round robin share one Redis window per key. A key allowing 10 requests per minute gets exactly
  * 10 of 30 concurrent requests through, whichever instance each reaches; the others are told when
  * a slot frees. Token counting is free and takes no slot. A key without its own value gets the

@@ -1,5 +1,5 @@
 /**
- * Issue 4 item 5 (spec §4 rule 4, §5.4, §5.12; reliability S6, S7, L11): the internal endpoint
+ * Playground keys: the internal endpoint
  * that mints one-time playground keys, and the keys themselves — single use across instances,
  * 10-minute TTL, hard purge, per-user mint rate limit, real billing labelled with their source.
  */

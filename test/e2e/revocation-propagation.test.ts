@@ -1,5 +1,5 @@
 /**
- * Issue 4 item 4 (spec §3, §5.6; reliability S3/F17; sharp edge G49): disabling or revoking a key
+ * A key change reaches every instance within 30 s: disabling or revoking a key
  * through instance A's admin API applies to A's very next request, to an instance B sharing A's
  * Redis pub/sub within 1 s, and to an instance C that never hears the message (a different state
  * prefix, so C subscribes to another channel) within the auth cache TTL — far inside 30 s.
@@ -119,7 +119,8 @@ test("disable and revoke propagate: at once here, <1 s by pub/sub, within the TT
       for (const instance of [b, c]) assert.equal(await chatStatus(instance.url, secret), 401);
     }
 
-    // Re-enabling a disabled key is a key change too (not covered by the spec's 30 s, but the same path).
+    // Re-enabling a disabled key is a key change too (the 30 s bound is about disabling, but the
+    // path is the same).
     const { key, secret } = await a.store.apiKeys.create({ workspaceId: workspace.id, name: "re-enable" });
     await adminAction(a.url, key.id, "disable");
     assert.equal(await chatStatus(b.url, secret), 401);

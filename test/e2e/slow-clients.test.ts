@@ -13,7 +13,7 @@ import { type AddressInfo, connect, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import type { GenerationRecord } from "../../src/storage/types.js";
+import type { GenerationRecord } from "../../src/engine/generation-record.js";
 import { assertLedgerMatches } from "../helpers/money-checks.js";
 import { startTestGateway, TEST_MODEL, type TestGateway } from "../helpers/test-gateway.js";
 

@@ -100,7 +100,7 @@ test("npm start: first-start key, admin CLI against the running gateway, SIGTERM
     DATABASE_URL: "",
     REDIS_URL: "",
     INTERNAL_SHARED_SECRET: "",
-    // The compiled worker entry (dist/storage/pglite-worker-main.js), whatever this machine's CPU count.
+    // The compiled worker entry (dist/storage/pglite/pglite-worker-main.js), whatever this machine's CPU count.
     GATEWAY_PGLITE_THREAD: "worker",
   };
   try {

@@ -1,6 +1,6 @@
 /**
- * A scriptable loopback server that speaks the Anthropic Messages wire format
- * (wire-formats.md §0 and §3), for tests of anything that calls an `anthropic` upstream.
+ * A scriptable loopback server that speaks the Anthropic Messages wire format,
+ * for tests of anything that calls an `anthropic` upstream.
  *
  * Usage:
  * ```ts

@@ -1,5 +1,5 @@
 /**
- * A scriptable loopback server that speaks the Gemini API wire format (wire-formats.md §4), for
+ * A scriptable loopback server that speaks the Gemini API wire format, for
  * tests of anything that calls a `google` upstream (adapter tests, end-to-end gateway tests).
  *
  * Usage:
@@ -59,7 +59,7 @@ export const DEFAULT_GEMINI_RESPONSE_ID = "ZmFrZUdlbWluaVJlc3BvbnNl";
 /** prompt 10 + candidates 5 + thoughts 0 = total 15. */
 export const DEFAULT_GEMINI_USAGE = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 };
 
-/** The real API: JSON with a charset, event streams without one (wire-formats.md §0). */
+/** The real API: JSON with a charset, event streams without one. */
 const JSON_HEADERS = { "content-type": "application/json; charset=UTF-8" };
 const SSE_HEADERS = { "content-type": "text/event-stream" };
 

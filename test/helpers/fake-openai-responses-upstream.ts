@@ -1,5 +1,5 @@
 /**
- * A scriptable loopback server that speaks the OpenAI Responses wire format (wire-formats.md §2),
+ * A scriptable loopback server that speaks the OpenAI Responses wire format,
  * for tests of anything that calls an `openai-responses` upstream. It is the server of
  * `fake-openai-upstream.ts` (same recording of requests, queue, hang, socket close, HTTP errors)
  * with Responses replies: JSON `response` objects, and event streams framed as OpenAI frames them

@@ -2,7 +2,7 @@
  * Usage-record fixtures for storage tests: one place for the shape of a generation's start and
  * outcome, so tests spell out only the fields they are about.
  */
-import type { GenerationOutcome, GenerationStart } from "../../src/storage/types.js";
+import type { GenerationOutcome, GenerationStart } from "../../src/engine/generation-record.js";
 
 /** A successful outcome; pass what the test checks (cost, tokens, status, …). */
 export function createTestOutcome(overrides: Partial<GenerationOutcome> = {}): GenerationOutcome {

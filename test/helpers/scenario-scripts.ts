@@ -220,7 +220,7 @@ export function scriptAnswer(
 // ---------------------------------------------------------------------------------------------
 // Errors
 
-/** What the gateway must answer for {@link errorBeforeOutput} of a kind (spec §7.1, docs/errors.md). */
+/** What the gateway must answer for {@link errorBeforeOutput} of a kind (docs/errors.md). */
 export interface ExpectedGatewayError {
   code: ErrorCode;
   status: number;

@@ -1,5 +1,5 @@
 /**
- * Runs storage-dependent tests in every runtime mode (DESIGN §2, §5): embedded PGlite and a real
+ * Runs storage-dependent tests in every runtime mode: embedded PGlite and a real
  * PostgreSQL (a fresh database per test, dropped afterwards); in-process and real Redis (a random
  * key/channel prefix per test, cleaned afterwards). An unreachable server skips its variant with a
  * message locally, and fails the test when CI=true so a broken CI machine cannot pass silently.
@@ -12,11 +12,12 @@ import { type TestContext, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import { Redis } from "ioredis";
 import pg from "pg";
-import { migrate } from "../../src/storage/migrate.js";
 import { createStore, openStoreWithSqlClient } from "../../src/storage/open-store.js";
-import { openSharedState } from "../../src/storage/shared-state.js";
-import { PGLITE_SETTINGS, pgliteOptions, type SqlClient, wrapPglite } from "../../src/storage/sql-client.js";
-import type { SharedState, Store } from "../../src/storage/types.js";
+import { PGLITE_SETTINGS, pgliteOptions, wrapPglite } from "../../src/storage/pglite/pglite-client.js";
+import { openSharedState } from "../../src/storage/shared-state/shared-state.js";
+import { migrate } from "../../src/storage/sql/migrate.js";
+import type { SqlClient } from "../../src/storage/sql/sql-client.js";
+import type { SharedState, Store } from "../../src/storage/store.js";
 
 export type StorageMode = "embedded" | "postgres";
 export type SharedStateMode = "in-process" | "redis";

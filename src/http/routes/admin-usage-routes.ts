@@ -8,13 +8,14 @@
 import { z } from "zod";
 import { encodeKey, encodeKeyLimits } from "../../admin/admin-wire.js";
 import { readKeySpend } from "../../admin/read-key-spend.js";
+import { createUnknownWorkspaceError } from "../../admin/workspace-errors.js";
 import { isInternalTokenValid } from "../../auth/internal-token.js";
+import type { GenerationRecord } from "../../engine/generation-record.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { SpendGuard } from "../../limits/spend-guard.js";
 import { convertMicroUsdToUsd } from "../../metering/money.js";
-import type { GenerationRecord, Store } from "../../storage/types.js";
-import { createUnknownWorkspaceError } from "../../storage/workspace-repository.js";
+import type { Store } from "../../storage/store.js";
 import { createErrorResponse } from "../error-response.js";
 import {
   adminDailyUsageSchema,

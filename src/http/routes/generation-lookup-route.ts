@@ -1,15 +1,16 @@
 /**
- * `GET /api/v1/generation?id=`: post-hoc metadata of one request of the caller's workspace (§2.8).
+ * `GET /api/v1/generation?id=`: post-hoc metadata of one request of the caller's workspace.
  * `id` is the request id (`X-Request-Id`) or an id the SDKs hand back, which carries it after a
  * prefix: `gen-` (chat completion), `resp_` (response), `msg_` (message). The key may come in
  * `Authorization: Bearer` or, as the Anthropic SDK sends it, in `x-api-key`.
  */
 import { z } from "zod";
 import { type Authenticator, readBearerOrApiKey } from "../../auth/authenticate.js";
+import type { GenerationRecord } from "../../engine/generation-record.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { convertMicroUsdToUsd } from "../../metering/money.js";
-import type { GenerationRecord, Store } from "../../storage/types.js";
+import type { Store } from "../../storage/store.js";
 import { createErrorResponse } from "../error-response.js";
 import { generationSchema } from "../openapi-schemas.js";
 import { REQUEST_ID_PATTERN } from "../request-id.js";

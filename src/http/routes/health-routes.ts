@@ -4,7 +4,7 @@
  * database round trip, not one each. Results are not reused after the check ends: an outage
  * shows on the very next probe. Draining is read live: a stopping instance leaves the pool at once.
  */
-import type { SharedState, Store } from "../../storage/types.js";
+import type { SharedState, Store } from "../../storage/store.js";
 import { livenessSchema, readinessSchema } from "../openapi-schemas.js";
 import type { RouteDefinition } from "../route-definition.js";
 import { jsonResponse } from "../route-responses.js";

@@ -11,7 +11,7 @@ import type { GatewayConfig } from "../../config/types.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { SpendGuard } from "../../limits/spend-guard.js";
-import type { Store } from "../../storage/types.js";
+import type { Store } from "../../storage/store.js";
 import { createErrorResponse } from "../error-response.js";
 import type { RouteDefinition } from "../route-definition.js";
 import { BEARER, COMMON_ERRORS, jsonResponse } from "../route-responses.js";

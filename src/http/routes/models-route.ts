@@ -1,5 +1,5 @@
 /**
- * `GET /api/v1/models`: the public catalog (spec §2.9), and `GET /api/v1/models/{slug}`: one model
+ * `GET /api/v1/models`: the public catalog, and `GET /api/v1/models/{slug}`: one model
  * (the slug holds a slash, sent as is or percent-encoded as `%2F`, as the openai SDK's
  * `models.retrieve` does). Each entry also carries `id`, the slug again, because OpenAI-style
  * clients (`openai.models.list()`) read a model's name from `id`. Rendered once; the catalog is static.

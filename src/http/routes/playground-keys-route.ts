@@ -1,5 +1,5 @@
 /**
- * `POST /api/v1/playground-keys` (spec §4 rule 4, §5.4, §5.12): the platform application mints a
+ * `POST /api/v1/playground-keys`: the platform application mints a
  * one-time key for a signed-in user. Only a caller holding INTERNAL_SHARED_SECRET (sent as
  * `X-Internal-Token`) may call it; without a configured secret the route does not exist (404,
  * the same answer as any unknown path). Requests carrying an API key are refused even with a
@@ -13,7 +13,7 @@ import type { PlaygroundKeyPolicy } from "../../auth/playground-key-policy.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
-import type { Store } from "../../storage/types.js";
+import type { Store } from "../../storage/store.js";
 import { createErrorResponse } from "../error-response.js";
 import { readJsonBody } from "../read-json-body.js";
 import type { RouteDefinition } from "../route-definition.js";

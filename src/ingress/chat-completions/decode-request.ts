@@ -83,7 +83,7 @@ function decodeResponseFormat(
 }
 
 /**
- * Top-level fields the schema does not know, verbatim (spec §2.2: provider routing, transforms and
+ * Top-level fields the schema does not know, verbatim (provider routing, transforms and
  * other custom fields are forwarded). `prediction` is known and validated but has no canonical
  * field, so it rides along too, for upstreams that speak OpenAI's format.
  */

@@ -1,5 +1,5 @@
 /**
- * Server-tool activations (spec §2.2) from their three sources: `tools` elements of type
+ * Server-tool activations from their three sources: `tools` elements of type
  * `<vendor>:<tool>`, `plugins`, and `web_search_options` (which activates `web_search`).
  *
  * A tool activated more than once becomes one activation: the smallest explicit `max_uses` wins

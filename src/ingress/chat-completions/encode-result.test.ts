@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CanonicalResult } from "../../canonical/index.js";
 import { createEmptyUsage } from "../../canonical/index.js";
-import type { EncodeContext, Settlement } from "../ingress-format.js";
+import type { Settlement } from "../../canonical/settlement.js";
+import type { EncodeContext } from "../ingress-format.js";
 import { decodeChatRequest } from "./decode-request.js";
 import { encodeChatResult } from "./encode-result.js";
 
@@ -16,7 +17,7 @@ function settle(result: CanonicalResult, costMicroUsd = 0): Settlement {
   return { usage: result.usage, costMicroUsd, finishReason: result.finishReason };
 }
 
-test("a text result becomes the §2.3 chat.completion object", () => {
+test("a text result becomes a chat.completion object", () => {
   const result: CanonicalResult = {
     content: [
       { type: "text", text: "Hello" },

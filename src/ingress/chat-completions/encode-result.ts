@@ -1,6 +1,7 @@
-/** A canonical result → the `chat.completion` object of spec §2.3. */
+/** A canonical result → the `chat.completion` object. */
 import type { CanonicalResult } from "../../canonical/index.js";
-import type { EncodeContext, Settlement } from "../ingress-format.js";
+import type { Settlement } from "../../canonical/settlement.js";
+import type { EncodeContext } from "../ingress-format.js";
 import { type ChatUsage, encodeChatUsage } from "./encode-usage.js";
 import { type ChatFinishReason, mapFinishReason } from "./map-finish-reason.js";
 import { type ChatReasoningDetail, encodeReasoningDetails } from "./reasoning-details.js";

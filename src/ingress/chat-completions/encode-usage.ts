@@ -1,5 +1,5 @@
 /**
- * Canonical usage + settled cost → the chat `usage` object (spec §2.3), shared by the non-streaming
+ * Canonical usage + settled cost → the chat `usage` object, shared by the non-streaming
  * response and the final stream chunk.
  */
 import type { CanonicalUsage } from "../../canonical/index.js";

@@ -1,4 +1,4 @@
-/** The chat-completions ingress format (`POST /api/v1/chat/completions`, spec §2.2–2.3, §6.1). */
+/** The chat-completions ingress format (`POST /api/v1/chat/completions`). */
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import type { IngressFormat } from "../ingress-format.js";
 import { decodeChatRequest } from "./decode-request.js";

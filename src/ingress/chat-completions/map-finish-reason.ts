@@ -1,6 +1,6 @@
 /**
- * Canonical finish reason → chat `finish_reason`. The chat vocabulary has only four values
- * (spec §2.3), so several canonical reasons share one; the comments say why each lands where it does.
+ * Canonical finish reason → chat `finish_reason`. The chat vocabulary has only four values,
+ * so several canonical reasons share one; the comments say why each lands where it does.
  */
 import type { FinishReason } from "../../canonical/index.js";
 

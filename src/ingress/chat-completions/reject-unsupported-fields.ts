@@ -1,5 +1,5 @@
 /**
- * Fields the gateway rejects rather than ignores (spec §7.4, DESIGN §4): silently dropping them
+ * Fields the gateway rejects rather than ignores: silently dropping them
  * would give the caller something other than what they asked for. Each rejection is
  * `invalid_request` with `param` naming the field. `null` counts as absent, as everywhere in the
  * schema.

@@ -26,7 +26,7 @@ test("the OpenAPI description lists reasoning_effort low/medium/high while valid
   }
 });
 
-test("the request schema documents every §2.2 field, requires model and messages, and allows extras", () => {
+test("the request schema documents every Chat Completions field, requires model and messages, and allows extras", () => {
   const request = generateSchemas().ChatCompletionRequest;
   const specFields = [
     "model",

@@ -1,5 +1,5 @@
 /**
- * The chat-completions request body (spec §2.2) as a zod schema. It validates requests and, through
+ * The chat-completions request body as a zod schema. It validates requests and, through
  * the `.meta({ id })` names, documents them in /openapi.json.
  *
  * Conventions:
@@ -16,14 +16,15 @@ import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
 import { reasoningDetailSchema } from "./reasoning-details.js";
 
-/** Spec §2.2: the machine-readable description lists only these three. */
+/** The efforts /openapi.json advertises; the others (REASONING_EFFORTS) are accepted but not listed. */
 const DOCUMENTED_REASONING_EFFORTS = ["low", "medium", "high"];
 
 /** `<vendor>:<tool>`, e.g. `hi:web_search`, `openrouter:web_fetch`. */
 const SERVER_TOOL_TYPE_PATTERN = new RegExp(`^[^:\\s]+:(${SERVER_TOOL_IDS.join("|")})$`);
 
 /**
- * Not in spec §2.2: OpenRouter-style prompt-cache breakpoints on content parts, which clients use
+ * Beyond OpenAI's request format: OpenRouter-style prompt-cache breakpoints on content parts, which
+ * clients use
  * for Anthropic prompt caching through chat completions; the canonical parts carry them.
  */
 const cacheControlSchema = z

@@ -1,5 +1,5 @@
 /**
- * The chat-completions response (spec §2.3) and stream chunk (§6.1) as zod schemas, for
+ * The chat-completions response and stream chunk as zod schemas, for
  * /openapi.json only: the encoders build these objects directly and tests check their shape.
  */
 import { z } from "zod";

@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import OpenAI from "openai";
 import type { CanonicalStreamPart, CanonicalUsage } from "../../canonical/index.js";
+import type { Settlement } from "../../canonical/settlement.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import type { EncodeContext, Settlement } from "../ingress-format.js";
+import type { EncodeContext } from "../ingress-format.js";
 import { createChatStreamEncoder } from "./stream-encoder.js";
 
 const context: EncodeContext = { requestId: "req_123", model: "openai/gpt-4o", createdAt: 1_700_000_000 };

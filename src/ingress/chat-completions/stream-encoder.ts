@@ -1,5 +1,5 @@
 /**
- * Canonical stream parts → chat-completions SSE (spec §6.1; wire-formats §1 Streaming, §5 item 1):
+ * Canonical stream parts → chat-completions SSE:
  *
  *   role frame → content / reasoning / tool-call deltas → [reasoning_details] → finish_reason frame
  *   → usage-only chunk (always, whatever `stream_options` said) → `data: [DONE]`
@@ -23,9 +23,10 @@
  * serialised.
  */
 import type { CanonicalStreamPart, FinishReason } from "../../canonical/index.js";
+import type { Settlement } from "../../canonical/settlement.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import type { GatewayError } from "../../errors/gateway-error.js";
-import type { EncodeContext, Settlement, StreamEncoder } from "../ingress-format.js";
+import type { EncodeContext, StreamEncoder } from "../ingress-format.js";
 import { encodeChatUsage } from "./encode-usage.js";
 import { mapFinishReason } from "./map-finish-reason.js";
 import { type ChatReasoningDetail, encodeReasoningDetail } from "./reasoning-details.js";

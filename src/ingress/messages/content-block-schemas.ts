@@ -1,5 +1,5 @@
 /**
- * Content blocks of a messages-format conversation (spec §2.6) as zod schemas, split by the role
+ * Content blocks of a messages-format conversation as zod schemas, split by the role
  * that may send them. Wire names stay snake_case; `decode-content-blocks.ts` makes them canonical.
  *
  * Objects are loose: Anthropic keeps adding block fields (`citations`, `context`, `caller`) and

@@ -48,7 +48,7 @@ test("max_tokens is optional; the count is positive for a bare conversation", ()
   assert.ok(Number.isInteger(result.input_tokens) && result.input_tokens > 0);
 });
 
-test("the system prompt is counted (sharp-edges G53)", () => {
+test("the system prompt is counted", () => {
   const added = count({ system: systemPrompt }) - count({});
   assert.ok(added >= estimateTextTokens(systemPrompt), `system added ${added}`);
   const asBlocks = count({

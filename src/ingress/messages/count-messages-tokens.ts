@@ -1,6 +1,6 @@
 /**
  * `POST /api/v1/messages/count_tokens`: a local estimate of a messages request's prompt, without an
- * upstream call (clients such as Claude Code send dozens a second; sharp-edges G53: the count must
+ * upstream call (clients such as Claude Code send dozens a second, so the count must
  * exist, include the system prompt and tools, and never spend a generation rate limit).
  *
  * The estimate is the metering tokenizer's count of every text, tool-call and tool definition

@@ -3,11 +3,11 @@
  * e.g. `messages[2].content[1]`, so a rejection names the exact field.
  *
  * - Empty and whitespace-only text blocks are dropped: Anthropic rejects them ("text content blocks
- *   must contain non-whitespace text", sharp-edges E29) and other hosts gain nothing from them.
+ *   must contain non-whitespace text") and other hosts gain nothing from them.
  * - `thinking.signature` / `redacted_thinking.data` are the opaque strings the gateway emitted (or a
  *   vendor's native state, which `unwrapOpaqueState` attributes to Anthropic); a thinking block
  *   without a signature (or with `""`, which the gateway emits for reasoning that had no state) is
- *   plain reasoning text. A signature-only block with empty text is kept (sharp-edges B12).
+ *   plain reasoning text. A signature-only block with empty text is kept.
  * - Tool-call state comes back from its carrier thinking block (tool-call-state-carrier.ts).
  * - `tool_use.input` becomes `JSON.stringify(input)`: for the compact JSON upstreams produce that is
  *   the same text the gateway parsed when it emitted the block, so arguments round-trip byte-exact.

@@ -21,7 +21,7 @@ import {
   messagesRequestSchema,
 } from "./request-schema.js";
 
-/** `POST /api/v1/messages`. `anthropic-version` is accepted whatever its value (spec §9). */
+/** `POST /api/v1/messages`. `anthropic-version` is accepted whatever its value. */
 export function decodeMessagesRequest(body: unknown, headers?: HeaderReader): CanonicalRequest {
   const parsed = messagesRequestSchema.safeParse(body);
   if (!parsed.success) throw createValidationError(parsed.error.issues, body);

@@ -5,7 +5,8 @@ import Anthropic from "@anthropic-ai/sdk";
 import { generateText } from "ai";
 import type { CanonicalResult, FinishReason, OpaqueReasoningState } from "../../canonical/index.js";
 import { createEmptyUsage } from "../../canonical/index.js";
-import type { EncodeContext, Settlement } from "../ingress-format.js";
+import type { Settlement } from "../../canonical/settlement.js";
+import type { EncodeContext } from "../ingress-format.js";
 import { unwrapOpaqueState } from "../opaque-state.js";
 import { decodeMessagesRequest } from "./decode-request.js";
 import { encodeMessagesResult } from "./encode-result.js";
@@ -38,7 +39,7 @@ const signedState: OpaqueReasoningState = {
   signature: "ErUBCkYIBRgCIkBvl2q==",
 };
 
-test("a text result becomes the §2.7 message object; adjacent text parts are one block", () => {
+test("a text result becomes a message object; adjacent text parts are one block", () => {
   const result: CanonicalResult = {
     content: [
       { type: "text", text: "Hello" },

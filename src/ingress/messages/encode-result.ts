@@ -1,5 +1,5 @@
 /**
- * A canonical result → the `message` object of spec §2.7.
+ * A canonical result → the `message` object.
  *
  * Blocks keep generation order — the order the stream encoder emits them in, so a streamed and a
  * non-streamed turn are the same message. For reasoning models that puts thinking first (they think
@@ -9,7 +9,8 @@
  * (tool-call-state-carrier.ts), so the calls of a turn stay together.
  */
 import type { CanonicalResult } from "../../canonical/index.js";
-import type { EncodeContext, Settlement } from "../ingress-format.js";
+import type { Settlement } from "../../canonical/settlement.js";
+import type { EncodeContext } from "../ingress-format.js";
 import { encodeReasoningBlock, type MessagesReasoningBlock } from "./encode-reasoning-block.js";
 import { encodeMessagesUsage, type MessagesUsage } from "./encode-usage.js";
 import { type MessagesStopReason, mapStopReason } from "./map-stop-reason.js";

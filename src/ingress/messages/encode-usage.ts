@@ -1,11 +1,11 @@
 /**
- * Canonical usage → the messages `usage` object (spec §2.7), shared by the non-streaming response
+ * Canonical usage → the messages `usage` object, shared by the non-streaming response
  * and the stream's `message_delta`.
  *
  * Anthropic's `input_tokens` is only the uncached remainder: cache reads and cache writes are
- * reported beside it, not inside it (wire-formats §0 Usage). The canonical `inputTokens` counts all
+ * reported beside it, not inside it. The canonical `inputTokens` counts all
  * of them, so they are subtracted here; a client adding the three fields gets the full prompt back
- * and is never billed twice for cached tokens (sharp-edges F36).
+ * and is never billed twice for cached tokens.
  */
 import type { CanonicalUsage } from "../../canonical/index.js";
 

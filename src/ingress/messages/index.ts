@@ -1,6 +1,6 @@
 /**
- * The messages ingress format, Anthropic-compatible (`POST /api/v1/messages`, spec §2.6–2.7, §6.3;
- * `POST /api/v1/messages/count_tokens`). Its stored name is `vendor_messages` (spec §2.8).
+ * The messages ingress format, Anthropic-compatible (`POST /api/v1/messages`,
+ * `POST /api/v1/messages/count_tokens`). Its stored name is `vendor_messages`.
  */
 import { createMessagesErrorEnvelope } from "../../errors/envelopes.js";
 import type { IngressFormat } from "../ingress-format.js";

@@ -1,6 +1,6 @@
 /**
- * Canonical finish reason → messages `stop_reason` (spec §2.7; wire-formats §0 Stop / finish
- * reasons). One table, so the non-streaming response and the stream cannot disagree.
+ * Canonical finish reason → messages `stop_reason`. One table, so the non-streaming response and
+ * the stream cannot disagree.
  */
 import type { FinishReason } from "../../canonical/index.js";
 
@@ -18,7 +18,7 @@ export const MESSAGES_STOP_REASONS: Readonly<Record<FinishReason, MessagesStopRe
   "stop-sequence": "stop_sequence",
   length: "max_tokens",
   "context-window": "model_context_window_exceeded",
-  // Agent loops (Claude Code) continue only on tool_use; anything else ends them (sharp-edges A4).
+  // Agent loops (Claude Code) continue only on tool_use; anything else ends them.
   "tool-calls": "tool_use",
   refusal: "refusal",
   // The format's only safety stop; a filtered answer must not look like a clean end_turn.

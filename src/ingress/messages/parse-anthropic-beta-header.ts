@@ -1,7 +1,7 @@
 /**
  * `anthropic-beta: a,b` (possibly repeated: `Headers.get` joins repeated lines with ", ") → the
  * distinct beta names in order of first appearance. Whether they reach an upstream is the adapter's
- * decision (sharp-edges E35: native paths only).
+ * decision.
  */
 import type { HeaderReader } from "../ingress-format.js";
 export function parseAnthropicBetaHeader(headers: HeaderReader | undefined): string[] {

@@ -41,7 +41,7 @@ const SPEC_FIELDS = [
   "hi_tool_events",
 ];
 
-test("the request schema documents every §2.6 field and requires model, max_tokens and messages", () => {
+test("the request schema documents every Messages request field and requires model, max_tokens and messages", () => {
   const schemas = generateSchemas();
   const request = schemas.MessagesRequest;
   for (const field of SPEC_FIELDS) {
@@ -53,7 +53,7 @@ test("the request schema documents every §2.6 field and requires model, max_tok
   assert.deepEqual(schemas.MessagesCountTokensRequest.required?.sort(), ["messages", "model"]);
 });
 
-test("the response schema lists the §2.7 fields and every stop reason", () => {
+test("the response schema lists the message fields and every stop reason", () => {
   const response = generateSchemas().MessagesResponse;
   assert.deepEqual(response.required?.sort(), [
     "content",

@@ -1,5 +1,5 @@
 /**
- * The messages request body (spec §2.6) as a zod schema: it validates requests and, through the
+ * The messages request body as a zod schema: it validates requests and, through the
  * `.meta({ id })` names, documents them in /openapi.json. The count-tokens body is the same schema
  * with `max_tokens` optional, so a body that counts is a body that generates.
  *

@@ -1,5 +1,5 @@
 /**
- * The messages response (spec §2.7), stream events (§6.3) and count-tokens response as zod schemas,
+ * The messages response, stream events and count-tokens response as zod schemas,
  * for /openapi.json only: the encoders build these objects directly and tests check their shape.
  */
 import { z } from "zod";

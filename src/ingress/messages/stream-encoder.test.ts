@@ -4,8 +4,9 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import Anthropic from "@anthropic-ai/sdk";
 import { streamText } from "ai";
 import type { CanonicalStreamPart, CanonicalUsage, OpaqueReasoningState } from "../../canonical/index.js";
+import type { Settlement } from "../../canonical/settlement.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import type { EncodeContext, Settlement, StreamEncoder } from "../ingress-format.js";
+import type { EncodeContext, StreamEncoder } from "../ingress-format.js";
 import { unwrapOpaqueState } from "../opaque-state.js";
 import { decodeMessagesRequest } from "./decode-request.js";
 import { messagesStreamEventSchema } from "./response-schema.js";
@@ -86,7 +87,7 @@ function parseFrames(sseText: string): Frame[] {
 }
 
 /**
- * The wire rules of wire-formats §5 item 3: event name = data.type; message_start once and first;
+ * The wire rules of a Messages stream: event name = data.type; message_start once and first;
  * blocks opened in index order 0,1,2…, never two open at once, deltas only to the open block;
  * message_delta then message_stop last. Returns the frames without pings.
  */
@@ -445,7 +446,7 @@ test("text arriving before the thinking block's signature waits: blocks never ov
   assert.deepEqual(message.content[1], { type: "text", text: "Answer here." });
 });
 
-test("a chunk with text and a tool call: the text block closes, the tool block opens with its name (sharp-edges A3)", async () => {
+test("a chunk with text and a tool call: the text block closes, the tool block opens with its name", async () => {
   const sse = encodeStream(
     [
       { type: "text-delta", id: "t", delta: "Let me check." },

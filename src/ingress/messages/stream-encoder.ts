@@ -1,12 +1,12 @@
 /**
- * Canonical stream parts → messages-format SSE (spec §6.3; wire-formats §3 Streaming, §5 item 3):
+ * Canonical stream parts → messages-format SSE:
  *
  *   message_start → per block: content_block_start → content_block_delta* → content_block_stop
  *   → message_delta (stop_reason, cumulative usage) → message_stop
  *
  * Every frame has an `event:` line equal to `data.type`: the official SDK dispatches on it and drops
- * frames without one. Rules the SDK's MessageStream enforces or clients rely on (sharp-edges A3–A5,
- * B10–B12, D26, F37): one `message_start`, first; blocks strictly sequential (never two open at
+ * frames without one. Rules the SDK's MessageStream enforces or clients rely on: one
+ * `message_start`, first; blocks strictly sequential (never two open at
  * once); `tool_use` starts with `input: {}`; one `signature_delta` right before a thinking block
  * closes; usage in `message_delta` is cumulative; nothing after `message_stop` or `error`.
  *
@@ -17,7 +17,7 @@
  *   waits for its signature); the wire may not. Each block keeps its own content, only the oldest
  *   unfinished block streams live, and a later block's content is sent when its turn comes.
  * - A text block needs nothing at its end, so content arriving for a later block closes every text
- *   block before it (a chunk carrying text and a tool call, sharp-edges A3); later text for the same
+ *   block before it (a chunk carrying text and a tool call); later text for the same
  *   canonical id opens a new block.
  * - Thinking blocks close at `reasoning-end`, which carries the provider state: it goes out wrapped
  *   as the `signature_delta`; an empty block whose state is redacted data is a `redacted_thinking`
@@ -32,9 +32,10 @@
  *   the settled totals; the SDK overwrites its counters with them.
  */
 import type { CanonicalStreamPart, FinishReason, OpaqueReasoningState } from "../../canonical/index.js";
+import type { Settlement } from "../../canonical/settlement.js";
 import { createMessagesErrorEnvelope } from "../../errors/envelopes.js";
 import type { GatewayError } from "../../errors/gateway-error.js";
-import type { EncodeContext, Settlement, StreamEncoder } from "../ingress-format.js";
+import type { EncodeContext, StreamEncoder } from "../ingress-format.js";
 import { encodeReasoningBlock, encodeSignature } from "./encode-reasoning-block.js";
 import { encodeMessagesUsage } from "./encode-usage.js";
 import { mapStopReason } from "./map-stop-reason.js";

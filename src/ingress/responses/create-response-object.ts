@@ -1,6 +1,7 @@
 /**
- * The response object (spec §2.5) shared by the non-streaming body and every stream event that
- * carries a `response`. Besides the spec's fields it has everything OpenAI's published `Response`
+ * The response object shared by the non-streaming body and every stream event that
+ * carries a `response`. Besides the gateway's documented fields it has everything OpenAI's
+ * published `Response`
  * schema requires, because SDKs and typed clients read them: `error`, `incomplete_details`,
  * `instructions`, `tools`, `tool_choice`, `parallel_tool_calls`, `temperature`, `top_p`, `metadata`, ….
  * Those echo the request's effective settings when the encode context carries the decoded request,

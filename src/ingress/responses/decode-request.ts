@@ -85,7 +85,7 @@ function decodeTextFormat(format: ResponsesTextFormatBody): ResponseFormat {
 /**
  * Top-level fields the schema does not know, verbatim, plus `include` and `max_tool_calls`, which
  * only a Responses upstream understands. `service_tier` is deliberately not forwarded: the gateway
- * owns tiering (DESIGN §4).
+ * owns tiering.
  */
 function collectPassthrough(body: Record<string, unknown>): Record<string, unknown> {
   const passthrough: Record<string, unknown> = {};

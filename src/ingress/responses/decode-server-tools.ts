@@ -1,5 +1,5 @@
 /**
- * Server-tool activations (spec §2.4) from `tools` elements whose `type` is not `function`, in any
+ * Server-tool activations from `tools` elements whose `type` is not `function`, in any
  * of the three accepted forms:
  *
  * - built-in: `{type: "web_search", max_uses, events}` (also `"<vendor>:web_search"`, as in chat);

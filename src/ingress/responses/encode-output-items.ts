@@ -1,7 +1,7 @@
 /**
- * The `output` items of a response (spec §2.5) and the one rule that lays them out, shared by the
+ * The `output` items of a response and the one rule that lays them out, shared by the
  * non-streaming encoder and the stream encoder so that `response.completed.output` is identical to
- * the non-streamed `output` (sharp-edges #20):
+ * the non-streamed `output`:
  *
  * - items follow generation order;
  * - each reasoning block is one `reasoning` item (its text as one summary part, its provider state

@@ -1,6 +1,6 @@
-/** A canonical result → the response object of spec §2.5 (status `completed` or `incomplete`). */
+/** A canonical result → the response object (status `completed` or `incomplete`). */
 import type { CanonicalResult } from "../../canonical/index.js";
-import type { Settlement } from "../ingress-format.js";
+import type { Settlement } from "../../canonical/settlement.js";
 import {
   createResponseEcho,
   createResponseObject,

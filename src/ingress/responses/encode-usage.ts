@@ -1,5 +1,5 @@
 /**
- * Canonical usage + settled cost → the responses `usage` object (spec §2.5), shared by the
+ * Canonical usage + settled cost → the responses `usage` object, shared by the
  * non-streaming response and `response.completed`.
  */
 import type { CanonicalUsage } from "../../canonical/index.js";

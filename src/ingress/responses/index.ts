@@ -1,4 +1,4 @@
-/** The responses ingress format (`POST /api/v1/responses`, spec §2.4–2.5, §6.2). */
+/** The responses ingress format (`POST /api/v1/responses`). */
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import type { IngressFormat } from "../ingress-format.js";
 import { decodeResponsesRequest } from "./decode-request.js";

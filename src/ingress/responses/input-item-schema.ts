@@ -1,5 +1,5 @@
 /**
- * Items of the responses request's `input` array (spec §2.4) as zod schemas.
+ * Items of the responses request's `input` array as zod schemas.
  *
  * - Objects are loose: clients replay output items verbatim, with `id`, `status`, `phase`,
  *   `annotations` and `logprobs` that the gateway does not need.
@@ -82,7 +82,7 @@ const functionCallItemSchema = z
   .loose()
   .meta({ id: "ResponsesFunctionCallItem" });
 
-/** Spec §2.4 says `output` is a string; the text and image parts OpenAI also accepts work too. */
+/** `output` is documented as a string; the text and image parts OpenAI also accepts work too. */
 const functionCallOutputItemSchema = z
   .object({
     type: z.literal("function_call_output"),

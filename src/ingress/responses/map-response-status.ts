@@ -1,5 +1,5 @@
 /**
- * Canonical finish reason → the response's `status` and `incomplete_details` (spec §2.5, §3): output
+ * Canonical finish reason → the response's `status` and `incomplete_details`: output
  * cut by a token cap or a content filter is `incomplete`; everything else is `completed` (a tool call
  * is visible from the output items, not from the status).
  */

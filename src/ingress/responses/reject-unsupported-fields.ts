@@ -1,5 +1,5 @@
 /**
- * Fields the responses ingress rejects rather than ignores (spec §7.4, DESIGN §4, sharp-edges #50):
+ * Fields the responses ingress rejects rather than ignores:
  * the gateway is stateless, so anything that refers to server-side state would silently give the
  * caller something other than what they asked for. Each rejection is `invalid_request` with `param`
  * naming the field; `null` (and `false` for the booleans) counts as absent.

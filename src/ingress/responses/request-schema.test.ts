@@ -8,7 +8,7 @@ function generateSchemas() {
   return describeSchemas([responsesRequestSchema, responsesResponseSchema]);
 }
 
-test("the request schema documents every §2.4 field, requires model and input, and allows extras", () => {
+test("the request schema documents every Responses request field, requires model and input, and allows extras", () => {
   const request = generateSchemas().ResponsesRequest;
   const specFields = [
     "model",
@@ -39,7 +39,7 @@ test("the request schema documents every §2.4 field, requires model and input, 
     "user",
     "safety_identifier",
     "hi_tool_events",
-    // Not a §2.4 field: documented because it is rejected ("stop sequences are not expressible").
+    // Not a Responses API field: documented because it is rejected ("stop sequences are not expressible").
     "stop",
   ];
   assert.deepEqual(Object.keys(request.properties).sort(), [...specFields].sort());

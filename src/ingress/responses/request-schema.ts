@@ -1,5 +1,5 @@
 /**
- * The responses request body (spec §2.4) as a zod schema. It validates requests and, through the
+ * The responses request body as a zod schema. It validates requests and, through the
  * `.meta({ id })` names, documents them in /openapi.json.
  *
  * Conventions (as in the chat-completions schema):

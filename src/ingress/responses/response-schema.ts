@@ -1,5 +1,5 @@
 /**
- * The responses response object (spec §2.5) as a zod schema, for /openapi.json only: the encoders
+ * The responses response object as a zod schema, for /openapi.json only: the encoders
  * build these objects directly (create-response-object.ts, encode-output-items.ts) and tests check
  * them against this schema and OpenAI's published `Response` schema.
  */

@@ -1,5 +1,5 @@
 /**
- * Writes responses SSE events (wire-formats §2 "Streaming events", §5 item 2) for one output item
+ * Writes responses SSE events for one output item
  * at a time: `event: <type>\ndata: <json>\n\n`, `type` repeated in the data, `sequence_number` from 0
  * and gap-free on every event, `item_id` equal to the item's id, `content_index` / `summary_index` 0.
  *

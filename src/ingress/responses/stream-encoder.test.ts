@@ -9,8 +9,9 @@ import type {
   OpaqueReasoningState,
   ResultContent,
 } from "../../canonical/index.js";
+import type { Settlement } from "../../canonical/settlement.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import type { Settlement, StreamEncoder } from "../ingress-format.js";
+import type { StreamEncoder } from "../ingress-format.js";
 import { unwrapOpaqueState } from "../opaque-state.js";
 import type { ResponsesEncodeContext } from "./create-response-object.js";
 import { encodeResponsesResult } from "./encode-result.js";

@@ -1,6 +1,5 @@
 /**
- * Canonical stream parts → responses SSE (spec §6.2; wire-formats §2 and §5 item 2; sharp-edges
- * #19–#23):
+ * Canonical stream parts → responses SSE:
  *
  *   response.created → response.in_progress → items, one at a time → response.completed
  *   (or response.incomplete) carrying the full response with usage
@@ -30,9 +29,10 @@
  * nothing because the engine reports it through fail().
  */
 import type { CanonicalStreamPart, OpaqueReasoningState } from "../../canonical/index.js";
+import type { Settlement } from "../../canonical/settlement.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import type { GatewayError } from "../../errors/gateway-error.js";
-import type { Settlement, StreamEncoder } from "../ingress-format.js";
+import type { StreamEncoder } from "../ingress-format.js";
 import { createCarrierState } from "../messages/tool-call-state-carrier.js";
 import {
   createResponseEcho,

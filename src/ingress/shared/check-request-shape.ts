@@ -2,11 +2,13 @@
  * Counts a parsed body's messages, content blocks and tools before it is validated, and refuses
  * one with more than the configured caps with `invalid_request` naming the field. Validating and
  * converting take time in proportion to these counts, so the caps bound one request's work
- * (docs/limits.md, "Bounded work"; the measurements behind them are in docs/decisions.md).
+ * (docs/limits.md, "Bounded work"; the measurements behind them are in
+ * docs/decisions/0028-bounded-work-per-request.md).
  * Cheap: a loop over the messages, nothing else is looked at.
  */
+
+import type { IngressFormatName } from "../../canonical/ingress-format-name.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import type { IngressFormatName } from "../../storage/types.js";
 
 /** The config's `limits.max_messages`, `max_content_parts`, `max_tools`. */
 export interface RequestShapeLimits {

@@ -1,14 +1,14 @@
 /**
  * Server-tool activations shared by every ingress format. A tool activated more than once (by
  * `tools`, `plugins`, `web_search_options`, hosted-tool forms…) becomes one activation: the
- * smallest explicit `max_uses` wins (default 1000, spec §2.2), `events` is on if any source turns
+ * smallest explicit `max_uses` wins (default 1000), `events` is on if any source turns
  * it on, later parameters override earlier ones.
  */
 import type { ServerToolActivation, ServerToolId } from "../../canonical/index.js";
 
 export const SERVER_TOOL_IDS = ["web_search", "web_fetch", "pdf", "datetime", "image"] as const;
 
-/** Spec §2.2: `max_uses` defaults to 1000. */
+/** `max_uses` when no source sets it. */
 export const DEFAULT_SERVER_TOOL_MAX_USES = 1000;
 
 export interface ActivationSource {

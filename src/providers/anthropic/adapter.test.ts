@@ -250,7 +250,7 @@ test("stream: parallel tool_use with input_json_delta and a no-argument tool", a
   assert.deepEqual(parts.at(-1), { type: "finish", reason: "tool-calls", rawReason: "tool_use" });
 });
 
-test("stream: cumulative usage over two message_delta events is not summed (F37)", async () => {
+test("stream: cumulative usage over two message_delta events is not summed", async () => {
   upstream.enqueue(
     anthropicReply.sse(
       buildTextStream(["x"], {

@@ -64,7 +64,7 @@ test("stream: `stream: true` and an SSE accept header; generate sends no stream 
   assert.equal("stream" in buildAnthropicRequest(callWith(), { stream: false }).body, false);
 });
 
-test("anthropic-beta: caller betas joined with the provider's, deduplicated, junk dropped (E35)", () => {
+test("anthropic-beta: caller betas joined with the provider's, deduplicated, junk dropped", () => {
   const request = buildAnthropicRequest(
     callWith({
       request: {

@@ -17,7 +17,7 @@ export interface AnthropicHttpRequest {
 }
 
 /**
- * Top-level Messages API fields a caller may pass through (spec §2.2 forwards unknown fields).
+ * Top-level Messages API fields a caller may pass through.
  * Only fields Anthropic knows and the gateway does not set itself: anything else — OpenAI-only
  * fields, routing hints of other gateways — would make Anthropic reject the whole request.
  * `cache_control` is request-level automatic caching; `output_config` carries `effort` and is

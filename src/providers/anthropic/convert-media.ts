@@ -1,6 +1,5 @@
 /**
- * Canonical images and files → Anthropic `image` and `document` blocks (wire-formats.md §3,
- * sharp-edges E31, E32).
+ * Canonical images and files → Anthropic `image` and `document` blocks.
  *
  * - Images: base64 → `{type:"base64", media_type, data}`, URLs → `{type:"url", url}`.
  * - PDFs: `document` with a base64 or URL source. A PDF that arrived as an "image" (a

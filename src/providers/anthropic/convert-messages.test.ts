@@ -71,7 +71,7 @@ test("user content: text with cache_control, images by base64 and URL, PDFs and 
   ]);
 });
 
-test("a PDF sent as an image (data:application/pdf URL) becomes a document, also in tool results (E32)", () => {
+test("a PDF sent as an image (data:application/pdf URL) becomes a document, also in tool results", () => {
   const pdf = { kind: "base64" as const, mediaType: "application/pdf;name=x.pdf", data: "JVBERi0=" };
   const turns = convert([
     { role: "user", content: [{ type: "image", source: pdf }] },
@@ -121,7 +121,7 @@ test("an unsupported file is an invalid_request naming the part", () => {
   );
 });
 
-test("own thinking state is forwarded byte-identical, redacted thinking as data (B10, B11, B12)", () => {
+test("own thinking state is forwarded byte-identical, redacted thinking as data", () => {
   const turns = convert([
     { role: "user", content: [{ type: "text", text: "Weather?" }] },
     {
@@ -150,7 +150,7 @@ test("own thinking state is forwarded byte-identical, redacted thinking as data 
   });
 });
 
-test("foreign, other-model and missing reasoning state is dropped, never sent as text (B14, B16)", () => {
+test("foreign, other-model and missing reasoning state is dropped, never sent as text", () => {
   const turns = convert([
     { role: "user", content: [{ type: "text", text: "Hi" }] },
     {
@@ -208,7 +208,7 @@ test("tool_use input: parsed arguments; invalid JSON or a non-object becomes {}"
   );
 });
 
-test("empty and whitespace-only text blocks are never sent; an emptied assistant turn is dropped (E29)", () => {
+test("empty and whitespace-only text blocks are never sent; an emptied assistant turn is dropped", () => {
   const turns = convert([
     {
       role: "user",
@@ -244,7 +244,7 @@ test("empty and whitespace-only text blocks are never sent; an emptied assistant
   ]);
 });
 
-test("tool results: one user turn per round, images survive, is_error kept, text after results merged (E31)", () => {
+test("tool results: one user turn per round, images survive, is_error kept, text after results merged", () => {
   const turns = convert([
     { role: "user", content: [{ type: "text", text: "Weather in Paris and Rome?" }] },
     {

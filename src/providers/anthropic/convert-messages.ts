@@ -1,6 +1,5 @@
 /**
- * Canonical system + messages → Anthropic `system` and `messages` (wire-formats.md §3,
- * sharp-edges B10–B14, B16, E29, E31).
+ * Canonical system + messages → Anthropic `system` and `messages`.
  *
  * - Text is kept byte-exact, but empty and whitespace-only text blocks are never sent: Anthropic
  *   rejects them ("text content blocks must contain non-whitespace text"). An assistant turn left
@@ -121,7 +120,7 @@ function convertToolResult(part: ToolResultPart, param: string): AnthropicToolRe
   return {
     type: "tool_result",
     tool_use_id: part.toolCallId,
-    // An empty result is sent without content: an empty text block would be rejected (E29).
+    // An empty result is sent without content: an empty text block would be rejected.
     ...(content.length > 0 ? { content } : {}),
     ...(part.isError === undefined ? {} : { is_error: part.isError }),
     ...withCacheControl(part.cacheControl),

@@ -1,6 +1,6 @@
 /**
  * Canonical tools, tool choice and response format → Anthropic `tools`, `tool_choice` and
- * `output_config.format` (wire-formats.md §3, sharp-edges B17).
+ * `output_config.format`.
  *
  * Structured output (`json_schema` / `json_object`) is emulated with a forced tool whose input
  * schema is the requested schema; the parsers turn that tool's input back into answer TEXT with

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mapStopReason } from "./map-stop-reason.js";
 
-test("every Anthropic stop_reason keeps its own meaning (D26)", () => {
+test("every Anthropic stop_reason keeps its own meaning", () => {
   const cases: Array<[string | null | undefined, string]> = [
     ["end_turn", "stop"],
     ["stop_sequence", "stop-sequence"],

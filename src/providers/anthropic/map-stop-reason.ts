@@ -1,8 +1,8 @@
 import type { FinishReason } from "../../canonical/index.js";
 
 /**
- * Anthropic `stop_reason` → canonical (wire-formats.md §0 "Stop / finish reasons", sharp-edges
- * D26). Each value keeps its own meaning: `refusal` is not a content filter, `pause_turn` is not a
+ * Anthropic `stop_reason` → canonical. Each value keeps its own meaning: `refusal` is not a content
+ * filter, `pause_turn` is not a
  * clean stop (the turn must be resent to continue), and `model_context_window_exceeded` is not an
  * ordinary output cap. An unknown or missing value becomes `other`, never `stop`: a silent clean
  * stop hides truncations and pending tool calls. The raw value travels along as `rawReason`.

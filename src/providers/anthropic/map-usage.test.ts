@@ -11,7 +11,7 @@ const zero = {
   reasoningTokens: 0,
 };
 
-test("golden: input 3 + cache read 1111 + cache creation 418 (5-minute), each token once (F36)", () => {
+test("golden: input 3 + cache read 1111 + cache creation 418 (5-minute), each token once", () => {
   // prompt-cache.2.response.json, recorded from the real API.
   assert.deepEqual(
     mapUsage({
@@ -90,7 +90,7 @@ test("missing, null and nonsense counters are 0", () => {
   );
 });
 
-test("streaming: delta counters are cumulative; the last value per field wins, start values fill gaps (F37)", () => {
+test("streaming: delta counters are cumulative; the last value per field wins, start values fill gaps", () => {
   const start = {
     input_tokens: 472,
     cache_creation_input_tokens: 0,

@@ -3,7 +3,7 @@ import { readTokenCount } from "../read-wire-values.js";
 import type { AnthropicUsageWire } from "./wire-types.js";
 
 /**
- * Anthropic `usage` → canonical (wire-formats.md §0 "Usage", sharp-edges F36).
+ * Anthropic `usage` → canonical.
  *
  * Anthropic's `input_tokens` is only the uncached remainder, so the canonical (OpenAI-convention)
  * input is `input + cache_read + cache_creation`, and each cache class is a subset of it. Cache
@@ -40,7 +40,7 @@ export function mapUsage(usage: AnthropicUsageWire | null | undefined): Canonica
 }
 
 /**
- * Folds a `message_delta.usage` into the usage known so far (sharp-edges F37). Delta counters are
+ * Folds a `message_delta.usage` into the usage known so far. Delta counters are
  * cumulative totals, not increments: a present value replaces the earlier one, an absent or null
  * one keeps it (relays put final `input_tokens` only in the delta; Anthropic omits them there).
  * This is what ant-sdk's `MessageStream` does.

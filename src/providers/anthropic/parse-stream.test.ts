@@ -84,7 +84,7 @@ test("text stream: metadata, text lifecycle, usage, finish; ping and padding tol
   ]);
 });
 
-test("thinking: deltas, signature collected and delivered on reasoning-end, then text (B10)", async () => {
+test("thinking: deltas, signature collected and delivered on reasoning-end, then text", async () => {
   const parts = await parse([
     messageStartEvent(),
     ...thinkingBlockEvents(0, ["Two plus ", "two."], "EqQBCgIYAhIM+/sig=="),
@@ -111,7 +111,7 @@ test("thinking: deltas, signature collected and delivered on reasoning-end, then
   ]);
 });
 
-test("signature-only thinking and redacted thinking still produce reasoning with state (B12)", async () => {
+test("signature-only thinking and redacted thinking still produce reasoning with state", async () => {
   const parts = await parse([
     messageStartEvent(),
     ...thinkingBlockEvents(0, [], "sig-only"),
@@ -141,7 +141,7 @@ test("signature-only thinking and redacted thinking still produce reasoning with
   ]);
 });
 
-test("parallel tool_use blocks: index by order, deltas byte-exact, no-arg tool becomes {} (A9)", async () => {
+test("parallel tool_use blocks: index by order, deltas byte-exact, no-arg tool becomes {}", async () => {
   const parts = await parse([
     messageStartEvent(),
     ...textBlockEvents(0, ["Let me check."]),
@@ -174,7 +174,7 @@ test("parallel tool_use blocks: index by order, deltas byte-exact, no-arg tool b
   assert.ok(types.indexOf("text-end") < types.indexOf("tool-input-start"));
 });
 
-test("cumulative usage: two message_delta events, last value per field, start values fill gaps (F37)", async () => {
+test("cumulative usage: two message_delta events, last value per field, start values fill gaps", async () => {
   const parts = await parse([
     messageStartEvent({
       usage: buildUsage({
@@ -233,7 +233,7 @@ test("stop sequence, max_tokens, refusal without content, pause_turn", async () 
   });
 });
 
-test("an empty text block yields no text parts (no phantom block, A4)", async () => {
+test("an empty text block yields no text parts (no phantom block)", async () => {
   const parts = await parse([
     messageStartEvent(),
     ...textBlockEvents(0, []),

@@ -1,6 +1,5 @@
 /**
- * Anthropic Messages SSE events → canonical stream parts (wire-formats.md §3 "Streaming",
- * sharp-edges A4, A9, B10, B12, D26, F37).
+ * Anthropic Messages SSE events → canonical stream parts.
  *
  * Content blocks arrive strictly one after another (`content_block_start → delta* → stop`), and
  * map onto part lifecycles one to one:
@@ -23,6 +22,13 @@
 import { randomUUID } from "node:crypto";
 import type { CanonicalStreamPart } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import {
+  appendToContentBlock,
+  type ContentBlock,
+  createContentBlock,
+  endContentBlock,
+  startContentBlock,
+} from "../block-tracker.js";
 import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
 import type { SseEvent } from "../sse-reader.js";
 import { mapStopReason } from "./map-stop-reason.js";
@@ -35,10 +41,10 @@ import type {
 } from "./wire-types.js";
 
 type OpenBlock =
-  | { kind: "text"; id: string; started: boolean }
-  | { kind: "json"; id: string; started: boolean; initialInput: unknown }
-  | { kind: "reasoning"; id: string; signature: string }
-  | { kind: "redacted"; id: string; data: string }
+  | { kind: "text"; content: ContentBlock }
+  | { kind: "json"; content: ContentBlock; initialInput: unknown }
+  | { kind: "reasoning"; content: ContentBlock; signature: string }
+  | { kind: "redacted"; content: ContentBlock; data: string }
   | { kind: "tool"; id: string; index: number; name: string; arguments: string; initialInput: unknown }
   | { kind: "ignored" };
 
@@ -72,12 +78,6 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
     return [metadata, { type: "usage", usage: mapUsage(usage) }, ...parts];
   }
 
-  function startText(block: { id: string; started: boolean }, parts: CanonicalStreamPart[]): void {
-    if (block.started) return;
-    block.started = true;
-    parts.push({ type: "text-start", id: block.id });
-  }
-
   function openBlock(
     index: number,
     contentBlock: AnthropicContentBlockWire,
@@ -87,23 +87,26 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
     for (const openIndex of [...blocks.keys()]) closeBlock(openIndex, parts);
     switch (contentBlock.type) {
       case "text": {
-        const block: OpenBlock = { kind: "text", id: `text-${index}`, started: false };
-        blocks.set(index, block);
-        appendText(block, contentBlock.text, parts);
+        const block = createContentBlock("text", `text-${index}`);
+        blocks.set(index, { kind: "text", content: block });
+        appendString(block, contentBlock.text, parts);
         return;
       }
       case "thinking": {
-        const id = `reasoning-${index}`;
-        blocks.set(index, { kind: "reasoning", id, signature: readString(contentBlock.signature) });
-        parts.push({ type: "reasoning-start", id });
-        const initial = readString(contentBlock.thinking);
-        if (initial !== "") parts.push({ type: "reasoning-delta", id, delta: initial });
+        const block = createContentBlock("reasoning", `reasoning-${index}`);
+        blocks.set(index, {
+          kind: "reasoning",
+          content: block,
+          signature: readString(contentBlock.signature),
+        });
+        startContentBlock(block, parts);
+        appendToContentBlock(block, readString(contentBlock.thinking), parts);
         return;
       }
       case "redacted_thinking": {
-        const id = `reasoning-${index}`;
-        blocks.set(index, { kind: "redacted", id, data: readString(contentBlock.data) });
-        parts.push({ type: "reasoning-start", id });
+        const block = createContentBlock("reasoning", `reasoning-${index}`);
+        blocks.set(index, { kind: "redacted", content: block, data: readString(contentBlock.data) });
+        startContentBlock(block, parts);
         return;
       }
       case "tool_use": {
@@ -111,8 +114,7 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
           jsonToolCount += 1;
           blocks.set(index, {
             kind: "json",
-            id: `text-${index}`,
-            started: false,
+            content: createContentBlock("text", `text-${index}`),
             initialInput: contentBlock.input,
           });
           return;
@@ -136,14 +138,9 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
     }
   }
 
-  function appendText(
-    block: { id: string; started: boolean },
-    text: unknown,
-    parts: CanonicalStreamPart[],
-  ): void {
-    if (typeof text !== "string" || text === "") return;
-    startText(block, parts);
-    parts.push({ type: "text-delta", id: block.id, delta: text });
+  /** A wire string appended to a text or reasoning block (anything else is ignored). */
+  function appendString(block: ContentBlock, text: unknown, parts: CanonicalStreamPart[]): void {
+    if (typeof text === "string") appendToContentBlock(block, text, parts);
   }
 
   function acceptDelta(event: AnthropicStreamEventWire, parts: CanonicalStreamPart[]): void {
@@ -152,14 +149,14 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
     if (block === undefined || delta === null || delta === undefined) return;
     switch (block.kind) {
       case "text":
-        if (delta.type === "text_delta") appendText(block, delta.text, parts);
+        if (delta.type === "text_delta") appendString(block.content, delta.text, parts);
         return;
       case "json":
-        if (delta.type === "input_json_delta") appendText(block, delta.partial_json, parts);
+        if (delta.type === "input_json_delta") appendString(block.content, delta.partial_json, parts);
         return;
       case "reasoning":
-        if (delta.type === "thinking_delta" && typeof delta.thinking === "string" && delta.thinking !== "") {
-          parts.push({ type: "reasoning-delta", id: block.id, delta: delta.thinking });
+        if (delta.type === "thinking_delta") {
+          appendString(block.content, delta.thinking, parts);
         } else if (delta.type === "signature_delta" && typeof delta.signature === "string") {
           // One signature_delta per block; like ant-sdk, a later one replaces an earlier one.
           block.signature = delta.signature;
@@ -186,26 +183,19 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
     blocks.delete(index);
     switch (block.kind) {
       case "text":
-        if (block.started) parts.push({ type: "text-end", id: block.id });
+        endContentBlock(block.content, parts);
         return;
       case "json":
         // A relay may deliver the whole input at start without deltas.
-        if (!block.started) appendText(block, stringifyInput(block.initialInput), parts);
-        parts.push({ type: "text-end", id: block.id });
+        if (!block.content.started)
+          appendToContentBlock(block.content, stringifyInput(block.initialInput), parts);
+        endContentBlock(block.content, parts);
         return;
       case "reasoning":
-        parts.push({
-          type: "reasoning-end",
-          id: block.id,
-          providerState: createReasoningState(context, { signature: block.signature }),
-        });
+        endContentBlock(block.content, parts, createReasoningState(context, { signature: block.signature }));
         return;
       case "redacted":
-        parts.push({
-          type: "reasoning-end",
-          id: block.id,
-          providerState: createReasoningState(context, { redactedData: block.data }),
-        });
+        endContentBlock(block.content, parts, createReasoningState(context, { redactedData: block.data }));
         return;
       case "tool": {
         if (block.arguments === "") {

@@ -42,7 +42,7 @@ test("explicit budget → thinking enabled with that budget", () => {
   assert.equal(body.max_tokens, 4096);
 });
 
-test("explicit budget below 1024 or not below max_tokens is refused, never silently adjusted (B17)", () => {
+test("explicit budget below 1024 or not below max_tokens is refused, never silently adjusted", () => {
   assertInvalid(
     reasoningCall({ reasoning: { budgetTokens: 512 } }),
     "thinking.budget_tokens",
@@ -129,7 +129,7 @@ test("with thinking on, temperature and top_k are not sent and top_p only from 0
   assert.equal("top_p" in lowTopP, false);
 });
 
-test("a forced tool choice with thinking is refused naming tool_choice; auto and none are fine (B17)", () => {
+test("a forced tool choice with thinking is refused naming tool_choice; auto and none are fine", () => {
   const tools = [{ name: "f" }];
   for (const toolChoice of [{ type: "required" as const }, { type: "tool" as const, name: "f" }]) {
     assertInvalid(

@@ -1,5 +1,5 @@
 /**
- * Canonical reasoning options → Anthropic `thinking` (docs extended-thinking; sharp-edges B17).
+ * Canonical reasoning options → Anthropic `thinking`.
  *
  * Policy (deterministic; every refusal is an `invalid_request` naming the field):
  * - Thinking is sent only to models whose catalog features include `reasoning`; for others the
@@ -10,7 +10,7 @@
  *   request is refused rather than the caller's `max_tokens` being silently raised (which would
  *   also exceed what admission reserved) or the budget silently cut. With the caller's
  *   `interleaved-thinking-*` beta the budget covers every thinking block of the turn and may
- *   exceed `max_tokens` (docs extended-thinking, "interleaved thinking"), so only the minimum holds.
+ *   exceed `max_tokens` ("interleaved thinking"), so only the minimum holds.
  * - An effort becomes a budget from {@link EFFORT_BUDGET_TOKENS}, bounded by `max_tokens - 1`;
  *   when that leaves less than the 1024 minimum the request is refused (naming `max_tokens`).
  *   `enabled: true` without effort or budget uses the `high` entry (Anthropic's default effort).

@@ -1,6 +1,7 @@
 /**
- * The Anthropic Messages wire shapes this adapter sends and reads (wire-formats.md §3; ant-sdk
- * `src/resources/messages/messages.ts`). Request types are exact; response types are loose
+ * The Anthropic Messages wire shapes this adapter sends and reads (the
+ * `@anthropic-ai/sdk` package's `src/resources/messages/messages.ts`). Request types are exact;
+ * response types are loose
  * (`| null`, optional everywhere) because relays and older API versions omit or null fields, and
  * the parsers check every value before using it.
  */

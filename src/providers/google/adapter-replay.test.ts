@@ -128,7 +128,7 @@ function assertResult(result: CanonicalResult, expected: Expected, name: string)
   assert.equal(
     result.usage.inputTokens + result.usage.outputTokens,
     expected.totalTokens,
-    `${name}: input + output = totalTokenCount (F39)`,
+    `${name}: input + output = totalTokenCount`,
   );
   assert.ok(result.usage.reasoningTokens <= result.usage.outputTokens);
 }

@@ -139,7 +139,7 @@ test("stream: thoughts then answer, reasoning and usage counted", async () => {
   assert.equal(usage?.type === "usage" ? usage.usage.inputTokens + usage.usage.outputTokens : 0, 108);
 });
 
-test("stream: three parallel calls to one tool in separate chunks are three calls (A7)", async () => {
+test("stream: three parallel calls to one tool in separate chunks are three calls", async () => {
   const call = (path: string) => ({ functionCall: { name: "read_file", args: { path } } });
   upstream.enqueue(
     fakeGoogleReply.sse([
@@ -198,7 +198,7 @@ test("a blocked prompt is content_filter, thrown before any part", async () => {
   await assert.rejects(adapter.generate(callFor()), { code: "content_filter" });
 });
 
-test("turn 2 sends the turn-1 signature back on the same part, byte-identical (B13)", async () => {
+test("turn 2 sends the turn-1 signature back on the same part, byte-identical", async () => {
   const signature =
     "EpwICpkIAXLI2nxlU6gsWZaZHRYkX1orzuM8vSUFwaAt1JRxEC2hJzPAcAu3PWaKz7X+PIyTTqF+ZIQPF+fQzkaRCbrxB0Q=";
   upstream.enqueue(

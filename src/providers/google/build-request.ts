@@ -13,7 +13,7 @@ export interface GenerateContentHttpRequest {
 }
 
 /**
- * Top-level Gemini fields a caller may pass through (spec §2.2 extras), with the snake_case
+ * Top-level Gemini fields a caller may pass through, with the snake_case
  * spellings other gateways use. Nothing else is forwarded: OpenAI-only extras would be a 400
  * ("Unknown name"), and `labels` exists only on Vertex (the Gemini API SDKs refuse it).
  */

@@ -1,5 +1,5 @@
 /**
- * JSON Schema → the Gemini `Schema` object (an OpenAPI 3.0 subset) by ALLOWLIST (sharp-edges E33).
+ * JSON Schema → the Gemini `Schema` object (an OpenAPI 3.0 subset) by ALLOWLIST.
  *
  * Gemini answers a whole request with 400 for one keyword it does not know, deep in one tool of a
  * long list (`Unknown name "additionalProperties"`, `only 'enum' and 'date-time' are supported for

@@ -293,7 +293,7 @@ test("B14: foreign and other-model state is dropped; native state without a mode
     { text: "Answer" },
     { functionCall: { name: "f", args: {} }, thoughtSignature: "native-sig" },
   ]);
-  assert.ok(!JSON.stringify(parts).includes("claude thinking"), "foreign reasoning never becomes text (B16)");
+  assert.ok(!JSON.stringify(parts).includes("claude thinking"), "foreign reasoning never becomes text");
 });
 
 test("Gemini 3: the first unsigned function call of a step gets Google's skip-validator signature", () => {

@@ -1,7 +1,7 @@
 /**
  * Canonical system + messages → Gemini `systemInstruction` and `contents` (roles user/model).
  *
- * - Empty text parts are never sent (sharp-edges E29); a turn left without parts is dropped, and
+ * - Empty text parts are never sent; a turn left without parts is dropped, and
  *   consecutive turns of one role are merged (a tool-result turn followed by a user turn becomes
  *   one user turn).
  * - Tool results become one user turn of `functionResponse` parts, named by looking the call id up
@@ -28,8 +28,8 @@ import type { GeminiContent, GeminiPart } from "./wire-types.js";
 
 /**
  * Google's documented stand-in for a function call Gemini did not sign itself (history from another
- * model or provider): Gemini 3 rejects the first function call of a step without any signature
- * (thought-signatures docs, FAQ), and a foreign signature must never be forwarded (B14).
+ * model or provider): Gemini 3 rejects the first function call of a step without any signature,
+ * and a foreign signature must never be forwarded.
  */
 export const SKIP_SIGNATURE_VALIDATOR = "skip_thought_signature_validator";
 
@@ -76,8 +76,8 @@ export function convertContents(
 }
 
 /**
- * Assistant parts → model parts, re-attaching Gemini thought signatures where they came from
- * (sharp-edges B13). The parsers put a signature:
+ * Assistant parts → model parts, re-attaching Gemini thought signatures where they came from.
+ * The parsers put a signature:
  * - on a tool-call's `providerState` when it rode on a `functionCall` part;
  * - on a reasoning part's `providerState` when it rode on a thought part (reasoning with text);
  * - on an empty reasoning part right AFTER the text it rode on, or where an empty signed part
@@ -86,9 +86,9 @@ export function convertContents(
  * back onto the text part just before it (one text part with its signature, as a non-streamed
  * answer has it), else as the empty signed text part it was. Histories from gateways that put the
  * empty part BEFORE the text are still valid: the signature then goes back as an empty part before
- * the text. Only state of kind `google` for this upstream model is used (B14); reasoning text
+ * the text. Only state of kind `google` for this upstream model is used; reasoning text
  * without such state is not sent, since Gemini does not read earlier thoughts and foreign
- * reasoning must not turn into visible text (B16).
+ * reasoning must not turn into visible text.
  */
 export function convertAssistantParts(
   content: AssistantContentPart[],

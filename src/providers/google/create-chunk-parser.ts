@@ -1,6 +1,6 @@
 /**
  * Gemini `GenerateContentResponse` chunks → canonical stream parts. One parser for both paths: a
- * stream is many chunks, a non-streamed body is one (wire-formats.md §4: each `data:` frame is a
+ * stream is many chunks, a non-streamed body is one (each `data:` frame is a
  * complete response holding only the new parts).
  *
  * Per part of candidate 0 (the gateway never asks for more candidates):
@@ -8,8 +8,8 @@
  *   changes, so they never overlap.
  * - `functionCall` arrives whole: the open block closes, then tool-input-start, one delta with the
  *   arguments, tool-input-end and tool-call, with a fresh id and the next `index`. Every part is its
- *   own call, even three calls to one tool in three chunks (sharp-edges A7).
- * - `thoughtSignature` (B13) becomes `providerState {providerKind: "google", upstreamModel,
+ *   own call, even three calls to one tool in three chunks.
+ * - `thoughtSignature` becomes `providerState {providerKind: "google", upstreamModel,
  *   signature}` on the part it rode on: the tool call; the reasoning block it ends (a thought part);
  *   or, for visible text, an empty reasoning block emitted right AFTER the text block it rode on,
  *   when that block ends. A signature never splits a text: a stream may sign any of the text's
@@ -24,6 +24,7 @@
  */
 import type { CanonicalStreamPart, CanonicalUsage, OpaqueReasoningState } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import { createSequentialBlocks } from "../block-tracker.js";
 import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
 import { isRecord, readRecords } from "../read-wire-values.js";
 import { createToolCallId } from "./create-tool-call-id.js";
@@ -52,11 +53,15 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
   let upstreamId: string | undefined;
   let upstreamModel: string | undefined;
   let metadataSent = false;
-  let textId: string | undefined;
   /** Signatures that rode on the open text block's parts: emitted when the block ends. */
   let textSignatures: string[] = [];
-  let reasoningId: string | undefined;
-  let blockCount = 0;
+  const blocks = createSequentialBlocks({
+    afterTextEnd(parts) {
+      const signatures = textSignatures;
+      textSignatures = [];
+      for (const signature of signatures) emitSignatureCarrier(parts, signature);
+    },
+  });
   let toolCount = 0;
   let rawFinishReason: string | undefined;
   let usage: CanonicalUsage | undefined;
@@ -67,46 +72,11 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
     signature,
   });
 
-  function closeText(parts: CanonicalStreamPart[]): void {
-    if (textId === undefined) return;
-    parts.push({ type: "text-end", id: textId });
-    textId = undefined;
-    const signatures = textSignatures;
-    textSignatures = [];
-    for (const signature of signatures) emitSignatureCarrier(parts, signature);
-  }
-
-  function closeReasoning(parts: CanonicalStreamPart[], providerState?: OpaqueReasoningState): void {
-    if (reasoningId === undefined) return;
-    parts.push({
-      type: "reasoning-end",
-      id: reasoningId,
-      ...(providerState === undefined ? {} : { providerState }),
-    });
-    reasoningId = undefined;
-  }
-
-  function openReasoning(parts: CanonicalStreamPart[]): void {
-    closeText(parts);
-    if (reasoningId !== undefined) return;
-    reasoningId = `reasoning-${blockCount++}`;
-    parts.push({ type: "reasoning-start", id: reasoningId });
-  }
-
-  function appendText(parts: CanonicalStreamPart[], delta: string): void {
-    closeReasoning(parts);
-    if (textId === undefined) {
-      textId = `text-${blockCount++}`;
-      parts.push({ type: "text-start", id: textId });
-    }
-    parts.push({ type: "text-delta", id: textId, delta });
-  }
-
   /** An empty reasoning block that only carries a signature (of the text before it, or on its own). */
   function emitSignatureCarrier(parts: CanonicalStreamPart[], signature: string): void {
-    closeReasoning(parts);
-    openReasoning(parts);
-    closeReasoning(parts, toState(signature));
+    blocks.closeReasoning(parts);
+    blocks.openReasoning(parts);
+    blocks.closeReasoning(parts, toState(signature));
   }
 
   function acceptPart(parts: CanonicalStreamPart[], part: GeminiPartWire): void {
@@ -120,18 +90,15 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
     }
     if (typeof part.text !== "string") return; // inline images, executable code…: not in the canonical model
     if (part.thought === true) {
-      if (part.text !== "") {
-        openReasoning(parts);
-        parts.push({ type: "reasoning-delta", id: reasoningId!, delta: part.text });
-      }
+      blocks.appendReasoning(parts, part.text);
       if (signature === undefined) return;
-      if (reasoningId === undefined) emitSignatureCarrier(parts, signature);
-      else closeReasoning(parts, toState(signature));
+      if (blocks.reasoningOpen) blocks.closeReasoning(parts, toState(signature));
+      else emitSignatureCarrier(parts, signature);
       return;
     }
-    if (part.text !== "") appendText(parts, part.text);
+    blocks.appendText(parts, part.text);
     if (signature === undefined) return;
-    if (textId !== undefined) textSignatures.push(signature);
+    if (blocks.textOpen) textSignatures.push(signature);
     else emitSignatureCarrier(parts, signature);
   }
 
@@ -151,8 +118,8 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
     if (typeof call.name !== "string" || call.name === "") {
       throw new GatewayError("provider_unavailable", "The upstream sent a function call without a name");
     }
-    closeText(parts);
-    closeReasoning(parts);
+    blocks.closeText(parts);
+    blocks.closeReasoning(parts);
     const id = createToolCallId();
     const index = toolCount++;
     const args = JSON.stringify(isRecord(call.args) ? call.args : {});
@@ -221,8 +188,8 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
         throw new GatewayError("provider_unavailable", "upstream stream ended early");
       }
       const parts: CanonicalStreamPart[] = [];
-      closeText(parts);
-      closeReasoning(parts);
+      blocks.closeText(parts);
+      blocks.closeReasoning(parts);
       if (usage !== undefined) parts.push({ type: "usage", usage });
       parts.push({
         type: "finish",

@@ -5,7 +5,7 @@ const ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456
 /**
  * The Gemini API sends no function-call ids, so each call gets one in OpenAI's shape (`call_` + 24
  * alphanumerics, accepted by every ingress format's clients). Random, never derived from the name:
- * three calls to one tool must stay three calls (sharp-edges A7).
+ * three calls to one tool must stay three calls.
  */
 export function createToolCallId(): string {
   let suffix = "";

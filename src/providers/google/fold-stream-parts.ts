@@ -1,6 +1,6 @@
 /**
- * Canonical stream parts → CanonicalResult: the non-streamed result is a fold of the same parts
- * (DESIGN.md §1), so both paths share one mapping from Gemini parts.
+ * Canonical stream parts → CanonicalResult: the non-streamed result is a fold of the same parts,
+ * so both paths share one mapping from Gemini parts.
  */
 import {
   type CanonicalResult,

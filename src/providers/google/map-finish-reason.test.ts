@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mapFinishReason } from "./map-finish-reason.js";
 
-test("Gemini finish reasons → canonical (sharp-edges D27)", () => {
+test("Gemini finish reasons → canonical", () => {
   const none = { hasToolCalls: false };
   const calls = { hasToolCalls: true };
   assert.equal(mapFinishReason("STOP", none), "stop");

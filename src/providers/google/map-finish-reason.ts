@@ -1,5 +1,5 @@
 /**
- * Gemini `finishReason` → canonical (wire-formats.md §0, genai `FinishReason`, sharp-edges D27).
+ * Gemini `finishReason` → canonical.
  *
  * - STOP is both a natural end and a matched stop sequence; a turn that produced function calls
  *   also ends with STOP, and agent loops only continue on a tool-call finish, so calls upgrade it.
@@ -8,7 +8,7 @@
  * - MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, TOO_MANY_TOOL_CALLS are the model failing at tool
  *   use, not a filter: they become `other` (the raw reason travels along), never `content-filter`
  *   (which would tell the caller to rephrase) and never `stop` (which would hide the failure).
- * - Everything else, unknown values included, is `other`: never a silent clean stop (D26).
+ * - Everything else, unknown values included, is `other`: never a silent clean stop.
  */
 import type { FinishReason } from "../../canonical/index.js";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mapUsage } from "./map-usage.js";
 
-test("thoughts count as output and reasoning; the total invariant holds (F39)", () => {
+test("thoughts count as output and reasoning; the total invariant holds", () => {
   // cached-content-usage.response.json
   const wire = {
     promptTokenCount: 17_713,

@@ -1,5 +1,5 @@
 /**
- * Gemini `usageMetadata` → canonical usage (wire-formats.md §0 "Usage", sharp-edges F39).
+ * Gemini `usageMetadata` → canonical usage.
  *
  * Gemini counts differently from the canonical (OpenAI) convention:
  * - `candidatesTokenCount` EXCLUDES thoughts, so output = candidates + thoughts, and reasoning =

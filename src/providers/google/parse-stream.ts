@@ -1,5 +1,5 @@
 /**
- * A Gemini `streamGenerateContent?alt=sse` event stream → canonical parts (wire-formats.md §4).
+ * A Gemini `streamGenerateContent?alt=sse` event stream → canonical parts.
  * Frames are `data: {json}` with CRLF line ends, no event names and no terminator: the stream just
  * ends after the chunk carrying `finishReason`. The shared SSE reader handles the framing.
  */

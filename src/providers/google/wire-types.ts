@@ -1,6 +1,7 @@
 /**
- * The Gemini API wire shapes this adapter sends and reads (wire-formats.md §4; googleapis/js-genai
- * `src/types.ts`). Names are the API's lowerCamelCase. Response types are deliberately loose
+ * The Gemini API wire shapes this adapter sends and reads (the
+ * `@google/genai` package's `src/types.ts`). Names are the API's lowerCamelCase. Response types are
+ * deliberately loose
  * (optional and nullable everywhere): Gemini omits zero counters and empty fields, and the parsers
  * check every value before using it.
  */

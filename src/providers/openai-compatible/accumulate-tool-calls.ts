@@ -1,5 +1,5 @@
 /**
- * Accumulates streamed Chat tool-call deltas into canonical tool-input parts (sharp-edges A6, A8).
+ * Accumulates streamed Chat tool-call deltas into canonical tool-input parts.
  *
  * Calls are keyed strictly by the delta's `index` (by `id` when a host omits `index`), never by
  * arrival order, so interleaved parallel calls stay apart. A call opens (`tool-input-start`) once
@@ -134,8 +134,8 @@ export function readArgumentFragment(accumulated: string, value: unknown): strin
   if (value === "" || accumulated === "") return value;
   // Cheap tests first: these run for every fragment of arguments that may be 100 KB long. A re-send
   // is about as long as what accumulated, and the (short) fragment is parsed before the (long)
-  // accumulated text, so the parsing stays linear in the arguments' length: fragments like `{"`
-  // used to parse everything accumulated so far, each time.
+  // accumulated text, so the parsing stays linear in the arguments' length: parsing the
+  // accumulated text for every fragment like `{"` would be quadratic.
   const looksComplete = value.length >= 2 && value.length * 2 >= accumulated.length && /^\s*[[{]/.test(value);
   if (looksComplete && isCompleteJson(value) && isCompleteJson(accumulated)) return "";
   if (accumulated.length >= 2 && value.length > accumulated.length && value.startsWith(accumulated)) {

@@ -57,7 +57,7 @@ test("maxTokensField: the cap goes under the host's field name only", () => {
   assert.equal("max_tokens" in current, false);
 });
 
-test("toolCallIdFormat alphanumeric-9: assistant calls and tool results rewritten consistently (E30)", () => {
+test("toolCallIdFormat alphanumeric-9: assistant calls and tool results rewritten consistently", () => {
   const messages = [
     { role: "user" as const, content: [{ type: "text" as const, text: "Weather in Paris and Rome?" }] },
     {

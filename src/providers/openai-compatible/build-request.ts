@@ -97,7 +97,7 @@ export function buildChatCompletionsBody(
   }
   setIfDefined(body, dialect.userField, request.user);
 
-  // Unknown fields of a chat caller go upstream verbatim (spec §2.2); another format's are
+  // Unknown fields of a chat caller go upstream verbatim; another format's are
   // meaningless to a Chat Completions host and would be rejected.
   const passthrough = isPassthroughFrom(request, "chat_completions") ? request.passthrough : {};
   for (const [key, value] of Object.entries(passthrough)) {
@@ -106,7 +106,7 @@ export function buildChatCompletionsBody(
 
   if (options.stream) {
     body.stream = true;
-    // Usage is always requested: metering needs it even when the caller did not ask (F41).
+    // Usage is always requested: metering needs it even when the caller did not ask.
     // Other stream options the caller passed through (e.g. include_obfuscation) are kept.
     const callerOptions = passthrough.stream_options;
     body.stream_options = { ...(isRecord(callerOptions) ? callerOptions : {}), include_usage: true };

@@ -1,8 +1,8 @@
 /**
  * Canonical system + messages → Chat Completions `messages`. Conversions keep text byte-exact;
- * empty text is never sent as a block of its own (hosts reject empty blocks, sharp-edges E29).
+ * empty text is never sent as a block of its own (hosts reject empty blocks).
  * Tool-call ids pass through `rewriteToolCallId` on both sides (assistant calls and tool results),
- * so a host-imposed id shape stays consistent between a call and its result (E30).
+ * so a host-imposed id shape stays consistent between a call and its result.
  */
 import type {
   AssistantContentPart,

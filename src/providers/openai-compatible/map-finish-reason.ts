@@ -2,9 +2,9 @@ import type { FinishReason } from "../../canonical/index.js";
 
 /**
  * Chat `finish_reason` → canonical. Unknown values become `other` (never `stop`: a silent clean
- * stop hides truncations and pending tool calls, sharp-edges D26). Some compatible servers
+ * stop hides truncations and pending tool calls). Some compatible servers
  * report `stop` for a turn that ended in tool calls; agent loops only continue on a tool-call
- * finish (D28), so `hasToolCalls` upgrades it.
+ * finish, so `hasToolCalls` upgrades it.
  */
 export function mapFinishReason(
   rawReason: string | null | undefined,

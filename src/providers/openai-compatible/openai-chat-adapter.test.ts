@@ -51,7 +51,7 @@ test("openai-chat: registered under its kind, sends OpenAI's rules for a reasoni
   assert.equal(body.max_completion_tokens, 1024);
 });
 
-test("alphanumeric-9 host: ids come back as sent, the next turn sends them rewritten and paired (E30)", async () => {
+test("alphanumeric-9 host: ids come back as sent, the next turn sends them rewritten and paired", async () => {
   const adapter = createOpenAiCompatibleAdapter({ httpClient });
   const provider = {
     baseUrl: upstream.baseUrl,

@@ -345,7 +345,7 @@ test("chunks with fields of the wrong type are read around, never a TypeError", 
 });
 
 test("tool arguments streamed as many JSON-looking fragments cost time linear in their length", () => {
-  // Each `{"a":1}` fragment used to re-parse everything accumulated before it: quadratic.
+  // Re-parsing everything accumulated before each `{"a":1}` fragment would be quadratic.
   let accumulated = "[";
   const started = performance.now();
   for (let count = 0; count < 40_000; count += 1) accumulated += readArgumentFragment(accumulated, '{"a":1}');

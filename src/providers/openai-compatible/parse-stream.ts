@@ -1,6 +1,5 @@
 /**
- * Chat Completions SSE chunks → canonical stream parts (wire-formats.md §1 "Streaming",
- * sharp-edges A1–A9, D28, F41).
+ * Chat Completions SSE chunks → canonical stream parts.
  *
  * Only choice 0 is read (the gateway never asks for n>1). Parts come out in strict lifecycles:
  * text and reasoning blocks never overlap, both are closed before tool calls open, tool calls
@@ -10,6 +9,7 @@
  */
 import type { CanonicalStreamPart, CanonicalUsage } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import { createSequentialBlocks } from "../block-tracker.js";
 import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
 import { isRecord, readRecords } from "../read-wire-values.js";
 import type { SseEvent } from "../sse-reader.js";
@@ -24,7 +24,7 @@ export interface ChatStreamParser {
   acceptChunk(chunk: ChatCompletionChunkWire): CanonicalStreamPart[];
   /**
    * Ends the stream: `usage` (when known) and `finish`. Throws a GatewayError when choice 0 never
-   * got a `finish_reason` (the upstream stopped early, sharp-edges D28).
+   * got a `finish_reason` (the upstream stopped early).
    */
   finish(): CanonicalStreamPart[];
 }
@@ -33,45 +33,13 @@ export function createChatStreamParser(): ChatStreamParser {
   let upstreamId: string | undefined;
   let upstreamModel: string | undefined;
   let metadataSent = false;
-  let textId: string | undefined;
-  let reasoningId: string | undefined;
-  let blockCount = 0;
+  const blocks = createSequentialBlocks();
   let hasRefusal = false;
   let rawFinishReason: string | undefined;
   let usage: CanonicalUsage | undefined;
   /** The usage last emitted as a part: `finish` repeats it only if it changed since. */
   let usageSent: CanonicalUsage | undefined;
   const toolCalls = createToolCallAccumulator();
-
-  function closeText(parts: CanonicalStreamPart[]): void {
-    if (textId === undefined) return;
-    parts.push({ type: "text-end", id: textId });
-    textId = undefined;
-  }
-
-  function closeReasoning(parts: CanonicalStreamPart[]): void {
-    if (reasoningId === undefined) return;
-    parts.push({ type: "reasoning-end", id: reasoningId });
-    reasoningId = undefined;
-  }
-
-  function appendText(parts: CanonicalStreamPart[], delta: string): void {
-    closeReasoning(parts);
-    if (textId === undefined) {
-      textId = `text-${blockCount++}`;
-      parts.push({ type: "text-start", id: textId });
-    }
-    parts.push({ type: "text-delta", id: textId, delta });
-  }
-
-  function appendReasoning(parts: CanonicalStreamPart[], delta: string): void {
-    closeText(parts);
-    if (reasoningId === undefined) {
-      reasoningId = `reasoning-${blockCount++}`;
-      parts.push({ type: "reasoning-start", id: reasoningId });
-    }
-    parts.push({ type: "reasoning-delta", id: reasoningId, delta });
-  }
 
   function withMetadata(parts: CanonicalStreamPart[]): CanonicalStreamPart[] {
     if (metadataSent || parts.length === 0) return parts;
@@ -106,23 +74,23 @@ export function createChatStreamParser(): ChatStreamParser {
       const delta: ChatMessageWire = isRecord(choice.delta) ? choice.delta : {};
 
       const reasoning = readReasoningText(delta);
-      if (reasoning !== "") appendReasoning(parts, reasoning);
-      if (typeof delta.content === "string" && delta.content !== "") appendText(parts, delta.content);
+      if (reasoning !== "") blocks.appendReasoning(parts, reasoning);
+      if (typeof delta.content === "string" && delta.content !== "") blocks.appendText(parts, delta.content);
       if (typeof delta.refusal === "string" && delta.refusal !== "") {
         // A refusal is what the caller gets to read; the finish reason says it was one.
         hasRefusal = true;
-        appendText(parts, delta.refusal);
+        blocks.appendText(parts, delta.refusal);
       }
       const deltaToolCalls = readRecords<ChatToolCallWire>(delta.tool_calls);
       if (deltaToolCalls.length > 0) {
-        closeText(parts);
-        closeReasoning(parts);
+        blocks.closeText(parts);
+        blocks.closeReasoning(parts);
         for (const toolCall of deltaToolCalls) parts.push(...toolCalls.accept(toolCall));
       }
       if (typeof choice.finish_reason === "string" && choice.finish_reason !== "") {
         rawFinishReason = choice.finish_reason;
-        closeText(parts);
-        closeReasoning(parts);
+        blocks.closeText(parts);
+        blocks.closeReasoning(parts);
         parts.push(...toolCalls.finish());
       }
       return withMetadata(parts);

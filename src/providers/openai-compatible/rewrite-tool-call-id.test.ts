@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createToolCallIdRewriter, hashToAlphanumeric } from "./rewrite-tool-call-id.js";
 
-test("alphanumeric-9: foreign ids become 9 [a-zA-Z0-9], deterministically and distinctly (E30)", () => {
+test("alphanumeric-9: foreign ids become 9 [a-zA-Z0-9], deterministically and distinctly", () => {
   const rewrite = createToolCallIdRewriter("alphanumeric-9");
   const ids = ["call_ZR5UUuTt3pf61kjwAJIYdVMj", "toolu_0167cfEnoQaPviGdVXA95zcu", "call_1", "call_2", ""];
   const rewritten = ids.map(rewrite);

@@ -1,5 +1,5 @@
 /**
- * Tool-call id rewriting for hosts that demand their own id shape (sharp-edges E30). Mistral
+ * Tool-call id rewriting for hosts that demand their own id shape. Mistral
  * rejects any id that is not exactly 9 characters of [a-zA-Z0-9], so a history holding `call_…`
  * (OpenAI) or `toolu_…` (Anthropic) ids fails on the second turn.
  *

@@ -1,5 +1,5 @@
 /**
- * The Chat Completions wire shapes this adapter sends and reads (wire-formats.md §1). Response
+ * The Chat Completions wire shapes this adapter sends and reads. Response
  * types are deliberately loose (`| null`, optional everywhere): compatible servers omit, null or
  * reshape fields, and the parsers check every value before using it.
  */

@@ -29,7 +29,7 @@ const fixtureDir = join(projectRoot, "..", "shared", "fixtures", "openai", "resp
 const fixturesPresent = existsSync(fixtureDir);
 const fixtureFiles = fixturesPresent ? readdirSync(fixtureDir).sort() : [];
 
-/** HTTP status of error bodies the manifest has no `http` entry for (wire-formats.md §1 "Errors"). */
+/** HTTP status of error bodies the manifest has no `http` entry for. */
 const STATUS_OF_UNLISTED_ERROR_BODIES: Record<string, number> = { "openai-error.1.json": 429 };
 
 let upstream: FakeOpenAiUpstream;
@@ -59,7 +59,7 @@ interface Expected {
 /**
  * The final items are those of the terminal event, each replaced by its `output_item.done`
  * version when there is one: the encrypted content of a reasoning item differs between the two
- * [observed], and the adapter keeps the one of the done item (wire-formats.md §2).
+ * [observed], and the adapter keeps the one of the done item.
  */
 function computeExpectedFromEvents(events: Json[]): Expected {
   const doneItems = new Map<string, Json>();

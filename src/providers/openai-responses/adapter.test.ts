@@ -139,7 +139,7 @@ test("stream: text deltas, usage, finish", async () => {
 });
 
 for (const mode of ["stream", "generate"] as const) {
-  test(`${mode}: reasoning round trip, turn 1 → turn 2 with encrypted content byte-identical (B15)`, async () => {
+  test(`${mode}: reasoning round trip, turn 1 → turn 2 with encrypted content byte-identical`, async () => {
     upstream.enqueue(
       mode === "stream"
         ? responsesReply.sse(buildResponseEvents(reasoningTurn))
@@ -429,7 +429,7 @@ test("a server answering a stream request with JSON still yields a well-formed s
   assert.equal(parts.at(-1)?.type, "finish");
 });
 
-test("text then a 100 KB tool call: text block closed first, arguments byte-exact (A2, A3, C20)", async () => {
+test("text then a 100 KB tool call: text block closed first, arguments byte-exact", async () => {
   const value = "ünïcødé 👋 ".repeat(8_000);
   const args = JSON.stringify({ content: value });
   const pieces: string[] = [];

@@ -107,7 +107,7 @@ const ownState = {
   itemId: "rs_own",
 };
 
-test("assistant history: own reasoning replayed right before the item that followed it (B15)", () => {
+test("assistant history: own reasoning replayed right before the item that followed it", () => {
   const body = bodyOf(
     responsesCall({
       request: {
@@ -178,7 +178,7 @@ test("assistant history: own reasoning replayed right before the item that follo
   ]);
 });
 
-test("foreign, other-model, stateless and trailing reasoning is dropped, never turned into text (B14, B16)", () => {
+test("foreign, other-model, stateless and trailing reasoning is dropped, never turned into text", () => {
   const body = bodyOf(
     responsesCall({
       request: {
@@ -351,7 +351,7 @@ test("reasoning model: effort with summary auto, encrypted content included, sam
   assert.equal(none.temperature, 0.2);
 });
 
-test("the caller's include is kept; encrypted content only for reasoning models (B15)", () => {
+test("the caller's include is kept; encrypted content only for reasoning models", () => {
   const passthrough = { include: ["message.output_text.logprobs", "reasoning.encrypted_content", 7] };
   assert.deepEqual(bodyOf(responsesCall({ request: { passthrough } })).include, [
     "message.output_text.logprobs",

@@ -6,7 +6,7 @@
  * `conversation`) are never forwarded. Reasoning models (catalog feature `reasoning`) get
  * `reasoning: {effort, summary: "auto"}` and `include: ["reasoning.encrypted_content"]`, the only
  * way to carry their reasoning to the next turn without storage; other models get neither, since
- * they reject encrypted content (sharp-edges B15).
+ * they reject encrypted content.
  *
  * What the format cannot express:
  * - stop sequences: rejected with `invalid_request` (param `stop`) rather than silently ignored;

@@ -1,17 +1,16 @@
 /**
- * Canonical system + messages → Responses `instructions` and `input` items (wire-formats.md §2).
+ * Canonical system + messages → Responses `instructions` and `input` items.
  *
  * The gateway calls Responses statelessly (`store: false`), so every turn is replayed in full:
  * - reasoning items go back only when they are this upstream's own state (same kind and model,
  *   `isStateForUpstream`) and carry `encrypted_content`: without it a stateless request cannot
  *   resolve the item. Each one is placed immediately before the item that followed it in the
- *   output, which canonical order preserves (sharp-edges B15); a reasoning item with nothing after
+ *   output, which canonical order preserves; a reasoning item with nothing after
  *   it in its turn is dropped, because the API rejects it ("provided without its required
- *   following item"). Foreign or stateless reasoning is dropped, never turned into visible text
- *   (B16);
+ *   following item"). Foreign or stateless reasoning is dropped, never turned into visible text;
  * - assistant text becomes `message` items with `output_text`, tool calls `function_call` items;
  * - tool results become `function_call_output` items: a string, or `input_text`/`input_image`
- *   parts when the result holds images (openai-node `ResponseFunctionCallOutputItemList`).
+ *   parts when the result holds images.
  */
 import type {
   AssistantContentPart,

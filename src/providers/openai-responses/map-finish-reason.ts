@@ -1,12 +1,12 @@
 import type { FinishReason } from "../../canonical/index.js";
 
 /**
- * Responses has no finish reason, only a status (wire-formats.md §0 "Stop / finish reasons"):
+ * Responses has no finish reason, only a status:
  * `completed` is a tool-call finish when the output holds a function call (agent loops continue
- * only on that, D28), a refusal when the answer was a refusal, else a clean stop; `incomplete`
+ * only on that), a refusal when the answer was a refusal, else a clean stop; `incomplete`
  * says why in `incomplete_details.reason`. A missing status (some compatible servers) counts as
  * completed; anything else (`cancelled`, `in_progress`, unknown reasons) is `other`, never a
- * silent clean stop (D26).
+ * silent clean stop.
  */
 export function mapResponsesFinishReason(
   status: string | null | undefined,

@@ -134,7 +134,7 @@ test("usage: input includes cached, output includes reasoning; missing counters 
   assert.equal(mapResponsesUsage(undefined).inputTokens, 0);
 });
 
-test("finish mapping: unknown statuses are never a clean stop (D26)", () => {
+test("finish mapping: unknown statuses are never a clean stop", () => {
   const plain = { hasToolCalls: false, hasRefusal: false };
   assert.equal(mapResponsesFinishReason("cancelled", undefined, plain), "other");
   assert.equal(mapResponsesFinishReason("incomplete", "something_new", plain), "other");
@@ -164,7 +164,7 @@ test("a failed response or an error body throws the classified error", () => {
   assert.throws(() => parseResponsesResponse({ id: "x" }, context), { code: "provider_unavailable" });
 });
 
-test("arguments that are not a string (an object, or missing) still become one JSON string (A8)", () => {
+test("arguments that are not a string (an object, or missing) still become one JSON string", () => {
   const body = buildResponse({
     items: [{ type: "function_call", name: "f", arguments: "", callId: "call_1" }],
   });

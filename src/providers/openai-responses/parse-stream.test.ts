@@ -144,7 +144,7 @@ test("reasoning then parallel calls: summary parts as paragraphs, done-item stat
   assert.deepEqual(parts.at(-1), { type: "finish", reason: "tool-calls", rawReason: "completed" });
 });
 
-test("items completing out of order still come out in output order, nothing lost (C21)", async () => {
+test("items completing out of order still come out in output order, nothing lost", async () => {
   const events = buildResponseEvents(reasoningThenCalls);
   // Move the reasoning item's done event after the first call's done event, as OpenRouter sends it.
   const reasoningDone = events.findIndex((event) => event.type === "response.output_item.done");

@@ -1,6 +1,5 @@
 /**
- * Responses SSE events → canonical stream parts (wire-formats.md §2 "Streaming events",
- * sharp-edges C19–C22).
+ * Responses SSE events → canonical stream parts.
  *
  * - `response.created` / `in_progress` / `queued` give the id and model of `response-metadata`,
  *   which goes out just before the first content part: until content exists a failure can still
@@ -24,6 +23,12 @@
  */
 import type { CanonicalStreamPart, CanonicalUsage } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import {
+  appendToContentBlock,
+  type ContentBlock,
+  createContentBlock,
+  endContentBlock,
+} from "../block-tracker.js";
 import { normalizeArguments } from "../openai-compatible/read-message-fields.js";
 import type { SseEvent } from "../sse-reader.js";
 import { classifyErrorEvent, classifyResponseError } from "./classify-response-error.js";
@@ -48,6 +53,9 @@ interface ItemState {
   itemId?: string;
   /** Block id of text/reasoning parts; the call id for function calls. */
   id: string;
+  /** The text or reasoning block of a message or reasoning item. */
+  block?: ContentBlock;
+  /** Function calls: whether `tool-input-start` has gone out. */
   started: boolean;
   done: boolean;
   /** Text, reasoning text or arguments emitted so far. */
@@ -100,11 +108,14 @@ export function createResponsesStreamParser(context: { upstreamModel: string }):
     if (existing !== undefined) return existing;
     const itemId = typeof item?.id === "string" && item.id !== "" ? item.id : undefined;
     if (itemId !== undefined) indexByItemId.set(itemId, outputIndex);
+    const id = kind === "function_call" && item ? readCallId(item) : (itemId ?? `${kind}-${outputIndex}`);
+    const blockKind = kind === "message" ? "text" : kind === "reasoning" ? "reasoning" : undefined;
     const state: ItemState = {
       outputIndex,
       kind,
       ...(itemId === undefined ? {} : { itemId }),
-      id: kind === "function_call" && item ? readCallId(item) : (itemId ?? `${kind}-${outputIndex}`),
+      id,
+      ...(blockKind === undefined ? {} : { block: createContentBlock(blockKind, id) }),
       started: false,
       done: false,
       emitted: "",
@@ -115,23 +126,21 @@ export function createResponsesStreamParser(context: { upstreamModel: string }):
     return state;
   }
 
-  function start(state: ItemState, parts: CanonicalStreamPart[]): void {
+  function startCall(state: ItemState, parts: CanonicalStreamPart[]): void {
     if (state.started) return;
     state.started = true;
-    if (state.kind === "message") parts.push({ type: "text-start", id: state.id });
-    if (state.kind === "reasoning") parts.push({ type: "reasoning-start", id: state.id });
-    if (state.kind === "function_call") {
-      parts.push({ type: "tool-input-start", id: state.id, index: state.toolIndex, name: state.name });
-    }
+    parts.push({ type: "tool-input-start", id: state.id, index: state.toolIndex, name: state.name });
   }
 
   function appendDelta(state: ItemState, delta: string, parts: CanonicalStreamPart[]): void {
     if (delta === "") return;
-    start(state, parts);
     state.emitted += delta;
-    if (state.kind === "message") parts.push({ type: "text-delta", id: state.id, delta });
-    if (state.kind === "reasoning") parts.push({ type: "reasoning-delta", id: state.id, delta });
-    if (state.kind === "function_call") parts.push({ type: "tool-input-delta", id: state.id, delta });
+    if (state.block !== undefined) {
+      appendToContentBlock(state.block, delta, parts);
+    } else if (state.kind === "function_call") {
+      startCall(state, parts);
+      parts.push({ type: "tool-input-delta", id: state.id, delta });
+    }
   }
 
   /** Emits what the deltas did not deliver when the complete value extends what was emitted. */
@@ -148,19 +157,14 @@ export function createResponsesStreamParser(context: { upstreamModel: string }):
       const message = item === undefined ? { text: "", refusal: false } : readMessageText(item);
       if (message.refusal) hasRefusal = true;
       appendMissing(state, message.text, parts);
-      if (state.started) parts.push({ type: "text-end", id: state.id });
+      endContentBlock(state.block!, parts);
     } else if (state.kind === "reasoning") {
       if (item !== undefined) appendMissing(state, readReasoningText(item), parts);
       const providerState = item === undefined ? undefined : readReasoningState(item, context.upstreamModel);
       // An item with neither text nor state (no summary requested, no encrypted content) carries
-      // nothing; an empty block would only reach clients as an empty thinking block.
-      if (!state.started && providerState === undefined) return parts;
-      start(state, parts);
-      parts.push({
-        type: "reasoning-end",
-        id: state.id,
-        ...(providerState === undefined ? {} : { providerState }),
-      });
+      // nothing and ends without parts: an empty block would only reach clients as an empty
+      // thinking block.
+      endContentBlock(state.block!, parts, providerState);
     } else if (state.kind === "function_call") {
       if (state.name === "" && typeof item?.name === "string") state.name = item.name;
       // The complete item is the truth; a server whose done item lacks arguments still sent them
@@ -170,7 +174,7 @@ export function createResponsesStreamParser(context: { upstreamModel: string }):
       const finalArguments = normalizeArguments(
         hasItemArguments ? itemArguments : (state.finalArguments ?? state.emitted),
       );
-      start(state, parts);
+      startCall(state, parts);
       appendMissing(state, finalArguments, parts);
       parts.push({ type: "tool-input-end", id: state.id });
       parts.push({
@@ -244,7 +248,7 @@ export function createResponsesStreamParser(context: { upstreamModel: string }):
         const parts: CanonicalStreamPart[] = [];
         // A call opens now (its name is known); a message or reasoning block opens with its first
         // text, or, for reasoning, when it completes with state: empty items yield no blocks.
-        if (state.kind === "function_call") start(state, parts);
+        if (state.kind === "function_call") startCall(state, parts);
         sequencer.push(outputIndex, parts);
         break;
       }

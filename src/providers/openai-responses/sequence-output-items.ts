@@ -1,12 +1,12 @@
 /**
  * Puts the canonical parts of Responses output items out in `output_index` order, one item at a
- * time, even when the upstream completes items out of order (sharp-edges C21: OpenRouter finishes
+ * time, even when the upstream completes items out of order (OpenRouter finishes
  * a reasoning item at index 0 after the function call at index 1).
  *
  * The lowest unfinished item streams live; parts of later items are held until every earlier item
  * is done. OpenAI itself streams one item at a time, so nothing waits there. Holding keeps the
  * canonical lifecycles from overlapping and, more important, keeps a reasoning item in front of
- * the item that followed it, which is the order the next turn must replay them in (B15).
+ * the item that followed it, which is the order the next turn must replay them in.
  */
 import type { CanonicalStreamPart } from "../../canonical/index.js";
 

@@ -1,6 +1,7 @@
 /**
- * The OpenAI Responses wire shapes this adapter sends and reads (wire-formats.md §2; openai-node
- * `resources/responses/responses.ts`). Response and event types are deliberately loose (optional,
+ * The OpenAI Responses wire shapes this adapter sends and reads (the `openai`
+ * package's `resources/responses/responses.ts`). Response and event types are deliberately loose
+ * (optional,
  * nullable): recordings from 2025 lack fields newer ones carry, and the parsers check every value
  * before using it.
  */

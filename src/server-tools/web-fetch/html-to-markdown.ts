@@ -5,7 +5,7 @@
  * final URL (or its `<base href>`), because the model reads the text without the page around it.
  * Nothing here loads a resource: linkedom runs no scripts and fetches no subresources.
  *
- * CPU grows with the page (about a second per 2 MB of HTML on a busy core), so web_fetch runs this
+ * CPU grows with the page (seconds for a page of megabytes), so web_fetch runs this
  * in a worker thread (html-conversion-pool.ts), never on the request thread.
  */
 import { Readability } from "@mozilla/readability";

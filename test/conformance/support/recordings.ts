@@ -61,7 +61,7 @@ const FOLDERS: Array<{ folder: string; kind: ProviderKind }> = [
   { folder: "google/gemini", kind: "google" },
 ];
 
-/** HTTP status of error bodies the manifest has no `http` entry for (wire-formats.md §1 "Errors"). */
+/** HTTP status of error bodies the manifest has no `http` entry for. */
 const STATUS_BY_ERROR_TYPE: Record<string, number> = {
   insufficient_quota: 429,
   invalid_request_error: 400,

@@ -1,6 +1,6 @@
 /**
  * Structural rules of each format's stream, checked on the raw frames the gateway sent (beyond what
- * the SDKs enforce while accumulating): issue 3 items 1–2, docs/formats.md, wire-formats.md §0–§3.
+ * the SDKs enforce while accumulating), as docs/formats.md describes them.
  */
 import assert from "node:assert/strict";
 import type { SseFrame } from "./wire-tap.js";

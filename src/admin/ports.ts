@@ -1,0 +1,71 @@
+/**
+ * What administration (the admin API, the CLI, the embedded bootstrap) needs from outside:
+ * storage implements these ports. Money is integer micro-USD.
+ */
+import type { ApiKeyRecord, ApiKeyStatus, RequestSource, Workspace } from "../auth/accounts.js";
+import type { GenerationRecord } from "../engine/generation-record.js";
+import type { KeyLimitRepository, KeyLimits } from "../limits/ports.js";
+
+export interface WorkspaceRepository {
+  /** With `uniqueName`, refuses (invalid_request, param `name`) when a workspace has that name already. */
+  create(input: {
+    name: string;
+    creditsMicroUsd: number;
+    invoicing: boolean;
+    uniqueName?: boolean;
+  }): Promise<Workspace>;
+  get(id: string): Promise<Workspace | null>;
+  /** Oldest first; only those named `name` when given. */
+  list(options: { name?: string; limit: number }): Promise<Workspace[]>;
+  /** Adds (or with a negative amount removes) credit. */
+  credit(id: string, amountMicroUsd: number): Promise<Workspace>;
+  update(id: string, changes: { invoicing?: boolean; locked?: boolean }): Promise<Workspace>;
+  count(): Promise<number>;
+}
+
+export interface ApiKeyRepository {
+  create(input: {
+    workspaceId: string;
+    name?: string;
+    allowedModels?: string[] | null;
+    expiresAt?: Date | null;
+    memberId?: string | null;
+    source?: RequestSource;
+    /** Spend limits and rate limit set together with the key (absent: none). */
+    limits?: Partial<Omit<KeyLimits, "totalResetAt">>;
+  }): Promise<{ key: ApiKeyRecord; secret: string }>;
+  get(id: string): Promise<ApiKeyRecord | null>;
+  setStatus(id: string, status: ApiKeyStatus): Promise<ApiKeyRecord>;
+  list(workspaceId: string): Promise<ApiKeyRecord[]>;
+}
+
+/** Requests and cost of one model on one UTC day. */
+export interface DailyModelUsage {
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  model: string;
+  requests: number;
+  tokensPrompt: number;
+  tokensCompletion: number;
+  costMicroUsd: number;
+}
+
+/** Read-only reports for the admin API; they read what the database holds (final or in progress). */
+export interface UsageReportRepository {
+  /** Newest first (by admission time), at most `limit`. */
+  listGenerations(filter: {
+    workspaceId: string;
+    apiKeyId?: string;
+    limit: number;
+  }): Promise<GenerationRecord[]>;
+  /** A request of any workspace, by its id. */
+  findGeneration(id: string): Promise<GenerationRecord | null>;
+  /** Usage admitted in [since, until), per UTC day and model, ordered by day then model. */
+  sumDailyUsage(input: { workspaceId: string; since: Date; until: Date }): Promise<DailyModelUsage[]>;
+}
+
+export interface AdminStore {
+  workspaces: WorkspaceRepository;
+  apiKeys: ApiKeyRepository;
+  keyLimits: KeyLimitRepository;
+}

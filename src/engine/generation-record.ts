@@ -1,0 +1,60 @@
+/** A generation's usage record: what admission writes at the start and settlement at the end. */
+import type { RequestSource } from "../auth/accounts.js";
+import type { IngressFormatName } from "../canonical/ingress-format-name.js";
+
+/**
+ * `interrupted`: the instance that ran the request died before settling it; another instance (or
+ * the same one restarted) settled it from its in-progress record (docs/durability.md).
+ */
+export type GenerationStatus = "in_progress" | "ok" | "error" | "cancelled" | "interrupted";
+
+export interface GenerationStart {
+  /** The request id (X-Request-Id). */
+  id: string;
+  workspaceId: string;
+  apiKeyId: string;
+  model: string;
+  ingressFormat: IngressFormatName;
+  source: RequestSource;
+  stream: boolean;
+  /**
+   * Admission time on the spend limits' clock (Redis TIME in distributed mode), so the record
+   * falls into the same day and month window as its reservation; default: the database's now().
+   */
+  createdAt?: Date;
+  /**
+   * Admission's estimate of the prompt (tokens, media included): what an interrupted record is
+   * billed when no instance is left to settle it with real usage. Absent in records written before
+   * it existed (they are settled at 0 tokens).
+   */
+  estimatedInputTokens?: number;
+}
+
+export interface GenerationOutcome {
+  status: Exclude<GenerationStatus, "in_progress">;
+  errorCode: string | null;
+  upstreamProvider: string | null;
+  upstreamModel: string | null;
+  tokensPrompt: number;
+  tokensCompletion: number;
+  tokensReasoning: number;
+  tokensCachedPrompt: number;
+  tokensCacheWrite: number;
+  /** Model usage plus server tools, integer micro-USD. */
+  costMicroUsd: number;
+  toolCostsMicroUsd: Record<string, number>;
+  latencyMs: number;
+  finishReason: string | null;
+  /**
+   * The token counts are the gateway's estimate, not usage the upstream reported (it reported
+   * none, or the stream ended before its final usage). Absent: false (outcomes parked or journaled
+   * before the field existed).
+   */
+  usageEstimated?: boolean;
+}
+
+export interface GenerationRecord extends GenerationStart, Partial<Omit<GenerationOutcome, "status">> {
+  status: GenerationStatus;
+  createdAt: Date;
+  finishedAt: Date | null;
+}

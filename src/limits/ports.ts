@@ -1,0 +1,92 @@
+/**
+ * The per-key limits and what the spend guard, admission and administration read and write of
+ * them: storage implements `KeyLimitRepository`. Money is integer micro-USD; null means none.
+ */
+import type { ApiKeyRecord, Workspace } from "../auth/accounts.js";
+
+/** Spend limits and rate limit of one key. */
+export interface KeyLimits {
+  dailyMicroUsd: number | null;
+  monthlyMicroUsd: number | null;
+  totalMicroUsd: number | null;
+  /** null: the config's default applies (unlimited when that is unset too). */
+  requestsPerMinute: number | null;
+  /** Start of the current total-spend window (the last manual reset); null: since the key exists. */
+  totalResetAt: Date | null;
+}
+
+/** Fields of `key update`; an absent field stays as it is, null clears it. */
+export interface KeyLimitChanges {
+  dailyMicroUsd?: number | null;
+  monthlyMicroUsd?: number | null;
+  totalMicroUsd?: number | null;
+  requestsPerMinute?: number | null;
+  /** null: every model. */
+  allowedModels?: string[] | null;
+}
+
+/** What admission reads fresh for every request, in one round trip. */
+export interface AdmissionSnapshot {
+  workspace: Workspace;
+  limits: KeyLimits;
+  allowedModels: string[] | null;
+}
+
+export type SpendWindowName = "daily" | "monthly" | "total";
+
+/** A half-open time range [since, until); until null: open-ended. */
+export interface TimeRange {
+  since: Date;
+  until: Date | null;
+}
+
+/** One consistent read (a single statement) of what spend counters are rebuilt from. */
+export interface SpendSeedSnapshot {
+  spendMicroUsd: Partial<Record<SpendWindowName, number>>;
+  balanceMicroUsd: number;
+  /** Those of the asked generation ids that are final: what they cost and when they were admitted. */
+  finished: Array<{ id: string; apiKeyId: string; costMicroUsd: number; createdAt: Date }>;
+}
+
+export interface AuditEntry {
+  id: string;
+  action: string;
+  actor: string;
+  workspaceId: string;
+  apiKeyId: string | null;
+  details: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export interface KeyLimitRepository {
+  /** null when the key does not exist. */
+  get(keyId: string): Promise<KeyLimits | null>;
+  readAdmission(keyId: string): Promise<AdmissionSnapshot | null>;
+  /** Applies the changes and writes an audit entry in one transaction. */
+  update(
+    keyId: string,
+    changes: KeyLimitChanges,
+    actor: string,
+  ): Promise<{ key: ApiKeyRecord; limits: KeyLimits }>;
+  /**
+   * Starts a new total-spend window at `at` (default now()) and audit-logs the spend of the old
+   * one, in one transaction.
+   */
+  resetTotal(
+    keyId: string,
+    input: { actor: string; at?: Date },
+  ): Promise<{ key: ApiKeyRecord; limits: KeyLimits; previousSpendMicroUsd: number; resetAt: Date }>;
+  /** Settled spend (sum of generation costs) of the key in each window. */
+  sumSpend(
+    keyId: string,
+    windows: Partial<Record<SpendWindowName, TimeRange>>,
+  ): Promise<Partial<Record<SpendWindowName, number>>>;
+  readSeedSnapshot(input: {
+    keyId: string;
+    workspaceId: string;
+    windows: Partial<Record<SpendWindowName, TimeRange>>;
+    generationIds: string[];
+  }): Promise<SpendSeedSnapshot>;
+  /** Newest first. */
+  listAudit(filter: { apiKeyId?: string; limit?: number }): Promise<AuditEntry[]>;
+}

@@ -1,0 +1,200 @@
+/** LimitCounters on Redis: each step is one Lua script (limit-scripts.ts), shared by every instance. */
+
+import {
+  type CounterName,
+  type CounterTimings,
+  DEFAULT_COUNTER_TIMINGS,
+  LIMIT_KEYS,
+  type LimitCounters,
+  type ReserveReply,
+} from "../../limits/limit-counters.js";
+import type { LimitWindows } from "../../limits/limit-windows.js";
+import {
+  FINISH_SEED_SCRIPT,
+  FORGET_BALANCE_SCRIPT,
+  READ_RESERVED_SCRIPT,
+  REFRESH_SCRIPT,
+  RESERVE_SCRIPT,
+  SETTLE_SCRIPT,
+  TIME_SCRIPT,
+} from "./limit-scripts.js";
+import type { ScriptReply, ScriptRunner } from "./redis-script-runner.js";
+
+/** Balance counters of idle workspaces disappear after a day (they are re-seeded on next use). */
+const BALANCE_TTL_MS = 24 * 60 * 60_000;
+
+function spendKeys(keyId: string, windows: LimitWindows): string[] {
+  return [
+    LIMIT_KEYS.spend(keyId, windows.daily.id),
+    LIMIT_KEYS.spend(keyId, windows.monthly.id),
+    LIMIT_KEYS.spend(keyId, windows.total.id),
+  ];
+}
+
+function money(value: number | null): string {
+  return value === null ? "" : String(value);
+}
+
+function readNumber(reply: ScriptReply, what: string): number {
+  const value = typeof reply === "string" ? Number(reply) : reply;
+  if (typeof value !== "number" || !Number.isSafeInteger(value)) {
+    throw new Error(`Unexpected ${what} from Redis: ${JSON.stringify(reply)}`);
+  }
+  return value;
+}
+
+export function createRedisLimitCounters(
+  runner: ScriptRunner,
+  timings: CounterTimings = DEFAULT_COUNTER_TIMINGS,
+): LimitCounters {
+  return {
+    mode: "redis",
+
+    async reserve(input) {
+      const { windows, limits } = input;
+      const reply = (await runner.run(
+        RESERVE_SCRIPT,
+        [
+          LIMIT_KEYS.rate(input.keyId),
+          LIMIT_KEYS.leases(input.workspaceId),
+          LIMIT_KEYS.deadlines(input.workspaceId),
+          LIMIT_KEYS.reserved(input.workspaceId),
+          LIMIT_KEYS.stale(input.workspaceId),
+          LIMIT_KEYS.balance(input.workspaceId),
+          ...spendKeys(input.keyId, windows),
+        ],
+        [
+          input.requestId,
+          input.keyId,
+          String(input.amountMicroUsd),
+          String(input.requestsPerMinute ?? 0),
+          String(timings.rateWindowMs),
+          String(windows.daily.startMs),
+          String(windows.daily.endMs),
+          String(windows.monthly.startMs),
+          String(windows.monthly.endMs),
+          money(limits.daily),
+          money(limits.monthly),
+          money(limits.total),
+          input.checkBalance ? "1" : "0",
+          String(input.leaseTtlMs),
+          String(timings.seedMarkerTtlMs),
+          String(timings.spendMaxAgeMs),
+          String(timings.balanceMaxAgeMs),
+          String(timings.totalIdleTtlMs),
+        ],
+      )) as ScriptReply[];
+      return readReserveReply(reply);
+    },
+
+    async finishSeed(input) {
+      const args: string[] = [
+        input.token,
+        String(input.windows.daily.endMs! + timings.windowGraceMs),
+        String(input.windows.monthly.endMs! + timings.windowGraceMs),
+        String(timings.totalIdleTtlMs),
+        String(BALANCE_TTL_MS),
+      ];
+      for (const counter of input.counters) {
+        args.push(counter.name, String(counter.baseMicroUsd), String(counter.adjustments.length));
+        for (const adjustment of counter.adjustments) {
+          args.push(adjustment.requestId, String(adjustment.includedCostMicroUsd));
+        }
+      }
+      const reply = await runner.run(
+        FINISH_SEED_SCRIPT,
+        [
+          LIMIT_KEYS.leases(input.workspaceId),
+          LIMIT_KEYS.balance(input.workspaceId),
+          ...spendKeys(input.keyId, input.windows),
+        ],
+        args,
+      );
+      return readNumber(reply, "seed reply") === 1;
+    },
+
+    async settle(input) {
+      const reply = await runner.run(
+        SETTLE_SCRIPT,
+        [
+          LIMIT_KEYS.leases(input.workspaceId),
+          LIMIT_KEYS.deadlines(input.workspaceId),
+          LIMIT_KEYS.reserved(input.workspaceId),
+          LIMIT_KEYS.stale(input.workspaceId),
+          LIMIT_KEYS.balance(input.workspaceId),
+          ...spendKeys(input.keyId, input.windows),
+        ],
+        [input.requestId, input.keyId, String(input.costMicroUsd)],
+      );
+      return readNumber(reply, "settle reply") === 1 ? "settled" : "no-lease";
+    },
+
+    async refresh({ requestId, workspaceId, leaseTtlMs }) {
+      const reply = await runner.run(
+        REFRESH_SCRIPT,
+        [LIMIT_KEYS.leases(workspaceId), LIMIT_KEYS.deadlines(workspaceId)],
+        [requestId, String(leaseTtlMs)],
+      );
+      return readNumber(reply, "refresh reply") === 1;
+    },
+
+    async readReserved(workspaceId, keyId) {
+      const [key, workspace] = (await runner.run(
+        READ_RESERVED_SCRIPT,
+        [LIMIT_KEYS.reserved(workspaceId)],
+        [keyId],
+      )) as ScriptReply[];
+      return {
+        keyMicroUsd: key === null ? 0 : readNumber(key, "reserved amount"),
+        workspaceMicroUsd: workspace === null ? 0 : readNumber(workspace, "reserved amount"),
+      };
+    },
+
+    async forgetBalance(workspaceId) {
+      await runner.run(FORGET_BALANCE_SCRIPT, [LIMIT_KEYS.balance(workspaceId)], []);
+    },
+
+    async now() {
+      const [seconds, microseconds] = (await runner.run(TIME_SCRIPT, [], [])) as ScriptReply[];
+      return readNumber(seconds, "TIME") * 1000 + Math.floor(readNumber(microseconds, "TIME") / 1000);
+    },
+
+    close: () => runner.close(),
+  };
+}
+
+function readReserveReply(reply: ScriptReply[]): ReserveReply {
+  switch (reply[0]) {
+    case "ok":
+      return { kind: "ok", nowMs: readNumber(reply[1], "time") };
+    case "clock":
+      return { kind: "clock", nowMs: readNumber(reply[1], "time") };
+    case "rate":
+      return { kind: "rate", retryAfterMs: readNumber(reply[1], "retry time") };
+    case "wait":
+      return { kind: "wait" };
+    case "limit":
+      return {
+        kind: "limit",
+        counter: reply[1] as CounterName,
+        headroomMicroUsd: readNumber(reply[2], "headroom"),
+      };
+    case "seed": {
+      const flat = (reply[4] as string[] | null) ?? [];
+      const leases = [];
+      for (let index = 0; index < flat.length; index += 2) {
+        const keyId = flat[index + 1].slice(0, flat[index + 1].indexOf("|"));
+        leases.push({ requestId: flat[index], keyId });
+      }
+      return {
+        kind: "seed",
+        nowMs: readNumber(reply[1], "time"),
+        token: String(reply[2]),
+        counters: reply[3] as CounterName[],
+        leases,
+      };
+    }
+    default:
+      throw new Error(`Unexpected reserve reply from Redis: ${JSON.stringify(reply)}`);
+  }
+}

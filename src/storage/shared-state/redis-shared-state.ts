@@ -1,0 +1,169 @@
+/**
+ * Distributed mode's SharedState over ioredis. Two connections: a subscribed Redis connection can
+ * run nothing but (UN)SUBSCRIBE, so commands and pub/sub are separate. Every command has a deadline
+ * and nothing queues while Redis is down, so callers fail fast instead of hanging.
+ * Redis being unreachable at start is not fatal either: the connections keep trying, and
+ * subscriptions made meanwhile take effect on the first connection.
+ */
+import { Redis, type RedisOptions } from "ioredis";
+import { redactUrl } from "../redact-url.js";
+import type { SharedState } from "../store.js";
+import { withDeadline } from "../with-deadline.js";
+
+export interface RedisSharedStateOptions {
+  redisUrl: string;
+  /** Prepended to keys and channel names; lets tests and co-tenants share one Redis. */
+  prefix?: string;
+  connectTimeoutMs?: number;
+  commandTimeoutMs?: number;
+  onError?: (error: Error) => void;
+}
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 1_000;
+
+export async function createRedisSharedState(options: RedisSharedStateOptions): Promise<SharedState> {
+  const prefix = options.prefix ?? "";
+  const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const onError = options.onError ?? (() => {});
+  const connectionOptions: RedisOptions = {
+    lazyConnect: true,
+    connectTimeout: connectTimeoutMs,
+    commandTimeout: commandTimeoutMs,
+    maxRetriesPerRequest: 1,
+    // While disconnected, commands are rejected at once rather than queued until Redis returns.
+    enableOfflineQueue: false,
+    // Keep reconnecting in the background, backing off to one attempt every 2 s.
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    // Resubscription is ours (see "ready" below) so channels added during an outage are not lost.
+    autoResubscribe: false,
+  };
+  // keyPrefix covers keys only; channel names are prefixed by hand below.
+  const commands = new Redis(options.redisUrl, { ...connectionOptions, keyPrefix: prefix || undefined });
+  const subscriber = new Redis(options.redisUrl, connectionOptions);
+  commands.on("error", onError);
+  subscriber.on("error", onError);
+
+  const handlers = new Map<string, Set<(message: string) => void>>();
+  subscriber.on("message", (channel: string, message: string) => {
+    for (const handler of handlers.get(channel) ?? []) {
+      try {
+        handler(message);
+      } catch {
+        // A failing subscriber must not stop delivery to the others.
+      }
+    }
+  });
+
+  // Every (re)connection subscribes to every channel with a handler: channels added while Redis
+  // was unreachable, at start included, are not lost. SUBSCRIBE is idempotent.
+  subscriber.on("ready", () => {
+    if (handlers.size > 0) subscriber.subscribe(...handlers.keys()).catch(onError);
+  });
+  try {
+    await withDeadline(
+      Promise.all([commands.connect(), subscriber.connect()]),
+      connectTimeoutMs,
+      "Redis connect",
+    );
+  } catch (error) {
+    // Not fatal: the gateway starts unready (readiness says redis: down) and the connections keep
+    // trying in the background; commands fail fast meanwhile (docs/operations.md).
+    onError(
+      new Error(`Redis not reachable at ${redactUrl(options.redisUrl)}: ${(error as Error).message}`, {
+        cause: error,
+      }),
+    );
+  }
+
+  return {
+    mode: "redis",
+    async ping() {
+      await withDeadline(commands.ping(), commandTimeoutMs, "Redis PING");
+    },
+    async publish(channel, message) {
+      await withDeadline(commands.publish(prefix + channel, message), commandTimeoutMs, "Redis PUBLISH");
+    },
+    async setValue(key, value, ttlMs) {
+      await withDeadline(commands.set(key, value, "PX", ttlMs), commandTimeoutMs, "Redis SET");
+    },
+    async getValue(key) {
+      return withDeadline(commands.get(key), commandTimeoutMs, "Redis GET");
+    },
+    async deleteValue(key) {
+      await withDeadline(commands.del(key), commandTimeoutMs, "Redis DEL");
+    },
+    async setIndexedValue(index, key, value, score, ttlMs) {
+      const pipeline = commands.pipeline().set(key, value, "PX", ttlMs).zadd(index, score, key);
+      throwFirstError(await withDeadline(pipeline.exec(), commandTimeoutMs, "Redis SET+ZADD"));
+    },
+    async listIndexedValues(index, maxScore, limit) {
+      const keys = await withDeadline(
+        commands.zrangebyscore(index, "-inf", maxScore, "LIMIT", 0, limit),
+        commandTimeoutMs,
+        "Redis ZRANGEBYSCORE",
+      );
+      if (keys.length === 0) return [];
+      const values = await withDeadline(commands.mget(...keys), commandTimeoutMs, "Redis MGET");
+      return keys.map((key, position) => ({ key, value: values[position] ?? null }));
+    },
+    async deleteIndexedValue(index, key) {
+      const pipeline = commands.pipeline().del(key).zrem(index, key);
+      throwFirstError(await withDeadline(pipeline.exec(), commandTimeoutMs, "Redis DEL+ZREM"));
+    },
+    async subscribe(channel, onMessage) {
+      const fullChannel = prefix + channel;
+      let channelHandlers = handlers.get(fullChannel);
+      if (!channelHandlers) {
+        channelHandlers = new Set();
+        handlers.set(fullChannel, channelHandlers);
+      }
+      channelHandlers.add(onMessage);
+      // While Redis is unreachable the handler stays registered and the next connection subscribes
+      // it ("ready" above); messages published meanwhile are lost, which the caches' TTLs bound.
+      if (subscriber.status === "ready") {
+        try {
+          // SUBSCRIBE is idempotent, so re-sending it for a second handler is harmless.
+          await withDeadline(subscriber.subscribe(fullChannel), commandTimeoutMs, "Redis SUBSCRIBE");
+        } catch (error) {
+          onError(error as Error);
+        }
+      }
+      return async () => {
+        if (!removeHandler(fullChannel, onMessage) || subscriber.status !== "ready") return;
+        try {
+          await withDeadline(subscriber.unsubscribe(fullChannel), commandTimeoutMs, "Redis UNSUBSCRIBE");
+        } catch (error) {
+          // The connection went away meanwhile: it carries no subscription any more either.
+          onError(error as Error);
+        }
+      };
+    },
+    async close() {
+      handlers.clear();
+      await Promise.all([quit(commands), quit(subscriber)]);
+    },
+  };
+
+  /** Returns true when the channel has no handler left. */
+  function removeHandler(channel: string, onMessage: (message: string) => void): boolean {
+    const channelHandlers = handlers.get(channel);
+    channelHandlers?.delete(onMessage);
+    if (channelHandlers && channelHandlers.size > 0) return false;
+    handlers.delete(channel);
+    return true;
+  }
+
+  function throwFirstError(replies: Array<[Error | null, unknown]> | null): void {
+    for (const [error] of replies ?? []) if (error) throw error;
+  }
+
+  async function quit(connection: Redis): Promise<void> {
+    try {
+      await withDeadline(connection.quit(), commandTimeoutMs, "Redis QUIT");
+    } catch {
+      connection.disconnect();
+    }
+  }
+}

@@ -1,0 +1,259 @@
+import assert from "node:assert/strict";
+import { createTestOutcome } from "../../../test/helpers/generation-records.js";
+import { forEachStorageMode, type TestStore } from "../../../test/helpers/storage-modes.js";
+import type { GenerationOutcome, GenerationStart } from "../../engine/generation-record.js";
+
+function createOutcome(overrides: Partial<GenerationOutcome> = {}): GenerationOutcome {
+  return createTestOutcome({
+    upstreamProvider: "openai",
+    upstreamModel: "gpt-4o-2024-08-06",
+    tokensPrompt: 120,
+    tokensCompletion: 30,
+    tokensReasoning: 5,
+    tokensCachedPrompt: 100,
+    costMicroUsd: 1_234,
+    toolCostsMicroUsd: { web_search: 1_000 },
+    latencyMs: 850,
+    ...overrides,
+  });
+}
+
+async function startGeneration({ store }: TestStore, credits = 1_000_000) {
+  const workspace = await store.workspaces.create({ name: "W", creditsMicroUsd: credits, invoicing: false });
+  const { key } = await store.apiKeys.create({ workspaceId: workspace.id });
+  const start: GenerationStart = {
+    id: `req_${Math.random().toString(36).slice(2)}`,
+    workspaceId: workspace.id,
+    apiKeyId: key.id,
+    model: "openai/gpt-4o",
+    ingressFormat: "chat_completions",
+    source: "api",
+    stream: true,
+  };
+  await store.generations.start(start);
+  return { workspace, start };
+}
+
+async function countUsageEntries(context: TestStore, generationId: string): Promise<number> {
+  const rows = await context.sql.query("SELECT 1 FROM ledger_entries WHERE generation_id = $1", [
+    generationId,
+  ]);
+  return rows.length;
+}
+
+forEachStorageMode("generation start records an in-progress generation, idempotently", async (context) => {
+  const { workspace, start } = await startGeneration(context);
+  await context.store.generations.start({ ...start, model: "other/model" });
+  const record = await context.store.generations.get(start.id, workspace.id);
+  assert.ok(record);
+  assert.equal(record.status, "in_progress");
+  assert.equal(record.model, "openai/gpt-4o", "a repeated start does not overwrite");
+  assert.equal(record.stream, true);
+  assert.equal(record.ingressFormat, "chat_completions");
+  assert.equal(record.finishedAt, null);
+  assert.equal(record.costMicroUsd, 0);
+  assert.ok(record.createdAt instanceof Date);
+});
+
+forEachStorageMode("finish debits the balance exactly once, even when called twice", async (context) => {
+  const { workspace, start } = await startGeneration(context, 1_000_000);
+  await context.store.generations.finish(start.id, createOutcome());
+  await context.store.generations.finish(start.id, createOutcome({ costMicroUsd: 999_999, status: "error" }));
+
+  assert.equal((await context.store.workspaces.get(workspace.id))?.balanceMicroUsd, 1_000_000 - 1_234);
+  assert.equal(await countUsageEntries(context, start.id), 1);
+  const record = await context.store.generations.get(start.id, workspace.id);
+  assert.ok(record);
+  assert.equal(record.status, "ok");
+  assert.equal(record.costMicroUsd, 1_234);
+  assert.deepEqual(record.toolCostsMicroUsd, { web_search: 1_000 });
+  assert.equal(record.tokensPrompt, 120);
+  assert.equal(record.tokensCompletion, 30);
+  assert.equal(record.tokensReasoning, 5);
+  assert.equal(record.tokensCachedPrompt, 100);
+  assert.equal(record.tokensCacheWrite, 0);
+  assert.equal(record.latencyMs, 850);
+  assert.equal(record.finishReason, "stop");
+  assert.equal(record.upstreamProvider, "openai");
+  assert.equal(record.upstreamModel, "gpt-4o-2024-08-06");
+  assert.equal(record.errorCode, null);
+  assert.ok(record.finishedAt instanceof Date);
+
+  const [usage] = await context.sql.query<{ amount_micro_usd: unknown; kind: string }>(
+    "SELECT amount_micro_usd, kind FROM ledger_entries WHERE generation_id = $1",
+    [start.id],
+  );
+  assert.equal(usage.kind, "usage");
+  assert.equal(Number(usage.amount_micro_usd), -1_234);
+});
+
+forEachStorageMode("concurrent finishes debit once", async (context) => {
+  const { workspace, start } = await startGeneration(context, 50_000_000);
+  await Promise.all(
+    Array.from({ length: 8 }, (_, index) =>
+      context.store.generations.finish(start.id, createOutcome({ costMicroUsd: 1_000_000 + index })),
+    ),
+  );
+  const balance = (await context.store.workspaces.get(workspace.id))?.balanceMicroUsd ?? 0;
+  const cost = (await context.store.generations.get(start.id, workspace.id))?.costMicroUsd ?? 0;
+  assert.ok(cost >= 1_000_000 && cost < 1_000_008);
+  assert.equal(balance, 50_000_000 - cost);
+  assert.equal(await countUsageEntries(context, start.id), 1);
+});
+
+forEachStorageMode("ledger sums equal balances; zero cost writes no entry", async (context) => {
+  const { workspace, start } = await startGeneration(context, 3_000_000_000);
+  await context.store.generations.finish(
+    start.id,
+    createOutcome({ costMicroUsd: 2_500_000_000, toolCostsMicroUsd: {} }),
+  );
+  const other = { ...start, id: `${start.id}_free` };
+  await context.store.generations.start(other);
+  await context.store.generations.finish(
+    other.id,
+    createOutcome({
+      status: "error",
+      errorCode: "provider_unavailable",
+      costMicroUsd: 0,
+      toolCostsMicroUsd: {},
+    }),
+  );
+  assert.equal(await countUsageEntries(context, other.id), 0);
+  const failed = await context.store.generations.get(other.id, workspace.id);
+  assert.equal(failed?.status, "error");
+  assert.equal(failed?.errorCode, "provider_unavailable");
+
+  const [sum] = await context.sql.query<{ total: unknown }>(
+    "SELECT sum(amount_micro_usd) AS total FROM ledger_entries WHERE workspace_id = $1",
+    [workspace.id],
+  );
+  const balance = (await context.store.workspaces.get(workspace.id))?.balanceMicroUsd;
+  assert.equal(balance, 500_000_000);
+  assert.equal(Number(sum.total), balance);
+});
+
+forEachStorageMode("get hides other workspaces' generations and unknown ids", async (context) => {
+  const { start } = await startGeneration(context);
+  const stranger = await context.store.workspaces.create({ name: "S", creditsMicroUsd: 0, invoicing: false });
+  assert.equal(await context.store.generations.get(start.id, stranger.id), null);
+  assert.equal(await context.store.generations.get("req_missing", start.workspaceId), null);
+});
+
+forEachStorageMode("finish refuses unknown generations and invalid outcomes", async (context) => {
+  const { start, workspace } = await startGeneration(context);
+  await assert.rejects(
+    context.store.generations.finish("req_never_started", createOutcome()),
+    /never started/,
+  );
+  await assert.rejects(
+    context.store.generations.finish(start.id, createOutcome({ costMicroUsd: -1 })),
+    RangeError,
+  );
+  await assert.rejects(
+    context.store.generations.finish(start.id, createOutcome({ costMicroUsd: 0.5 })),
+    RangeError,
+  );
+  assert.equal((await context.store.generations.get(start.id, workspace.id))?.status, "in_progress");
+});
+
+forEachStorageMode(
+  "finish with its start writes the record final without an in-progress row",
+  async (context) => {
+    const workspace = await context.store.workspaces.create({
+      name: "W",
+      creditsMicroUsd: 1_000_000,
+      invoicing: false,
+    });
+    const { key } = await context.store.apiKeys.create({ workspaceId: workspace.id });
+    const start: GenerationStart = {
+      id: `req_final_${Math.random().toString(36).slice(2)}`,
+      workspaceId: workspace.id,
+      apiKeyId: key.id,
+      model: "openai/gpt-4o",
+      ingressFormat: "responses",
+      source: "api",
+      stream: false,
+      createdAt: new Date("2026-11-01T10:00:00.000Z"),
+    };
+    await context.store.generations.finish(start.id, createOutcome(), start);
+    // Repeated, and a late start (a streamed record's in-progress write losing the race): no-ops.
+    await context.store.generations.finish(start.id, createOutcome({ costMicroUsd: 99 }), start);
+    await context.store.generations.start(start);
+    const record = await context.store.generations.get(start.id, workspace.id);
+    assert.equal(record?.status, "ok");
+    assert.equal(record?.costMicroUsd, 1_234);
+    assert.equal(record?.ingressFormat, "responses");
+    assert.equal(record?.stream, false);
+    assert.equal(record?.createdAt.toISOString(), "2026-11-01T10:00:00.000Z");
+    assert.equal((await context.store.workspaces.get(workspace.id))?.balanceMicroUsd, 1_000_000 - 1_234);
+    assert.equal(await countUsageEntries(context, start.id), 1);
+  },
+);
+
+forEachStorageMode(
+  "many concurrent finishes (group commit) debit every workspace by exactly its records",
+  async (context) => {
+    const workspaces = await Promise.all(
+      [0, 1, 2].map((index) =>
+        context.store.workspaces.create({ name: `W${index}`, creditsMicroUsd: 10_000_000, invoicing: false }),
+      ),
+    );
+    const keys = await Promise.all(
+      workspaces.map((workspace) => context.store.apiKeys.create({ workspaceId: workspace.id })),
+    );
+    const entries = Array.from({ length: 120 }, (_, index) => {
+      const owner = index % 3;
+      const start: GenerationStart = {
+        id: `req_many_${index}_${Math.random().toString(36).slice(2)}`,
+        workspaceId: workspaces[owner].id,
+        apiKeyId: keys[owner].key.id,
+        model: "openai/gpt-4o",
+        ingressFormat: "chat_completions",
+        source: "api",
+        stream: index % 2 === 0,
+      };
+      return { start, cost: 1_000 + index };
+    });
+    // Half were started (streams), half not; one finish is repeated; one outcome is invalid.
+    await Promise.all(
+      entries
+        .filter((entry) => entry.start.stream)
+        .map((entry) => context.store.generations.start(entry.start)),
+    );
+    const results = await Promise.allSettled([
+      ...entries.map(({ start, cost }) =>
+        context.store.generations.finish(start.id, createOutcome({ costMicroUsd: cost }), start),
+      ),
+      context.store.generations.finish(
+        entries[0].start.id,
+        createOutcome({ costMicroUsd: 7 }),
+        entries[0].start,
+      ),
+      context.store.generations.finish("req_invalid", createOutcome({ costMicroUsd: -5 }), {
+        ...entries[1].start,
+        id: "req_invalid",
+      }),
+    ]);
+    assert.deepEqual(
+      results.map((result) => result.status).filter((status) => status === "rejected"),
+      ["rejected"],
+      "only the invalid outcome fails",
+    );
+    for (const [owner, workspace] of workspaces.entries()) {
+      const spent = entries
+        .filter((_, index) => index % 3 === owner)
+        .reduce((sum, entry) => sum + entry.cost, 0);
+      assert.equal((await context.store.workspaces.get(workspace.id))?.balanceMicroUsd, 10_000_000 - spent);
+      const [sum] = await context.sql.query<{ total: unknown; count: unknown }>(
+        "SELECT sum(amount_micro_usd) AS total, count(*) AS count FROM ledger_entries WHERE workspace_id = $1 AND kind = 'usage'",
+        [workspace.id],
+      );
+      assert.equal(Number(sum.total), -spent);
+      assert.equal(Number(sum.count), 40);
+    }
+    assert.equal(
+      (await context.store.generations.get(entries[0].start.id, workspaces[0].id))?.costMicroUsd,
+      1_000,
+    );
+  },
+);

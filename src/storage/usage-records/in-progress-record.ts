@@ -1,0 +1,26 @@
+/**
+ * What an in-progress row reads back as (the column defaults of migrations/0001), for repositories
+ * that answer lookups of records they have not written yet.
+ */
+import type { GenerationRecord, GenerationStart } from "../../engine/generation-record.js";
+
+export function toInProgressRecord(start: GenerationStart, submittedAt: Date): GenerationRecord {
+  return {
+    ...start,
+    status: "in_progress",
+    errorCode: null,
+    upstreamProvider: null,
+    upstreamModel: null,
+    tokensPrompt: 0,
+    tokensCompletion: 0,
+    tokensReasoning: 0,
+    tokensCachedPrompt: 0,
+    tokensCacheWrite: 0,
+    costMicroUsd: 0,
+    toolCostsMicroUsd: {},
+    finishReason: null,
+    usageEstimated: false,
+    createdAt: start.createdAt ?? submittedAt,
+    finishedAt: null,
+  };
+}

@@ -1,0 +1,420 @@
+/**
+ * Usage records of the embedded gateway (PGlite in a data folder): journaled, then written in
+ * batches. `start` and `finish` append the record to the usage journal (usage-journal.ts: one
+ * synchronous write, the durability of a PGlite COMMIT) and return; a writer puts what was
+ * journaled into the database at most `lingerMs` later (`busyLingerMs` while the event loop is
+ * busy), many records per statement. A request is not answered after a PGlite transaction
+ * of its own (PGlite's cost is mostly per call rather than per row:
+ * docs/decisions/0011-embedded-usage-journal.md), and at low rates records share a write.
+ *
+ * What stays true (docs/durability.md):
+ * - Lookups see every journaled record at once: this instance is the only one using the data
+ *   folder (its lock), and serves records not yet written from memory — final ones as final.
+ * - Every other read of the database first waits for what was journaled before it
+ *   (`flushBefore`): balances, key usage, counter seeding and reports read what requests settled.
+ * - A crash loses nothing acknowledged: the next start replays the journal before serving.
+ * - A record that can never be written (a permanent database error) is set aside in
+ *   `journal/set-aside.jsonl` with the reason, and logged; others in its batch are written.
+ *
+ * In-progress records (every request's, before its upstream is called) are journaled at once but
+ * written to the database only by `flush` (close, maintenance), never by the linger timer nor
+ * before other reads (`drain`): lookups are answered from memory, no other read depends on a row
+ * that costs 0, and the row would only be replaced by the final one. A request that finishes first
+ * costs one row insert instead of an insert and an update that rewrites every index entry of the
+ * row; a crash still leaves its in-progress record behind (the journal is replayed at the next
+ * start, and the sweep of interrupted requests settles it).
+ */
+
+import type { GenerationOutcome, GenerationRecord, GenerationStart } from "../../engine/generation-record.js";
+import { isPermanentDatabaseError } from "../sql/classify-database-error.js";
+import type { SqlClient } from "../sql/sql-client.js";
+import type { BatchedGenerationRepository } from "./batched-generation-repository.js";
+import {
+  assertValidOutcome,
+  type FinishEntry,
+  type SqlGenerationRepository,
+} from "./generation-repository.js";
+import { toInProgressRecord } from "./in-progress-record.js";
+import { decodeStart } from "./outcome-outbox.js";
+import type { JournalSegment, UsageJournal } from "./usage-journal.js";
+import { writeAllOrEach } from "./write-all-or-each.js";
+
+export interface JournaledGenerationOptions {
+  /** How long a journaled record may wait for others to share its write (default 25 ms). */
+  lingerMs?: number;
+  /**
+   * The linger while the event loop is busy (default 100 ms): see `nextLinger`. Only the size of
+   * the batches changes; what lookups and reads see does not.
+   */
+  busyLingerMs?: number;
+  /** Event-loop utilisation (0–1) since the previous call; default Node's own measure. */
+  loopUtilization?: () => number;
+  /** Records per statement; a full batch is written at once (default 200). */
+  maxBatch?: number;
+  /** First retry after a failed write; doubles up to `retryMaxMs`. */
+  retryInitialMs?: number;
+  retryMaxMs?: number;
+  /** A write failed (`setAside`: the records were set aside for good, else they are retried). */
+  onWriteError?: (error: unknown, ids: readonly string[], setAside: boolean) => void;
+}
+
+export interface JournaledGenerationRepository extends BatchedGenerationRepository {
+  /**
+   * Resolves once everything journaled before the call is in the database, in-progress records
+   * included; rejects if a write failed. `drain` waits for the final records only.
+   */
+  flush(): Promise<void>;
+  /** Writes what is journaled, then closes the journal (its emptied segments are deleted). */
+  close(): Promise<void>;
+}
+
+const DEFAULTS = { lingerMs: 25, busyLingerMs: 100, maxBatch: 200, retryInitialMs: 100, retryMaxMs: 5_000 };
+/** Event-loop utilisation from which the loop counts as busy, and below which as no longer busy. */
+const BUSY_UTILIZATION = 0.9;
+const CALM_UTILIZATION = 0.7;
+const LINE_VERSION = 1;
+
+interface Entry {
+  readonly id: string;
+  readonly start: GenerationStart;
+  /** Absent for an in-progress record. */
+  readonly outcome?: GenerationOutcome;
+  /** When it was journaled: the record's finish time, or its submission for an in-progress one. */
+  readonly at: Date;
+  readonly line: string;
+  readonly segment: JournalSegment;
+  inFlight: boolean;
+  done: boolean;
+}
+
+export function createJournaledGenerationRepository(
+  sql: SqlGenerationRepository,
+  journal: UsageJournal,
+  options: JournaledGenerationOptions = {},
+): JournaledGenerationRepository {
+  const settings = { ...DEFAULTS, ...options };
+  const loopUtilization = options.loopUtilization ?? measureLoopUtilization();
+  let lingerMs = settings.lingerMs;
+  /** Journaled and not yet written, by id; a finish replaces its start. */
+  const unwritten = new Map<string, Entry>();
+  let timer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> | undefined;
+  let retryDelayMs = 0;
+  let lastFailure: unknown;
+  let passWaiters: Array<() => void> = [];
+  /** A flush is waiting: the next pass writes in-progress records too. */
+  let startsWanted = false;
+  /** Final records in `unwritten`: what the linger timer is for. */
+  let finalsUnwritten = 0;
+
+  function journalEntry(start: GenerationStart, outcome: GenerationOutcome | undefined): Entry {
+    const at = new Date();
+    // The admission time is part of the record; a replay after a crash must not move it.
+    const stamped = start.createdAt ? start : { ...start, createdAt: at };
+    const line = encodeJournalLine(stamped, outcome, at);
+    const segment = journal.append(line);
+    return { id: start.id, start: stamped, outcome, at, line, segment, inFlight: false, done: false };
+  }
+
+  function complete(entry: Entry): void {
+    if (entry.done) return;
+    entry.done = true;
+    entry.inFlight = false;
+    journal.release(entry.segment);
+    if (unwritten.get(entry.id) === entry) {
+      unwritten.delete(entry.id);
+      if (entry.outcome) finalsUnwritten--;
+    }
+  }
+
+  function schedule(delayMs: number): void {
+    if (writing) return; // The pass in progress schedules the next one when it ends.
+    if (timer) {
+      if (delayMs > 0) return;
+      clearTimeout(timer);
+    }
+    timer = setTimeout(runPass, delayMs);
+    // A linger must not keep a process alive; a pass someone waits for (flush, drain, a full
+    // batch) must run even when nothing else does, or an awaited flush could never resolve.
+    if (delayMs > 0) timer.unref();
+  }
+
+  function runPass(): void {
+    timer = undefined;
+    const includeStarts = startsWanted;
+    startsWanted = false;
+    writing = writePass(includeStarts).finally(() => {
+      writing = undefined;
+      const waiters = passWaiters;
+      passWaiters = [];
+      for (const resolve of waiters) resolve();
+      lingerMs = nextLinger(lingerMs, loopUtilization());
+      const pending = pendingFinishCount();
+      if (pending === 0) return; // In-progress records wait for a flush (see the top of the file).
+      if (lastFailure !== undefined) schedule(retryDelayMs);
+      else schedule(pending >= settings.maxBatch ? 0 : lingerMs);
+    });
+  }
+
+  function pendingFinishCount(): number {
+    let count = 0;
+    for (const entry of unwritten.values()) if (!entry.inFlight && entry.outcome) count++;
+    return count;
+  }
+
+  async function writePass(includeStarts: boolean): Promise<void> {
+    const finishes: Entry[] = [];
+    const starts: Entry[] = [];
+    for (const entry of unwritten.values()) {
+      if (entry.inFlight || (!entry.outcome && !includeStarts)) continue;
+      entry.inFlight = true;
+      (entry.outcome ? finishes : starts).push(entry);
+    }
+    lastFailure = undefined;
+    for (const chunk of inChunks(finishes, settings.maxBatch)) {
+      await writeAllOrEach(chunk, (items) => sql.finishMany(items.map(toFinishEntry)), complete, failed);
+    }
+    for (const chunk of inChunks(starts, settings.maxBatch)) {
+      await writeAllOrEach(
+        chunk,
+        (items) => sql.startMany(items.map((entry) => entry.start)),
+        complete,
+        failed,
+      );
+    }
+    retryDelayMs = lastFailure === undefined ? 0 : nextRetryDelay(retryDelayMs);
+  }
+
+  /**
+   * A busy event loop writes bigger batches. PGlite's cost is mostly per statement, and inside a
+   * busy gateway each statement costs several times what it costs alone, so a longer linger serves
+   * more requests in a saturated gateway (docs/decisions/0018-busy-linger.md). A calm loop keeps
+   * the short linger: a batch blocks the loop while it is written (embedded PGlite on the request
+   * thread), and a longer batch then only delays the requests that arrive during it. Between the
+   * two thresholds the linger stays as it is, so it does not flip at every pass.
+   */
+  function nextLinger(current: number, utilization: number): number {
+    if (utilization >= BUSY_UTILIZATION) return settings.busyLingerMs;
+    if (utilization < CALM_UTILIZATION) return settings.lingerMs;
+    return current;
+  }
+
+  function nextRetryDelay(previousMs: number): number {
+    return previousMs === 0 ? settings.retryInitialMs : Math.min(previousMs * 2, settings.retryMaxMs);
+  }
+
+  function failed(entry: Entry, error: unknown): void {
+    const permanent = isPermanentDatabaseError(error);
+    settings.onWriteError?.(error, [entry.id], permanent);
+    if (permanent) {
+      journal.setAside(entry.line, (error as Error).message ?? String(error));
+      complete(entry);
+      return;
+    }
+    entry.inFlight = false;
+    lastFailure = error;
+  }
+
+  function nextPass(): Promise<void> {
+    return new Promise((resolve) => passWaiters.push(resolve));
+  }
+
+  async function flush(includeStarts: boolean): Promise<void> {
+    if (unwritten.size === 0) return;
+    const awaited = [...unwritten.values()].filter((entry) => includeStarts || entry.outcome);
+    while (awaited.some((entry) => !entry.done)) {
+      if (includeStarts) startsWanted = true;
+      if (!writing) schedule(0);
+      await nextPass();
+      if (!writing && lastFailure !== undefined && awaited.some((entry) => !entry.done)) throw lastFailure;
+    }
+  }
+
+  return {
+    async start(record) {
+      if (unwritten.has(record.id)) return;
+      unwritten.set(record.id, journalEntry(record, undefined));
+    },
+
+    async finish(id, outcome, start) {
+      // Outbox lines parked before records carried their start: the row must exist, so write now.
+      if (start === undefined) {
+        await flush(true);
+        return sql.finish(id, outcome);
+      }
+      if (start.id !== id) throw new RangeError(`start.id must be "${id}"`);
+      assertValidOutcome(outcome);
+      const previous = unwritten.get(id);
+      // The first final outcome wins, as in the database (its guard on status = 'in_progress').
+      if (previous?.outcome) return;
+      unwritten.set(id, journalEntry(start, outcome));
+      finalsUnwritten++;
+      // The final row makes an unwritten in-progress row pointless; one being written completes.
+      if (previous && !previous.inFlight) complete(previous);
+      schedule(finalsUnwritten >= settings.maxBatch ? 0 : lingerMs);
+    },
+
+    async get(id, workspaceId) {
+      const entry = unwritten.get(id);
+      if (entry?.outcome) return entry.start.workspaceId === workspaceId ? toFinalRecord(entry) : null;
+      // Read before the database: a start written in between must not be missed by both.
+      const stored = await sql.get(id, workspaceId);
+      if (stored || !entry || entry.start.workspaceId !== workspaceId) return stored;
+      return toInProgressRecord(entry.start, entry.at);
+    },
+
+    // Rows only: a record still journaled belongs to a request of this process, which is running.
+    listInProgress: (admittedBefore, limit) => sql.listInProgress(admittedBefore, limit),
+    flush: () => flush(true),
+    drain: () => flush(false),
+    async close() {
+      await flush(true);
+      journal.close();
+    },
+  };
+}
+
+/**
+ * Every read through the returned client first waits for what was journaled before it, so the
+ * database never looks as if a settled request had not happened (balances, usage, seeding).
+ */
+export function flushBefore(client: SqlClient, flush: () => Promise<void>): SqlClient {
+  return {
+    async query(text, params) {
+      await flush();
+      return client.query(text, params);
+    },
+    async run(text, params) {
+      await flush();
+      return client.run(text, params);
+    },
+    async executeScript(text) {
+      await flush();
+      return client.executeScript(text);
+    },
+    async transaction(fn) {
+      await flush();
+      return client.transaction(fn);
+    },
+    close: () => client.close(),
+  };
+}
+
+/**
+ * Start-up: writes what an earlier process journaled and had not written (a crash, or a kill
+ * before its final flush), then deletes those segments. Finals win over in-progress records, and
+ * the first final of an id over later ones. A line that cannot be read (torn by the crash) or
+ * written (permanent error) is set aside; any other failure throws and leaves the journal as it is.
+ */
+export async function replayUsageJournal(
+  sql: SqlGenerationRepository,
+  journal: UsageJournal,
+): Promise<{ written: number; setAside: number }> {
+  const finals = new Map<string, { entry: FinishEntry & { start: GenerationStart }; line: string }>();
+  const starts = new Map<string, { start: GenerationStart; line: string }>();
+  let setAside = 0;
+  for (const line of journal.readLeftovers()) {
+    const decoded = decodeJournalLine(line);
+    if (!decoded) {
+      journal.setAside(line, "unreadable journal line (torn by a crash?)");
+      setAside++;
+    } else if (decoded.outcome) {
+      if (!finals.has(decoded.start.id)) {
+        const { start, outcome, at } = decoded;
+        finals.set(start.id, { entry: { id: start.id, start, outcome, finishedAt: at }, line });
+      }
+    } else starts.set(decoded.start.id, { start: decoded.start, line });
+  }
+  let written = 0;
+  const counted = () => {
+    written++;
+  };
+  // Anything but a permanent refusal stops the start, leaving the journal for the next attempt.
+  const setAsideOrThrow = (item: { line: string }, error: unknown) => {
+    if (!isPermanentDatabaseError(error)) throw error;
+    journal.setAside(item.line, (error as Error).message);
+    setAside++;
+  };
+  for (const chunk of inChunks([...finals.values()], DEFAULTS.maxBatch)) {
+    await writeAllOrEach(
+      chunk,
+      (items) => sql.finishMany(items.map((item) => item.entry)),
+      counted,
+      setAsideOrThrow,
+    );
+  }
+  const startItems = [...starts.values()].filter((item) => !finals.has(item.start.id));
+  for (const chunk of inChunks(startItems, DEFAULTS.maxBatch)) {
+    await writeAllOrEach(
+      chunk,
+      (items) => sql.startMany(items.map((item) => item.start)),
+      counted,
+      setAsideOrThrow,
+    );
+  }
+  journal.removeLeftovers();
+  return { written, setAside };
+}
+
+/** Node's event-loop utilisation since the previous call (the first call: since start). */
+export function measureLoopUtilization(): () => number {
+  let previous = performance.eventLoopUtilization();
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const { utilization } = performance.eventLoopUtilization(now, previous);
+    previous = now;
+    return utilization;
+  };
+}
+
+function* inChunks<T>(items: readonly T[], size: number): Generator<T[]> {
+  for (let index = 0; index < items.length; index += size) yield items.slice(index, index + size);
+}
+
+function toFinishEntry(entry: Entry): FinishEntry & { start: GenerationStart } {
+  return {
+    id: entry.id,
+    start: entry.start,
+    outcome: entry.outcome as GenerationOutcome,
+    finishedAt: entry.at,
+  };
+}
+
+function encodeJournalLine(start: GenerationStart, outcome: GenerationOutcome | undefined, at: Date): string {
+  return JSON.stringify({ v: LINE_VERSION, at: at.toISOString(), start, ...(outcome ? { outcome } : {}) });
+}
+
+function decodeJournalLine(
+  line: string,
+): { start: GenerationStart; outcome?: GenerationOutcome; at: Date } | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null) return null;
+  const { v, at, start, outcome } = value as Record<string, unknown>;
+  if (v !== LINE_VERSION || typeof at !== "string" || typeof start !== "object" || start === null)
+    return null;
+  const decodedStart = decodeStart(start as Record<string, unknown>);
+  if (typeof decodedStart.id !== "string" || decodedStart.id === "") return null;
+  // Field values are checked by the repository when the record is written.
+  return {
+    start: decodedStart,
+    at: new Date(at),
+    ...(typeof outcome === "object" && outcome !== null ? { outcome: outcome as GenerationOutcome } : {}),
+  };
+}
+
+function toFinalRecord(entry: Entry): GenerationRecord {
+  const outcome = entry.outcome as GenerationOutcome;
+  return {
+    ...entry.start,
+    ...outcome,
+    toolCostsMicroUsd: { ...outcome.toolCostsMicroUsd },
+    usageEstimated: outcome.usageEstimated === true,
+    createdAt: entry.start.createdAt ?? entry.at,
+    finishedAt: entry.at,
+  };
+}

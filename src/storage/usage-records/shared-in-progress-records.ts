@@ -1,0 +1,134 @@
+/**
+ * Distributed mode: an admitted request's record is stored in Redis before its upstream is
+ * called, instead of waiting for a PostgreSQL commit. Two reasons, one mechanism:
+ * - visibility: a stream's id goes out with its headers, and from then on any instance must find
+ *   its record; a Redis SET is one round trip, a commit an fsync behind whatever group
+ *   commit was in flight;
+ * - crash safety: if this instance dies mid-request, another one finds the record by age (the
+ *   index `gen-in-progress`, scored by admission time) and settles it as interrupted
+ *   (engine/interrupted-sweep.ts). A non-streamed request gets nothing else before its answer.
+ *
+ * - `start` writes the record under `gen-in-progress:<id>` and lists it in the index, in one round
+ *   trip, and resolves. A stream's row is still written, in the background (a crash leaves it behind
+ *   as before); a non-streamed request writes no row until it is final. When Redis fails, `start`
+ *   waits for the row instead (today's path, never a lost record).
+ * - `get` reads PostgreSQL, then Redis, then PostgreSQL again: the Redis value is deleted only
+ *   after the final row is committed, so a lookup that misses both the first read and the value
+ *   finds the final row on the second read.
+ * - `finish` deletes the value and its index entry after the final row is written (ids this
+ *   instance stored, and ids the sweep found through `listInProgress`).
+ * - `listInProgress` lists the records of both places: the index and the rows.
+ */
+
+import type { GenerationStart } from "../../engine/generation-record.js";
+import type { GenerationRepository } from "../../engine/ports.js";
+import type { SharedState } from "../store.js";
+import { toInProgressRecord } from "./in-progress-record.js";
+import { decodeStart } from "./outcome-outbox.js";
+
+/** Outlives any request and its sweep by far; only the value of a record nobody settled expires. */
+export const IN_PROGRESS_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+export const IN_PROGRESS_INDEX = "gen-in-progress";
+
+const keyOf = (id: string) => `gen-in-progress:${id}`;
+
+export interface SharedInProgressOptions {
+  /** A Redis call or a background row write failed (logged by the caller; nothing is lost). */
+  onError(error: unknown, what: string, id: string): void;
+}
+
+export function withSharedInProgressRecords<T extends GenerationRepository>(
+  inner: T,
+  state: SharedState,
+  options: SharedInProgressOptions,
+): T {
+  /** Ids whose value this instance wrote (or the sweep listed) and has not deleted yet. */
+  const announced = new Set<string>();
+
+  return {
+    ...inner,
+    async start(record) {
+      const written = record.stream ? inner.start(record) : undefined;
+      const at = new Date();
+      const admittedAt = (record.createdAt ?? at).getTime();
+      try {
+        await state.setIndexedValue(
+          IN_PROGRESS_INDEX,
+          keyOf(record.id),
+          JSON.stringify({ start: record, at }),
+          admittedAt,
+          IN_PROGRESS_TTL_MS,
+        );
+      } catch (error) {
+        options.onError(error, "in-progress record not shared through Redis", record.id);
+        return written ?? inner.start(record); // Visible and safe once its row is committed.
+      }
+      announced.add(record.id);
+      written?.catch((error: unknown) => options.onError(error, "in-progress row not written", record.id));
+    },
+
+    async finish(id, outcome, start) {
+      const shared = announced.delete(id);
+      await inner.finish(id, outcome, start);
+      if (!shared) return;
+      state.deleteIndexedValue(IN_PROGRESS_INDEX, keyOf(id)).catch((error: unknown) => {
+        // The sweep finds it again and finds the row final; lookups read the row first anyway.
+        options.onError(error, "in-progress record not deleted from Redis", id);
+      });
+    },
+
+    async get(id, workspaceId) {
+      const stored = await inner.get(id, workspaceId);
+      if (stored) return stored;
+      let value: string | null = null;
+      try {
+        value = await state.getValue(keyOf(id));
+      } catch (error) {
+        options.onError(error, "in-progress record lookup in Redis failed", id);
+      }
+      if (value !== null) {
+        const decoded = decodeValue(value);
+        if (decoded)
+          return decoded.start.workspaceId === workspaceId
+            ? toInProgressRecord(decoded.start, decoded.at)
+            : null;
+      }
+      return inner.get(id, workspaceId);
+    },
+
+    async listInProgress(admittedBefore, limit) {
+      const found = new Map<string, GenerationStart>();
+      let listed: Array<{ key: string; value: string | null }> = [];
+      try {
+        listed = await state.listIndexedValues(IN_PROGRESS_INDEX, admittedBefore.getTime(), limit);
+      } catch (error) {
+        options.onError(error, "in-progress records not listed from Redis", "");
+      }
+      for (const { key, value } of listed) {
+        const decoded = value === null ? null : decodeValue(value);
+        if (decoded) {
+          found.set(decoded.start.id, decoded.start);
+          announced.add(decoded.start.id); // Whoever settles it deletes it.
+        } else {
+          // Expired or unreadable: no start to settle it with (a stream's row is still found below).
+          void state.deleteIndexedValue(IN_PROGRESS_INDEX, key).catch(() => {});
+        }
+      }
+      for (const start of await inner.listInProgress(admittedBefore, limit)) {
+        if (!found.has(start.id)) found.set(start.id, start);
+      }
+      return [...found.values()];
+    },
+  };
+}
+
+function decodeValue(value: string): { start: GenerationStart; at: Date } | null {
+  try {
+    const parsed = JSON.parse(value) as { start?: Record<string, unknown>; at?: string };
+    if (typeof parsed.start !== "object" || parsed.start === null || typeof parsed.at !== "string")
+      return null;
+    return { start: decodeStart(parsed.start), at: new Date(parsed.at) };
+  } catch {
+    return null;
+  }
+}
