@@ -216,7 +216,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     spendGuard,
   });
   const inFlight = createInFlightRequests(limits.maxRequestsInFlight);
-  const { app, directPosts } = createApp({
+  const router = createApp({
     config,
     store,
     state,
@@ -234,10 +234,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
 
   const listener = createRequestListener({
-    fetch: app.fetch,
-    hostname: settings.host,
-    directPosts,
-    logger,
+    router,
     inFlight,
   });
   const server = await new Promise<Server>((resolve, reject) => {

@@ -9,7 +9,8 @@ import {
   createMessagesErrorEnvelope,
 } from "../src/errors/envelopes.js";
 import { GatewayError } from "../src/errors/gateway-error.js";
-import { createOpenApiDocument } from "../src/http/openapi-document.js";
+import { createSchemaComponents } from "../src/http/openapi-schema-components.js";
+import { commonErrorSchema } from "../src/http/openapi-schemas.js";
 
 const SPEC_STATUSES: Record<string, number> = {
   provider_auth: 502,
@@ -84,8 +85,8 @@ test("docs/errors.md lists every code with the catalog's status, retry flag and 
 });
 
 test("the OpenAPI ErrorCode enum is the catalog", () => {
-  const document = createOpenApiDocument() as {
-    components: { schemas: Record<string, { enum?: string[] }> };
-  };
-  assert.deepEqual([...(document.components.schemas.ErrorCode.enum ?? [])].sort(), [...ERROR_CODES].sort());
+  const components = createSchemaComponents();
+  components.convert(commonErrorSchema);
+  const errorCode = components.schemas.ErrorCode as { enum?: string[] };
+  assert.deepEqual([...(errorCode.enum ?? [])].sort(), [...ERROR_CODES].sort());
 });

@@ -1,7 +1,7 @@
 // Tests src/http/routes/admin-routes.ts (kept here, beside the service it exposes).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { Hono } from "hono";
+import { type RouteServer, startRouteServer } from "../../test/helpers/route-server.js";
 import { createTestStore, type TestStore } from "../../test/helpers/storage-modes.js";
 import { hashApiKey } from "../auth/api-key.js";
 import { KEY_CHANGED_CHANNEL } from "../auth/authenticate.js";
@@ -13,14 +13,17 @@ import { createAdminService } from "./admin-service.js";
 const SECRET = "test-internal-secret";
 let context: TestStore;
 let state: SharedState;
-let app: Hono;
+let server: RouteServer;
 
 before(async () => {
   context = await createTestStore("embedded");
   state = await openSharedState({});
-  app = createAdminRoutes(createAdminService({ store: context.store, state }), SECRET);
+  server = await startRouteServer(
+    createAdminRoutes(createAdminService({ store: context.store, state }), SECRET),
+  );
 });
 after(async () => {
+  await server.close();
   await state.close();
   await context.cleanup();
 });
@@ -29,7 +32,7 @@ async function call(method: string, path: string, body?: unknown, token: string 
   const headers: Record<string, string> = {};
   if (token !== null) headers["X-Internal-Token"] = token;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await app.request(path, {
+  const response = await fetch(`${server.url}/internal/admin${path}`, {
     method,
     headers,
     body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
@@ -50,8 +53,13 @@ test("admin routes require the internal token", async () => {
 });
 
 test("an empty configured secret disables the admin API", async () => {
-  const locked = createAdminRoutes(createAdminService({ store: context.store, state }), "");
-  const response = await locked.request("/keys?workspace_id=x", { headers: { "X-Internal-Token": "" } });
+  const locked = await startRouteServer(
+    createAdminRoutes(createAdminService({ store: context.store, state }), ""),
+  );
+  const response = await fetch(`${locked.url}/internal/admin/keys?workspace_id=x`, {
+    headers: { "X-Internal-Token": "" },
+  });
+  await locked.close();
   assert.equal(response.status, 401);
 });
 

@@ -5,9 +5,8 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { serve } from "@hono/node-server";
-import { Hono } from "hono";
 import { Redis } from "ioredis";
+import { type RouteServer, startRouteServer } from "../../test/helpers/route-server.js";
 import {
   createTestDatabase,
   createTestStore,
@@ -52,25 +51,18 @@ async function findClosedPort(): Promise<number> {
 
 describe("admin CLI: key limits, through a running gateway's admin API", () => {
   let context: TestStore;
-  let server: ReturnType<typeof serve>;
+  let server: RouteServer;
   let env: Record<string, string>;
   const secret = "cli-limits-secret";
 
   before(async () => {
     context = await createTestStore("embedded");
     const admin = createAdminService({ store: context.store, state: await openSharedState({}) });
-    const app = new Hono();
-    app.get("/healthz", (c) => c.json({ status: "ok" }));
-    app.route("/internal/admin", createAdminRoutes(admin, secret));
-    await new Promise<void>((resolve) => {
-      server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => {
-        env = { GATEWAY_URL: `http://127.0.0.1:${info.port}`, INTERNAL_SHARED_SECRET: secret };
-        resolve();
-      });
-    });
+    server = await startRouteServer(createAdminRoutes(admin, secret));
+    env = { GATEWAY_URL: server.url, INTERNAL_SHARED_SECRET: secret };
   });
   after(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
     await context.cleanup();
   });
 

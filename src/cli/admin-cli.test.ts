@@ -6,8 +6,7 @@ import { writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { serve } from "@hono/node-server";
-import { Hono } from "hono";
+import { type RouteServer, startRouteServer } from "../../test/helpers/route-server.js";
 import {
   createTempDir,
   createTestDatabase,
@@ -236,8 +235,8 @@ describe("admin CLI in direct mode (embedded database)", () => {
 
 describe("admin CLI through a running gateway", () => {
   let context: TestStore;
-  let server: ReturnType<typeof serve>;
-  let gatewayUrl: string;
+  let secretServer: RouteServer;
+  let fileServer: RouteServer;
   let folder: { path: string; cleanup(): Promise<void> };
   let fileToken: string;
   const secret = "cli-test-secret";
@@ -247,32 +246,20 @@ describe("admin CLI through a running gateway", () => {
     fileToken = await writeAdminToken(folder.path);
     context = await createTestStore("embedded");
     const admin = createAdminService({ store: context.store, state: await openSharedState({}) });
-    const app = new Hono();
-    app.get("/healthz", (c) => c.json({ status: "ok" }));
-    // Accepts the configured secret; a second mount stands in for an embedded gateway's file token.
-    app.route("/internal/admin", createAdminRoutes(admin, secret));
-    const fileTokenApp = new Hono();
-    fileTokenApp.get("/healthz", (c) => c.json({ status: "ok" }));
-    fileTokenApp.route("/internal/admin", createAdminRoutes(admin, fileToken));
-    const root = new Hono();
-    root.route("/secret", app);
-    root.route("/file", fileTokenApp);
-    await new Promise<void>((resolve) => {
-      server = serve({ fetch: root.fetch, port: 0, hostname: "127.0.0.1" }, (info) => {
-        gatewayUrl = `http://127.0.0.1:${info.port}`;
-        resolve();
-      });
-    });
+    // Accepts the configured secret; a second server stands in for an embedded gateway's file token.
+    secretServer = await startRouteServer(createAdminRoutes(admin, secret));
+    fileServer = await startRouteServer(createAdminRoutes(admin, fileToken));
   });
   after(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await secretServer.close();
+    await fileServer.close();
     await context.cleanup();
     await folder.cleanup();
   });
 
   test("uses the admin API with INTERNAL_SHARED_SECRET", async () => {
     const env = {
-      GATEWAY_URL: `${gatewayUrl}/secret`,
+      GATEWAY_URL: `${secretServer.url}`,
       INTERNAL_SHARED_SECRET: secret,
       GATEWAY_DATA_DIR: folder.path,
     };
@@ -309,7 +296,7 @@ describe("admin CLI through a running gateway", () => {
 
   test("workspace list and show; a second workspace of one name only when asked (CLI and API)", async () => {
     const env = {
-      GATEWAY_URL: `${gatewayUrl}/secret`,
+      GATEWAY_URL: `${secretServer.url}`,
       INTERNAL_SHARED_SECRET: secret,
       GATEWAY_DATA_DIR: folder.path,
     };
@@ -321,13 +308,13 @@ describe("admin CLI through a running gateway", () => {
     const envelope = JSON.parse(refused.stdout);
     assert.equal(envelope.error.param, "name");
     assert.match(envelope.error.message, new RegExp(`already exists \\(${workspace.id}\\)`));
-    const viaApi = await fetch(`${gatewayUrl}/secret/internal/admin/workspaces`, {
+    const viaApi = await fetch(`${secretServer.url}/internal/admin/workspaces`, {
       method: "POST",
       headers: { "X-Internal-Token": secret, "Content-Type": "application/json" },
       body: JSON.stringify({ name: "Twice" }),
     });
     assert.equal(viaApi.status, 400);
-    const allowed = await fetch(`${gatewayUrl}/secret/internal/admin/workspaces`, {
+    const allowed = await fetch(`${secretServer.url}/internal/admin/workspaces`, {
       method: "POST",
       headers: { "X-Internal-Token": secret, "Content-Type": "application/json" },
       body: JSON.stringify({ name: "Twice", allow_duplicate_name: true }),
@@ -353,7 +340,7 @@ describe("admin CLI through a running gateway", () => {
     const staleDir = join(folder.path, "stale");
     await writeAdminToken(staleDir); // another gateway's token: not the one /file accepts
     const stale = await runCli(["workspace", "list"], {
-      GATEWAY_URL: `${gatewayUrl}/file`,
+      GATEWAY_URL: `${fileServer.url}`,
       GATEWAY_DATA_DIR: staleDir,
     });
     assert.equal(stale.code, 1);
@@ -364,7 +351,7 @@ describe("admin CLI through a running gateway", () => {
     );
     assert.match(stale.stderr, /GATEWAY_DATA_DIR/);
     const wrongSecret = await runCli(["workspace", "list"], {
-      GATEWAY_URL: `${gatewayUrl}/secret`,
+      GATEWAY_URL: `${secretServer.url}`,
       INTERNAL_SHARED_SECRET: "not-the-secret",
       GATEWAY_DATA_DIR: folder.path,
     });
@@ -374,7 +361,7 @@ describe("admin CLI through a running gateway", () => {
 
   test("a call through a running gateway runs from compiled code: little beyond Node's own start", async () => {
     const env = {
-      GATEWAY_URL: `${gatewayUrl}/secret`,
+      GATEWAY_URL: `${secretServer.url}`,
       INTERNAL_SHARED_SECRET: secret,
       GATEWAY_DATA_DIR: folder.path,
     };
@@ -406,7 +393,7 @@ describe("admin CLI through a running gateway", () => {
   });
 
   test("falls back to the admin-token file of the data folder", async () => {
-    const env = { GATEWAY_URL: `${gatewayUrl}/file`, GATEWAY_DATA_DIR: folder.path };
+    const env = { GATEWAY_URL: `${fileServer.url}`, GATEWAY_DATA_DIR: folder.path };
     const created = await runCli(["workspace", "create", "--name", "ViaFile", "--invoicing"], env);
     assert.equal(created.code, 0, created.stderr);
     assert.match(created.stdout, /invoicing\s+on/);
@@ -415,7 +402,7 @@ describe("admin CLI through a running gateway", () => {
   test("refuses to guess when a gateway runs but no token is available", async () => {
     const emptyDir = join(folder.path, "empty");
     const result = await runCli(["key", "list", "--workspace", "ws_x"], {
-      GATEWAY_URL: `${gatewayUrl}/secret`,
+      GATEWAY_URL: `${secretServer.url}`,
       GATEWAY_DATA_DIR: emptyDir,
     });
     assert.equal(result.code, 1);

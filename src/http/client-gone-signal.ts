@@ -1,8 +1,7 @@
 /**
- * An AbortSignal that fires when the client leaves before its response was fully written. The
- * web Request's own `signal` would do the same, but asking for it makes @hono/node-server build
- * the full web Request; one listener on the Node response is all the engine needs to cancel the
- * upstream call.
+ * An AbortSignal that fires when the client leaves before its response was fully written: one
+ * listener on the Node response is all the engine needs to cancel the upstream call, with no web
+ * Request built.
  *
  * The same signal ends a request the instance itself gives up on (the shutdown's drain deadline,
  * `abortExchange`): its reason is then a GatewayError, which the handler answers with (in the

@@ -1,149 +1,160 @@
-/** Assembles the HTTP application. The only place that knows every route. */
-import { Hono } from "hono";
-import type { AdminService } from "../admin/admin-service.js";
-import { type Authenticator, readBearerOrApiKey, readBearerToken } from "../auth/authenticate.js";
-import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "../auth/playground-key-policy.js";
-import type { GatewayConfig } from "../config/types.js";
-import type { GenerationEngine } from "../engine/generation-engine.js";
+/**
+ * The HTTP application: the router of the route table (create-routes.ts) over node:http, with the
+ * answers for what the table does not serve. Every request that finds room (request-listener.ts)
+ * comes here.
+ *
+ * For every request: an id (ours, never the caller's: generation ids are derived from it) echoed
+ * in `X-Request-Id`, the route of its method and path (HEAD is served by GET), 405 with `Allow`
+ * for a path served under other methods and 404 for one served under none, the logged 500 of an
+ * error no handler caught (or a cut connection if the answer had begun), and the body a handler
+ * left unread read off (drain-unread-body.ts) so the keep-alive connection can carry the next
+ * request. A handler answers with a web Response, which is written here, or writes to the Node
+ * response itself and returns ANSWERED (the generation endpoints, node-route-handler.ts).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { createCommonErrorEnvelope } from "../errors/envelopes.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import { chatCompletionsFormat } from "../ingress/chat-completions/index.js";
-import type { HeaderReader } from "../ingress/ingress-format.js";
-import { messagesFormat } from "../ingress/messages/index.js";
-import { createResponsesFormat, type ItemSeal } from "../ingress/responses/index.js";
-import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
-import type { SharedState, Store } from "../storage/store.js";
-import type { AppEnv } from "./app-env.js";
+import { createRoutes, type RouteDependencies } from "./create-routes.js";
+import { drainUnreadBody } from "./drain-unread-body.js";
 import { createUnhandledErrorAnswer } from "./error-response.js";
-import { findAllowedMethods } from "./find-allowed-methods.js";
-import { createCountTokensHandler } from "./handle-count-tokens.js";
-import { createGenerationHandler, type GenerationHandler, toHonoRoute } from "./handle-generation.js";
-import { createOpenApiDocument } from "./openapi-document.js";
-import { requestIdMiddleware } from "./request-id.js";
-import { createAdminRoutes } from "./routes/admin-routes.js";
-import { createAdminUsageRoutes } from "./routes/admin-usage-routes.js";
-import { createConsoleRoutes } from "./routes/console-routes.js";
-import { createDocsRoutes } from "./routes/docs-routes.js";
-import { createGenerationLookupRoute } from "./routes/generation-lookup-route.js";
-import { createHealthRoutes } from "./routes/health-routes.js";
-import { createKeyInfoRoute } from "./routes/key-info-route.js";
-import { createModelsRoute } from "./routes/models-route.js";
-import { createPlaygroundKeysRoute } from "./routes/playground-keys-route.js";
+import { createRequestId } from "./request-id.js";
+import { RouteContext, RouteRequest } from "./route-context.js";
+import { ANSWERED, type RouteAnswer, type RouteDefinition } from "./route-definition.js";
+import { createRouteMatcher } from "./route-matcher.js";
+import { sendJson } from "./send-json.js";
 
-export interface AppDependencies {
-  config: GatewayConfig;
-  store: Store;
-  state: SharedState;
-  authenticator: Authenticator;
-  engine: GenerationEngine;
-  admin: AdminService;
-  spendGuard: SpendGuard;
-  internalSecret: string;
+export interface AppDependencies extends RouteDependencies {
   logger: Logger;
-  isDraining: () => boolean;
-  /** INTERNAL_SHARED_SECRET exactly as configured (no embedded fallback); unset disables playground keys. */
-  internalSharedSecret?: string;
-  playgroundKeyPolicy?: PlaygroundKeyPolicy;
-  /** Overrides the 15 s SSE keep-alive (tests). */
-  keepAliveMs?: number;
-  /** Seals Responses items into their ids so `item_reference`s resolve (absent: they are refused). */
-  itemSeal?: ItemSeal;
 }
 
-/** The Hono application, and the generation endpoints the request listener serves before it. */
-export interface GatewayHttp {
-  app: Hono<AppEnv>;
-  directPosts: ReadonlyMap<string, GenerationHandler>;
+export interface Router {
+  /** Serves one request (a Node request listener). */
+  handle(incoming: IncomingMessage, outgoing: ServerResponse): void;
+  /** The methods a path is served with (405 answers; tests). */
+  allowedMethods(path: string): string[];
+  readonly routes: readonly RouteDefinition[];
 }
 
-export function createApp(deps: AppDependencies): GatewayHttp {
-  const app = new Hono<AppEnv>();
-  app.use("*", requestIdMiddleware(deps.logger));
+export function createApp(deps: AppDependencies): Router {
+  return createRouter(createRoutes(deps), deps.logger);
+}
 
-  app.route("/", createHealthRoutes(deps.store, deps.state, deps.isDraining));
-  app.route("/", createModelsRoute(deps.config));
-  app.route("/", createGenerationLookupRoute(deps.store, deps.authenticator));
-  app.route("/", createKeyInfoRoute(deps));
-  app.route("/internal/admin", createAdminRoutes(deps.admin, deps.internalSecret));
-  app.route(
-    "/internal/admin",
-    createAdminUsageRoutes({
-      store: deps.store,
-      spendGuard: deps.spendGuard,
-      internalSecret: deps.internalSecret,
-      defaultRequestsPerMinute: deps.config.defaultRequestsPerMinute,
-    }),
-  );
-  app.route(
-    "/",
-    createPlaygroundKeysRoute({
-      store: deps.store,
-      internalSharedSecret: deps.internalSharedSecret,
-      policy: deps.playgroundKeyPolicy ?? DEFAULT_PLAYGROUND_KEY_POLICY,
-    }),
-  );
+export function createRouter(routes: readonly RouteDefinition[], logger: Logger): Router {
+  const matcher = createRouteMatcher(routes);
 
-  app.route("/", createDocsRoutes());
-  app.route("/", createConsoleRoutes());
-
-  // Built on the first request, not at start: generating it from the schemas is a noticeable share
-  // of the start's CPU, and most gateways are never asked for it.
-  let openApiBody: string | undefined;
-  app.get("/openapi.json", (c) => {
-    openApiBody ??= JSON.stringify(createOpenApiDocument());
-    c.header("Content-Type", "application/json");
-    c.header("Cache-Control", "public, max-age=300");
-    return c.body(openApiBody);
-  });
-
-  const generationDeps = {
-    engine: deps.engine,
-    authenticator: deps.authenticator,
-    maxBodyBytes: deps.config.maxBodyBytes,
-    requestShape: deps.config.requestShape,
-    keepAliveMs: deps.keepAliveMs,
-    clientReadTimeoutMs: deps.config.clientReadTimeoutMs,
-  };
-  const readBearer = (headers: HeaderReader) => readBearerToken(headers.get("authorization") ?? undefined);
-  // The messages format also accepts Anthropic's own header.
-  const readMessagesKey = readBearerOrApiKey;
-  // Served by the request listener before Hono (request-listener.ts) and, for paths it does not
-  // match literally, by the same handlers as Hono routes.
-  const directPosts = new Map<string, GenerationHandler>([
-    ["/api/v1/chat/completions", createGenerationHandler(chatCompletionsFormat, generationDeps, readBearer)],
-    [
-      "/api/v1/responses",
-      createGenerationHandler(createResponsesFormat(deps.itemSeal), generationDeps, readBearer),
-    ],
-    ["/api/v1/messages", createGenerationHandler(messagesFormat, generationDeps, readMessagesKey)],
-  ]);
-  for (const [path, handler] of directPosts) app.post(path, toHonoRoute(handler));
-  app.post(
-    "/api/v1/messages/count_tokens",
-    createCountTokensHandler(deps.authenticator, deps.config, readMessagesKey),
-  );
-
-  // A path served under other methods answers 405 with Allow; a path served under none, 404.
-  app.notFound((c) => {
-    const allowed = findAllowedMethods(app, c.req.path);
-    // A route of this very method that answered notFound itself (an unknown file under /docs or
-    // /console) is a 404, not a 405.
-    const servedForMethod = allowed.includes(c.req.method);
-    if (allowed.length > 0 && !servedForMethod) {
+  /** No route of this method: 405 with Allow if the path is served under others, else 404. */
+  const answerNoRoute = (c: RouteContext): Response => {
+    const { method, path } = c.req;
+    const allowed = matcher.allowedMethods(path);
+    if (allowed.length > 0 && !allowed.includes(method)) {
       const error = GatewayError.invalidRequest(
-        `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allowed.join(", ")}`,
+        `${method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`,
         null,
       );
       c.header("Allow", allowed.join(", "));
       return c.json(createCommonErrorEnvelope(error, c.get("requestId")), 405);
     }
+    return answerNotFound(c);
+  };
+  const answerNotFound = (c: RouteContext): Response => {
     const error = GatewayError.invalidRequest(`No route for ${c.req.method} ${c.req.path}`, null);
     return c.json(createCommonErrorEnvelope(error, c.get("requestId")), 404);
+  };
+
+  const handle = (incoming: IncomingMessage, outgoing: ServerResponse): void => {
+    const url = toOriginForm(incoming.url ?? "/");
+    const queryStart = url.indexOf("?");
+    const path = decodePath(queryStart === -1 ? url : url.slice(0, queryStart));
+    const method = incoming.method ?? "GET";
+    const requestId = createRequestId();
+    const variables = { requestId, startedAt: performance.now(), logger };
+    if (method !== "GET" && method !== "HEAD") outgoing.once("close", drainBodyLeftUnread);
+    const found = matcher.match(method === "HEAD" ? "GET" : method, path);
+    const request = new RouteRequest(
+      incoming,
+      method,
+      path,
+      queryStart === -1 ? "" : url.slice(queryStart + 1),
+      found?.params ?? {},
+    );
+    const c = new RouteContext(request, outgoing, variables, answerNotFound);
+    let answer: RouteAnswer | Promise<RouteAnswer>;
+    try {
+      answer = found === undefined ? answerNoRoute(c) : found.route.handler(c);
+    } catch (thrown) {
+      answerUnhandled(thrown, c);
+      return;
+    }
+    if (answer instanceof Promise) {
+      answer.then(
+        (settled) => writeAnswer(settled, c),
+        (thrown: unknown) => answerUnhandled(thrown, c),
+      );
+    } else {
+      writeAnswer(answer, c);
+    }
+  };
+
+  return { handle, allowedMethods: matcher.allowedMethods, routes };
+}
+
+/** An absolute-form request target (`GET http://host/path`) as the path and query it names. */
+function toOriginForm(target: string): string {
+  if (target.startsWith("/")) return target;
+  try {
+    const url = new URL(target);
+    return url.pathname + url.search;
+  } catch {
+    return target;
+  }
+}
+
+/** The path as matched: percent-encoded characters decoded, except those that delimit (`%2F`). */
+function decodePath(path: string): string {
+  if (!path.includes("%")) return path;
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}
+
+/** A request's body that its answer left unread: read off, or its connection dropped. */
+function drainBodyLeftUnread(this: ServerResponse): void {
+  if (!this.req.readableEnded) drainUnreadBody(this.req);
+}
+
+/** Writes a handler's web Response (its body whole: these answers are small) with the request id. */
+function writeAnswer(answer: RouteAnswer, c: RouteContext): void {
+  if (answer === ANSWERED) return;
+  writeResponse(answer, c).catch((thrown: unknown) => answerUnhandled(thrown, c));
+}
+
+async function writeResponse(answer: Response, c: RouteContext): Promise<void> {
+  const { outgoing } = c.env;
+  const headers: Record<string, string> = {};
+  answer.headers.forEach((value, name) => {
+    headers[name] = value;
   });
-  app.onError((thrown, c) => {
-    const answer = createUnhandledErrorAnswer(thrown, c.get("requestId") ?? "unknown", deps.logger);
-    return new Response(answer.body, { status: answer.status, headers: answer.headers });
-  });
-  return { app, directPosts };
+  headers["x-request-id"] ??= c.get("requestId");
+  const body = answer.body === null ? undefined : Buffer.from(await answer.arrayBuffer());
+  if (body !== undefined) headers["content-length"] ??= String(body.byteLength);
+  if (outgoing.destroyed) return;
+  outgoing.writeHead(answer.status, headers);
+  outgoing.end(c.req.method === "HEAD" ? undefined : body);
+}
+
+/** A handler that threw: the shared 500 answer, or a cut connection if its answer had begun. */
+function answerUnhandled(thrown: unknown, c: RouteContext): void {
+  const { outgoing } = c.env;
+  const requestId = c.get("requestId");
+  const logger = c.get("logger");
+  if (outgoing.headersSent) {
+    logger.error({ err: thrown, requestId }, "unhandled error after the answer began");
+    outgoing.destroy();
+    return;
+  }
+  const answer = createUnhandledErrorAnswer(thrown, requestId, logger);
+  sendJson(outgoing, answer.status, answer.headers, answer.body);
 }

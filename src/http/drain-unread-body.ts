@@ -2,8 +2,8 @@
  * A request body left unread after its answer (a bad key answered before the body was read, a
  * body refused mid-upload for its size) is read off and thrown away, so the keep-alive connection
  * can carry the next request; a body that does not end within half a second, or runs past 64 MiB,
- * closes the connection instead. The same policy (and limits) as @hono/node-server's listener
- * applies to the routes it serves.
+ * closes the connection instead. The router (create-app.ts) applies it to every request with a
+ * body, and the listener to the requests it refuses.
  */
 import type { IncomingMessage } from "node:http";
 

@@ -23,7 +23,8 @@ export function createErrorResponseHeaders(error: GatewayError, requestId: strin
 
 /**
  * An error no handler caught: a bug is logged with the request id and answered 500 in the common
- * envelope; a GatewayError is answered with its own code in that envelope. Hono's `onError` (create-app.ts) and the direct path (request-listener.ts) share it.
+ * envelope; a GatewayError is answered with its own code in that envelope (the router's `onError`,
+ * create-app.ts).
  */
 export function createUnhandledErrorAnswer(
   thrown: unknown,

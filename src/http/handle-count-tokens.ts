@@ -2,7 +2,6 @@
  * `POST /api/v1/messages/count_tokens`: agents call it every turn, so it is cheap — a local
  * tokenizer estimate, no upstream call, no charge, no generation rate limit.
  */
-import type { Context } from "hono";
 import type { Authenticator } from "../auth/authenticate.js";
 import type { GatewayConfig } from "../config/types.js";
 import { resolveModel } from "../engine/admit-request.js";
@@ -11,19 +10,19 @@ import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
 import type { HeaderReader } from "../ingress/ingress-format.js";
 import { countMessagesTokens } from "../ingress/messages/index.js";
 import { checkRequestShape } from "../ingress/shared/check-request-shape.js";
-import type { AppEnv } from "./app-env.js";
 import { createErrorResponse } from "./error-response.js";
 import { readNodeJsonBody } from "./read-json-body.js";
+import type { RouteContext } from "./route-context.js";
 
 export function createCountTokensHandler(
   authenticator: Authenticator,
   config: GatewayConfig,
   readApiKey: (headers: HeaderReader) => string | undefined,
 ) {
-  return async (c: Context<AppEnv>): Promise<Response> => {
+  return async (c: RouteContext): Promise<Response> => {
     const requestId = c.get("requestId");
     try {
-      const caller = await authenticator.authenticate(readApiKey(c.req.raw.headers));
+      const caller = await authenticator.authenticate(readApiKey(c.req.headers));
       const body = await readNodeJsonBody(c.env.incoming, config.maxBodyBytes);
       checkRequestShape(body, "vendor_messages", config.requestShape);
       const model =
@@ -37,7 +36,7 @@ export function createCountTokensHandler(
           });
         }
       }
-      return c.json(countMessagesTokens(body, c.req.raw.headers));
+      return c.json(countMessagesTokens(body, c.req.headers));
     } catch (thrown) {
       const error = toGatewayError(thrown);
       return createErrorResponse(error, createMessagesErrorEnvelope(error, requestId), requestId);

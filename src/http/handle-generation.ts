@@ -4,15 +4,10 @@
  * error in that same format.
  *
  * The hottest path of the gateway, so it works on the Node request and response: body,
- * client-gone signal and answer, never a web Request, body stream or Response. The request
- * listener calls it directly, before Hono (request-listener.ts); `toHonoRoute` serves the same
- * handler through Hono and tells @hono/node-server with RESPONSE_ALREADY_SENT that it answered.
+ * client-gone signal and answer, never a web Request, body stream or Response. Its route in the
+ * table hands it the Node request and response (node-route-handler.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-// Must stay a static import: the constant has to be built before getRequestListener swaps the
-// global Response for the adapter's own class, or the adapter would try to write it as an answer.
-import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import type { Context } from "hono";
 import type { Authenticator } from "../auth/authenticate.js";
 import type { GenerationEngine } from "../engine/generation-engine.js";
 import type { GenerationRun } from "../engine/generation-run.js";
@@ -21,7 +16,6 @@ import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
 import type { HeaderReader, IngressFormat, StreamEncoder } from "../ingress/ingress-format.js";
 import { checkRequestShape, type RequestShapeLimits } from "../ingress/shared/check-request-shape.js";
 import type { Logger } from "../logging/logger.js";
-import type { AppEnv } from "./app-env.js";
 import { createClientGoneSignal } from "./client-gone-signal.js";
 import { createErrorResponseHeaders } from "./error-response.js";
 import { readNodeJsonBody } from "./read-json-body.js";
@@ -43,7 +37,7 @@ type Answer =
   | { kind: "json"; status: number; headers: Record<string, string>; body: string }
   | { kind: "stream"; run: GenerationRun; encoder: StreamEncoder };
 
-/** One request on a generation endpoint, as either entry point (Hono or the direct path) sees it. */
+/** One request on a generation endpoint, as its route hands it over. */
 export interface GenerationExchange {
   incoming: IncomingMessage;
   outgoing: ServerResponse;
@@ -125,24 +119,5 @@ export function createGenerationHandler(
     } else {
       sendJson(outgoing, answer.status, answer.headers, answer.body);
     }
-  };
-}
-
-/**
- * The same handler as a Hono route: what reaches a generation endpoint through Hono rather than
- * the direct path (a path the direct table does not match literally, e.g. percent-encoded).
- */
-export function toHonoRoute(handler: GenerationHandler) {
-  return async (c: Context<AppEnv>): Promise<Response> => {
-    await handler({
-      incoming: c.env.incoming,
-      outgoing: c.env.outgoing,
-      // The lightweight headers of @hono/node-server: reads go to the Node request's headers.
-      headers: c.req.raw.headers,
-      requestId: c.get("requestId"),
-      startedAt: c.get("startedAt"),
-      logger: c.get("logger"),
-    });
-    return RESPONSE_ALREADY_SENT;
   };
 }

@@ -3,7 +3,8 @@
  * repeated lines joined with ", ", null when absent. Read from `rawHeaders`, not from Node's
  * `incoming.headers`, because Node keeps only the first of some repeated headers (Authorization
  * among them) where `Headers` joins them: a request with two Authorization lines must meet the same
- * key check on the direct path as through Hono (http/request-listener.ts).
+ * key check on the generation endpoints (node-route-handler.ts) as on the routes that read web
+ * `Headers`.
  */
 import type { IncomingMessage } from "node:http";
 import type { HeaderReader } from "../ingress/ingress-format.js";

@@ -3,25 +3,25 @@
  * health, errors). They exist to document the API in /openapi.json; the renderers in routes/
  * produce exactly these shapes (test/openapi.test.ts checks real responses against them).
  */
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { ERROR_CODES } from "../errors/catalog.js";
 
-export const errorCodeSchema = z.enum(ERROR_CODES as [string, ...string[]]).openapi("ErrorCode");
+export const errorCodeSchema = z.enum(ERROR_CODES as [string, ...string[]]).meta({ id: "ErrorCode" });
 
 export const commonErrorSchema = z
   .object({
     error: z.object({
       message: z.string(),
-      type: z.string().openapi({ example: "invalid_request_error" }),
+      type: z.string().meta({ example: "invalid_request_error" }),
       code: errorCodeSchema,
       param: z.string().nullable().optional(),
       request_id: z.string().optional(),
-      retry_after_seconds: z.int().min(1).max(120).optional().openapi({
+      retry_after_seconds: z.int().min(1).max(120).optional().meta({
         description: "Present exactly when the Retry-After header is set (the five retryable codes)",
       }),
     }),
   })
-  .openapi("Error");
+  .meta({ id: "Error" });
 
 export const messagesErrorSchema = z
   .object({
@@ -34,23 +34,23 @@ export const messagesErrorSchema = z
     }),
     request_id: z.string().optional(),
   })
-  .openapi("MessagesError");
+  .meta({ id: "MessagesError" });
 
 export const catalogModelSchema = z
   .object({
     id: z
       .string()
-      .openapi({ description: "the slug again, for OpenAI-style clients", example: "openai/gpt-4.1" }),
-    slug: z.string().openapi({ example: "openai/gpt-4.1" }),
+      .meta({ description: "the slug again, for OpenAI-style clients", example: "openai/gpt-4.1" }),
+    slug: z.string().meta({ example: "openai/gpt-4.1" }),
     name: z.string(),
     provider: z.object({ slug: z.string(), name: z.string(), brand_color: z.string().optional() }),
     description: z.string(),
-    release_date: z.string().openapi({ description: "YYYY-MM-DD, empty when unset" }),
+    release_date: z.string().meta({ description: "YYYY-MM-DD, empty when unset" }),
     context_length: z.int(),
     max_output_tokens: z.int(),
     pricing: z
       .object({ prompt: z.number(), completion: z.number(), cached_prompt: z.number().optional() })
-      .openapi({ description: "USD per 1M tokens" }),
+      .meta({ description: "USD per 1M tokens" }),
     features: z.array(z.enum(["tools", "vision", "json_mode", "reasoning", "streaming", "prompt_caching"])),
     datacenter_locations: z.array(z.string()),
     hugging_face_id: z.string().optional(),
@@ -66,14 +66,14 @@ export const catalogModelSchema = z
     ),
     weekly_token_volume: z.int().optional(),
   })
-  .openapi("CatalogModel");
+  .meta({ id: "CatalogModel" });
 
 export const modelListSchema = z
   .object({
     data: z.array(catalogModelSchema),
     meta: z.object({ image_generation_configured: z.boolean() }),
   })
-  .openapi("ModelList");
+  .meta({ id: "ModelList" });
 
 export const generationSchema = z
   .object({
@@ -82,7 +82,7 @@ export const generationSchema = z
       model: z.string(),
       ingress_format: z.enum(["chat_completions", "responses", "vendor_messages"]),
       source: z.enum(["api", "playground", "chat"]),
-      status: z.enum(["in_progress", "ok", "error", "cancelled", "interrupted"]).openapi({
+      status: z.enum(["in_progress", "ok", "error", "cancelled", "interrupted"]).meta({
         description:
           "interrupted: the instance running the request died; another one settled it (docs/durability.md)",
       }),
@@ -94,8 +94,8 @@ export const generationSchema = z
       tokens_reasoning: z.int(),
       tokens_cached_prompt: z.int(),
       tokens_cache_write: z.int(),
-      total_cost: z.number().openapi({ description: "credits (USD)" }),
-      cost_micro_usd: z.string().openapi({ description: "exact micro-USD of total_cost" }),
+      total_cost: z.number().meta({ description: "credits (USD)" }),
+      cost_micro_usd: z.string().meta({ description: "exact micro-USD of total_cost" }),
       tool_costs_micro_usd: z.record(z.string(), z.string()),
       latency_ms: z.int().nullable(),
       finish_reason: z.string().nullable(),
@@ -103,7 +103,7 @@ export const generationSchema = z
       error_code: z.union([errorCodeSchema, z.null()]),
       created_at: z.string(),
       finished_at: z.string().nullable(),
-      usage_estimated: z.boolean().openapi({
+      usage_estimated: z.boolean().meta({
         description:
           "true when the token counts and cost are the gateway's estimate: the upstream reported no usage, or the request ended before it did (docs/metering.md)",
       }),
@@ -113,22 +113,22 @@ export const generationSchema = z
             provider: z.string(),
             model: z.string(),
             upstream_model: z.string(),
-            outcome: z.string().openapi({
+            outcome: z.string().meta({
               description:
                 "`ok`, the error code the attempt failed with, `cancelled`, or `circuit_open` (skipped)",
             }),
             latency_ms: z.int(),
           }),
         )
-        .openapi({
+        .meta({
           description:
             "every upstream call, in order (docs/configuration.md, Routing); only the one that served is billed",
         }),
     }),
   })
-  .openapi("Generation");
+  .meta({ id: "Generation" });
 
-export const livenessSchema = z.object({ status: z.literal("ok") }).openapi("Liveness");
+export const livenessSchema = z.object({ status: z.literal("ok") }).meta({ id: "Liveness" });
 
 export const readinessSchema = z
   .object({
@@ -137,4 +137,4 @@ export const readinessSchema = z
     draining: z.literal(true).optional(),
     checks: z.object({ redis: z.enum(["ok", "down"]), postgres: z.enum(["ok", "down"]) }),
   })
-  .openapi("Readiness");
+  .meta({ id: "Readiness" });

@@ -67,7 +67,7 @@ export function readNodeJsonBody(incoming: IncomingMessage, maxBytes: number): P
       total += chunk.byteLength;
       if (total > maxBytes) {
         // Stop reading; once the response is sent the rest is drained or the connection dropped
-        // (drain-unread-body.ts on the direct path, @hono/node-server's listener otherwise).
+        // (the router, create-app.ts).
         incoming.pause();
         settle(() => reject(createTooLargeError(maxBytes)));
         return;

@@ -1,12 +1,8 @@
 /**
- * Gives every request an id and echoes it in `X-Request-Id` on every response — errors and 404s
+ * Request ids: every response carries one in `X-Request-Id` (create-app.ts), errors and 404s
  * included. The id is ours, never the caller's: generation ids are derived from it.
  */
 import { randomFillSync } from "node:crypto";
-import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import type { MiddlewareHandler } from "hono";
-import type { Logger } from "../logging/logger.js";
-import type { AppEnv } from "./app-env.js";
 
 const ID_BYTES = 16;
 /** A request id: 16 bytes as base64url, 22 characters. */
@@ -25,19 +21,4 @@ export function createRequestId(): string {
   const id = pool.toString("base64url", poolOffset, poolOffset + ID_BYTES);
   poolOffset += ID_BYTES;
   return id;
-}
-
-export function requestIdMiddleware(logger: Logger): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const requestId = createRequestId();
-    c.set("requestId", requestId);
-    c.set("startedAt", performance.now());
-    c.set("logger", logger);
-    await next();
-    // Set after the route, not before: routes that build their own Response would drop headers
-    // prepared on `c`. The generation routes wrote their answer (with the id) to the Node
-    // response themselves; the shared RESPONSE_ALREADY_SENT must stay untouched.
-    if (c.res === RESPONSE_ALREADY_SENT) return;
-    if (!c.res.headers.has("X-Request-Id")) c.res.headers.set("X-Request-Id", requestId);
-  };
 }

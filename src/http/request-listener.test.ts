@@ -3,28 +3,49 @@ import { createServer, request as httpRequest, type IncomingMessage } from "node
 import { type AddressInfo, connect } from "node:net";
 import { PassThrough } from "node:stream";
 import { test } from "node:test";
-import { Hono } from "hono";
 import { createLogger } from "../logging/logger.js";
+import { createRouter } from "./create-app.js";
 import type { GenerationExchange, GenerationHandler } from "./handle-generation.js";
 import { createNodeHeaderReader } from "./node-header-reader.js";
+import { createNodeRouteHandler } from "./node-route-handler.js";
 import { createRequestListener } from "./request-listener.js";
 import { sendJson } from "./send-json.js";
 
-/** A listener with one direct route and a Hono app behind it, on a loopback port. */
+/**
+ * The gateway's listener and router over a small route table: a POST whose handler answers on the
+ * Node response (as the generation endpoints do) and a GET answered with a web Response.
+ */
 async function startListener(t: { after(fn: () => unknown): void }, direct: GenerationHandler) {
   const logLines: string[] = [];
   const sink = new PassThrough();
   sink.on("data", (chunk: Buffer) => logLines.push(chunk.toString("utf8")));
-  const app = new Hono();
-  app.get("/hello", (c) => c.text("from hono"));
-  app.post("/direct", (c) => c.text("hono served the direct path"));
-  const server = createServer(
-    createRequestListener({
-      fetch: app.fetch,
-      directPosts: new Map([["/direct", direct]]),
-      logger: createLogger("info", sink),
-    }),
+  const router = createRouter(
+    [
+      {
+        method: "GET",
+        path: "/hello",
+        summary: "A web Response",
+        responses: {},
+        handler: (c) => c.text("from the router"),
+      },
+      {
+        method: "GET",
+        path: "/files/{name}",
+        summary: "A folder with one file",
+        responses: {},
+        handler: (c) => (c.req.param("name") === "a b" ? c.text("file a b") : c.notFound()),
+      },
+      {
+        method: "POST",
+        path: "/direct",
+        summary: "An answer on the Node response",
+        responses: {},
+        handler: createNodeRouteHandler(direct),
+      },
+    ],
+    createLogger("info", sink),
   );
+  const server = createServer(createRequestListener({ router }));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   t.after(() => {
     server.closeAllConnections();
@@ -46,7 +67,7 @@ function echoHandler(seen: GenerationExchange[]): GenerationHandler {
   };
 }
 
-test("POST to a direct path reaches its handler with a request id and arrival time, query ignored", async (t) => {
+test("a Node route reaches its handler with a request id, arrival time and headers, query ignored", async (t) => {
   const seen: GenerationExchange[] = [];
   const { port } = await startListener(t, echoHandler(seen));
   const before = performance.now();
@@ -64,12 +85,33 @@ test("POST to a direct path reaches its handler with a request id and arrival ti
   assert.equal(exchange!.headers.get("X-Test"), "a");
 });
 
-test("other methods and paths go to Hono", async (t) => {
+test("one router: a web route is served beside it; another method is 405 with Allow; an unknown path 404", async (t) => {
   const seen: GenerationExchange[] = [];
   const { port } = await startListener(t, echoHandler(seen));
-  assert.equal(await (await fetch(`http://127.0.0.1:${port}/hello`)).text(), "from hono");
-  assert.equal((await fetch(`http://127.0.0.1:${port}/direct`)).status, 404, "GET is not the direct route");
+  const hello = await fetch(`http://127.0.0.1:${port}/hello`);
+  assert.equal(await hello.text(), "from the router");
+  assert.match(hello.headers.get("x-request-id") ?? "", /^[A-Za-z0-9_-]{22}$/);
+  const wrongMethod = await fetch(`http://127.0.0.1:${port}/direct`);
+  assert.equal(wrongMethod.status, 405);
+  assert.equal(wrongMethod.headers.get("allow"), "POST");
+  assert.ok(wrongMethod.headers.get("x-request-id"));
+  const unknown = await fetch(`http://127.0.0.1:${port}/nowhere`, { method: "POST", body: "{}" });
+  assert.equal(unknown.status, 404);
+  assert.ok(unknown.headers.get("x-request-id"));
   assert.equal(seen.length, 0);
+});
+
+test("HEAD is served by the GET route without a body; a parameter is decoded; a route's own notFound is 404", async (t) => {
+  const { port } = await startListener(t, echoHandler([]));
+  const head = await fetch(`http://127.0.0.1:${port}/hello`, { method: "HEAD" });
+  assert.equal(head.status, 200);
+  assert.equal(head.headers.get("content-length"), String("from the router".length));
+  assert.equal(await head.text(), "");
+  assert.equal(await (await fetch(`http://127.0.0.1:${port}/files/a%20b`)).text(), "file a b");
+  const missing = await fetch(`http://127.0.0.1:${port}/files/other`);
+  assert.equal(missing.status, 404, "served for GET: not a 405");
+  assert.equal(missing.headers.get("allow"), null);
+  assert.ok(missing.headers.get("x-request-id"));
 });
 
 test("an unhandled error becomes a logged 500 in the common envelope, with the request id", async (t) => {

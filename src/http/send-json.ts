@@ -1,6 +1,6 @@
 /**
- * Writes a complete JSON answer straight to the Node response: no web Response, no Headers object
- * and no bridging by @hono/node-server (the route then returns RESPONSE_ALREADY_SENT).
+ * Writes a complete JSON answer straight to the Node response: no web Response and no Headers
+ * object (the route then returns ANSWERED).
  */
 import type { ServerResponse } from "node:http";
 
@@ -10,7 +10,7 @@ export function sendJson(
   headers: Record<string, string>,
   body: string,
 ): void {
-  // A Content-Length, as @hono/node-server sets for string bodies (no chunked encoding).
+  // A Content-Length for the whole body: no chunked encoding.
   outgoing.writeHead(status, { ...headers, "Content-Length": Buffer.byteLength(body) });
   outgoing.end(body);
 }

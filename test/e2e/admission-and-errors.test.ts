@@ -144,7 +144,6 @@ forEachGatewayMode("admission and validation errors", async (context, t) => {
       body,
       duplex: "half",
     } as RequestInit).catch((error: unknown) => error);
-    // (@hono/node-server replaces the global Response class, so no instanceof here.)
     assert.equal((response as Response).status, 413, `expected a 413 response, got ${String(response)}`);
     assert.ok(sent < limit * 3, "the gateway stopped reading before the whole body arrived");
   });

@@ -86,9 +86,9 @@ forEachGatewayMode("chat completions through the official openai client", async 
   });
 
   await t.test(
-    "a generation path the direct table does not match literally is served through Hono alike",
+    "a generation path with a query or a percent-encoded letter is served by the same route",
     async () => {
-      // `%63` is "c": Hono decodes the path and routes it to the same handler as the direct path.
+      // `%63` is "c": the router decodes the path before matching it.
       for (const path of ["/api/v1/chat/completions?x=1", "/api/v1/%63hat/completions"]) {
         context.upstream.enqueue(fakeReply.json(buildChatCompletion({ content: "same" })));
         const response = await fetch(`${context.url}${path}`, {

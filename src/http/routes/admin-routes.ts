@@ -1,10 +1,9 @@
 /**
- * Admin API (mounted at `/internal/admin`): workspaces, credit and keys. Callers present the
+ * Admin API (under `/internal/admin`): workspaces, credit and keys. Callers present the
  * internal secret in `X-Internal-Token`; everything else is the admin service's job. Wire fields
  * are snake_case; errors use the common envelope.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { AdminService } from "../../admin/admin-service.js";
 import { encodeKey, encodeKeyLimits, encodeWorkspace } from "../../admin/admin-wire.js";
@@ -14,7 +13,12 @@ import type { ApiKeyStatus } from "../../auth/accounts.js";
 import { createCommonErrorEnvelope, createErrorHeaders } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
+import { adminKeySchema, adminWorkspaceSchema } from "../openapi-admin-schemas.js";
+import { commonErrorSchema } from "../openapi-schemas.js";
 import { readJsonBody } from "../read-json-body.js";
+import type { RouteContext } from "../route-context.js";
+import type { RouteDefinition } from "../route-definition.js";
+import { INTERNAL_TOKEN, jsonResponse } from "../route-responses.js";
 
 const MAX_ADMIN_BODY_BYTES = 64 * 1024;
 const usdSchema = z.union([z.string(), z.number()]);
@@ -57,126 +61,246 @@ const STATUS_BY_ACTION: Record<string, ApiKeyStatus> = {
   enable: "active",
   revoke: "revoked",
 };
+const ACTION_SUMMARIES: Record<string, string> = {
+  disable: "Disable a key",
+  enable: "Re-enable a disabled key",
+  revoke: "Revoke a key (final)",
+};
 
-export function createAdminRoutes(admin: AdminService, internalSecret: string): Hono {
-  const app = new Hono();
+const ADMIN = "/internal/admin";
+const idParams = z.object({ id: z.string() });
+const workspaceAnswer = z.object({ workspace: adminWorkspaceSchema });
+const keyAnswer = z.object({ key: adminKeySchema }).loose();
+const ok = (schema: z.ZodType, status = 200) => ({
+  [status]: jsonResponse(schema, status === 201 ? "Created" : "OK"),
+  "4XX": jsonResponse(commonErrorSchema, "Error"),
+});
 
-  app.onError((error) => renderError(toGatewayError(error)));
-  app.notFound((c) =>
-    renderError(GatewayError.invalidRequest(`No admin route ${c.req.method} ${c.req.path}`), 404),
+type AdminAnswer = (c: RouteContext) => Promise<Response>;
+
+export function createAdminRoutes(admin: AdminService, internalSecret: string): RouteDefinition[] {
+  /** A route of the admin API: behind X-Internal-Token, every error in the common envelope. */
+  const route = (
+    definition: Omit<RouteDefinition, "handler" | "tags" | "security">,
+    answer: AdminAnswer,
+  ): RouteDefinition => ({
+    ...definition,
+    path: `${ADMIN}${definition.path}`,
+    tags: ["internal"],
+    security: INTERNAL_TOKEN,
+    handler: async (c) => {
+      const token = c.req.header("x-internal-token");
+      if (!internalSecret || token === undefined || !isSameSecret(token, internalSecret)) {
+        return renderError(new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token"));
+      }
+      try {
+        return await answer(c);
+      } catch (thrown) {
+        return renderError(toGatewayError(thrown));
+      }
+    },
+  });
+
+  const statusRoutes = Object.entries(STATUS_BY_ACTION).map(([action, status]) =>
+    // One route per action, so each is documented with its own summary.
+    route(
+      {
+        method: "POST",
+        path: `/keys/{id}/${action}`,
+        summary: ACTION_SUMMARIES[action] ?? action,
+        request: { params: idParams },
+        responses: ok(z.object({ key: adminKeySchema })),
+      },
+      async (c) => {
+        const key = await admin.setKeyStatus(readPathId(c), status);
+        return c.json({ key: encodeKey(key) });
+      },
+    ),
   );
 
-  app.use("*", async (c, next) => {
-    const token = c.req.header("x-internal-token");
-    if (!internalSecret || token === undefined || !isSameSecret(token, internalSecret)) {
-      return renderError(new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token"));
-    }
-    await next();
-  });
+  return [
+    route(
+      {
+        method: "POST",
+        path: "/workspaces",
+        summary: "Create a workspace (a taken name is refused unless allow_duplicate_name is true)",
+        request: { body: createWorkspaceBody },
+        responses: ok(workspaceAnswer, 201),
+      },
+      async (c) => {
+        const body = await readBody(c, createWorkspaceBody);
+        const workspace = await admin.createWorkspace({
+          name: body.name,
+          creditsUsd: body.credits_usd,
+          invoicing: body.invoicing,
+          allowDuplicateName: body.allow_duplicate_name,
+        });
+        return c.json({ workspace: encodeWorkspace(workspace) }, 201);
+      },
+    ),
+    route(
+      {
+        method: "GET",
+        path: "/workspaces",
+        summary: "List workspaces, oldest first (?name= exact name, ?limit= 1..10000, default 100)",
+        request: {
+          query: z.object({
+            name: z.string().optional().meta({ description: "Only the workspace of this exact name" }),
+            limit: z.int().min(1).max(10_000).optional().meta({ description: "default 100" }),
+          }),
+        },
+        responses: ok(z.object({ data: z.array(adminWorkspaceSchema) })),
+      },
+      async (c) => {
+        const limit = c.req.query("limit");
+        const workspaces = await admin.listWorkspaces({
+          name: c.req.query("name"),
+          limit: limit === undefined ? undefined : readLimitQuery(limit),
+        });
+        return c.json({ data: workspaces.map(encodeWorkspace) });
+      },
+    ),
+    route(
+      {
+        method: "GET",
+        path: "/workspaces/{id}",
+        summary: "Show a workspace",
+        request: { params: idParams },
+        responses: ok(workspaceAnswer),
+      },
+      async (c) => c.json({ workspace: encodeWorkspace(await admin.getWorkspace(readPathId(c))) }),
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/workspaces/{id}/credit",
+        summary: "Add or remove credit",
+        request: { params: idParams, body: creditBody },
+        responses: ok(workspaceAnswer),
+      },
+      async (c) => {
+        const body = await readBody(c, creditBody);
+        const workspace = await admin.creditWorkspace(readPathId(c), body.usd);
+        return c.json({ workspace: encodeWorkspace(workspace) });
+      },
+    ),
+    route(
+      {
+        method: "PATCH",
+        path: "/workspaces/{id}",
+        summary: "Set invoicing / locked",
+        request: { params: idParams, body: updateWorkspaceBody },
+        responses: ok(workspaceAnswer),
+      },
+      async (c) => {
+        const body = await readBody(c, updateWorkspaceBody);
+        const workspace = await admin.updateWorkspace(readPathId(c), body);
+        return c.json({ workspace: encodeWorkspace(workspace) });
+      },
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/keys",
+        summary: "Create a key (secret shown once)",
+        request: { body: createKeyBody },
+        responses: ok(keyAnswer, 201),
+      },
+      async (c) => {
+        const body = await readBody(c, createKeyBody);
+        const { key, secret, limits } = await admin.createKey({
+          workspaceId: body.workspace_id,
+          name: body.name,
+          models: body.models ?? undefined,
+          expiresAt: body.expires_at == null ? undefined : parseExpiry(body.expires_at, "expires_at"),
+          memberId: body.member_id ?? undefined,
+          dailyLimitUsd: body.daily_limit_usd,
+          monthlyLimitUsd: body.monthly_limit_usd,
+          totalLimitUsd: body.total_limit_usd,
+          requestsPerMinute: body.requests_per_minute,
+        });
+        return c.json(
+          { key: encodeKey(key), secret, ...(limits ? { limits: encodeKeyLimits(limits) } : {}) },
+          201,
+        );
+      },
+    ),
+    route(
+      {
+        method: "GET",
+        path: "/keys",
+        summary: "List a workspace's keys (?workspace_id=)",
+        request: { query: z.object({ workspace_id: z.string() }) },
+        responses: ok(z.object({ data: z.array(adminKeySchema) })),
+      },
+      async (c) => {
+        const workspaceId = c.req.query("workspace_id");
+        if (!workspaceId) throw GatewayError.invalidRequest("workspace_id is required", "workspace_id");
+        const keys = await admin.listKeys(workspaceId);
+        return c.json({ data: keys.map(encodeKey) });
+      },
+    ),
+    route(
+      {
+        method: "GET",
+        path: "/keys/{id}",
+        summary: "Show a key with its limits and spend",
+        request: { params: idParams },
+        responses: ok(keyAnswer),
+      },
+      async (c) => {
+        const { key, limits } = await admin.getKey(readPathId(c));
+        return c.json({ key: encodeKey(key), limits: encodeKeyLimits(limits) });
+      },
+    ),
+    route(
+      {
+        method: "PATCH",
+        path: "/keys/{id}",
+        summary: "Update limits, rate limit, allowlist",
+        request: { params: idParams, body: updateKeyBody },
+        responses: ok(keyAnswer),
+      },
+      async (c) => {
+        const body = await readBody(c, updateKeyBody);
+        const { key, limits } = await admin.updateKey(readPathId(c), {
+          dailyLimitUsd: body.daily_limit_usd,
+          monthlyLimitUsd: body.monthly_limit_usd,
+          totalLimitUsd: body.total_limit_usd,
+          requestsPerMinute: body.requests_per_minute,
+          models: body.models,
+          actor: body.actor,
+        });
+        return c.json({ key: encodeKey(key), limits: encodeKeyLimits(limits) });
+      },
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/keys/{id}/reset-total",
+        summary: "Reset total spend (audit-logged)",
+        request: { params: idParams, body: resetTotalBody },
+        responses: ok(keyAnswer),
+      },
+      async (c) => {
+        const body = await readBody(c, resetTotalBody);
+        const reset = await admin.resetKeyTotal(readPathId(c), body.actor);
+        return c.json({
+          key: encodeKey(reset.key),
+          limits: encodeKeyLimits(reset.limits),
+          previous_total_spend_usd: convertMicroUsdToUsd(reset.previousSpendMicroUsd),
+          previous_total_spend_micro_usd: String(reset.previousSpendMicroUsd),
+          reset_at: reset.resetAt.toISOString(),
+        });
+      },
+    ),
+    ...statusRoutes,
+  ];
+}
 
-  app.post("/workspaces", async (c) => {
-    const body = await readBody(c, createWorkspaceBody);
-    const workspace = await admin.createWorkspace({
-      name: body.name,
-      creditsUsd: body.credits_usd,
-      invoicing: body.invoicing,
-      allowDuplicateName: body.allow_duplicate_name,
-    });
-    return c.json({ workspace: encodeWorkspace(workspace) }, 201);
-  });
-
-  app.get("/workspaces", async (c) => {
-    const limit = c.req.query("limit");
-    const workspaces = await admin.listWorkspaces({
-      name: c.req.query("name"),
-      limit: limit === undefined ? undefined : readLimitQuery(limit),
-    });
-    return c.json({ data: workspaces.map(encodeWorkspace) });
-  });
-
-  app.get("/workspaces/:id", async (c) => {
-    return c.json({ workspace: encodeWorkspace(await admin.getWorkspace(c.req.param("id"))) });
-  });
-
-  app.post("/workspaces/:id/credit", async (c) => {
-    const body = await readBody(c, creditBody);
-    const workspace = await admin.creditWorkspace(c.req.param("id"), body.usd);
-    return c.json({ workspace: encodeWorkspace(workspace) });
-  });
-
-  app.patch("/workspaces/:id", async (c) => {
-    const body = await readBody(c, updateWorkspaceBody);
-    const workspace = await admin.updateWorkspace(c.req.param("id"), body);
-    return c.json({ workspace: encodeWorkspace(workspace) });
-  });
-
-  app.post("/keys", async (c) => {
-    const body = await readBody(c, createKeyBody);
-    const { key, secret, limits } = await admin.createKey({
-      workspaceId: body.workspace_id,
-      name: body.name,
-      models: body.models ?? undefined,
-      expiresAt: body.expires_at == null ? undefined : parseExpiry(body.expires_at, "expires_at"),
-      memberId: body.member_id ?? undefined,
-      dailyLimitUsd: body.daily_limit_usd,
-      monthlyLimitUsd: body.monthly_limit_usd,
-      totalLimitUsd: body.total_limit_usd,
-      requestsPerMinute: body.requests_per_minute,
-    });
-    return c.json(
-      { key: encodeKey(key), secret, ...(limits ? { limits: encodeKeyLimits(limits) } : {}) },
-      201,
-    );
-  });
-
-  app.get("/keys/:id", async (c) => {
-    const { key, limits } = await admin.getKey(c.req.param("id"));
-    return c.json({ key: encodeKey(key), limits: encodeKeyLimits(limits) });
-  });
-
-  app.patch("/keys/:id", async (c) => {
-    const body = await readBody(c, updateKeyBody);
-    const { key, limits } = await admin.updateKey(c.req.param("id"), {
-      dailyLimitUsd: body.daily_limit_usd,
-      monthlyLimitUsd: body.monthly_limit_usd,
-      totalLimitUsd: body.total_limit_usd,
-      requestsPerMinute: body.requests_per_minute,
-      models: body.models,
-      actor: body.actor,
-    });
-    return c.json({ key: encodeKey(key), limits: encodeKeyLimits(limits) });
-  });
-
-  app.post("/keys/:id/reset-total", async (c) => {
-    const body = await readBody(c, resetTotalBody);
-    const reset = await admin.resetKeyTotal(c.req.param("id"), body.actor);
-    return c.json({
-      key: encodeKey(reset.key),
-      limits: encodeKeyLimits(reset.limits),
-      previous_total_spend_usd: convertMicroUsdToUsd(reset.previousSpendMicroUsd),
-      previous_total_spend_micro_usd: String(reset.previousSpendMicroUsd),
-      reset_at: reset.resetAt.toISOString(),
-    });
-  });
-
-  // One static route per action rather than `:action{disable|enable|revoke}`: that pattern beside
-  // `/keys/:id/reset-total` is beyond Hono's RegExpRouter, which pushed the whole app (generation
-  // routes included) onto the slower TrieRouter.
-  for (const [action, status] of Object.entries(STATUS_BY_ACTION)) {
-    app.post(`/keys/:id/${action}`, async (c) => {
-      const key = await admin.setKeyStatus(c.req.param("id"), status);
-      return c.json({ key: encodeKey(key) });
-    });
-  }
-
-  app.get("/keys", async (c) => {
-    const workspaceId = c.req.query("workspace_id");
-    if (!workspaceId) throw GatewayError.invalidRequest("workspace_id is required", "workspace_id");
-    const keys = await admin.listKeys(workspaceId);
-    return c.json({ data: keys.map(encodeKey) });
-  });
-
-  return app;
+/** The `{id}` of a route (every route that calls this has one). */
+function readPathId(c: RouteContext): string {
+  return c.req.param("id") ?? "";
 }
 
 function readLimitQuery(text: string): number {
@@ -190,7 +314,7 @@ function isSameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-async function readBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
+async function readBody<T>(c: RouteContext, schema: z.ZodType<T>): Promise<T> {
   const parsed = schema.safeParse(await readJsonBody(c.req.raw, MAX_ADMIN_BODY_BYTES));
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

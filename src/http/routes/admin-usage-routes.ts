@@ -1,11 +1,11 @@
 /**
- * Admin API reports (mounted at `/internal/admin`, header `X-Internal-Token`): where a key stands
+ * Admin API reports (under `/internal/admin`, header `X-Internal-Token`): where a key stands
  * against its limits, a workspace's usage per day and model, its latest requests, and one request
  * by id whatever its workspace. Read-only; the web console and operators' scripts read them. Wire
  * fields are snake_case, money a USD number plus an exact micro-USD string, errors the common
  * envelope.
  */
-import { type Context, Hono } from "hono";
+import { z } from "zod";
 import { encodeKey, encodeKeyLimits } from "../../admin/admin-wire.js";
 import { readKeySpend } from "../../admin/read-key-spend.js";
 import { createUnknownWorkspaceError } from "../../admin/workspace-errors.js";
@@ -16,8 +16,15 @@ import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { SpendGuard } from "../../limits/spend-guard.js";
 import { convertMicroUsdToUsd } from "../../metering/money.js";
 import type { Store } from "../../storage/store.js";
-import type { AppEnv } from "../app-env.js";
 import { createErrorResponse } from "../error-response.js";
+import {
+  adminDailyUsageSchema,
+  adminGenerationSchema,
+  adminKeySpendSchema,
+} from "../openapi-admin-schemas.js";
+import type { RouteContext } from "../route-context.js";
+import type { RouteDefinition } from "../route-definition.js";
+import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../route-responses.js";
 import { renderGeneration } from "./generation-lookup-route.js";
 
 export const USAGE_DAYS = { default: 30, max: 90 } as const;
@@ -36,10 +43,20 @@ export function renderAdminGeneration(record: GenerationRecord) {
   return { ...renderGeneration(record), workspace_id: record.workspaceId, api_key_id: record.apiKeyId };
 }
 
-export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  const route = (path: string, answer: (c: Context<AppEnv>) => Promise<unknown>) =>
-    app.get(path, async (c) => {
+const idParams = z.object({ id: z.string() });
+
+export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinition[] {
+  /** A read-only report: GET, behind X-Internal-Token, every error in the common envelope. */
+  const route = (
+    definition: Pick<RouteDefinition, "path" | "summary" | "request" | "responses">,
+    answer: (c: RouteContext) => Promise<unknown>,
+  ): RouteDefinition => ({
+    ...definition,
+    method: "GET",
+    path: `/internal/admin${definition.path}`,
+    tags: ["internal"],
+    security: INTERNAL_TOKEN,
+    handler: async (c) => {
       const requestId = c.get("requestId");
       try {
         if (!isInternalTokenValid(c.req.header("x-internal-token"), deps.internalSecret)) {
@@ -50,7 +67,8 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): Hono<AppEnv>
         const error = toGatewayError(thrown);
         return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
       }
-    });
+    },
+  });
 
   const requireWorkspace = async (id: string) => {
     const workspace = await deps.store.workspaces.get(id);
@@ -58,68 +76,131 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): Hono<AppEnv>
     return workspace;
   };
 
-  route("/keys/:id/spend", async (c) => {
-    const id = readPathId(c);
-    const key = await deps.store.apiKeys.get(id);
-    const spend = key ? await readKeySpend(deps, key) : null;
-    if (!key || !spend) throw GatewayError.invalidRequest(`Unknown API key "${id}"`, "id");
-    const { limits: windows, ...rest } = spend.report;
-    return { key: encodeKey(key), limits: encodeKeyLimits(spend.limits), spend: windows, ...rest };
-  });
+  const keySpend = route(
+    {
+      path: "/keys/{id}/spend",
+      summary: "A key's spend per window, in-flight reservations, rate limit and workspace balance",
+      request: { params: idParams },
+      responses: { 200: jsonResponse(adminKeySpendSchema, "Where the key stands"), ...COMMON_ERRORS },
+    },
+    async (c) => {
+      const id = readPathId(c);
+      const key = await deps.store.apiKeys.get(id);
+      const spend = key ? await readKeySpend(deps, key) : null;
+      if (!key || !spend) throw GatewayError.invalidRequest(`Unknown API key "${id}"`, "id");
+      const { limits: windows, ...rest } = spend.report;
+      return { key: encodeKey(key), limits: encodeKeyLimits(spend.limits), spend: windows, ...rest };
+    },
+  );
 
-  route("/workspaces/:id/usage", async (c) => {
-    const workspace = await requireWorkspace(readPathId(c));
-    const days = readIntegerQuery(c, "days", 1, USAGE_DAYS.max) ?? USAGE_DAYS.default;
-    // Whole UTC days, today included.
-    const now = new Date();
-    const until = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-    const since = until - days * DAY_MS;
-    const usage = await deps.store.reports.sumDailyUsage({
-      workspaceId: workspace.id,
-      since: new Date(since),
-      until: new Date(until),
-    });
-    return {
-      workspace_id: workspace.id,
-      days,
-      since: new Date(since).toISOString(),
-      until: new Date(until).toISOString(),
-      data: usage.map((row) => ({
-        day: row.day,
-        model: row.model,
-        requests: row.requests,
-        tokens_prompt: row.tokensPrompt,
-        tokens_completion: row.tokensCompletion,
-        cost_usd: convertMicroUsdToUsd(row.costMicroUsd),
-        cost_micro_usd: String(row.costMicroUsd),
-      })),
-    };
-  });
+  const usage = route(
+    {
+      path: "/workspaces/{id}/usage",
+      summary: "A workspace's requests, tokens and cost per UTC day and model",
+      request: {
+        params: idParams,
+        query: z.object({
+          days: z
+            .int()
+            .min(1)
+            .max(USAGE_DAYS.max)
+            .optional()
+            .meta({ description: `Whole UTC days up to today (default ${USAGE_DAYS.default})` }),
+        }),
+      },
+      responses: {
+        200: jsonResponse(adminDailyUsageSchema, "Usage rows, ordered by day then model"),
+        ...COMMON_ERRORS,
+      },
+    },
+    async (c) => {
+      const workspace = await requireWorkspace(readPathId(c));
+      const days = readIntegerQuery(c, "days", 1, USAGE_DAYS.max) ?? USAGE_DAYS.default;
+      // Whole UTC days, today included.
+      const now = new Date();
+      const until = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+      const since = until - days * DAY_MS;
+      const usage = await deps.store.reports.sumDailyUsage({
+        workspaceId: workspace.id,
+        since: new Date(since),
+        until: new Date(until),
+      });
+      return {
+        workspace_id: workspace.id,
+        days,
+        since: new Date(since).toISOString(),
+        until: new Date(until).toISOString(),
+        data: usage.map((row) => ({
+          day: row.day,
+          model: row.model,
+          requests: row.requests,
+          tokens_prompt: row.tokensPrompt,
+          tokens_completion: row.tokensCompletion,
+          cost_usd: convertMicroUsdToUsd(row.costMicroUsd),
+          cost_micro_usd: String(row.costMicroUsd),
+        })),
+      };
+    },
+  );
 
-  route("/workspaces/:id/generations", async (c) => {
-    const workspace = await requireWorkspace(readPathId(c));
-    const limit = readIntegerQuery(c, "limit", 1, GENERATION_LIST_LIMIT.max) ?? GENERATION_LIST_LIMIT.default;
-    const keyId = c.req.query("key_id") || undefined;
-    const records = await deps.store.reports.listGenerations({
-      workspaceId: workspace.id,
-      apiKeyId: keyId,
-      limit,
-    });
-    return { data: records.map(renderAdminGeneration) };
-  });
+  const generations = route(
+    {
+      path: "/workspaces/{id}/generations",
+      summary: "A workspace's latest requests (newest first)",
+      request: {
+        params: idParams,
+        query: z.object({
+          limit: z
+            .int()
+            .min(1)
+            .max(GENERATION_LIST_LIMIT.max)
+            .optional()
+            .meta({ description: `default ${GENERATION_LIST_LIMIT.default}` }),
+          key_id: z.string().optional().meta({ description: "Only this key's requests" }),
+        }),
+      },
+      responses: {
+        200: jsonResponse(z.object({ data: z.array(adminGenerationSchema) }), "Requests"),
+        ...COMMON_ERRORS,
+      },
+    },
+    async (c) => {
+      const workspace = await requireWorkspace(readPathId(c));
+      const limit =
+        readIntegerQuery(c, "limit", 1, GENERATION_LIST_LIMIT.max) ?? GENERATION_LIST_LIMIT.default;
+      const keyId = c.req.query("key_id") || undefined;
+      const records = await deps.store.reports.listGenerations({
+        workspaceId: workspace.id,
+        apiKeyId: keyId,
+        limit,
+      });
+      return { data: records.map(renderAdminGeneration) };
+    },
+  );
 
-  route("/generations/:id", async (c) => {
-    const id = readPathId(c);
-    const record = await deps.store.reports.findGeneration(id);
-    if (!record) throw GatewayError.invalidRequest(`No generation with id "${id}"`, "id");
-    return { generation: renderAdminGeneration(record) };
-  });
+  const generation = route(
+    {
+      path: "/generations/{id}",
+      summary: "One request by its id (X-Request-Id), whatever its workspace",
+      request: { params: idParams },
+      responses: {
+        200: jsonResponse(z.object({ generation: adminGenerationSchema }), "The request"),
+        ...COMMON_ERRORS,
+      },
+    },
+    async (c) => {
+      const id = readPathId(c);
+      const record = await deps.store.reports.findGeneration(id);
+      if (!record) throw GatewayError.invalidRequest(`No generation with id "${id}"`, "id");
+      return { generation: renderAdminGeneration(record) };
+    },
+  );
 
-  return app;
+  return [keySpend, usage, generations, generation];
 }
 
 /** An optional integer query parameter within [min, max]; anything else is a clear 400. */
-function readIntegerQuery(c: Context, name: string, min: number, max: number): number | undefined {
+function readIntegerQuery(c: RouteContext, name: string, min: number, max: number): number | undefined {
   const text = c.req.query(name);
   if (text === undefined || text === "") return undefined;
   const value = Number(text);
@@ -129,7 +210,7 @@ function readIntegerQuery(c: Context, name: string, min: number, max: number): n
   return value;
 }
 
-/** The `:id` of every route here (Hono types a parameter of a path given as a string as optional). */
-function readPathId(c: Context): string {
+/** The `{id}` of every route here. */
+function readPathId(c: RouteContext): string {
   return c.req.param("id") ?? "";
 }

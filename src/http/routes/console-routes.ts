@@ -3,26 +3,49 @@
  * (no build step), revalidated by ETag; the page talks to nothing but the admin API of this
  * gateway (docs/console.md).
  */
-import { Hono } from "hono";
-import type { AppEnv } from "../app-env.js";
 import { ASSET_HEADERS, PAGE_HEADERS } from "../page-headers.js";
+import type { RouteDefinition } from "../route-definition.js";
 import { createStaticFolder } from "../static-folder.js";
 import { resolveWebFolder } from "./web-folders.js";
 
-export function createConsoleRoutes(): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+const WEB_PAGES = ["web pages"];
+const PAGE = { 200: { description: "The console page", mediaType: "text/html" } };
+
+export function createConsoleRoutes(): RouteDefinition[] {
   const files = createStaticFolder(resolveWebFolder("console"), {
     cacheControl: "no-cache",
     headers: ASSET_HEADERS,
   });
   const servePage = async (request: Request) => files.serve("index.html", request, PAGE_HEADERS);
 
-  app.get("/console", async (c) => (await servePage(c.req.raw)) ?? c.notFound());
-  app.get("/console/", async (c) => (await servePage(c.req.raw)) ?? c.notFound());
-  app.get("/console/:name", async (c) => {
-    const name = c.req.param("name");
-    if (name === "index.html") return (await servePage(c.req.raw)) ?? c.notFound();
-    return (await files.serve(name, c.req.raw)) ?? c.notFound();
-  });
-  return app;
+  return [
+    {
+      method: "GET",
+      path: "/console",
+      summary: "The web console for workspace admins",
+      tags: WEB_PAGES,
+      responses: PAGE,
+      handler: async (c) => (await servePage(c.req.raw)) ?? c.notFound(),
+    },
+    {
+      method: "GET",
+      path: "/console/",
+      summary: "The web console for workspace admins",
+      tags: WEB_PAGES,
+      responses: PAGE,
+      handler: async (c) => (await servePage(c.req.raw)) ?? c.notFound(),
+    },
+    {
+      method: "GET",
+      path: "/console/{name}",
+      summary: "A file of the web console (its modules and styles)",
+      tags: WEB_PAGES,
+      responses: { 200: { description: "The file" }, 404: { description: "No such file" } },
+      handler: async (c) => {
+        const name = c.req.param("name") ?? "";
+        if (name === "index.html") return (await servePage(c.req.raw)) ?? c.notFound();
+        return (await files.serve(name, c.req.raw)) ?? c.notFound();
+      },
+    },
+  ];
 }

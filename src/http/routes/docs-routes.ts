@@ -6,9 +6,8 @@
  */
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { Hono } from "hono";
-import type { AppEnv } from "../app-env.js";
 import { ASSET_HEADERS, PAGE_HEADERS } from "../page-headers.js";
+import type { RouteDefinition } from "../route-definition.js";
 import { createStaticFolder } from "../static-folder.js";
 import { resolveWebFolder } from "./web-folders.js";
 
@@ -18,8 +17,11 @@ export const SWAGGER_UI_VERSION: string = require("swagger-ui-dist/package.json"
 /** The files of the package the page loads; the rest (source maps, other builds) is not served. */
 const SWAGGER_UI_FILES = ["swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"] as const;
 
-export function createDocsRoutes(): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+const WEB_PAGES = ["web pages"];
+const PAGE = { 200: { description: "The page", mediaType: "text/html" } };
+const MOVED = { 301: { description: "Moved to /docs" } };
+
+export function createDocsRoutes(): RouteDefinition[] {
   const renderer = createStaticFolder(dirname(swaggerUiPackage), {
     names: SWAGGER_UI_FILES,
     cacheControl: "public, max-age=31536000, immutable",
@@ -31,16 +33,45 @@ export function createDocsRoutes(): Hono<AppEnv> {
     replacements: { "%SWAGGER_UI_VERSION%": SWAGGER_UI_VERSION },
   });
 
-  app.get("/docs", async (c) => (await page.serve("index.html", c.req.raw, PAGE_HEADERS)) ?? c.notFound());
-  app.get("/docs/", (c) => c.redirect("/docs", 301));
-  app.get("/docs/swagger-ui/:version/:name", async (c) => {
-    if (c.req.param("version") !== SWAGGER_UI_VERSION) return c.notFound();
-    return (await renderer.serve(c.req.param("name"), c.req.raw)) ?? c.notFound();
-  });
-  app.get("/docs/:name", async (c) => {
-    const name = c.req.param("name");
-    if (name === "index.html") return c.redirect("/docs", 301);
-    return (await page.serve(name, c.req.raw)) ?? c.notFound();
-  });
-  return app;
+  return [
+    {
+      method: "GET",
+      path: "/docs",
+      summary: "The interactive API reference (Swagger UI over this document)",
+      tags: WEB_PAGES,
+      responses: PAGE,
+      handler: async (c) => (await page.serve("index.html", c.req.raw, PAGE_HEADERS)) ?? c.notFound(),
+    },
+    {
+      method: "GET",
+      path: "/docs/",
+      summary: "Redirect to /docs",
+      tags: WEB_PAGES,
+      responses: MOVED,
+      handler: (c) => c.redirect("/docs", 301),
+    },
+    {
+      method: "GET",
+      path: "/docs/swagger-ui/{version}/{name}",
+      summary: "A file of the Swagger UI renderer (cacheable for a year: the path names its version)",
+      tags: WEB_PAGES,
+      responses: { 200: { description: "The file" }, 404: { description: "No such file or version" } },
+      handler: async (c) => {
+        if (c.req.param("version") !== SWAGGER_UI_VERSION) return c.notFound();
+        return (await renderer.serve(c.req.param("name") ?? "", c.req.raw)) ?? c.notFound();
+      },
+    },
+    {
+      method: "GET",
+      path: "/docs/{name}",
+      summary: "A file of the reference page",
+      tags: WEB_PAGES,
+      responses: { 200: { description: "The file" }, ...MOVED, 404: { description: "No such file" } },
+      handler: async (c) => {
+        const name = c.req.param("name") ?? "";
+        if (name === "index.html") return c.redirect("/docs", 301);
+        return (await page.serve(name, c.req.raw)) ?? c.notFound();
+      },
+    },
+  ];
 }

@@ -4,16 +4,18 @@
  * prefix: `gen-` (chat completion), `resp_` (response), `msg_` (message). The key may come in
  * `Authorization: Bearer` or, as the Anthropic SDK sends it, in `x-api-key`.
  */
-import { Hono } from "hono";
+import { z } from "zod";
 import { type Authenticator, readBearerOrApiKey } from "../../auth/authenticate.js";
 import type { GenerationRecord } from "../../engine/generation-record.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { convertMicroUsdToUsd } from "../../metering/money.js";
 import type { Store } from "../../storage/store.js";
-import type { AppEnv } from "../app-env.js";
 import { createErrorResponse } from "../error-response.js";
+import { generationSchema } from "../openapi-schemas.js";
 import { REQUEST_ID_PATTERN } from "../request-id.js";
+import type { RouteDefinition } from "../route-definition.js";
+import { BEARER_OR_API_KEY, COMMON_ERRORS, jsonResponse } from "../route-responses.js";
 
 const PREFIXED_ID = new RegExp(`^(?:gen-|resp_|msg_)(${REQUEST_ID_PATTERN.source})$`);
 
@@ -68,26 +70,41 @@ function isPossibleGenerationId(id: string): boolean {
   return POSSIBLE_GENERATION_ID.test(id);
 }
 
-export function createGenerationLookupRoute(store: Store, authenticator: Authenticator) {
-  const app = new Hono<AppEnv>();
-  app.get("/api/v1/generation", async (c) => {
-    const requestId = c.get("requestId");
-    try {
-      const caller = await authenticator.authenticate(readBearerOrApiKey(c.req.raw.headers));
-      const id = c.req.query("id");
-      if (!id) throw GatewayError.invalidRequest("Query parameter id is required", "id");
-      // Text no generation id can be (a NUL, which PostgreSQL cannot even compare; 10 KB of
-      // anything) is answered like an unknown id, without a database round trip.
-      const generationId = readRequestId(id);
-      const record = isPossibleGenerationId(generationId)
-        ? await store.generations.get(generationId, caller.workspace.id)
-        : null;
-      if (!record) throw GatewayError.invalidRequest(`No generation with id "${id}" in this workspace`, "id");
-      return c.json({ data: renderGeneration(record) });
-    } catch (thrown) {
-      const error = toGatewayError(thrown);
-      return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
-    }
-  });
-  return app;
+const querySchema = z.object({
+  id: z.string().meta({
+    description:
+      "The request id (X-Request-Id), or the response id that carries it: gen-<id>, resp_<id> or msg_<id>",
+  }),
+});
+
+export function createGenerationLookupRoute(store: Store, authenticator: Authenticator): RouteDefinition {
+  return {
+    method: "GET",
+    path: "/api/v1/generation",
+    summary: "Metadata of one request, by request id",
+    description: "Authenticate with Authorization: Bearer or x-api-key.",
+    security: BEARER_OR_API_KEY,
+    request: { query: querySchema },
+    responses: { 200: jsonResponse(generationSchema, "Generation metadata"), ...COMMON_ERRORS },
+    handler: async (c) => {
+      const requestId = c.get("requestId");
+      try {
+        const caller = await authenticator.authenticate(readBearerOrApiKey(c.req.headers));
+        const id = c.req.query("id");
+        if (!id) throw GatewayError.invalidRequest("Query parameter id is required", "id");
+        // Text no generation id can be (a NUL, which PostgreSQL cannot even compare; 10 KB of
+        // anything) is answered like an unknown id, without a database round trip.
+        const generationId = readRequestId(id);
+        const record = isPossibleGenerationId(generationId)
+          ? await store.generations.get(generationId, caller.workspace.id)
+          : null;
+        if (!record)
+          throw GatewayError.invalidRequest(`No generation with id "${id}" in this workspace`, "id");
+        return c.json({ data: renderGeneration(record) });
+      } catch (thrown) {
+        const error = toGatewayError(thrown);
+        return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
+      }
+    },
+  };
 }

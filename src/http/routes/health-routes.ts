@@ -4,9 +4,10 @@
  * database round trip, not one each. Results are not reused after the check ends: an outage
  * shows on the very next probe. Draining is read live: a stopping instance leaves the pool at once.
  */
-import { Hono } from "hono";
 import type { SharedState, Store } from "../../storage/store.js";
-import type { AppEnv } from "../app-env.js";
+import { livenessSchema, readinessSchema } from "../openapi-schemas.js";
+import type { RouteDefinition } from "../route-definition.js";
+import { jsonResponse } from "../route-responses.js";
 
 export const READINESS_DEADLINE_MS = 1_000;
 
@@ -16,8 +17,11 @@ interface Readiness {
   redis: CheckResult;
 }
 
-export function createHealthRoutes(store: Store, state: SharedState, isDraining: () => boolean) {
-  const app = new Hono<AppEnv>();
+export function createHealthRoutes(
+  store: Store,
+  state: SharedState,
+  isDraining: () => boolean,
+): RouteDefinition[] {
   let checking: Promise<Readiness> | undefined;
 
   const readReadiness = (): Promise<Readiness> => {
@@ -33,18 +37,34 @@ export function createHealthRoutes(store: Store, state: SharedState, isDraining:
     return checking;
   };
 
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
-  app.get("/readyz", async (c) => {
-    const { postgres, redis } = await readReadiness();
-    // Read after the checks: a drain that began while they ran already counts.
-    const draining = isDraining();
-    const ok = postgres === "ok" && redis === "ok" && !draining;
-    return c.json(
-      { status: ok ? "ok" : "degraded", ...(draining ? { draining } : {}), checks: { redis, postgres } },
-      ok ? 200 : 503,
-    );
-  });
-  return app;
+  return [
+    {
+      method: "GET",
+      path: "/healthz",
+      summary: "Liveness",
+      responses: { 200: jsonResponse(livenessSchema, "Alive") },
+      handler: (c) => c.json({ status: "ok" }),
+    },
+    {
+      method: "GET",
+      path: "/readyz",
+      summary: "Readiness (PostgreSQL and Redis)",
+      responses: {
+        200: jsonResponse(readinessSchema, "Ready"),
+        503: jsonResponse(readinessSchema, "Degraded"),
+      },
+      handler: async (c) => {
+        const { postgres, redis } = await readReadiness();
+        // Read after the checks: a drain that began while they ran already counts.
+        const draining = isDraining();
+        const ok = postgres === "ok" && redis === "ok" && !draining;
+        return c.json(
+          { status: ok ? "ok" : "degraded", ...(draining ? { draining } : {}), checks: { redis, postgres } },
+          ok ? 200 : 503,
+        );
+      },
+    },
+  ];
 }
 
 async function checkWithDeadline(check: () => Promise<void>): Promise<CheckResult> {

@@ -4,8 +4,7 @@
  * (settled generations), in-flight reservations from the limit store; windows follow the limits'
  * clock. Money is a USD number for reading plus an exact micro-USD string.
  */
-import { z } from "@hono/zod-openapi";
-import { Hono } from "hono";
+import { z } from "zod";
 import { readKeySpend } from "../../admin/read-key-spend.js";
 import { type Authenticator, readBearerToken } from "../../auth/authenticate.js";
 import type { GatewayConfig } from "../../config/types.js";
@@ -13,11 +12,12 @@ import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { SpendGuard } from "../../limits/spend-guard.js";
 import type { Store } from "../../storage/store.js";
-import type { AppEnv } from "../app-env.js";
 import { createErrorResponse } from "../error-response.js";
+import type { RouteDefinition } from "../route-definition.js";
+import { BEARER, COMMON_ERRORS, jsonResponse } from "../route-responses.js";
 
-const usdSchema = z.number().openapi({ description: "USD (display value)" });
-const microSchema = z.string().openapi({ description: "Exact integer micro-USD, as a decimal string" });
+const usdSchema = z.number().meta({ description: "USD (display value)" });
+const microSchema = z.string().meta({ description: "Exact integer micro-USD, as a decimal string" });
 
 export const spendWindowSchema = z
   .object({
@@ -25,25 +25,20 @@ export const spendWindowSchema = z
     limit_micro_usd: microSchema.nullable(),
     spent_usd: usdSchema,
     spent_micro_usd: microSchema,
-    reserved_usd: usdSchema
-      .nullable()
-      .openapi({ description: "Held by requests in flight; null if unknown" }),
+    reserved_usd: usdSchema.nullable().meta({ description: "Held by requests in flight; null if unknown" }),
     reserved_micro_usd: microSchema.nullable(),
     remaining_usd: usdSchema
       .nullable()
-      .openapi({ description: "limit − spent − reserved (≥ 0); null: no limit" }),
+      .meta({ description: "limit − spent − reserved (≥ 0); null: no limit" }),
     remaining_micro_usd: microSchema.nullable(),
-    window_start: z.string().openapi({ description: "ISO-8601, UTC" }),
-    resets_at: z
-      .string()
-      .nullable()
-      .openapi({ description: "null: the total window never resets by itself" }),
+    window_start: z.string().meta({ description: "ISO-8601, UTC" }),
+    resets_at: z.string().nullable().meta({ description: "null: the total window never resets by itself" }),
   })
-  .openapi("KeySpendWindow");
+  .meta({ id: "KeySpendWindow" });
 
 /** The parts of a spend report (admin/read-key-spend.ts), shared with the admin API's key spend. */
 export const rateLimitSchema = z.object({
-  requests_per_minute: z.int().nullable().openapi({ description: "null: unlimited" }),
+  requests_per_minute: z.int().nullable().meta({ description: "null: unlimited" }),
   source: z.enum(["key", "default", "none"]),
 });
 export const spendWindowsSchema = z.object({
@@ -68,7 +63,7 @@ export const keyInfoSchema = z
       workspace_id: z.string(),
       status: z.string(),
       source: z.string(),
-      models: z.array(z.string()).nullable().openapi({ description: "Allowlist; null: every model" }),
+      models: z.array(z.string()).nullable().meta({ description: "Allowlist; null: every model" }),
       expires_at: z.string().nullable(),
       created_at: z.string(),
       rate_limit: rateLimitSchema,
@@ -76,7 +71,7 @@ export const keyInfoSchema = z
       workspace: workspaceSpendSchema,
     }),
   })
-  .openapi("KeyInfo");
+  .meta({ id: "KeyInfo" });
 
 export interface KeyInfoRouteDeps {
   config: GatewayConfig;
@@ -85,39 +80,44 @@ export interface KeyInfoRouteDeps {
   spendGuard: SpendGuard;
 }
 
-export function createKeyInfoRoute(deps: KeyInfoRouteDeps) {
-  const app = new Hono<AppEnv>();
-  app.get("/api/v1/key", async (c) => {
-    const requestId = c.get("requestId");
-    try {
-      const { key } = await deps.authenticator.authenticate(readBearerToken(c.req.header("authorization")));
-      const spend = await readKeySpend(
-        {
-          store: deps.store,
-          spendGuard: deps.spendGuard,
-          defaultRequestsPerMinute: deps.config.defaultRequestsPerMinute,
-        },
-        key,
-      );
-      if (!spend) throw new GatewayError("invalid_api_key", "Unknown API key");
-      return c.json({
-        data: {
-          id: key.id,
-          name: key.name,
-          display: key.display,
-          workspace_id: key.workspaceId,
-          status: key.status,
-          source: key.source,
-          models: spend.allowedModels,
-          expires_at: key.expiresAt?.toISOString() ?? null,
-          created_at: key.createdAt.toISOString(),
-          ...spend.report,
-        },
-      });
-    } catch (thrown) {
-      const error = toGatewayError(thrown);
-      return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
-    }
-  });
-  return app;
+export function createKeyInfoRoute(deps: KeyInfoRouteDeps): RouteDefinition {
+  return {
+    method: "GET",
+    path: "/api/v1/key",
+    summary: "The calling key: limits, spend per window, remaining headroom, rate limit, allowlist, expiry",
+    security: BEARER,
+    responses: { 200: jsonResponse(keyInfoSchema, "The calling key"), ...COMMON_ERRORS },
+    handler: async (c) => {
+      const requestId = c.get("requestId");
+      try {
+        const { key } = await deps.authenticator.authenticate(readBearerToken(c.req.header("authorization")));
+        const spend = await readKeySpend(
+          {
+            store: deps.store,
+            spendGuard: deps.spendGuard,
+            defaultRequestsPerMinute: deps.config.defaultRequestsPerMinute,
+          },
+          key,
+        );
+        if (!spend) throw new GatewayError("invalid_api_key", "Unknown API key");
+        return c.json({
+          data: {
+            id: key.id,
+            name: key.name,
+            display: key.display,
+            workspace_id: key.workspaceId,
+            status: key.status,
+            source: key.source,
+            models: spend.allowedModels,
+            expires_at: key.expiresAt?.toISOString() ?? null,
+            created_at: key.createdAt.toISOString(),
+            ...spend.report,
+          },
+        });
+      } catch (thrown) {
+        const error = toGatewayError(thrown);
+        return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
+      }
+    },
+  };
 }

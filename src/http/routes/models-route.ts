@@ -4,11 +4,13 @@
  * `models.retrieve` does). Each entry also carries `id`, the slug again, because OpenAI-style
  * clients (`openai.models.list()`) read a model's name from `id`. Rendered once; the catalog is static.
  */
-import { Hono } from "hono";
+import { z } from "zod";
 import type { CatalogModel, GatewayConfig } from "../../config/types.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import type { AppEnv } from "../app-env.js";
+import { catalogModelSchema, commonErrorSchema, modelListSchema } from "../openapi-schemas.js";
+import type { RouteDefinition } from "../route-definition.js";
+import { jsonResponse } from "../route-responses.js";
 
 export function renderCatalogModel(model: CatalogModel) {
   return {
@@ -48,29 +50,47 @@ export function renderCatalogModel(model: CatalogModel) {
   };
 }
 
-export function createModelsRoute(config: GatewayConfig) {
+export function createModelsRoutes(config: GatewayConfig): RouteDefinition[] {
   const entries = config.models.map(renderCatalogModel);
   const body = JSON.stringify({
     data: entries,
     meta: { image_generation_configured: config.imageGenerationConfigured },
   });
   const bodies = new Map(entries.map((entry) => [entry.slug, JSON.stringify(entry)]));
-  const app = new Hono<AppEnv>();
-  app.get("/api/v1/models", (c) => {
-    c.header("Content-Type", "application/json");
-    c.header("Cache-Control", "public, max-age=60");
-    return c.body(body);
-  });
-  app.get("/api/v1/models/:slug{.+}", (c) => {
-    const slug = c.req.param("slug");
-    const model = bodies.get(slug);
-    if (model === undefined) {
-      const error = GatewayError.invalidRequest(`No model "${slug}" in the catalog`, "slug");
-      return c.json(createCommonErrorEnvelope(error, c.get("requestId")), 404);
-    }
-    c.header("Content-Type", "application/json");
-    c.header("Cache-Control", "public, max-age=60");
-    return c.body(model);
-  });
-  return app;
+  return [
+    {
+      method: "GET",
+      path: "/api/v1/models",
+      summary: "The public model catalog",
+      responses: { 200: jsonResponse(modelListSchema, "Catalog") },
+      handler: (c) => {
+        c.header("Content-Type", "application/json");
+        c.header("Cache-Control", "public, max-age=60");
+        return c.body(body);
+      },
+    },
+    {
+      method: "GET",
+      path: "/api/v1/models/{slug}",
+      paramPatterns: { slug: ".+" },
+      summary: "One model of the catalog",
+      description: "The slug contains a slash; send it as is or percent-encoded (`openai%2Fgpt-4.1`).",
+      request: { params: z.object({ slug: z.string().meta({ example: "openai/gpt-4.1" }) }) },
+      responses: {
+        200: jsonResponse(catalogModelSchema, "The model"),
+        404: jsonResponse(commonErrorSchema, "No such model (invalid_request)"),
+      },
+      handler: (c) => {
+        const slug = c.req.param("slug") ?? "";
+        const model = bodies.get(slug);
+        if (model === undefined) {
+          const error = GatewayError.invalidRequest(`No model "${slug}" in the catalog`, "slug");
+          return c.json(createCommonErrorEnvelope(error, c.get("requestId")), 404);
+        }
+        c.header("Content-Type", "application/json");
+        c.header("Cache-Control", "public, max-age=60");
+        return c.body(model);
+      },
+    },
+  ];
 }

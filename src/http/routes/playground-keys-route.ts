@@ -6,8 +6,7 @@
  * valid token, so an API-key caller can never reach it by accident or design. Errors use the
  * common envelope.
  */
-import { z } from "@hono/zod-openapi";
-import { Hono } from "hono";
+import { z } from "zod";
 import { isInternalTokenValid } from "../../auth/internal-token.js";
 import { mintPlaygroundKey } from "../../auth/mint-playground-key.js";
 import type { PlaygroundKeyPolicy } from "../../auth/playground-key-policy.js";
@@ -15,9 +14,10 @@ import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
 import type { Store } from "../../storage/store.js";
-import type { AppEnv } from "../app-env.js";
 import { createErrorResponse } from "../error-response.js";
 import { readJsonBody } from "../read-json-body.js";
+import type { RouteDefinition } from "../route-definition.js";
+import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../route-responses.js";
 
 export const PLAYGROUND_KEYS_PATH = "/api/v1/playground-keys";
 const MAX_BODY_BYTES = 16 * 1024;
@@ -31,7 +31,7 @@ const idSchema = (description: string) =>
     .min(1)
     .max(MAX_ID_LENGTH)
     .refine((id) => !id.includes("\u0000"), "must not contain NUL characters")
-    .openapi({ description });
+    .meta({ description });
 
 /** Validates the body and documents it in /openapi.json. */
 export const playgroundKeyRequestSchema = z
@@ -41,17 +41,17 @@ export const playgroundKeyRequestSchema = z
     source: z
       .enum(["playground", "chat"])
       .default("playground")
-      .openapi({ description: "Label of the key's calls in usage records" }),
+      .meta({ description: "Label of the key's calls in usage records" }),
   })
-  .openapi("PlaygroundKeyRequest");
+  .meta({ id: "PlaygroundKeyRequest" });
 
 export const playgroundKeyResponseSchema = z
   .object({
-    key: z.string().openapi({ description: "Key material (hi-…), shown once; valid for one request" }),
-    expires_at: z.string().openapi({ format: "date-time", description: "10 minutes after minting" }),
+    key: z.string().meta({ description: "Key material (hi-…), shown once; valid for one request" }),
+    expires_at: z.string().meta({ format: "date-time", description: "10 minutes after minting" }),
     source: z.enum(["playground", "chat"]),
   })
-  .openapi("PlaygroundKey");
+  .meta({ id: "PlaygroundKey" });
 
 export interface PlaygroundKeysRouteDeps {
   store: Store;
@@ -60,49 +60,59 @@ export interface PlaygroundKeysRouteDeps {
   policy: PlaygroundKeyPolicy;
 }
 
-export function createPlaygroundKeysRoute(deps: PlaygroundKeysRouteDeps) {
-  const app = new Hono<AppEnv>();
-  app.post(PLAYGROUND_KEYS_PATH, async (c) => {
-    const requestId = c.get("requestId");
-    const fail = (error: GatewayError, status?: number) => {
-      const response = createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
-      return status === undefined
-        ? response
-        : new Response(response.body, { status, headers: response.headers });
-    };
-    if (!deps.internalSharedSecret) {
-      return fail(GatewayError.invalidRequest(`No route for POST ${PLAYGROUND_KEYS_PATH}`, null), 404);
-    }
-    try {
-      // Checked before anything else is read: nothing below runs for an unauthenticated caller.
-      const tokenValid = isInternalTokenValid(c.req.header("x-internal-token"), deps.internalSharedSecret);
-      if (c.req.header("authorization") !== undefined || c.req.header("x-api-key") !== undefined) {
-        throw new GatewayError(
-          "invalid_api_key",
-          "API keys cannot mint playground keys; only the platform application's X-Internal-Token can",
+export function createPlaygroundKeysRoute(deps: PlaygroundKeysRouteDeps): RouteDefinition {
+  return {
+    method: "POST",
+    path: PLAYGROUND_KEYS_PATH,
+    summary: "Mint a one-time playground key (internal: platform application only)",
+    description:
+      "Authenticated by X-Internal-Token (INTERNAL_SHARED_SECRET); API keys are refused. The key admits " +
+      "exactly one request, expires 10 minutes after minting and is then purged. Minting is limited " +
+      "per user_id (rate_limit_exceeded with Retry-After). Without a configured secret the endpoint answers 404.",
+    security: INTERNAL_TOKEN,
+    request: { body: playgroundKeyRequestSchema },
+    responses: { 201: jsonResponse(playgroundKeyResponseSchema, "The minted key"), ...COMMON_ERRORS },
+    handler: async (c) => {
+      const requestId = c.get("requestId");
+      const fail = (error: GatewayError, status?: number) => {
+        const response = createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
+        return status === undefined
+          ? response
+          : new Response(response.body, { status, headers: response.headers });
+      };
+      if (!deps.internalSharedSecret) {
+        return fail(GatewayError.invalidRequest(`No route for POST ${PLAYGROUND_KEYS_PATH}`, null), 404);
+      }
+      try {
+        // Checked before anything else is read: nothing below runs for an unauthenticated caller.
+        const tokenValid = isInternalTokenValid(c.req.header("x-internal-token"), deps.internalSharedSecret);
+        if (c.req.header("authorization") !== undefined || c.req.header("x-api-key") !== undefined) {
+          throw new GatewayError(
+            "invalid_api_key",
+            "API keys cannot mint playground keys; only the platform application's X-Internal-Token can",
+          );
+        }
+        if (!tokenValid) throw new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token");
+        const body = readRequest(await readJsonBody(c.req.raw, MAX_BODY_BYTES));
+        const minted = await mintPlaygroundKey(deps.store, deps.policy, {
+          workspaceId: body.workspace_id,
+          userId: body.user_id,
+          source: body.source,
+        });
+        c.header("Cache-Control", "no-store");
+        return c.json(
+          { key: minted.secret, expires_at: minted.expiresAt.toISOString(), source: minted.source },
+          201,
         );
+      } catch (thrown) {
+        const error = toGatewayError(thrown);
+        if (error.code === "internal_error") {
+          c.get("logger").error({ err: thrown, requestId }, "playground key mint failed");
+        }
+        return fail(error);
       }
-      if (!tokenValid) throw new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token");
-      const body = readRequest(await readJsonBody(c.req.raw, MAX_BODY_BYTES));
-      const minted = await mintPlaygroundKey(deps.store, deps.policy, {
-        workspaceId: body.workspace_id,
-        userId: body.user_id,
-        source: body.source,
-      });
-      c.header("Cache-Control", "no-store");
-      return c.json(
-        { key: minted.secret, expires_at: minted.expiresAt.toISOString(), source: minted.source },
-        201,
-      );
-    } catch (thrown) {
-      const error = toGatewayError(thrown);
-      if (error.code === "internal_error") {
-        c.get("logger").error({ err: thrown, requestId }, "playground key mint failed");
-      }
-      return fail(error);
-    }
-  });
-  return app;
+    },
+  };
 }
 
 function readRequest(body: unknown): z.output<typeof playgroundKeyRequestSchema> {

@@ -25,7 +25,7 @@
  * Entries without `provider_kind` and `upstream_model` keep their text but lose their state: state of
  * unknown origin cannot be routed safely.
  */
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 import type { OpaqueReasoningState, ReasoningPart, ResultContent } from "../../canonical/index.js";
 
 export const reasoningDetailSchema = z
@@ -42,7 +42,7 @@ export const reasoningDetailSchema = z
     tool_call_id: z.string().optional(),
   })
   .loose()
-  .openapi("ChatReasoningDetail");
+  .meta({ id: "ChatReasoningDetail" });
 
 export type ChatReasoningDetail = z.infer<typeof reasoningDetailSchema>;
 

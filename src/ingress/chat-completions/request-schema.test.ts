@@ -1,26 +1,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
+import { describeSchemas } from "../../../test/helpers/describe-schemas.js";
 import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
 import { chatCompletionRequestSchema, KNOWN_REQUEST_FIELDS } from "./request-schema.js";
 import { chatCompletionChunkSchema, chatCompletionResponseSchema } from "./response-schema.js";
 
-interface GeneratedSchema {
-  properties: Record<string, { enum?: unknown[]; maximum?: number }>;
-  required?: string[];
-  additionalProperties?: unknown;
-}
-
-function generateSchemas(): Record<string, GeneratedSchema> {
-  const registry = new OpenAPIRegistry();
-  registry.register("ChatCompletionRequest", chatCompletionRequestSchema);
-  registry.register("ChatCompletion", chatCompletionResponseSchema);
-  registry.register("ChatCompletionChunk", chatCompletionChunkSchema);
-  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
-    openapi: "3.1.0",
-    info: { title: "test", version: "1" },
-  });
-  return document.components?.schemas as Record<string, GeneratedSchema>;
+function generateSchemas() {
+  return describeSchemas([
+    chatCompletionRequestSchema,
+    chatCompletionResponseSchema,
+    chatCompletionChunkSchema,
+  ]);
 }
 
 test("the OpenAPI description lists reasoning_effort low/medium/high while validation accepts all levels", () => {

@@ -1,6 +1,6 @@
 /**
  * The chat-completions request body as a zod schema. It validates requests and, through
- * the `.openapi(...)` names, documents them in /openapi.json.
+ * the `.meta({ id })` names, documents them in /openapi.json.
  *
  * Conventions:
  * - Wire names stay snake_case here; `decode-request.ts` turns them into canonical camelCase.
@@ -11,7 +11,7 @@
  * - Custom `error` strings are predicates ("must be …"); `describe-validation-issue.ts` prefixes them
  *   with the parameter name.
  */
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
@@ -32,26 +32,26 @@ const cacheControlSchema = z
   .object({ type: z.literal("ephemeral"), ttl: z.string().optional() })
   .loose()
   .optional()
-  .openapi({ description: "prompt-cache breakpoint (honoured by upstreams that support it)" });
+  .meta({ description: "prompt-cache breakpoint (honoured by upstreams that support it)" });
 
 const textPartSchema = z
   .object({ type: z.literal("text"), text: z.string(), cache_control: cacheControlSchema })
   .loose()
-  .openapi("ChatTextContentPart");
+  .meta({ id: "ChatTextContentPart" });
 
 const imageUrlPartSchema = z
   .object({
     type: z.literal("image_url"),
     image_url: z
       .object({
-        url: z.string().openapi({ description: "http(s) URL or `data:<mime>;base64,<data>` URL" }),
+        url: z.string().meta({ description: "http(s) URL or `data:<mime>;base64,<data>` URL" }),
         detail: z.enum(["low", "high", "auto"]).optional(),
       })
       .loose(),
     cache_control: cacheControlSchema,
   })
   .loose()
-  .openapi("ChatImageContentPart");
+  .meta({ id: "ChatImageContentPart" });
 
 const filePartSchema = z
   .object({
@@ -59,19 +59,19 @@ const filePartSchema = z
     file: z
       .object({
         filename: z.string().optional(),
-        file_data: z.string().optional().openapi({ description: "`data:<mime>;base64,<data>` URL" }),
-        file_url: z.string().optional().openapi({ description: "fetchable http(s) URL" }),
-        file_id: z.string().optional().openapi({ description: "not supported; use file_data or file_url" }),
+        file_data: z.string().optional().meta({ description: "`data:<mime>;base64,<data>` URL" }),
+        file_url: z.string().optional().meta({ description: "fetchable http(s) URL" }),
+        file_id: z.string().optional().meta({ description: "not supported; use file_data or file_url" }),
       })
       .loose(),
     cache_control: cacheControlSchema,
   })
   .loose()
-  .openapi("ChatFileContentPart");
+  .meta({ id: "ChatFileContentPart" });
 
 const userContentPartSchema = z
   .discriminatedUnion("type", [textPartSchema, imageUrlPartSchema, filePartSchema])
-  .openapi("ChatUserContentPart");
+  .meta({ id: "ChatUserContentPart" });
 
 const toolContentPartSchema = z.discriminatedUnion("type", [textPartSchema, imageUrlPartSchema]);
 
@@ -89,12 +89,12 @@ const toolCallSchema = z
     function: z
       .object({
         name: z.string(),
-        arguments: z.string().openapi({ description: "JSON-encoded arguments, kept byte-exact" }),
+        arguments: z.string().meta({ description: "JSON-encoded arguments, kept byte-exact" }),
       })
       .loose(),
   })
   .loose()
-  .openapi("ChatMessageToolCall");
+  .meta({ id: "ChatMessageToolCall" });
 
 const systemMessageSchema = z
   .object({
@@ -103,7 +103,7 @@ const systemMessageSchema = z
     name: z.string().nullish(),
   })
   .loose()
-  .openapi("ChatSystemMessage", { description: "`developer` is treated as `system`" });
+  .meta({ id: "ChatSystemMessage", description: "`developer` is treated as `system`" });
 
 const userMessageSchema = z
   .object({
@@ -116,21 +116,21 @@ const userMessageSchema = z
     name: z.string().nullish(),
   })
   .loose()
-  .openapi("ChatUserMessage");
+  .meta({ id: "ChatUserMessage" });
 
 const assistantMessageSchema = z
   .object({
     role: z.literal("assistant"),
     content: textContentSchema,
     name: z.string().nullish(),
-    reasoning: z.string().nullish().openapi({ description: "prior reasoning text" }),
-    reasoning_details: z.array(reasoningDetailSchema).nullish().openapi({
+    reasoning: z.string().nullish().meta({ description: "prior reasoning text" }),
+    reasoning_details: z.array(reasoningDetailSchema).nullish().meta({
       description: "opaque provider reasoning state, sent back exactly as the gateway returned it",
     }),
     tool_calls: z.array(toolCallSchema).nullish(),
   })
   .loose()
-  .openapi("ChatAssistantMessage");
+  .meta({ id: "ChatAssistantMessage" });
 
 const toolMessageSchema = z
   .object({
@@ -143,7 +143,7 @@ const toolMessageSchema = z
     tool_call_id: z.string(),
   })
   .loose()
-  .openapi("ChatToolMessage");
+  .meta({ id: "ChatToolMessage" });
 
 const messageSchema = z
   .discriminatedUnion("role", [
@@ -152,7 +152,7 @@ const messageSchema = z
     assistantMessageSchema,
     toolMessageSchema,
   ])
-  .openapi("ChatMessage");
+  .meta({ id: "ChatMessage" });
 
 const functionToolSchema = z
   .object({
@@ -161,16 +161,13 @@ const functionToolSchema = z
       .object({
         name: z.string().min(1),
         description: z.string().nullish(),
-        parameters: z
-          .record(z.string(), z.unknown())
-          .nullish()
-          .openapi({ description: "JSON Schema object" }),
+        parameters: z.record(z.string(), z.unknown()).nullish().meta({ description: "JSON Schema object" }),
         strict: z.boolean().nullish(),
       })
       .loose(),
   })
   .loose()
-  .openapi("ChatFunctionTool");
+  .meta({ id: "ChatFunctionTool" });
 
 const maxUsesSchema = z.number().int().min(1);
 
@@ -187,7 +184,7 @@ const serverToolActivationSchema = z
     events: z.boolean().optional(),
   })
   .loose()
-  .openapi("ChatServerToolActivation", { description: "activates a server tool, e.g. `hi:web_search`" });
+  .meta({ id: "ChatServerToolActivation", description: "activates a server tool, e.g. `hi:web_search`" });
 
 const toolSchema = z.union([functionToolSchema, serverToolActivationSchema], {
   error: `must be a function tool {type: "function", function} or a server tool {type: "<vendor>:<tool>"}`,
@@ -201,7 +198,7 @@ const toolChoiceSchema = z
     ],
     { error: 'must be one of auto, none, required or {type: "function", function: {name}}' },
   )
-  .openapi("ChatToolChoice");
+  .meta({ id: "ChatToolChoice" });
 
 const responseFormatSchema = z
   .discriminatedUnion("type", [
@@ -221,16 +218,16 @@ const responseFormatSchema = z
       })
       .loose(),
   ])
-  .openapi("ChatResponseFormat");
+  .meta({ id: "ChatResponseFormat" });
 
 const pluginSchema = z
   .object({
     id: z.enum(SERVER_TOOL_IDS),
     events: z.boolean().optional(),
-    max_uses: maxUsesSchema.optional().openapi({ description: "default 1000" }),
+    max_uses: maxUsesSchema.optional().meta({ description: "default 1000" }),
   })
   .loose()
-  .openapi("ChatPlugin", { description: "server-tool activation; further properties are tool parameters" });
+  .meta({ id: "ChatPlugin", description: "server-tool activation; further properties are tool parameters" });
 
 const webSearchOptionsSchema = z
   .object({
@@ -251,7 +248,7 @@ const webSearchOptionsSchema = z
       .nullish(),
   })
   .loose()
-  .openapi("ChatWebSearchOptions");
+  .meta({ id: "ChatWebSearchOptions" });
 
 const predictionSchema = z
   .object({
@@ -268,7 +265,7 @@ const positiveIntegerSchema = z.number().int().positive();
 
 export const chatCompletionRequestSchema = z
   .object({
-    model: z.string().min(1).openapi({ description: "model slug `<creator>/<model>`" }),
+    model: z.string().min(1).meta({ description: "model slug `<creator>/<model>`" }),
     models: fallbackModelsSchema,
     messages: z.array(messageSchema).min(1),
     tools: z.array(toolSchema).nullish(),
@@ -276,7 +273,7 @@ export const chatCompletionRequestSchema = z
     parallel_tool_calls: z.boolean().nullish(),
     max_tokens: positiveIntegerSchema
       .nullish()
-      .openapi({ description: "legacy alias of max_completion_tokens" }),
+      .meta({ description: "legacy alias of max_completion_tokens" }),
     max_completion_tokens: positiveIntegerSchema.nullish(),
     temperature: z.number().min(0).max(2).nullish(),
     top_p: unitIntervalSchema.nullish(),
@@ -284,35 +281,35 @@ export const chatCompletionRequestSchema = z
       .union([z.string(), z.array(z.string())], { error: "must be a string or an array of strings" })
       .nullish(),
     response_format: responseFormatSchema.nullish(),
-    reasoning_effort: z.enum(REASONING_EFFORTS).openapi({ enum: DOCUMENTED_REASONING_EFFORTS }).nullish(),
+    reasoning_effort: z.enum(REASONING_EFFORTS).meta({ enum: DOCUMENTED_REASONING_EFFORTS }).nullish(),
     stream: z.boolean().nullish(),
     stream_options: z
       .object({ include_usage: z.boolean().nullish() })
       .loose()
       .nullish()
-      .openapi({ description: "accepted; the final usage chunk is always emitted" }),
+      .meta({ description: "accepted; the final usage chunk is always emitted" }),
     plugins: z.array(pluginSchema).nullish(),
     web_search_options: webSearchOptionsSchema.nullish(),
     hi_tool_events: z.boolean().nullish(),
     user: z.string().nullish(),
-    service_tier: z.string().nullish().openapi({ description: "not supported: rejected" }),
-    n: z.number().int().min(1).nullish().openapi({ description: "only 1 is supported" }),
+    service_tier: z.string().nullish().meta({ description: "not supported: rejected" }),
+    n: z.number().int().min(1).nullish().meta({ description: "only 1 is supported" }),
     seed: z.number().int().nullish(),
     frequency_penalty: penaltySchema.nullish(),
     presence_penalty: penaltySchema.nullish(),
     logit_bias: z.record(z.string(), z.number().min(-100).max(100)).nullish(),
     logprobs: z.boolean().nullish(),
-    top_logprobs: z.number().int().min(0).nullish().openapi({ description: "requires logprobs: true" }),
+    top_logprobs: z.number().int().min(0).nullish().meta({ description: "requires logprobs: true" }),
     min_p: unitIntervalSchema.nullish(),
     top_a: unitIntervalSchema.nullish(),
     repetition_penalty: z.number().min(0).max(2).nullish(),
     verbosity: z.enum(["low", "medium", "high", "xhigh", "max"]).nullish(),
     prediction: predictionSchema.nullish(),
-    modalities: z.array(z.string()).nullish().openapi({ description: 'only "text" is supported' }),
-    audio: z.unknown().optional().openapi({ description: "not supported: rejected" }),
+    modalities: z.array(z.string()).nullish().meta({ description: 'only "text" is supported' }),
+    audio: z.unknown().optional().meta({ description: "not supported: rejected" }),
   })
   .loose()
-  .openapi("ChatCompletionRequest");
+  .meta({ id: "ChatCompletionRequest" });
 
 export type ChatCompletionRequestBody = z.infer<typeof chatCompletionRequestSchema>;
 export type ChatMessageBody = z.infer<typeof messageSchema>;

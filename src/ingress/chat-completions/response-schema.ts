@@ -2,7 +2,7 @@
  * The chat-completions response and stream chunk as zod schemas, for
  * /openapi.json only: the encoders build these objects directly and tests check their shape.
  */
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { reasoningDetailSchema } from "./reasoning-details.js";
 
 const finishReasonSchema = z.enum(["stop", "length", "tool_calls", "content_filter"]);
@@ -20,8 +20,8 @@ export const chatCompletionUsageSchema = z
     total_tokens: z.number().int(),
     prompt_tokens_details: z.object({
       cached_tokens: z.number().int(),
-      cache_write_tokens: z.number().int().optional().openapi({ description: "omitted when 0" }),
-      audio_tokens: z.number().int().optional().openapi({ description: "omitted when 0" }),
+      cache_write_tokens: z.number().int().optional().meta({ description: "omitted when 0" }),
+      audio_tokens: z.number().int().optional().meta({ description: "omitted when 0" }),
     }),
     completion_tokens_details: z.object({
       reasoning_tokens: z.number().int(),
@@ -29,15 +29,15 @@ export const chatCompletionUsageSchema = z
       accepted_prediction_tokens: z.number().int().optional(),
       rejected_prediction_tokens: z.number().int().optional(),
     }),
-    cost: z.number().openapi({ description: "total cost in credits (USD)" }),
+    cost: z.number().meta({ description: "total cost in credits (USD)" }),
   })
-  .openapi("ChatCompletionUsage");
+  .meta({ id: "ChatCompletionUsage" });
 
 export const chatCompletionResponseSchema = z
   .object({
-    id: z.string().openapi({ description: "`gen-<request id>`" }),
+    id: z.string().meta({ description: "`gen-<request id>`" }),
     object: z.literal("chat.completion"),
-    created: z.number().int().openapi({ description: "Unix seconds" }),
+    created: z.number().int().meta({ description: "Unix seconds" }),
     model: z.string(),
     choices: z.array(
       z.object({
@@ -56,7 +56,7 @@ export const chatCompletionResponseSchema = z
     ),
     usage: chatCompletionUsageSchema,
   })
-  .openapi("ChatCompletion");
+  .meta({ id: "ChatCompletion" });
 
 export const chatCompletionChunkSchema = z
   .object({
@@ -89,6 +89,6 @@ export const chatCompletionChunkSchema = z
     ),
     usage: chatCompletionUsageSchema
       .optional()
-      .openapi({ description: "only on the last chunk, whose choices are empty" }),
+      .meta({ description: "only on the last chunk, whose choices are empty" }),
   })
-  .openapi("ChatCompletionChunk");
+  .meta({ id: "ChatCompletionChunk" });

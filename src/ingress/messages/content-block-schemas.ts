@@ -5,15 +5,15 @@
  * Objects are loose: Anthropic keeps adding block fields (`citations`, `context`, `caller`) and
  * SDKs echo response fields back, so unknown nested fields are ignored rather than refused.
  */
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 
 export const cacheControlSchema = z
   .object({
     type: z.literal("ephemeral"),
-    ttl: z.string().optional().openapi({ description: '"5m" (default) or "1h"' }),
+    ttl: z.string().optional().meta({ description: '"5m" (default) or "1h"' }),
   })
   .loose()
-  .openapi("MessagesCacheControl", { description: "prompt-cache breakpoint" });
+  .meta({ id: "MessagesCacheControl", description: "prompt-cache breakpoint" });
 
 export const textBlockSchema = z
   .object({
@@ -22,7 +22,7 @@ export const textBlockSchema = z
     cache_control: cacheControlSchema.nullish(),
   })
   .loose()
-  .openapi("MessagesTextBlock");
+  .meta({ id: "MessagesTextBlock" });
 
 /**
  * Media sources. `text` (a plain-text document) is Anthropic's own shape and maps losslessly to a
@@ -36,18 +36,18 @@ const urlSourceSchema = z.object({ type: z.literal("url"), url: z.string() }).lo
 const fileSourceSchema = z
   .object({ type: z.literal("file"), file_id: z.string() })
   .loose()
-  .openapi({ description: "not supported; use base64 or url" });
+  .meta({ description: "not supported; use base64 or url" });
 const textSourceSchema = z
   .object({ type: z.literal("text"), media_type: z.string().optional(), data: z.string() })
   .loose();
 
 const imageSourceSchema = z
   .discriminatedUnion("type", [base64SourceSchema, urlSourceSchema, fileSourceSchema])
-  .openapi("MessagesImageSource");
+  .meta({ id: "MessagesImageSource" });
 
 const documentSourceSchema = z
   .discriminatedUnion("type", [base64SourceSchema, urlSourceSchema, fileSourceSchema, textSourceSchema])
-  .openapi("MessagesDocumentSource");
+  .meta({ id: "MessagesDocumentSource" });
 
 export const imageBlockSchema = z
   .object({
@@ -56,7 +56,7 @@ export const imageBlockSchema = z
     cache_control: cacheControlSchema.nullish(),
   })
   .loose()
-  .openapi("MessagesImageBlock");
+  .meta({ id: "MessagesImageBlock" });
 
 const documentBlockSchema = z
   .object({
@@ -66,7 +66,7 @@ const documentBlockSchema = z
     cache_control: cacheControlSchema.nullish(),
   })
   .loose()
-  .openapi("MessagesDocumentBlock", { description: "a PDF or plain-text document" });
+  .meta({ id: "MessagesDocumentBlock", description: "a PDF or plain-text document" });
 
 const toolResultBlockSchema = z
   .object({
@@ -81,21 +81,21 @@ const toolResultBlockSchema = z
     cache_control: cacheControlSchema.nullish(),
   })
   .loose()
-  .openapi("MessagesToolResultBlock");
+  .meta({ id: "MessagesToolResultBlock" });
 
 const thinkingBlockSchema = z
   .object({
     type: z.literal("thinking"),
     thinking: z.string(),
-    signature: z.string().nullish().openapi({ description: "opaque; send back exactly as received" }),
+    signature: z.string().nullish().meta({ description: "opaque; send back exactly as received" }),
   })
   .loose()
-  .openapi("MessagesThinkingBlock");
+  .meta({ id: "MessagesThinkingBlock" });
 
 const redactedThinkingBlockSchema = z
   .object({ type: z.literal("redacted_thinking"), data: z.string() })
   .loose()
-  .openapi("MessagesRedactedThinkingBlock");
+  .meta({ id: "MessagesRedactedThinkingBlock" });
 
 const toolUseBlockSchema = z
   .object({
@@ -106,7 +106,7 @@ const toolUseBlockSchema = z
     cache_control: cacheControlSchema.nullish(),
   })
   .loose()
-  .openapi("MessagesToolUseBlock");
+  .meta({ id: "MessagesToolUseBlock" });
 
 /**
  * Transcript blocks of Anthropic's own server tools, which clients replay from earlier turns. The
@@ -119,7 +119,7 @@ const webFetchToolResultBlockSchema = z.object({ type: z.literal("web_fetch_tool
 
 export const userBlockSchema = z
   .discriminatedUnion("type", [textBlockSchema, imageBlockSchema, documentBlockSchema, toolResultBlockSchema])
-  .openapi("MessagesUserContentBlock");
+  .meta({ id: "MessagesUserContentBlock" });
 
 export const assistantBlockSchema = z
   .discriminatedUnion("type", [
@@ -131,7 +131,7 @@ export const assistantBlockSchema = z
     webSearchToolResultBlockSchema,
     webFetchToolResultBlockSchema,
   ])
-  .openapi("MessagesAssistantContentBlock");
+  .meta({ id: "MessagesAssistantContentBlock" });
 
 export type MessagesTextBlockBody = z.infer<typeof textBlockSchema>;
 export type MessagesImageBlockBody = z.infer<typeof imageBlockSchema>;

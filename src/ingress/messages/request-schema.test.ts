@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
+import { describeSchemas } from "../../../test/helpers/describe-schemas.js";
 import {
   KNOWN_REQUEST_FIELDS,
   messagesCountTokensRequestSchema,
@@ -12,23 +12,14 @@ import {
   messagesStreamEventSchema,
 } from "./response-schema.js";
 
-interface GeneratedSchema {
-  properties: Record<string, { enum?: unknown[]; maximum?: number }>;
-  required?: string[];
-}
-
-function generateSchemas(): Record<string, GeneratedSchema> {
-  const registry = new OpenAPIRegistry();
-  registry.register("MessagesRequest", messagesRequestSchema);
-  registry.register("MessagesCountTokensRequest", messagesCountTokensRequestSchema);
-  registry.register("MessagesResponse", messagesResponseSchema);
-  registry.register("MessagesStreamEvent", messagesStreamEventSchema);
-  registry.register("MessagesCountTokensResponse", messagesCountTokensResponseSchema);
-  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
-    openapi: "3.1.0",
-    info: { title: "test", version: "1" },
-  });
-  return document.components?.schemas as Record<string, GeneratedSchema>;
+function generateSchemas() {
+  return describeSchemas([
+    messagesRequestSchema,
+    messagesCountTokensRequestSchema,
+    messagesResponseSchema,
+    messagesStreamEventSchema,
+    messagesCountTokensResponseSchema,
+  ]);
 }
 
 const SPEC_FIELDS = [

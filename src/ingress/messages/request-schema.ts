@@ -1,6 +1,6 @@
 /**
  * The messages request body as a zod schema: it validates requests and, through the
- * `.openapi(...)` names, documents them in /openapi.json. The count-tokens body is the same schema
+ * `.meta({ id })` names, documents them in /openapi.json. The count-tokens body is the same schema
  * with `max_tokens` optional, so a body that counts is a body that generates.
  *
  * Conventions (as in the chat-completions schema): wire names stay snake_case here; objects are
@@ -8,7 +8,7 @@
  * `null` as absent; custom `error` strings are predicates that `describe-validation-issue.ts`
  * prefixes with the parameter name.
  */
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
 import {
@@ -34,7 +34,7 @@ const userMessageSchema = z
     }),
   })
   .loose()
-  .openapi("MessagesUserMessage");
+  .meta({ id: "MessagesUserMessage" });
 
 const assistantMessageSchema = z
   .object({
@@ -44,7 +44,7 @@ const assistantMessageSchema = z
     }),
   })
   .loose()
-  .openapi("MessagesAssistantMessage");
+  .meta({ id: "MessagesAssistantMessage" });
 
 const systemMessageSchema = z
   .object({
@@ -54,23 +54,23 @@ const systemMessageSchema = z
     }),
   })
   .loose()
-  .openapi("MessagesSystemMessage", { description: "hoisted into the system prompt, in order" });
+  .meta({ id: "MessagesSystemMessage", description: "hoisted into the system prompt, in order" });
 
 const messageSchema = z
   .discriminatedUnion("role", [userMessageSchema, assistantMessageSchema, systemMessageSchema])
-  .openapi("MessagesMessage");
+  .meta({ id: "MessagesMessage" });
 
 const customToolSchema = z
   .object({
     type: z.literal("custom").optional(),
     name: z.string().min(1),
     description: z.string().nullish(),
-    input_schema: z.record(z.string(), z.unknown()).openapi({ description: "JSON Schema object" }),
+    input_schema: z.record(z.string(), z.unknown()).meta({ description: "JSON Schema object" }),
     strict: z.boolean().nullish(),
     cache_control: cacheControlSchema.nullish(),
   })
   .loose()
-  .openapi("MessagesTool");
+  .meta({ id: "MessagesTool" });
 
 const nativeServerToolSchema = z
   .object({
@@ -85,7 +85,8 @@ const nativeServerToolSchema = z
     cache_control: cacheControlSchema.nullish(),
   })
   .loose()
-  .openapi("MessagesServerTool", {
+  .meta({
+    id: "MessagesServerTool",
     description: "Anthropic web_search / web_fetch tool; activates the gateway's server tool of that name",
   });
 
@@ -108,12 +109,12 @@ const toolChoiceSchema = z
       .loose(),
     z.object({ type: z.literal("none") }).loose(),
   ])
-  .openapi("MessagesToolChoice");
+  .meta({ id: "MessagesToolChoice" });
 
 const thinkingDisplaySchema = z
   .enum(["summarized", "omitted"])
   .nullish()
-  .openapi({ description: "accepted and ignored" });
+  .meta({ description: "accepted and ignored" });
 
 const thinkingSchema = z
   .discriminatedUnion("type", [
@@ -127,28 +128,29 @@ const thinkingSchema = z
     z.object({ type: z.literal("disabled") }).loose(),
     z.object({ type: z.literal("adaptive"), display: thinkingDisplaySchema }).loose(),
   ])
-  .openapi("MessagesThinking", { description: "`budget_tokens` only with type enabled" });
+  .meta({ id: "MessagesThinking", description: "`budget_tokens` only with type enabled" });
 
 const outputConfigSchema = z
   .object({
-    effort: z.enum(MESSAGES_EFFORTS).nullish().openapi({ description: "default high" }),
+    effort: z.enum(MESSAGES_EFFORTS).nullish().meta({ description: "default high" }),
     format: z
       .object({ type: z.literal("json_schema"), schema: z.record(z.string(), z.unknown()) })
       .loose()
       .nullish()
-      .openapi({ description: "structured output (Anthropic's own form of a JSON schema response format)" }),
+      .meta({ description: "structured output (Anthropic's own form of a JSON schema response format)" }),
   })
   .loose()
-  .openapi("MessagesOutputConfig");
+  .meta({ id: "MessagesOutputConfig" });
 
 const pluginSchema = z
   .object({
     id: z.enum(SERVER_TOOL_IDS),
     events: z.boolean().optional(),
-    max_uses: z.number().int().min(1).optional().openapi({ description: "default 1000" }),
+    max_uses: z.number().int().min(1).optional().meta({ description: "default 1000" }),
   })
   .loose()
-  .openapi("MessagesPlugin", {
+  .meta({
+    id: "MessagesPlugin",
     description: "server-tool activation; further properties are tool parameters",
   });
 
@@ -157,7 +159,7 @@ const positiveIntegerSchema = z.number().int().positive();
 
 /** Every field but `max_tokens`, whose requiredness is what tells the two bodies apart. */
 const sharedFields = {
-  model: z.string().min(1).openapi({ description: "model slug `<creator>/<model>`" }),
+  model: z.string().min(1).meta({ description: "model slug `<creator>/<model>`" }),
   models: fallbackModelsSchema,
   messages: z.array(messageSchema).min(1),
   system: z
@@ -175,24 +177,24 @@ const sharedFields = {
   metadata: z
     .record(z.string(), z.unknown())
     .nullish()
-    .openapi({ description: "arbitrary; `user_id` names the end user" }),
+    .meta({ description: "arbitrary; `user_id` names the end user" }),
   plugins: z.array(pluginSchema).nullish(),
   hi_tool_events: z.boolean().nullish(),
   response_format: z
     .unknown()
     .optional()
-    .openapi({ description: "not supported: rejected; use a tool definition for structured output" }),
+    .meta({ description: "not supported: rejected; use a tool definition for structured output" }),
 };
 
 export const messagesRequestSchema = z
   .object({ ...sharedFields, max_tokens: positiveIntegerSchema })
   .loose()
-  .openapi("MessagesRequest");
+  .meta({ id: "MessagesRequest" });
 
 export const messagesCountTokensRequestSchema = z
   .object({ ...sharedFields, max_tokens: positiveIntegerSchema.nullish() })
   .loose()
-  .openapi("MessagesCountTokensRequest", { description: "a messages request; max_tokens is optional" });
+  .meta({ id: "MessagesCountTokensRequest", description: "a messages request; max_tokens is optional" });
 
 /** The decoder works on the wider of the two bodies; `max_tokens` is then checked by the schema. */
 export type MessagesRequestBody = z.infer<typeof messagesCountTokensRequestSchema>;

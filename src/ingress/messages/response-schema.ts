@@ -2,22 +2,19 @@
  * The messages response, stream events and count-tokens response as zod schemas,
  * for /openapi.json only: the encoders build these objects directly and tests check their shape.
  */
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { MESSAGES_STOP_REASONS } from "./map-stop-reason.js";
 
 const stopReasonSchema = z.enum([...new Set(Object.values(MESSAGES_STOP_REASONS))] as [string, ...string[]]);
 
 export const messagesUsageSchema = z
   .object({
-    input_tokens: z
-      .number()
-      .int()
-      .openapi({ description: "prompt tokens not read from or written to cache" }),
-    output_tokens: z.number().int().openapi({ description: "generated tokens, thinking included" }),
+    input_tokens: z.number().int().meta({ description: "prompt tokens not read from or written to cache" }),
+    output_tokens: z.number().int().meta({ description: "generated tokens, thinking included" }),
     cache_read_input_tokens: z.number().int(),
     cache_creation_input_tokens: z.number().int(),
   })
-  .openapi("MessagesUsage");
+  .meta({ id: "MessagesUsage" });
 
 const contentBlockSchema = z
   .discriminatedUnion("type", [
@@ -27,11 +24,11 @@ const contentBlockSchema = z
       thinking: z.string(),
       signature: z
         .string()
-        .openapi({ description: "opaque; send back unchanged. Empty when there is no state" }),
+        .meta({ description: "opaque; send back unchanged. Empty when there is no state" }),
     }),
     z.object({
       type: z.literal("redacted_thinking"),
-      data: z.string().openapi({ description: "opaque; send back unchanged" }),
+      data: z.string().meta({ description: "opaque; send back unchanged" }),
     }),
     z.object({
       type: z.literal("tool_use"),
@@ -40,22 +37,22 @@ const contentBlockSchema = z
       input: z.record(z.string(), z.unknown()),
     }),
   ])
-  .openapi("MessagesResponseContentBlock");
+  .meta({ id: "MessagesResponseContentBlock" });
 
 export const messagesResponseSchema = z
   .object({
-    id: z.string().openapi({ description: "`msg_<request id>`" }),
+    id: z.string().meta({ description: "`msg_<request id>`" }),
     type: z.literal("message"),
     role: z.literal("assistant"),
     model: z.string(),
     content: z
       .array(contentBlockSchema)
-      .openapi({ description: "in generation order: thinking, text, tool_use" }),
+      .meta({ description: "in generation order: thinking, text, tool_use" }),
     stop_reason: stopReasonSchema,
     stop_sequence: z.string().nullable(),
     usage: messagesUsageSchema,
   })
-  .openapi("MessagesResponse");
+  .meta({ id: "MessagesResponse" });
 
 const deltaSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text_delta"), text: z.string() }),
@@ -85,18 +82,18 @@ export const messagesStreamEventSchema = z
     z.object({
       type: z.literal("message_delta"),
       delta: z.object({ stop_reason: stopReasonSchema, stop_sequence: z.string().nullable() }),
-      usage: messagesUsageSchema.openapi({ description: "cumulative totals of the whole message" }),
+      usage: messagesUsageSchema.meta({ description: "cumulative totals of the whole message" }),
     }),
     z.object({ type: z.literal("message_stop") }),
     z.object({ type: z.literal("ping") }),
   ])
-  .openapi("MessagesStreamEvent");
+  .meta({ id: "MessagesStreamEvent" });
 
 export const messagesCountTokensResponseSchema = z
   .object({
     input_tokens: z
       .number()
       .int()
-      .openapi({ description: "local estimate of the prompt: system, messages, tools and media" }),
+      .meta({ description: "local estimate of the prompt: system, messages, tools and media" }),
   })
-  .openapi("MessagesCountTokensResponse");
+  .meta({ id: "MessagesCountTokensResponse" });

@@ -9,46 +9,46 @@
  * - `item_reference` resolves only to an item the gateway sealed into the id (item-seal.ts); the
  *   decoder refuses any other with a message saying why.
  */
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 
 const inputTextPartSchema = z
   .object({ type: z.literal("input_text"), text: z.string() })
   .loose()
-  .openapi("ResponsesInputText");
+  .meta({ id: "ResponsesInputText" });
 
 const outputTextPartSchema = z
   .object({ type: z.literal("output_text"), text: z.string() })
   .loose()
-  .openapi("ResponsesOutputTextInput", { description: "only in assistant messages" });
+  .meta({ id: "ResponsesOutputTextInput", description: "only in assistant messages" });
 
 const refusalPartSchema = z
   .object({ type: z.literal("refusal"), refusal: z.string() })
   .loose()
-  .openapi("ResponsesRefusalInput", { description: "only in assistant messages; replayed as text" });
+  .meta({ id: "ResponsesRefusalInput", description: "only in assistant messages; replayed as text" });
 
 const inputImagePartSchema = z
   .object({
     type: z.literal("input_image"),
-    image_url: z.string().openapi({ description: "http(s) URL or `data:<mime>;base64,<data>` URL" }),
+    image_url: z.string().meta({ description: "http(s) URL or `data:<mime>;base64,<data>` URL" }),
     detail: z
       .enum(["low", "high", "auto", "original"])
       .nullish()
-      .openapi({ description: "`original` is treated as `high`" }),
-    file_id: z.string().nullish().openapi({ description: "not supported; use image_url" }),
+      .meta({ description: "`original` is treated as `high`" }),
+    file_id: z.string().nullish().meta({ description: "not supported; use image_url" }),
   })
   .loose()
-  .openapi("ResponsesInputImage");
+  .meta({ id: "ResponsesInputImage" });
 
 const inputFilePartSchema = z
   .object({
     type: z.literal("input_file"),
     filename: z.string().nullish(),
-    file_data: z.string().nullish().openapi({ description: "`data:<mime>;base64,<data>` URL" }),
-    file_url: z.string().nullish().openapi({ description: "fetchable http(s) URL" }),
-    file_id: z.string().nullish().openapi({ description: "not supported; use file_data or file_url" }),
+    file_data: z.string().nullish().meta({ description: "`data:<mime>;base64,<data>` URL" }),
+    file_url: z.string().nullish().meta({ description: "fetchable http(s) URL" }),
+    file_id: z.string().nullish().meta({ description: "not supported; use file_data or file_url" }),
   })
   .loose()
-  .openapi("ResponsesInputFile");
+  .meta({ id: "ResponsesInputFile" });
 
 const contentPartSchema = z
   .discriminatedUnion("type", [
@@ -58,7 +58,7 @@ const contentPartSchema = z
     inputImagePartSchema,
     inputFilePartSchema,
   ])
-  .openapi("ResponsesContentPart");
+  .meta({ id: "ResponsesContentPart" });
 
 const messageItemSchema = z
   .object({
@@ -69,18 +69,18 @@ const messageItemSchema = z
     }),
   })
   .loose()
-  .openapi("ResponsesMessageItem", { description: "`developer` is treated as `system`" });
+  .meta({ id: "ResponsesMessageItem", description: "`developer` is treated as `system`" });
 
 const functionCallItemSchema = z
   .object({
     type: z.literal("function_call"),
     call_id: z.string(),
     name: z.string(),
-    arguments: z.string().openapi({ description: "JSON-encoded arguments, kept byte-exact" }),
+    arguments: z.string().meta({ description: "JSON-encoded arguments, kept byte-exact" }),
     id: z.string().nullish(),
   })
   .loose()
-  .openapi("ResponsesFunctionCallItem");
+  .meta({ id: "ResponsesFunctionCallItem" });
 
 /** `output` is documented as a string; the text and image parts OpenAI also accepts work too. */
 const functionCallOutputItemSchema = z
@@ -93,7 +93,7 @@ const functionCallOutputItemSchema = z
     ),
   })
   .loose()
-  .openapi("ResponsesFunctionCallOutputItem");
+  .meta({ id: "ResponsesFunctionCallOutputItem" });
 
 const reasoningItemSchema = z
   .object({
@@ -103,19 +103,20 @@ const reasoningItemSchema = z
     encrypted_content: z
       .string()
       .nullish()
-      .openapi({ description: "opaque reasoning state, sent back exactly as received" }),
+      .meta({ description: "opaque reasoning state, sent back exactly as received" }),
     content: z
       .array(z.object({ type: z.literal("reasoning_text"), text: z.string() }).loose())
       .nullish()
-      .openapi({ description: "raw reasoning text; used when summary is empty" }),
+      .meta({ description: "raw reasoning text; used when summary is empty" }),
   })
   .loose()
-  .openapi("ResponsesReasoningItem");
+  .meta({ id: "ResponsesReasoningItem" });
 
 const itemReferenceSchema = z
   .object({ type: z.literal("item_reference"), id: z.string() })
   .loose()
-  .openapi("ResponsesItemReference", {
+  .meta({
+    id: "ResponsesItemReference",
     description:
       "a reasoning or message item of an earlier gateway response, by its id (which carries the item); " +
       "other ids are refused: the gateway keeps no state",
@@ -132,7 +133,7 @@ export const inputItemSchema = z
     ],
     { error: "must be a message, function_call, function_call_output or reasoning item" },
   )
-  .openapi("ResponsesInputItem");
+  .meta({ id: "ResponsesInputItem" });
 
 export type ResponsesInputItemBody = z.infer<typeof inputItemSchema>;
 export type ResponsesMessageItemBody = z.infer<typeof messageItemSchema>;

@@ -1,24 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
+import { describeSchemas } from "../../../test/helpers/describe-schemas.js";
 import { KNOWN_REQUEST_FIELDS, responsesRequestSchema } from "./request-schema.js";
 import { responsesResponseSchema } from "./response-schema.js";
 
-interface GeneratedSchema {
-  properties: Record<string, { maximum?: number; minimum?: number }>;
-  required?: string[];
-  additionalProperties?: unknown;
-}
-
-function generateSchemas(): Record<string, GeneratedSchema> {
-  const registry = new OpenAPIRegistry();
-  registry.register("ResponsesRequest", responsesRequestSchema);
-  registry.register("ResponsesResponse", responsesResponseSchema);
-  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
-    openapi: "3.1.0",
-    info: { title: "test", version: "1" },
-  });
-  return document.components?.schemas as Record<string, GeneratedSchema>;
+function generateSchemas() {
+  return describeSchemas([responsesRequestSchema, responsesResponseSchema]);
 }
 
 test("the request schema documents every Responses request field, requires model and input, and allows extras", () => {

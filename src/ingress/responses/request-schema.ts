@@ -1,6 +1,6 @@
 /**
  * The responses request body as a zod schema. It validates requests and, through the
- * `.openapi(...)` names, documents them in /openapi.json.
+ * `.meta({ id })` names, documents them in /openapi.json.
  *
  * Conventions (as in the chat-completions schema):
  * - Wire names stay snake_case here; `decode-request.ts` turns them into canonical camelCase.
@@ -10,7 +10,7 @@
  * - The stateful fields (`previous_response_id`, `store`, `background`, `conversation`, `prompt`)
  *   and `stop` are in the schema so they are documented; reject-unsupported-fields.ts refuses them.
  */
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
@@ -39,11 +39,11 @@ const functionToolSchema = z
     type: z.literal("function"),
     name: z.string().min(1),
     description: z.string().nullish(),
-    parameters: z.record(z.string(), z.unknown()).nullish().openapi({ description: "JSON Schema object" }),
+    parameters: z.record(z.string(), z.unknown()).nullish().meta({ description: "JSON Schema object" }),
     strict: z.boolean().nullish(),
   })
   .loose()
-  .openapi("ResponsesFunctionTool");
+  .meta({ id: "ResponsesFunctionTool" });
 
 const serverToolSchema = z
   .object({
@@ -55,8 +55,8 @@ const serverToolSchema = z
       // branch's more useful errors (e.g. a missing name).
       abort: true,
     }),
-    max_uses: z.number().int().min(1).optional().openapi({ description: "default 1000" }),
-    events: z.boolean().optional().openapi({ description: "stream `hi.tool_event` frames for this tool" }),
+    max_uses: z.number().int().min(1).optional().meta({ description: "default 1000" }),
+    events: z.boolean().optional().meta({ description: "stream `hi.tool_event` frames for this tool" }),
     parameters: z.record(z.string(), z.unknown()).optional(),
     search_context_size: z.enum(["low", "medium", "high"]).nullish(),
     user_location: z.record(z.string(), z.unknown()).nullish(),
@@ -65,7 +65,8 @@ const serverToolSchema = z
     container: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
   })
   .loose()
-  .openapi("ResponsesServerTool", {
+  .meta({
+    id: "ResponsesServerTool",
     description:
       "activates a server tool; fields other than type, max_uses and events are the tool's parameters",
   });
@@ -84,7 +85,7 @@ const toolChoiceSchema = z
     ],
     { error: 'must be one of auto, none, required or {type: "function", name}' },
   )
-  .openapi("ResponsesToolChoice");
+  .meta({ id: "ResponsesToolChoice" });
 
 const textFormatSchema = z
   .discriminatedUnion("type", [
@@ -100,27 +101,27 @@ const textFormatSchema = z
       })
       .loose(),
   ])
-  .openapi("ResponsesTextFormat");
+  .meta({ id: "ResponsesTextFormat" });
 
 const penaltySchema = z.number().min(-2).max(2);
 
 export const responsesRequestSchema = z
   .object({
-    model: z.string().min(1).openapi({ description: "model slug `<creator>/<model>`" }),
+    model: z.string().min(1).meta({ description: "model slug `<creator>/<model>`" }),
     models: fallbackModelsSchema,
     input: z.union([z.string(), z.array(inputItemSchema).min(1)], {
       error: "must be a string or an array of input items",
     }),
-    instructions: z.string().nullish().openapi({ description: "system instructions" }),
+    instructions: z.string().nullish().meta({ description: "system instructions" }),
     tools: z.array(toolSchema).nullish(),
     tool_choice: toolChoiceSchema.nullish(),
     parallel_tool_calls: z.boolean().nullish(),
-    max_tool_calls: z.number().int().min(0).nullish().openapi({ description: "forwarded to the upstream" }),
+    max_tool_calls: z.number().int().min(0).nullish().meta({ description: "forwarded to the upstream" }),
     max_output_tokens: z.number().int().positive().nullish(),
     temperature: z.number().min(0).max(2).nullish(),
     top_p: z.number().min(0).max(1).nullish(),
     top_logprobs: z.number().int().min(0).max(20).nullish(),
-    include: z.array(z.string()).nullish().openapi({ description: "forwarded to the upstream" }),
+    include: z.array(z.string()).nullish().meta({ description: "forwarded to the upstream" }),
     frequency_penalty: penaltySchema.nullish(),
     presence_penalty: penaltySchema.nullish(),
     logit_bias: z.record(z.string(), z.number().min(-100).max(100)).nullish(),
@@ -136,48 +137,45 @@ export const responsesRequestSchema = z
         summary: z
           .enum(["auto", "concise", "detailed"])
           .nullish()
-          .openapi({ description: "accepted and ignored" }),
+          .meta({ description: "accepted and ignored" }),
       })
       .loose()
       .nullish(),
     previous_response_id: z
       .string()
       .nullish()
-      .openapi({ description: "not supported (stateless): rejected; send the full input" }),
+      .meta({ description: "not supported (stateless): rejected; send the full input" }),
     store: z
       .boolean()
       .nullish()
-      .openapi({
+      .meta({
         description:
           "true is refused: the gateway keeps no state. Unless false, item ids carry their items, so " +
           "item_reference to them resolves; false: items are replayed whole, ids carry nothing",
       }),
-    background: z.boolean().nullish().openapi({ description: "only false: rejected when true" }),
+    background: z.boolean().nullish().meta({ description: "only false: rejected when true" }),
     conversation: z
       .union([z.string(), z.record(z.string(), z.unknown())])
       .nullish()
-      .openapi({ description: "not supported (stateless): rejected when set" }),
+      .meta({ description: "not supported (stateless): rejected when set" }),
     prompt: z
       .record(z.string(), z.unknown())
       .nullish()
-      .openapi({ description: "stored prompts are not supported: rejected when set" }),
+      .meta({ description: "stored prompts are not supported: rejected when set" }),
     stop: z
       .unknown()
       .optional()
-      .openapi({ description: "stop sequences are not expressible in this format: rejected" }),
+      .meta({ description: "stop sequences are not expressible in this format: rejected" }),
     service_tier: z
       .string()
       .nullish()
-      .openapi({ description: "accepted and ignored: the gateway owns tiering" }),
+      .meta({ description: "accepted and ignored: the gateway owns tiering" }),
     user: z.string().nullish(),
-    safety_identifier: z.string().nullish().openapi({ description: "end-user identifier; wins over user" }),
-    hi_tool_events: z
-      .boolean()
-      .nullish()
-      .openapi({ description: "opt every server tool into hi.tool_event" }),
+    safety_identifier: z.string().nullish().meta({ description: "end-user identifier; wins over user" }),
+    hi_tool_events: z.boolean().nullish().meta({ description: "opt every server tool into hi.tool_event" }),
   })
   .loose()
-  .openapi("ResponsesRequest");
+  .meta({ id: "ResponsesRequest" });
 
 export type ResponsesRequestBody = z.infer<typeof responsesRequestSchema>;
 export type ResponsesToolBody = z.infer<typeof toolSchema>;

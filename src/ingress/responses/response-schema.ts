@@ -3,7 +3,7 @@
  * build these objects directly (create-response-object.ts, encode-output-items.ts) and tests check
  * them against this schema and OpenAI's published `Response` schema.
  */
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
 
 const outputTextSchema = z
@@ -13,44 +13,44 @@ const outputTextSchema = z
     annotations: z.array(z.unknown()),
     logprobs: z.array(z.unknown()),
   })
-  .openapi("ResponsesOutputText");
+  .meta({ id: "ResponsesOutputText" });
 
 const reasoningOutputSchema = z
   .object({
-    id: z.string().openapi({ description: "`rs_<request id>_<output index>`" }),
+    id: z.string().meta({ description: "`rs_<request id>_<output index>`" }),
     type: z.literal("reasoning"),
     summary: z.array(z.object({ type: z.literal("summary_text"), text: z.string() })),
     encrypted_content: z
       .string()
       .optional()
-      .openapi({ description: "opaque reasoning state; send the item back unchanged in the next input" }),
+      .meta({ description: "opaque reasoning state; send the item back unchanged in the next input" }),
   })
-  .openapi("ResponsesReasoningOutput");
+  .meta({ id: "ResponsesReasoningOutput" });
 
 const messageOutputSchema = z
   .object({
-    id: z.string().openapi({ description: "`msg_<request id>_<output index>`" }),
+    id: z.string().meta({ description: "`msg_<request id>_<output index>`" }),
     type: z.literal("message"),
     status: z.enum(["in_progress", "completed"]),
     role: z.literal("assistant"),
     content: z.array(outputTextSchema),
   })
-  .openapi("ResponsesMessageOutput");
+  .meta({ id: "ResponsesMessageOutput" });
 
 const functionCallOutputSchema = z
   .object({
-    id: z.string().openapi({ description: "`fc_<request id>_<output index>`" }),
+    id: z.string().meta({ description: "`fc_<request id>_<output index>`" }),
     type: z.literal("function_call"),
     status: z.enum(["in_progress", "completed"]),
     call_id: z.string(),
     name: z.string(),
-    arguments: z.string().openapi({ description: "JSON-encoded arguments" }),
+    arguments: z.string().meta({ description: "JSON-encoded arguments" }),
   })
-  .openapi("ResponsesFunctionCallOutput");
+  .meta({ id: "ResponsesFunctionCallOutput" });
 
 export const responsesOutputItemSchema = z
   .discriminatedUnion("type", [reasoningOutputSchema, messageOutputSchema, functionCallOutputSchema])
-  .openapi("ResponsesOutputItem");
+  .meta({ id: "ResponsesOutputItem" });
 
 export const responsesUsageSchema = z
   .object({
@@ -58,17 +58,17 @@ export const responsesUsageSchema = z
     input_tokens_details: z.object({
       cached_tokens: z.number().int(),
       cache_write_tokens: z.number().int(),
-      audio_tokens: z.number().int().optional().openapi({ description: "omitted when 0" }),
+      audio_tokens: z.number().int().optional().meta({ description: "omitted when 0" }),
     }),
     output_tokens: z.number().int(),
     output_tokens_details: z.object({
       reasoning_tokens: z.number().int(),
-      audio_tokens: z.number().int().optional().openapi({ description: "omitted when 0" }),
+      audio_tokens: z.number().int().optional().meta({ description: "omitted when 0" }),
     }),
     total_tokens: z.number().int(),
-    cost: z.number().openapi({ description: "total cost in credits (USD)" }),
+    cost: z.number().meta({ description: "total cost in credits (USD)" }),
   })
-  .openapi("ResponsesUsage");
+  .meta({ id: "ResponsesUsage" });
 
 const textFormatSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text") }),
@@ -84,10 +84,10 @@ const textFormatSchema = z.discriminatedUnion("type", [
 
 export const responsesResponseSchema = z
   .object({
-    id: z.string().openapi({ description: "`resp_<request id>`" }),
+    id: z.string().meta({ description: "`resp_<request id>`" }),
     object: z.literal("response"),
-    created_at: z.number().int().openapi({ description: "Unix seconds" }),
-    status: z.enum(["completed", "incomplete", "in_progress", "failed"]).openapi({
+    created_at: z.number().int().meta({ description: "Unix seconds" }),
+    status: z.enum(["completed", "incomplete", "in_progress", "failed"]).meta({
       description: "`completed` or `incomplete` in a response body; stream events also carry the others",
     }),
     completed_at: z.number().int().nullable(),
@@ -96,7 +96,7 @@ export const responsesResponseSchema = z
     instructions: z.string().nullable(),
     max_output_tokens: z.number().int().nullable(),
     model: z.string(),
-    output: z.array(responsesOutputItemSchema).openapi({
+    output: z.array(responsesOutputItemSchema).meta({
       description: "in generation order: reasoning item(s), a message item, one function_call item per call",
     }),
     parallel_tool_calls: z.boolean(),
@@ -120,8 +120,8 @@ export const responsesResponseSchema = z
     ),
     top_p: z.number().nullable(),
     truncation: z.literal("disabled"),
-    usage: responsesUsageSchema.nullable().openapi({ description: "null only in in-progress stream events" }),
+    usage: responsesUsageSchema.nullable().meta({ description: "null only in in-progress stream events" }),
     user: z.string().optional(),
     metadata: z.record(z.string(), z.unknown()),
   })
-  .openapi("ResponsesResponse");
+  .meta({ id: "ResponsesResponse" });

@@ -3,7 +3,7 @@
  * in OpenAI style (`messages[0].content[1].text`) and the message says what is wrong with it
  * ("temperature must be at most 2"), instead of zod's generic texts.
  */
-import type { z } from "@hono/zod-openapi";
+import type { z } from "zod";
 import { GatewayError } from "../../errors/gateway-error.js";
 
 type Issue = z.core.$ZodIssue;

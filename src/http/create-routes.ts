@@ -1,0 +1,97 @@
+/**
+ * The route table: every endpoint the gateway serves, in one list. The router (register-routes.ts)
+ * and /openapi.json (openapi-document.ts) are both built from it.
+ */
+import type { AdminService } from "../admin/admin-service.js";
+import type { Authenticator } from "../auth/authenticate.js";
+import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "../auth/playground-key-policy.js";
+import type { GatewayConfig } from "../config/types.js";
+import type { GenerationEngine } from "../engine/generation-engine.js";
+import type { ItemSeal } from "../ingress/responses/index.js";
+import type { SpendGuard } from "../limits/spend-guard.js";
+import type { SharedState, Store } from "../storage/store.js";
+import { createOpenApiDocument } from "./openapi-document.js";
+import type { RouteDefinition } from "./route-definition.js";
+import { createAdminRoutes } from "./routes/admin-routes.js";
+import { createAdminUsageRoutes } from "./routes/admin-usage-routes.js";
+import { createConsoleRoutes } from "./routes/console-routes.js";
+import { createDocsRoutes } from "./routes/docs-routes.js";
+import { createGenerationLookupRoute } from "./routes/generation-lookup-route.js";
+import { createGenerationRoutes } from "./routes/generation-routes.js";
+import { createHealthRoutes } from "./routes/health-routes.js";
+import { createKeyInfoRoute } from "./routes/key-info-route.js";
+import { createModelsRoutes } from "./routes/models-route.js";
+import { createPlaygroundKeysRoute } from "./routes/playground-keys-route.js";
+
+export interface RouteDependencies {
+  config: GatewayConfig;
+  store: Store;
+  state: SharedState;
+  authenticator: Authenticator;
+  engine: GenerationEngine;
+  admin: AdminService;
+  spendGuard: SpendGuard;
+  internalSecret: string;
+  isDraining: () => boolean;
+  /** INTERNAL_SHARED_SECRET exactly as configured (no embedded fallback); unset disables playground keys. */
+  internalSharedSecret?: string;
+  playgroundKeyPolicy?: PlaygroundKeyPolicy;
+  /** Overrides the 15 s SSE keep-alive (tests). */
+  keepAliveMs?: number;
+  /** Seals Responses items into their ids so `item_reference`s resolve (absent: they are refused). */
+  itemSeal?: ItemSeal;
+}
+
+export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
+  const routes: RouteDefinition[] = [
+    ...createGenerationRoutes({
+      config: deps.config,
+      engine: deps.engine,
+      authenticator: deps.authenticator,
+      maxBodyBytes: deps.config.maxBodyBytes,
+      requestShape: deps.config.requestShape,
+      keepAliveMs: deps.keepAliveMs,
+      clientReadTimeoutMs: deps.config.clientReadTimeoutMs,
+      itemSeal: deps.itemSeal,
+    }),
+    ...createHealthRoutes(deps.store, deps.state, deps.isDraining),
+    ...createModelsRoutes(deps.config),
+    createGenerationLookupRoute(deps.store, deps.authenticator),
+    createKeyInfoRoute(deps),
+    createPlaygroundKeysRoute({
+      store: deps.store,
+      internalSharedSecret: deps.internalSharedSecret,
+      policy: deps.playgroundKeyPolicy ?? DEFAULT_PLAYGROUND_KEY_POLICY,
+    }),
+    ...createAdminRoutes(deps.admin, deps.internalSecret),
+    ...createAdminUsageRoutes({
+      store: deps.store,
+      spendGuard: deps.spendGuard,
+      internalSecret: deps.internalSecret,
+      defaultRequestsPerMinute: deps.config.defaultRequestsPerMinute,
+    }),
+    ...createDocsRoutes(),
+    ...createConsoleRoutes(),
+  ];
+  routes.push(createOpenApiRoute(routes));
+  return routes;
+}
+
+/** `GET /openapi.json`: the document of the table, this route included. */
+function createOpenApiRoute(routes: readonly RouteDefinition[]): RouteDefinition {
+  // Built on the first request, not at start: generating it from the schemas takes a noticeable
+  // moment of CPU, and most gateways are never asked for it.
+  let body: string | undefined;
+  return {
+    method: "GET",
+    path: "/openapi.json",
+    summary: "This document",
+    responses: { 200: { description: "OpenAPI 3.1 document", mediaType: "application/json" } },
+    handler: (c) => {
+      body ??= JSON.stringify(createOpenApiDocument(routes));
+      c.header("Content-Type", "application/json");
+      c.header("Cache-Control", "public, max-age=300");
+      return c.body(body);
+    },
+  };
+}
