@@ -150,7 +150,11 @@ export async function startConformanceGateway(
     datacenter_locations: ["local"],
     routes: [{ provider: kind, model: UPSTREAM_MODELS[kind] }],
   }));
-  const config = buildConfig({ providers, models }, env);
+  // Each cell translates exactly one upstream answer: no retry (a scripted error served once would
+  // be asked for again) and no breaker (error cells in a row would open it and skip the route).
+  // Routing itself is tested in test/e2e/route-fallback.test.ts and src/engine/generation-run.test.ts.
+  const routing = { retries: 0, breaker_failures: 1000 };
+  const config = buildConfig({ providers, models, routing }, env);
 
   const settings: Settings = {
     port: 0,

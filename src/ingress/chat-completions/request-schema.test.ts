@@ -30,6 +30,7 @@ test("the request schema documents every Chat Completions field, requires model 
   const request = generateSchemas().ChatCompletionRequest;
   const specFields = [
     "model",
+    "models",
     "messages",
     "tools",
     "tool_choice",

@@ -12,6 +12,7 @@ test("the request schema documents every Responses request field, requires model
   const request = generateSchemas().ResponsesRequest;
   const specFields = [
     "model",
+    "models",
     "input",
     "instructions",
     "tools",
