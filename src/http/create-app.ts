@@ -140,6 +140,9 @@ async function writeResponse(answer: Response, c: RouteContext): Promise<void> {
   headers["x-request-id"] ??= c.get("requestId");
   const body = answer.body === null ? undefined : Buffer.from(await answer.arrayBuffer());
   if (body !== undefined) headers["content-length"] ??= String(body.byteLength);
+  // Answered before its body fully arrived (a refusal that needed no body): the connection may be
+  // dropped while the rest is read off (drain-unread-body.ts), so the client must not reuse it.
+  if (!c.env.incoming.complete) headers.connection = "close";
   if (outgoing.destroyed) return;
   outgoing.writeHead(answer.status, headers);
   outgoing.end(c.req.method === "HEAD" ? undefined : body);
