@@ -121,31 +121,38 @@ test("CORS with the default configuration (any origin) [embedded]", async (t) =>
     assert.ok(upstreamDown.status >= 500, `upstream failure answered ${upstreamDown.status}`);
     assertReadableCrossOrigin(upstreamDown, "*", "5xx");
 
-    const wrongMethod = await fetch(`${context.url}/api/v1/chat/completions`, { headers: { Origin: ORIGIN } });
+    const wrongMethod = await fetch(`${context.url}/api/v1/chat/completions`, {
+      headers: { Origin: ORIGIN },
+    });
     assert.equal(wrongMethod.status, 405);
     assertReadableCrossOrigin(wrongMethod, "*", "405");
   });
 
-  await t.test("the internal and admin routes carry no CORS header, and OPTIONS there stays 405", async () => {
-    const adminPreflight = await preflight(`${context.url}/internal/admin/workspaces`);
-    assert.equal(adminPreflight.status, 405);
-    assertNoCors(adminPreflight, "admin preflight");
-    const unknownPreflight = await preflight(`${context.url}/internal/admin/nothing-here`);
-    assert.equal(unknownPreflight.status, 404);
-    assertNoCors(unknownPreflight, "unknown internal path");
-    const admin = await fetch(`${context.url}/internal/admin/workspaces`, {
-      headers: { Origin: ORIGIN, "X-Internal-Token": context.gateway.internalSecret },
-    });
-    assert.equal(admin.status, 200);
-    assertNoCors(admin, "admin answer");
-    const adminRefused = await fetch(`${context.url}/internal/admin/workspaces`, { headers: { Origin: ORIGIN } });
-    assert.equal(adminRefused.status, 401);
-    assertNoCors(adminRefused, "admin refusal");
-    // Under /api/v1, but taking the internal token: called from servers only.
-    const playground = await preflight(`${context.url}/api/v1/playground-keys`);
-    assert.equal(playground.status, 405);
-    assertNoCors(playground, "playground-keys preflight");
-  });
+  await t.test(
+    "the internal and admin routes carry no CORS header, and OPTIONS there stays 405",
+    async () => {
+      const adminPreflight = await preflight(`${context.url}/internal/admin/workspaces`);
+      assert.equal(adminPreflight.status, 405);
+      assertNoCors(adminPreflight, "admin preflight");
+      const unknownPreflight = await preflight(`${context.url}/internal/admin/nothing-here`);
+      assert.equal(unknownPreflight.status, 404);
+      assertNoCors(unknownPreflight, "unknown internal path");
+      const admin = await fetch(`${context.url}/internal/admin/workspaces`, {
+        headers: { Origin: ORIGIN, "X-Internal-Token": context.gateway.internalSecret },
+      });
+      assert.equal(admin.status, 200);
+      assertNoCors(admin, "admin answer");
+      const adminRefused = await fetch(`${context.url}/internal/admin/workspaces`, {
+        headers: { Origin: ORIGIN },
+      });
+      assert.equal(adminRefused.status, 401);
+      assertNoCors(adminRefused, "admin refusal");
+      // Under /api/v1, but taking the internal token: called from servers only.
+      const playground = await preflight(`${context.url}/api/v1/playground-keys`);
+      assert.equal(playground.status, 405);
+      assertNoCors(playground, "playground-keys preflight");
+    },
+  );
 
   await t.test("the official openai client works as before", async () => {
     context.upstream.enqueue(fakeReply.json(buildChatCompletion({ content: "still fine" })));
