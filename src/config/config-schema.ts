@@ -162,12 +162,36 @@ export const gatewayConfigSchema = z.strictObject({
       default_workspace_credits_usd: priceSchema.default("5"),
     })
     .prefault({}),
+  /**
+   * Cross-origin calls from browsers to the public API (docs/configuration.md, "CORS"): `*`, or
+   * the origins allowed (`https://app.example.com`); an empty list turns CORS off. Never applies
+   * to the internal and admin routes.
+   */
+  cors: z
+    .strictObject({
+      allowed_origins: z
+        .array(z.string().refine(isOriginOrWildcard, "`*` or an origin: scheme://host[:port], no path"))
+        .refine((origins) => !origins.includes("*") || origins.length === 1, "`*` stands alone")
+        .default(["*"]),
+    })
+    .prefault({}),
   server_tools: z
     .strictObject({
       image: z.strictObject({ provider: z.string().min(1), model: z.string().min(1) }).optional(),
     })
     .prefault({}),
 });
+
+/** `*`, or an http(s) origin written as browsers send it in `Origin` (no path, query or trailing slash). */
+function isOriginOrWildcard(value: string): boolean {
+  if (value === "*") return true;
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value.toLowerCase();
+  } catch {
+    return false;
+  }
+}
 
 export type ProviderConfigFile = z.infer<typeof providerConfigSchema>;
 export type ModelConfigFile = z.infer<typeof modelConfigSchema>;

@@ -51,6 +51,21 @@ test("prices become exact integer pico-USD per token; missing ones default sensi
   assert.equal(config.maxBodyBytes, 10 * 1024 * 1024);
 });
 
+test("cors.allowed_origins: any origin by default; listed origins as browsers send them", () => {
+  assert.deepEqual(buildConfig({ providers: [provider], models: [model] }, {}).cors.allowedOrigins, ["*"]);
+  const listed = buildConfig(
+    {
+      providers: [provider],
+      models: [model],
+      cors: { allowed_origins: ["https://App.example.com", "http://localhost:5173"] },
+    },
+    {},
+  );
+  assert.deepEqual(listed.cors.allowedOrigins, ["https://app.example.com", "http://localhost:5173"]);
+  const off = buildConfig({ providers: [provider], models: [model], cors: { allowed_origins: [] } }, {});
+  assert.deepEqual(off.cors.allowedOrigins, []);
+});
+
 test("a bad config names the offending field", () => {
   const cases: Array<[unknown, RegExp]> = [
     [
@@ -72,6 +87,14 @@ test("a bad config names the offending field", () => {
     [
       { providers: [provider], models: [{ ...model, pricing: { prompt: "0.0000001", completion: 1 } }] },
       /more than 6 decimals/,
+    ],
+    [
+      { providers: [provider], models: [model], cors: { allowed_origins: ["https://app.example.com/"] } },
+      /cors\.allowed_origins\[0\]/,
+    ],
+    [
+      { providers: [provider], models: [model], cors: { allowed_origins: ["*", "https://app.example.com"] } },
+      /cors\.allowed_origins: `\*` stands alone/,
     ],
   ];
   for (const [raw, pattern] of cases) {

@@ -119,6 +119,7 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
       origin,
     ),
     imageGenerationConfigured: file.server_tools.image !== undefined,
+    cors: { allowedOrigins: file.cors.allowed_origins.map((origin) => origin.toLowerCase()) },
   };
 }
 

@@ -89,4 +89,6 @@ export interface GatewayConfig {
     breakerCooldownMs: number;
   };
   imageGenerationConfigured: boolean;
+  /** Origins whose browsers may call the public API: `["*"]` (any), a list, or none (CORS off). */
+  cors: { allowedOrigins: readonly string[] };
 }

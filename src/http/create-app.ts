@@ -15,6 +15,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createCommonErrorEnvelope } from "../errors/envelopes.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { Logger } from "../logging/logger.js";
+import { createPublicApiCors } from "./cors.js";
 import { createRoutes, type RouteDependencies } from "./create-routes.js";
 import { drainUnreadBody } from "./drain-unread-body.js";
 import { createUnhandledErrorAnswer } from "./error-response.js";
@@ -33,15 +34,23 @@ export interface Router {
   handle(incoming: IncomingMessage, outgoing: ServerResponse): void;
   /** The methods a path is served with (405 answers; tests). */
   allowedMethods(path: string): string[];
+  /** The CORS headers of a public-API path, on an answer written before routing (cors.ts). */
+  markCorsAnswer(path: string, incoming: IncomingMessage, outgoing: ServerResponse): void;
   readonly routes: readonly RouteDefinition[];
 }
 
 export function createApp(deps: AppDependencies): Router {
-  return createRouter(createRoutes(deps), deps.logger);
+  return createRouter(createRoutes(deps), deps.logger, deps.config.cors.allowedOrigins);
 }
 
-export function createRouter(routes: readonly RouteDefinition[], logger: Logger): Router {
+/** `corsOrigins`: who may call the public-API routes from a browser (none: CORS off). */
+export function createRouter(
+  routes: readonly RouteDefinition[],
+  logger: Logger,
+  corsOrigins: readonly string[] = [],
+): Router {
   const matcher = createRouteMatcher(routes);
+  const cors = createPublicApiCors(routes, corsOrigins);
 
   /** No route of this method: 405 with Allow if the path is served under others, else 404. */
   const answerNoRoute = (c: RouteContext): Response => {
@@ -71,6 +80,7 @@ export function createRouter(routes: readonly RouteDefinition[], logger: Logger)
     const variables = { requestId, startedAt: performance.now(), logger };
     if (method !== "GET" && method !== "HEAD") outgoing.once("close", drainBodyLeftUnread);
     const found = matcher.match(method === "HEAD" ? "GET" : method, path);
+    if (cors?.handle(method, path, found?.route, incoming, outgoing, requestId)) return;
     const request = new RouteRequest(
       incoming,
       method,
@@ -96,7 +106,9 @@ export function createRouter(routes: readonly RouteDefinition[], logger: Logger)
     }
   };
 
-  return { handle, allowedMethods: matcher.allowedMethods, routes };
+  const markCorsAnswer: Router["markCorsAnswer"] = (path, incoming, outgoing) =>
+    cors?.markAnswer(path, incoming, outgoing);
+  return { handle, allowedMethods: matcher.allowedMethods, markCorsAnswer, routes };
 }
 
 /** An absolute-form request target (`GET http://host/path`) as the path and query it names. */

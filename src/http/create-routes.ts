@@ -44,20 +44,24 @@ export interface RouteDependencies {
 
 export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
   const routes: RouteDefinition[] = [
-    ...createGenerationRoutes({
-      config: deps.config,
-      engine: deps.engine,
-      authenticator: deps.authenticator,
-      maxBodyBytes: deps.config.maxBodyBytes,
-      requestShape: deps.config.requestShape,
-      keepAliveMs: deps.keepAliveMs,
-      clientReadTimeoutMs: deps.config.clientReadTimeoutMs,
-      itemSeal: deps.itemSeal,
-    }),
+    ...asPublicApi(
+      createGenerationRoutes({
+        config: deps.config,
+        engine: deps.engine,
+        authenticator: deps.authenticator,
+        maxBodyBytes: deps.config.maxBodyBytes,
+        requestShape: deps.config.requestShape,
+        keepAliveMs: deps.keepAliveMs,
+        clientReadTimeoutMs: deps.config.clientReadTimeoutMs,
+        itemSeal: deps.itemSeal,
+      }),
+    ),
     ...createHealthRoutes(deps.store, deps.state, deps.isDraining),
-    ...createModelsRoutes(deps.config),
-    createGenerationLookupRoute(deps.store, deps.authenticator),
-    createKeyInfoRoute(deps),
+    ...asPublicApi([
+      ...createModelsRoutes(deps.config),
+      createGenerationLookupRoute(deps.store, deps.authenticator),
+      createKeyInfoRoute(deps),
+    ]),
     createPlaygroundKeysRoute({
       store: deps.store,
       internalSharedSecret: deps.internalSharedSecret,
@@ -75,6 +79,14 @@ export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
   ];
   routes.push(createOpenApiRoute(routes));
   return routes;
+}
+
+/**
+ * The bearer-key API, which browsers on other origins may call (cors.ts). Not the playground-key
+ * route: it sits under /api/v1 but takes the internal token, so it is called from servers only.
+ */
+function asPublicApi(routes: RouteDefinition[]): RouteDefinition[] {
+  return routes.map((route) => ({ ...route, publicApi: true }));
 }
 
 /** `GET /openapi.json`: the document of the table, this route included. */

@@ -3,7 +3,8 @@
  *
  * Before that, the request must find room (in-flight-requests.ts): an instance that is full or
  * draining answers `rate_limit_exceeded` with `Retry-After` at once, in the envelope of the
- * endpoint's format. Health probes are never counted or refused.
+ * endpoint's format (with the CORS headers of a public-API path). Health probes are never
+ * counted or refused.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { createCommonErrorEnvelope, createMessagesErrorEnvelope } from "../errors/envelopes.js";
@@ -31,7 +32,11 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
     const path = pathOf(incoming.url);
     if (!PROBE_PATHS.has(path)) {
       const refusal = inFlight.enter(outgoing);
-      if (refusal !== undefined) return refuse(refusal, path, incoming, outgoing, inFlight.draining);
+      if (refusal !== undefined) {
+        // A browser can read the refusal (and its Retry-After) only with the CORS headers.
+        router.markCorsAnswer(path, incoming, outgoing);
+        return refuse(refusal, path, incoming, outgoing, inFlight.draining);
+      }
     }
     return router.handle(incoming, outgoing);
   };

@@ -48,5 +48,10 @@ export interface RouteDefinition {
   };
   /** By status code or range (`"4XX"`). */
   responses: Readonly<Record<string, ResponseDescription>>;
+  /**
+   * Part of the bearer-key API that browsers on other origins may call: the router answers its
+   * preflight and marks its answers with CORS headers (cors.ts). Never on internal-token routes.
+   */
+  publicApi?: boolean;
   handler: RouteHandler;
 }
