@@ -8,7 +8,7 @@
  * for a path served under other methods and 404 for one served under none, the logged 500 of an
  * error no handler caught (or a cut connection if the answer had begun), and the body a handler
  * left unread read off (drain-unread-body.ts) so the keep-alive connection can carry the next
- * request. A handler answers with a web Response, which is written here, or writes to the Node
+ * request, and one log line when it has ended (request-log.ts). A handler answers with a web Response, which is written here, or writes to the Node
  * response itself and returns ANSWERED (the generation endpoints, node-route-handler.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -19,6 +19,7 @@ import { createRoutes, type RouteDependencies } from "./create-routes.js";
 import { drainUnreadBody } from "./drain-unread-body.js";
 import { createUnhandledErrorAnswer } from "./error-response.js";
 import { createRequestId } from "./request-id.js";
+import { RequestLogEntry } from "./request-log.js";
 import { RouteContext, RouteRequest } from "./route-context.js";
 import { ANSWERED, type RouteAnswer, type RouteDefinition } from "./route-definition.js";
 import { createRouteMatcher } from "./route-matcher.js";
@@ -68,9 +69,12 @@ export function createRouter(routes: readonly RouteDefinition[], logger: Logger)
     const path = decodePath(queryStart === -1 ? url : url.slice(0, queryStart));
     const method = incoming.method ?? "GET";
     const requestId = createRequestId();
-    const variables = { requestId, startedAt: performance.now(), logger };
+    const startedAt = performance.now();
     if (method !== "GET" && method !== "HEAD") outgoing.once("close", drainBodyLeftUnread);
     const found = matcher.match(method === "HEAD" ? "GET" : method, path);
+    const requestLog = new RequestLogEntry(requestId, method, found?.route.path, path, startedAt);
+    outgoing.once("close", () => requestLog.end(outgoing, logger));
+    const variables = { requestId, startedAt, logger, requestLog };
     const request = new RouteRequest(
       incoming,
       method,
@@ -139,6 +143,7 @@ async function writeResponse(answer: Response, c: RouteContext): Promise<void> {
   });
   headers["x-request-id"] ??= c.get("requestId");
   const body = answer.body === null ? undefined : Buffer.from(await answer.arrayBuffer());
+  c.get("requestLog").noteErrorBody(answer.status, body);
   if (body !== undefined) headers["content-length"] ??= String(body.byteLength);
   // Answered before its body fully arrived (a refusal that needed no body): the connection may be
   // dropped while the rest is read off (drain-unread-body.ts), so the client must not reuse it.
@@ -159,5 +164,6 @@ function answerUnhandled(thrown: unknown, c: RouteContext): void {
     return;
   }
   const answer = createUnhandledErrorAnswer(thrown, requestId, logger);
+  c.get("requestLog").errorCode = answer.code;
   sendJson(outgoing, answer.status, answer.headers, answer.body);
 }
