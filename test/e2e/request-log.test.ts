@@ -232,3 +232,64 @@ test("one request line per request, with its fields; no secret, prompt or answer
   const adminLine = requestLines.find((line) => line.route === "/internal/admin/workspaces/{id}");
   assert.ok(adminLine && !JSON.stringify(adminLine).includes(context.workspaceId));
 });
+
+test("a stream the client leaves and one that fails mid-way: one line each, after settlement", async () => {
+  const log = new CapturedLog();
+  const context = await startTestGateway("embedded", { logDestination: log, logLevel: "info" });
+  const post = (signal?: AbortSignal) =>
+    fetch(`${context.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${context.apiKey}`, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        model: TEST_MODEL,
+        stream: true,
+        messages: [{ role: "user", content: PROMPT }],
+      }),
+      signal,
+    });
+  const waitForLine = async (requestId: string) => {
+    const deadline = Date.now() + 5000;
+    while (log.requestLines(requestId).length === 0) {
+      assert.ok(Date.now() < deadline, "the request line is missing");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // A second line would follow at once if there were one.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const lines = log.requestLines(requestId);
+    assert.equal(lines.length, 1);
+    return lines[0];
+  };
+  try {
+    const [first, ...rest] = buildTextChunks([ANSWER, " more"]);
+    context.upstream.enqueue(fakeReply.sse([first, rest[0], { delayMs: 10_000 }, ...rest.slice(1)]));
+    const leaving = new AbortController();
+    const left = await post(leaving.signal);
+    const leftId = left.headers.get("x-request-id")!;
+    const reader = left.body!.getReader();
+    await reader.read();
+    leaving.abort();
+    const leftLine = await waitForLine(leftId);
+    assert.equal(leftLine.status, 200);
+    assert.equal(leftLine.outcome, "cancelled");
+    assert.deepEqual(leftLine.tried, ["fake:cancelled"]);
+    assert.equal(leftLine.servedRoute, "fake/fake-upstream-model");
+    assert.equal(typeof leftLine.costMicroUsd, "number");
+
+    context.upstream.enqueue(
+      fakeReply.sse([first, rest[0], { delayMs: 300 }, { closeSocket: true }], { done: false }),
+    );
+    const failed = await post();
+    const failedId = failed.headers.get("x-request-id")!;
+    await failed.text();
+    const failedLine = await waitForLine(failedId);
+    assert.equal(failedLine.status, 200);
+    assert.equal(failedLine.outcome, "error", JSON.stringify(failedLine));
+    assert.equal(failedLine.errorCode, "provider_unavailable");
+    assert.equal(failedLine.attempts, 1);
+  } finally {
+    await context.close();
+  }
+  for (const secret of [context.apiKey, context.gateway.internalSecret, PROVIDER_KEY, PROMPT, ANSWER]) {
+    assert.ok(!log.text.includes(secret), "a secret, prompt or answer reached the log");
+  }
+});
