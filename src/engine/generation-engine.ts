@@ -34,8 +34,8 @@ export interface EngineDependencies {
   random?: () => number;
 }
 
-/** How each admitted generation's `settled` is resolved, by its record (which only the engine holds). */
-const announcers = new WeakMap<GenerationStart, (settled: SettledGeneration) => void>();
+/** How each admitted generation's `settled` is resolved (only the engine resolves it). */
+const announcers = new WeakMap<AdmittedGeneration, (settled: SettledGeneration) => void>();
 
 export class GenerationEngine {
   /** Admitted generations whose outcome is not written yet (see `whenSettled`). */
@@ -129,8 +129,7 @@ export class GenerationEngine {
     const settled = new Promise<SettledGeneration>((resolve) => {
       announceSettled = resolve;
     });
-    announcers.set(record, announceSettled);
-    return {
+    const admitted: AdmittedGeneration = {
       ...input,
       adapter,
       reservation,
@@ -164,6 +163,8 @@ export class GenerationEngine {
         requestId: input.requestId,
       },
     };
+    announcers.set(admitted, announceSettled);
+    return admitted;
   }
 
   /**
@@ -330,8 +331,8 @@ export class GenerationEngine {
     served: GenerationAttempt | undefined,
   ): Promise<void> {
     // The numbers are final now: whoever reports on the request need not wait for the store.
-    announcers.get(admitted.record)?.({ outcome, served });
-    announcers.delete(admitted.record);
+    announcers.get(admitted)?.({ outcome, served });
+    announcers.delete(admitted);
     // A start still being stored (a stream that failed at once) must land first, or it would be
     // left behind (in Redis, in the sweep's index) after its final record.
     await admitted.recorded;

@@ -8,8 +8,9 @@
  * for a path served under other methods and 404 for one served under none, the logged 500 of an
  * error no handler caught (or a cut connection if the answer had begun), and the body a handler
  * left unread read off (drain-unread-body.ts) so the keep-alive connection can carry the next
- * request, and one log line when it has ended (request-log.ts). A handler answers with a web Response, which is written here, or writes to the Node
- * response itself and returns ANSWERED (the generation endpoints, node-route-handler.ts).
+ * request. A handler answers with a web Response, which is written here, or writes to the Node
+ * response itself and returns ANSWERED (the generation endpoints, node-route-handler.ts). When the
+ * response closes, the request's one log line is written (request-log.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createCommonErrorEnvelope } from "../errors/envelopes.js";
