@@ -236,6 +236,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const listener = createRequestListener({
     router,
     inFlight,
+    logger,
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const instance = createServer(

@@ -6,7 +6,7 @@ import type { CanonicalRequest } from "../canonical/index.js";
 import type { IngressFormatName } from "../canonical/ingress-format-name.js";
 import type { Reservation } from "../limits/spend-guard.js";
 import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
-import type { GenerationStart } from "./generation-record.js";
+import type { GenerationAttempt, GenerationOutcome, GenerationStart } from "./generation-record.js";
 import type { AdmittedCaller } from "./ports.js";
 import type { RouteCandidate } from "./route-candidates.js";
 
@@ -36,9 +36,21 @@ export interface AdmittedGeneration extends GenerationInput {
   record: GenerationStart;
   /** Settles when the in-progress record is stored (store-dependent: see `recordStart`); never rejects. */
   recorded: Promise<void>;
+  /**
+   * Resolves once the run has settled (never rejects): the outcome as written and the attempt
+   * that served, for whoever reports on the request after it ended (the request log line).
+   */
+  settled: Promise<SettledGeneration>;
   /** Admission's estimate of the prompt (tokens, media included), billed when no usage tells better. */
   estimatedInputTokens: number;
   /** The longest the generation may run, and when that is over (performance.now() time). */
   deadlineMs: number;
   deadline: number;
+}
+
+/** A generation as it settled. */
+export interface SettledGeneration {
+  outcome: GenerationOutcome;
+  /** The attempt that served (absent when none did); its outcome tells how it ended. */
+  served: GenerationAttempt | undefined;
 }

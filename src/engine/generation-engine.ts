@@ -7,9 +7,9 @@ import type { Logger } from "../logging/logger.js";
 import { boundInputTokens } from "../metering/bound-input-tokens.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
-import type { AdmittedGeneration, GenerationInput } from "./admitted-generation.js";
+import type { AdmittedGeneration, GenerationInput, SettledGeneration } from "./admitted-generation.js";
 import { type BreakerPolicy, CircuitBreakers, DEFAULT_BREAKER_POLICY } from "./circuit-breaker.js";
-import type { GenerationOutcome, GenerationStart } from "./generation-record.js";
+import type { GenerationAttempt, GenerationOutcome, GenerationStart } from "./generation-record.js";
 import { GenerationRun } from "./generation-run.js";
 import { type MeteredUsage, type MeterInput, meterUsage } from "./meter-usage.js";
 import type { AdapterRegistry, EngineStore } from "./ports.js";
@@ -17,7 +17,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { listRouteCandidates, type RouteCandidate } from "./route-candidates.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
 
-export type { AdmittedGeneration, GenerationInput } from "./admitted-generation.js";
+export type { AdmittedGeneration, GenerationInput, SettledGeneration } from "./admitted-generation.js";
 
 export interface EngineDependencies {
   config: GatewayConfig;
@@ -33,6 +33,9 @@ export interface EngineDependencies {
   /** Jitter source for backoff (tests pass a fixed one). */
   random?: () => number;
 }
+
+/** How each admitted generation's `settled` is resolved (only the engine resolves it). */
+const announcers = new WeakMap<AdmittedGeneration, (settled: SettledGeneration) => void>();
 
 export class GenerationEngine {
   /** Admitted generations whose outcome is not written yet (see `whenSettled`). */
@@ -122,12 +125,17 @@ export class GenerationEngine {
     // is the store's business: a journal line embedded, a Redis SET with PostgreSQL and Redis.
     const recorded = this.recordStart(record);
     this.unsettled++;
-    return {
+    let announceSettled!: (settled: SettledGeneration) => void;
+    const settled = new Promise<SettledGeneration>((resolve) => {
+      announceSettled = resolve;
+    });
+    const admitted: AdmittedGeneration = {
       ...input,
       adapter,
       reservation,
       record,
       recorded,
+      settled,
       estimatedInputTokens: worstCase.inputTokens,
       deadlineMs: config.maxRequestMs,
       deadline: input.startedAt + config.maxRequestMs,
@@ -155,6 +163,8 @@ export class GenerationEngine {
         requestId: input.requestId,
       },
     };
+    announcers.set(admitted, announceSettled);
+    return admitted;
   }
 
   /**
@@ -230,7 +240,7 @@ export class GenerationEngine {
       admitted,
       signal,
       {
-        settle: (outcome) => this.settle(admitted, outcome),
+        settle: (outcome, served) => this.settle(admitted, outcome, served),
         cost: (usage) => this.cost(admitted, usage),
         meter: (input) => this.meter(admitted, input),
       },
@@ -315,7 +325,14 @@ export class GenerationEngine {
     return metered;
   }
 
-  private async settle(admitted: AdmittedGeneration, outcome: GenerationOutcome): Promise<void> {
+  private async settle(
+    admitted: AdmittedGeneration,
+    outcome: GenerationOutcome,
+    served: GenerationAttempt | undefined,
+  ): Promise<void> {
+    // The numbers are final now: whoever reports on the request need not wait for the store.
+    announcers.get(admitted)?.({ outcome, served });
+    announcers.delete(admitted);
     // A start still being stored (a stream that failed at once) must land first, or it would be
     // left behind (in Redis, in the sweep's index) after its final record.
     await admitted.recorded;

@@ -37,8 +37,8 @@ import type { RouteCandidate } from "./route-candidates.js";
 import { createOutcome } from "./settle.js";
 
 export interface RunHooks {
-  /** Writes the outcome and settles the reservation; never rejects. */
-  settle(outcome: GenerationOutcome): Promise<void>;
+  /** Writes the outcome and settles the reservation; never rejects. `served`: the serving attempt. */
+  settle(outcome: GenerationOutcome, served: GenerationAttempt | undefined): Promise<void>;
   cost(usage: CanonicalUsage): number;
   meter(input: Pick<MeterInput, "reported" | "finished" | "estimateOutputTokens">): MeteredUsage;
 }
@@ -474,7 +474,8 @@ export class GenerationRun {
     outcome.usageEstimated = metered?.estimated === true;
     outcome.attempts = this.attempts;
     if (this.error && status === "error") outcome.errorCode = this.error.code;
-    await this.hooks.settle(outcome);
+    const served = this.serving === undefined ? undefined : this.attempts[this.serving.index];
+    await this.hooks.settle(outcome, served);
     return {
       usage,
       costMicroUsd,

@@ -9,7 +9,8 @@
  * error no handler caught (or a cut connection if the answer had begun), and the body a handler
  * left unread read off (drain-unread-body.ts) so the keep-alive connection can carry the next
  * request. A handler answers with a web Response, which is written here, or writes to the Node
- * response itself and returns ANSWERED (the generation endpoints, node-route-handler.ts).
+ * response itself and returns ANSWERED (the generation endpoints, node-route-handler.ts). When the
+ * response closes, the request's one log line is written (request-log.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createCommonErrorEnvelope } from "../errors/envelopes.js";
@@ -20,6 +21,7 @@ import { createRoutes, type RouteDependencies } from "./create-routes.js";
 import { drainUnreadBody } from "./drain-unread-body.js";
 import { createUnhandledErrorAnswer } from "./error-response.js";
 import { createRequestId } from "./request-id.js";
+import { RequestLogEntry } from "./request-log.js";
 import { RouteContext, RouteRequest } from "./route-context.js";
 import { ANSWERED, type RouteAnswer, type RouteDefinition } from "./route-definition.js";
 import { createRouteMatcher } from "./route-matcher.js";
@@ -77,9 +79,12 @@ export function createRouter(
     const path = decodePath(queryStart === -1 ? url : url.slice(0, queryStart));
     const method = incoming.method ?? "GET";
     const requestId = createRequestId();
-    const variables = { requestId, startedAt: performance.now(), logger };
+    const startedAt = performance.now();
     if (method !== "GET" && method !== "HEAD") outgoing.once("close", drainBodyLeftUnread);
     const found = matcher.match(method === "HEAD" ? "GET" : method, path);
+    const requestLog = new RequestLogEntry(requestId, method, found?.route.path, path, startedAt);
+    outgoing.once("close", () => requestLog.end(outgoing, logger));
+    const variables = { requestId, startedAt, logger, requestLog };
     if (cors?.handle(method, path, found?.route, incoming, outgoing, requestId)) return;
     const request = new RouteRequest(
       incoming,
@@ -151,6 +156,7 @@ async function writeResponse(answer: Response, c: RouteContext): Promise<void> {
   });
   headers["x-request-id"] ??= c.get("requestId");
   const body = answer.body === null ? undefined : Buffer.from(await answer.arrayBuffer());
+  c.get("requestLog").noteErrorBody(answer.status, body);
   if (body !== undefined) headers["content-length"] ??= String(body.byteLength);
   // Answered before its body fully arrived (a refusal that needed no body): the connection may be
   // dropped while the rest is read off (drain-unread-body.ts), so the client must not reuse it.
@@ -171,5 +177,6 @@ function answerUnhandled(thrown: unknown, c: RouteContext): void {
     return;
   }
   const answer = createUnhandledErrorAnswer(thrown, requestId, logger);
+  c.get("requestLog").errorCode = answer.code;
   sendJson(outgoing, answer.status, answer.headers, answer.body);
 }

@@ -30,7 +30,7 @@ export function createUnhandledErrorAnswer(
   thrown: unknown,
   requestId: string,
   logger: Logger,
-): { status: number; headers: Record<string, string>; body: string } {
+): { status: number; code: string; headers: Record<string, string>; body: string } {
   // A classified error a route let through (a dependency outage where the route has no handling
   // of its own) keeps its code and retry information; only the rest is a bug.
   if (!(thrown instanceof GatewayError)) logger.error({ err: thrown, requestId }, "unhandled error");
@@ -38,6 +38,7 @@ export function createUnhandledErrorAnswer(
     thrown instanceof GatewayError ? thrown : new GatewayError("internal_error", "Internal error");
   return {
     status: error.status,
+    code: error.code,
     headers: createErrorResponseHeaders(error, requestId),
     body: JSON.stringify(createCommonErrorEnvelope(error, requestId)),
   };

@@ -23,6 +23,7 @@ export function createCountTokensHandler(
     const requestId = c.get("requestId");
     try {
       const caller = await authenticator.authenticate(readApiKey(c.req.headers));
+      c.get("requestLog").caller = caller;
       const body = await readNodeJsonBody(c.env.incoming, config.maxBodyBytes);
       checkRequestShape(body, "vendor_messages", config.requestShape);
       const model =

@@ -19,6 +19,7 @@ import type { Logger } from "../logging/logger.js";
 import { createClientGoneSignal } from "./client-gone-signal.js";
 import { createErrorResponseHeaders } from "./error-response.js";
 import { readNodeJsonBody } from "./read-json-body.js";
+import type { RequestLogEntry } from "./request-log.js";
 import { sendJson } from "./send-json.js";
 import { KEEP_ALIVE_INTERVAL_MS, writeSseResponse } from "./sse-response.js";
 
@@ -46,6 +47,8 @@ export interface GenerationExchange {
   /** performance.now() when the request arrived. */
   startedAt: number;
   logger: Logger;
+  /** The request's log line: the caller, the model and the engine's settlement go on it. */
+  requestLog: RequestLogEntry;
 }
 
 /** Answers one generation request on the Node response; settles when the answer is under way. */
@@ -56,15 +59,18 @@ export function createGenerationHandler(
   deps: GenerationRouteDeps,
   readApiKey: (headers: HeaderReader) => string | undefined,
 ): GenerationHandler {
-  return async ({ incoming, outgoing, headers, requestId, startedAt, logger }) => {
+  return async ({ incoming, outgoing, headers, requestId, startedAt, logger, requestLog }) => {
     const signal = createClientGoneSignal(outgoing);
     let answer: Answer;
     try {
       const caller = await deps.authenticator.authenticate(readApiKey(headers));
+      requestLog.caller = caller;
       const body = await readNodeJsonBody(incoming, deps.maxBodyBytes);
       const decodeStarted = performance.now();
       checkRequestShape(body, format.name, deps.requestShape);
       const request = format.decode(body, headers);
+      requestLog.model = request.model;
+      requestLog.stream = request.stream;
       if (performance.now() - decodeStarted > YIELD_AFTER_MS) await yieldToEventLoop();
       // Ended by the instance (shutdown) while the body was read: not admitted, nothing to settle.
       if (signal.reason instanceof GatewayError) throw signal.reason;
@@ -75,6 +81,7 @@ export function createGenerationHandler(
         request,
         startedAt,
       });
+      requestLog.settled = admitted.settled;
       // The run decides everything from here: which route serves, and (with `stream`) whether
       // the answer is parts or one folded result. It settles itself on every way out.
       const run = await deps.engine.run(admitted, signal, deps.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS);
@@ -100,6 +107,7 @@ export function createGenerationHandler(
       if (error.code === "internal_error" && !signal.aborted) {
         logger.error({ err: thrown, requestId }, "generation failed");
       }
+      requestLog.errorCode = error.code;
       answer = {
         kind: "json",
         status: error.status,
@@ -108,6 +116,7 @@ export function createGenerationHandler(
       };
     }
     // Written once, after every step that can throw, so an error can never follow a started answer.
+    requestLog.firstByteAt = performance.now();
     if (answer.kind === "stream") {
       writeSseResponse(outgoing, answer.run, answer.encoder, {
         requestId,

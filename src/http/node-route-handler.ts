@@ -17,6 +17,7 @@ export function createNodeRouteHandler(handler: GenerationHandler): RouteHandler
       requestId: c.get("requestId"),
       startedAt: c.get("startedAt"),
       logger: c.get("logger"),
+      requestLog: c.get("requestLog"),
     }).then(answered);
 }
 

@@ -6,6 +6,7 @@ import { test } from "node:test";
 import { createLogger } from "../logging/logger.js";
 import { createRouter } from "./create-app.js";
 import type { GenerationExchange, GenerationHandler } from "./handle-generation.js";
+import { createInFlightRequests } from "./in-flight-requests.js";
 import { createNodeHeaderReader } from "./node-header-reader.js";
 import { createNodeRouteHandler } from "./node-route-handler.js";
 import { createRequestListener } from "./request-listener.js";
@@ -223,4 +224,31 @@ test("the Node header reader reads like web Headers: any case, repeated lines jo
     assert.equal(reader!.get(name), expected.get(name), name);
   }
   assert.equal(reader!.get("authorization"), "Bearer one, Bearer two");
+});
+
+test("a request refused for want of room has one request line with its code and no secret", async (t) => {
+  const lines: string[] = [];
+  const sink = new PassThrough();
+  sink.on("data", (chunk: Buffer) => lines.push(chunk.toString("utf8")));
+  const logger = createLogger("info", sink);
+  const inFlight = createInFlightRequests(1);
+  inFlight.startDraining();
+  const server = createServer(createRequestListener({ router: createRouter([], logger), inFlight, logger }));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => server.close());
+  const { port } = server.address() as AddressInfo;
+  const response = await fetch(`http://127.0.0.1:${port}/api/v1/chat/completions`, {
+    method: "POST",
+    headers: { Authorization: "Bearer hi-refused-secret" },
+    body: "{}",
+  });
+  assert.equal(response.status, 429);
+  await response.arrayBuffer();
+  const requestLines = lines.map((line) => JSON.parse(line)).filter((line) => line.msg === "request");
+  assert.equal(requestLines.length, 1);
+  assert.equal(requestLines[0].requestId, response.headers.get("x-request-id"));
+  assert.equal(requestLines[0].status, 429);
+  assert.equal(requestLines[0].errorCode, "rate_limit_exceeded");
+  assert.equal(requestLines[0].path, "/api/v1/chat/completions");
+  assert.ok(!lines.join("").includes("hi-refused-secret"));
 });

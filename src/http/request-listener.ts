@@ -4,29 +4,33 @@
  * Before that, the request must find room (in-flight-requests.ts): an instance that is full or
  * draining answers `rate_limit_exceeded` with `Retry-After` at once, in the envelope of the
  * endpoint's format (with the CORS headers of a public-API path). Health probes are never
- * counted or refused.
+ * counted or refused. A refusal has its request log line like any other request (request-log.ts).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { createCommonErrorEnvelope, createMessagesErrorEnvelope } from "../errors/envelopes.js";
 import type { GatewayError } from "../errors/gateway-error.js";
+import type { Logger } from "../logging/logger.js";
 import type { Router } from "./create-app.js";
 import { drainUnreadBody } from "./drain-unread-body.js";
 import { createErrorResponseHeaders } from "./error-response.js";
 import type { InFlightRequests } from "./in-flight-requests.js";
 import { createRequestId } from "./request-id.js";
+import { RequestLogEntry } from "./request-log.js";
 import { sendJson } from "./send-json.js";
 
 export interface RequestListenerOptions {
   router: Router;
   /** The overload cap and the drain; absent: every request is taken (tests of the listener alone). */
   inFlight?: InFlightRequests;
+  /** Where a refusal's request line goes (absent: refusals are not logged). */
+  logger?: Logger;
 }
 
 /** Liveness and readiness answer whatever the load: a full or draining instance must still say so. */
 const PROBE_PATHS = new Set(["/healthz", "/readyz"]);
 
 export function createRequestListener(options: RequestListenerOptions): RequestListener {
-  const { router, inFlight } = options;
+  const { router, inFlight, logger } = options;
   if (inFlight === undefined) return router.handle;
   return (incoming, outgoing) => {
     const path = pathOf(incoming.url);
@@ -35,7 +39,7 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
       if (refusal !== undefined) {
         // A browser can read the refusal (and its Retry-After) only with the CORS headers.
         router.markCorsAnswer(path, incoming, outgoing);
-        return refuse(refusal, path, incoming, outgoing, inFlight.draining);
+        return refuse(refusal, path, incoming, outgoing, inFlight.draining, logger);
       }
     }
     return router.handle(incoming, outgoing);
@@ -53,7 +57,9 @@ function refuse(
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   closeConnection: boolean,
+  logger: Logger | undefined,
 ): void {
+  const startedAt = performance.now();
   const requestId = createRequestId();
   const envelope = path.startsWith("/api/v1/messages")
     ? createMessagesErrorEnvelope(error, requestId)
@@ -62,6 +68,12 @@ function refuse(
   if (closeConnection) headers.Connection = "close";
   sendJson(outgoing, error.status, headers, JSON.stringify(envelope));
   if (!closeConnection) drainUnreadBody(incoming);
+  if (logger !== undefined) {
+    // Refused before routing: the path as sent stands for the route.
+    const line = new RequestLogEntry(requestId, incoming.method ?? "GET", undefined, path, startedAt);
+    line.errorCode = error.code;
+    line.end(outgoing, logger);
+  }
 }
 
 /** The request-target's path, without its query. */

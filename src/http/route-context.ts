@@ -1,19 +1,22 @@
 /**
  * What a route's handler gets: the request (path parameters, query, headers, and on demand a web
  * `Request` over the Node request), the Node request and response themselves, the request's id,
- * arrival time and logger, and helpers that build the web `Response` the router writes.
+ * arrival time, logger and log line, and helpers that build the web `Response` the router writes.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import type { HeaderReader } from "../ingress/ingress-format.js";
 import type { Logger } from "../logging/logger.js";
 import { createNodeHeaderReader } from "./node-header-reader.js";
+import type { RequestLogEntry } from "./request-log.js";
 
 export interface RequestVariables {
   requestId: string;
   /** performance.now() at arrival. */
   startedAt: number;
   logger: Logger;
+  /** The request's log line, written by the router when the request has ended. */
+  requestLog: RequestLogEntry;
 }
 
 export class RouteRequest {

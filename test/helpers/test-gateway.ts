@@ -75,6 +75,9 @@ export interface TestGatewayOptions {
   configOverrides?: Record<string, unknown> | ((upstreamBaseUrl: string) => Record<string, unknown>);
   keepAliveMs?: number;
   credits?: string;
+  /** Where the gateway's log goes (default: pino's stdout), and its level (default: TEST_LOG_LEVEL or silent). */
+  logDestination?: NodeJS.WritableStream;
+  logLevel?: string;
 }
 
 export async function startTestGateway(
@@ -91,7 +94,7 @@ export async function startTestGateway(
     dataDir: IN_MEMORY_DATA_DIR,
     configPath: "(test)",
     internalSharedSecret: `test-secret-${randomBytes(8).toString("hex")}`,
-    logLevel: process.env.TEST_LOG_LEVEL ?? "silent",
+    logLevel: options.logLevel ?? process.env.TEST_LOG_LEVEL ?? "silent",
   };
   const overrides =
     typeof options.configOverrides === "function"
@@ -105,7 +108,7 @@ export async function startTestGateway(
     gateway = await startGateway({
       settings,
       config,
-      logger: createLogger(settings.logLevel),
+      logger: createLogger(settings.logLevel, options.logDestination),
       keepAliveMs: options.keepAliveMs,
       drainMs: 500,
       statePrefix: `test:${randomBytes(6).toString("hex")}:`,
