@@ -11,7 +11,7 @@
  * not, so the same request costs the same on whichever instance serves it.
  */
 import { createHash } from "node:crypto";
-import { estimatePdfPageCount } from "./estimate-pdf-page-count.js";
+import { countPdfPages } from "../../metering/count-pdf-pages.js";
 import type { PdfPagesOutcome } from "./extract-pdf-pages.js";
 import { cleanFilename, formatPdfDocument } from "./format-pdf-document.js";
 import type { PdfToolSettings } from "./pdf-config.js";
@@ -159,7 +159,10 @@ export function createPdfTextExtractor(
     extractText,
     estimateMaxCostMicroUsd(bytes, options = {}) {
       const cap = effectivePageCap(options.maxPages);
-      const estimate = bytes === undefined ? undefined : estimatePdfPageCount(bytes);
+      const estimate =
+        bytes === undefined
+          ? undefined
+          : countPdfPages(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
       return Math.min(estimate ?? cap, cap) * settings.pricePerPageMicroUsd;
     },
     prewarm: () => pool.prewarm(),

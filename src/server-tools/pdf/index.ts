@@ -9,7 +9,6 @@ export {
   type PdfInput,
   type PdfTextExtractor,
 } from "./create-pdf-text-extractor.js";
-export { estimatePdfPageCount } from "./estimate-pdf-page-count.js";
 export { DEFAULT_PDF_FILENAME, formatPdfDocument } from "./format-pdf-document.js";
 export {
   PDF_ENGINES,
