@@ -18,7 +18,7 @@ import { GatewayError } from "../errors/gateway-error.js";
 import type { Logger } from "../logging/logger.js";
 import { createPublicApiCors } from "./cors.js";
 import { createRoutes, type RouteDependencies } from "./create-routes.js";
-import { closeIfBodyIncomplete, drainUnreadBody } from "./drain-unread-body.js";
+import { drainUnreadBody } from "./drain-unread-body.js";
 import { createUnhandledErrorAnswer } from "./error-response.js";
 import { createRequestId } from "./request-id.js";
 import { RequestLogEntry } from "./request-log.js";
@@ -158,8 +158,10 @@ async function writeResponse(answer: Response, c: RouteContext): Promise<void> {
   const body = answer.body === null ? undefined : Buffer.from(await answer.arrayBuffer());
   c.get("requestLog").noteErrorBody(answer.status, body);
   if (body !== undefined) headers["content-length"] ??= String(body.byteLength);
+  // Answered before its body fully arrived (a refusal that needed no body): the connection may be
+  // dropped while the rest is read off (drain-unread-body.ts), so the client must not reuse it.
+  if (!c.env.incoming.complete) headers.connection = "close";
   if (outgoing.destroyed) return;
-  closeIfBodyIncomplete(outgoing);
   outgoing.writeHead(answer.status, headers);
   outgoing.end(c.req.method === "HEAD" ? undefined : body);
 }

@@ -5,19 +5,10 @@
  * closes the connection instead. The router (create-app.ts) applies it to every request with a
  * body, and the listener to the requests it refuses.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
 
 export const DRAIN_TIMEOUT_MS = 500;
 export const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
-
-/**
- * An answer written before its request's body fully arrived: the rest may not be read off (it is
- * dropped with the connection past the limits above), so the client is told not to reuse the
- * connection. Call before the headers are written.
- */
-export function closeIfBodyIncomplete(outgoing: ServerResponse): void {
-  if (!outgoing.req.complete) outgoing.shouldKeepAlive = false;
-}
 
 export function drainUnreadBody(incoming: IncomingMessage): void {
   if (incoming.destroyed || incoming.readableEnded) return;

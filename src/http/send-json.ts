@@ -3,7 +3,6 @@
  * object (the route then returns ANSWERED).
  */
 import type { ServerResponse } from "node:http";
-import { closeIfBodyIncomplete } from "./drain-unread-body.js";
 
 export function sendJson(
   outgoing: ServerResponse,
@@ -11,7 +10,6 @@ export function sendJson(
   headers: Record<string, string>,
   body: string,
 ): void {
-  closeIfBodyIncomplete(outgoing);
   // A Content-Length for the whole body: no chunked encoding.
   outgoing.writeHead(status, { ...headers, "Content-Length": Buffer.byteLength(body) });
   outgoing.end(body);
