@@ -120,6 +120,12 @@ export interface ServerToolActivation {
   maxUses: number;
   events: boolean;
   parameters?: Record<string, unknown>;
+  /**
+   * The request field that activated it first (`plugins[0]`, `tools[2]`, `web_search_options`),
+   * so an activation refused after decoding (a tool not configured here, a malformed option) is
+   * named in the caller's terms.
+   */
+  param?: string;
 }
 
 export interface SamplingOptions {
@@ -166,7 +172,10 @@ export interface CanonicalRequest {
   reasoning?: ReasoningOptions;
   verbosity?: string;
   serverTools: ServerToolActivation[];
+  /** `hi_tool_events`: every activated tool streams `hi.tool_event` frames. */
   toolEvents: boolean;
+  /** Responses `max_tool_calls`: the most server-tool calls the run may execute in all. */
+  maxToolCalls?: number;
   user?: string;
   stream: boolean;
   /**

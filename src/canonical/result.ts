@@ -1,9 +1,11 @@
 /** A complete (non-streamed) generation: the fold of a canonical stream. */
 import type { OpaqueReasoningState } from "./request.js";
+import type { ServerToolCall, ServerToolResult, UrlCitation } from "./server-tool.js";
 import type { CanonicalUsage, FinishReason } from "./stream.js";
 
 export type ResultContent =
-  | { type: "text"; text: string }
+  /** `citations`: spans of this text that cite a server tool's sources (absent when none). */
+  | { type: "text"; text: string; citations?: UrlCitation[] }
   | { type: "reasoning"; text: string; providerState?: OpaqueReasoningState }
   | {
       type: "tool-call";
@@ -11,7 +13,10 @@ export type ResultContent =
       name: string;
       arguments: string;
       providerState?: OpaqueReasoningState;
-    };
+    }
+  /** A server tool the model called, and its result, where they happened between the blocks. */
+  | { type: "server-tool-call"; call: ServerToolCall }
+  | { type: "server-tool-result"; result: ServerToolResult };
 
 export interface CanonicalResult {
   upstreamId?: string;

@@ -82,7 +82,8 @@ function capOutput(usage: CanonicalUsage, outputCap: number, estimated: boolean)
 export function collectResultText(result: CanonicalResult): string {
   let text = "";
   for (const part of result.content) {
-    text += part.type === "tool-call" ? `${part.name}${part.arguments}` : part.text;
+    if (part.type === "tool-call") text += `${part.name}${part.arguments}`;
+    else if (part.type === "text" || part.type === "reasoning") text += part.text;
   }
   return text;
 }

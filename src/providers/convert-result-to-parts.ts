@@ -28,7 +28,7 @@ export function convertResultToParts(result: CanonicalResult): CanonicalStreamPa
         id,
         ...(item.providerState === undefined ? {} : { providerState: item.providerState }),
       });
-    } else {
+    } else if (item.type === "tool-call") {
       const index = toolIndex++;
       parts.push(
         { type: "tool-input-start", id: item.id, index, name: item.name },

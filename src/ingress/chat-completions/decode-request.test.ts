@@ -340,13 +340,14 @@ test("server tools from tools, plugins and web_search_options, with defaults and
   });
   assert.deepEqual(request.tools, [{ name: "f" }]);
   assert.deepEqual(request.serverTools, [
-    { id: "web_fetch", maxUses: 3, events: false, parameters: { max_bytes: 1000 } },
-    { id: "datetime", maxUses: 1000, events: false },
-    { id: "pdf", maxUses: 1000, events: true, parameters: { engine: "text" } },
+    { id: "web_fetch", maxUses: 3, events: false, parameters: { max_bytes: 1000 }, param: "tools[1]" },
+    { id: "datetime", maxUses: 1000, events: false, param: "tools[2]" },
+    { id: "pdf", maxUses: 1000, events: true, parameters: { engine: "text" }, param: "plugins[0]" },
     {
       id: "web_search",
       maxUses: 5,
       events: false,
+      param: "plugins[1]",
       parameters: {
         search_context_size: "high",
         user_location: { type: "approximate", approximate: { city: "Lyon", country: "FR" } },
@@ -362,7 +363,7 @@ test("a server tool activated twice is one activation with the smallest max_uses
     plugins: [{ id: "web_search", max_uses: 2, events: true }],
     web_search_options: {},
   });
-  assert.deepEqual(request.serverTools, [{ id: "web_search", maxUses: 2, events: true }]);
+  assert.deepEqual(request.serverTools, [{ id: "web_search", maxUses: 2, events: true, param: "tools[0]" }]);
 });
 
 test("unknown top-level fields pass through verbatim; known ones do not", () => {

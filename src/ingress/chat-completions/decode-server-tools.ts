@@ -20,20 +20,29 @@ type ServerToolFields = Pick<ChatCompletionRequestBody, "tools" | "plugins" | "w
 
 export function decodeServerTools(request: ServerToolFields): ServerToolActivation[] {
   const sources: ActivationSource[] = [];
-  for (const tool of request.tools ?? []) {
+  for (const [index, tool] of (request.tools ?? []).entries()) {
     if (isFunctionTool(tool)) continue;
     // The schema guarantees `<vendor>:<tool>` with a known tool id after the colon.
     const id = tool.type.slice(tool.type.indexOf(":") + 1) as ServerToolId;
-    sources.push({ id, maxUses: tool.max_uses, events: tool.events, parameters: tool.parameters });
+    sources.push({
+      id,
+      maxUses: tool.max_uses,
+      events: tool.events,
+      parameters: tool.parameters,
+      param: `tools[${index}]`,
+    });
   }
-  for (const plugin of request.plugins ?? []) sources.push(decodePlugin(plugin));
-  if (request.web_search_options) sources.push(decodeWebSearchOptions(request.web_search_options));
+  for (const [index, plugin] of (request.plugins ?? []).entries())
+    sources.push(decodePluginActivation(plugin, `plugins[${index}]`));
+  if (request.web_search_options)
+    sources.push({ ...decodeWebSearchOptions(request.web_search_options), param: "web_search_options" });
   return mergeServerToolActivations(sources);
 }
 
-function decodePlugin(plugin: ChatPluginBody): ActivationSource {
+/** One `plugins` entry (shared with the messages format); `param` names where it stands. */
+export function decodePluginActivation(plugin: ChatPluginBody, param: string): ActivationSource {
   const { id, events, max_uses: maxUses, ...extra } = plugin;
-  return { id, maxUses, events, parameters: Object.keys(extra).length > 0 ? extra : undefined };
+  return { id, maxUses, events, parameters: Object.keys(extra).length > 0 ? extra : undefined, param };
 }
 
 function decodeWebSearchOptions(options: ChatWebSearchOptionsBody): ActivationSource {

@@ -45,7 +45,7 @@ export function encodeChatResult(
   for (const part of result.content) {
     if (part.type === "text") text = (text ?? "") + part.text;
     else if (part.type === "reasoning") reasoning += part.text;
-    else
+    else if (part.type === "tool-call")
       toolCalls.push({
         id: part.id,
         type: "function",

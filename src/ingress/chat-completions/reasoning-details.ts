@@ -78,7 +78,12 @@ export function encodeReasoningDetail(
  * (then the plain `reasoning` string says everything).
  */
 export function encodeReasoningDetails(content: readonly ResultContent[]): ChatReasoningDetail[] {
-  if (!content.some((part) => part.type !== "text" && part.providerState !== undefined)) return [];
+  if (
+    !content.some(
+      (part) => (part.type === "reasoning" || part.type === "tool-call") && part.providerState !== undefined,
+    )
+  )
+    return [];
   const details: ChatReasoningDetail[] = [];
   for (const part of content) {
     if (part.type === "reasoning") details.push(encodeReasoningDetail(part.text, part.providerState));

@@ -158,9 +158,15 @@ test("Anthropic web_search / web_fetch tools and plugins activate the gateway's 
   });
   assert.deepEqual(request.tools, [{ name: "f", parameters: { type: "object" } }]);
   assert.deepEqual(request.serverTools, [
-    { id: "web_search", maxUses: 3, events: true, parameters: { allowed_domains: ["example.com"] } },
-    { id: "web_fetch", maxUses: 1000, events: false },
-    { id: "datetime", maxUses: 2, events: false, parameters: { timezone: "UTC" } },
+    {
+      id: "web_search",
+      maxUses: 3,
+      events: true,
+      parameters: { allowed_domains: ["example.com"] },
+      param: "tools[0]",
+    },
+    { id: "web_fetch", maxUses: 1000, events: false, param: "tools[1]" },
+    { id: "datetime", maxUses: 2, events: false, parameters: { timezone: "UTC" }, param: "plugins[1]" },
   ]);
 });
 

@@ -10,8 +10,9 @@
  */
 import type { FunctionTool, ServerToolActivation, ServerToolId, ToolChoice } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { decodeServerTools } from "../chat-completions/decode-server-tools.js";
+import { decodePluginActivation } from "../chat-completions/decode-server-tools.js";
 import type { ChatPluginBody } from "../chat-completions/request-schema.js";
+import { type ActivationSource, mergeServerToolActivations } from "../shared/server-tool-activations.js";
 import {
   type MessagesPluginBody,
   type MessagesToolBody,
@@ -66,10 +67,13 @@ export function decodeMessagesServerTools(
   tools: readonly MessagesToolBody[] | null | undefined,
   plugins: readonly MessagesPluginBody[] | null | undefined,
 ): ServerToolActivation[] {
-  const sources: ChatPluginBody[] = [];
-  for (const tool of tools ?? []) if (!isCustomTool(tool)) sources.push(convertNativeServerTool(tool));
-  for (const plugin of plugins ?? []) sources.push(plugin);
-  return decodeServerTools({ plugins: sources });
+  const sources: ActivationSource[] = [];
+  for (const [index, tool] of (tools ?? []).entries())
+    if (!isCustomTool(tool))
+      sources.push(decodePluginActivation(convertNativeServerTool(tool), `tools[${index}]`));
+  for (const [index, plugin] of (plugins ?? []).entries())
+    sources.push(decodePluginActivation(plugin, `plugins[${index}]`));
+  return mergeServerToolActivations(sources);
 }
 
 function isCustomTool(tool: MessagesToolBody): tool is CustomToolBody {

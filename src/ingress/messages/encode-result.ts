@@ -54,7 +54,7 @@ export function encodeMessagesResult(
     } else if (part.type === "reasoning") {
       const block = encodeReasoningBlock(part.text, part.providerState);
       if (block !== undefined) push(block);
-    } else {
+    } else if (part.type === "tool-call") {
       content.push({ type: "tool_use", id: part.id, name: part.name, input: parseToolInput(part.arguments) });
       if (part.providerState !== undefined) {
         const carrier = encodeReasoningBlock("", createCarrierState(part.providerState, part.id));

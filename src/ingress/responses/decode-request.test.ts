@@ -260,11 +260,12 @@ test("server tools in the built-in, vendor, hosted and alternate forms merge int
       maxUses: 5,
       events: false,
       parameters: { search_context_size: "high", user_location: { type: "approximate", city: "Paris" } },
+      param: "tools[0]",
     },
-    { id: "web_fetch", maxUses: 1000, events: true },
-    { id: "pdf", maxUses: 3, events: false, parameters: { engine: "text" } },
-    { id: "image", maxUses: 1000, events: false },
-    { id: "datetime", maxUses: 2, events: false },
+    { id: "web_fetch", maxUses: 1000, events: true, param: "tools[2]" },
+    { id: "pdf", maxUses: 3, events: false, parameters: { engine: "text" }, param: "tools[3]" },
+    { id: "image", maxUses: 1000, events: false, param: "tools[4]" },
+    { id: "datetime", maxUses: 2, events: false, param: "tools[5]" },
   ]);
   assert.deepEqual(
     request.tools.map((tool) => tool.name),
@@ -333,6 +334,7 @@ test("unknown top-level fields, include and max_tool_calls pass through; service
     metadata: { team: "a" },
     provider: { order: ["x"] },
   });
+  assert.equal(request.maxToolCalls, 4);
 });
 
 test("stateful fields and stop are rejected with their param, in stream and non-stream requests", () => {

@@ -48,6 +48,7 @@ export function decodeResponsesRequest(
   if (toolChoice !== undefined) decoded.toolChoice = toolChoice;
   if (isSet(request.parallel_tool_calls)) decoded.parallelToolCalls = request.parallel_tool_calls;
   if (isSet(request.max_output_tokens)) decoded.maxOutputTokens = request.max_output_tokens;
+  if (isSet(request.max_tool_calls)) decoded.maxToolCalls = request.max_tool_calls;
   if (isSet(request.text?.format)) decoded.responseFormat = decodeTextFormat(request.text.format);
   if (isSet(request.text?.verbosity)) decoded.verbosity = request.text.verbosity;
   // `reasoning.summary` is accepted and ignored: summaries are whatever the upstream returns.

@@ -27,13 +27,14 @@ export function decodeServerTools(
   tools: readonly ResponsesToolBody[] | null | undefined,
 ): ServerToolActivation[] {
   const sources: ActivationSource[] = [];
-  for (const tool of tools ?? []) {
+  for (const [index, tool] of (tools ?? []).entries()) {
     if (isFunctionTool(tool)) continue;
     sources.push({
       id: resolveServerToolId(tool.type),
       maxUses: tool.max_uses ?? undefined,
       events: tool.events ?? undefined,
       parameters: collectParameters(tool),
+      param: `tools[${index}]`,
     });
   }
   return mergeServerToolActivations(sources);

@@ -151,7 +151,7 @@ export function encodeOutputItems(
       closeCalls();
       const id = createItemId("reasoning", requestId, items.length);
       items.push(encodeReasoningItem(id, part.text, part.providerState));
-    } else {
+    } else if (part.type === "tool-call") {
       closeText();
       const id = createItemId("function_call", requestId, items.length);
       items.push(encodeFunctionCallItem(id, part.id, part.name, part.arguments));

@@ -16,6 +16,8 @@ export interface ActivationSource {
   maxUses?: number;
   events?: boolean;
   parameters?: Record<string, unknown>;
+  /** The request field it came from (`plugins[0]`); the activation keeps its first source's. */
+  param?: string;
 }
 
 export function mergeServerToolActivations(sources: readonly ActivationSource[]): ServerToolActivation[] {
@@ -24,6 +26,7 @@ export function mergeServerToolActivations(sources: readonly ActivationSource[])
     let entry = merged.get(source.id);
     if (entry === undefined) {
       entry = { activation: { id: source.id, maxUses: DEFAULT_SERVER_TOOL_MAX_USES, events: false } };
+      if (source.param !== undefined) entry.activation.param = source.param;
       merged.set(source.id, entry);
     }
     if (source.maxUses !== undefined) {

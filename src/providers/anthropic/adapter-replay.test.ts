@@ -282,10 +282,12 @@ test("recorded tool loops: turn 2's messages are rebuilt from turn 1's parsed an
       upstream.enqueue(anthropicReply.json(read("1.response.json")));
       const result = await adapter.generate(callFor(request1.model));
 
-      const assistant: AssistantContentPart[] = result.content.map((part) =>
+      const assistant: AssistantContentPart[] = result.content.flatMap((part): AssistantContentPart[] =>
         part.type === "tool-call"
-          ? { type: "tool-call", id: part.id, name: part.name, arguments: part.arguments }
-          : part,
+          ? [{ type: "tool-call", id: part.id, name: part.name, arguments: part.arguments }]
+          : part.type === "text" || part.type === "reasoning"
+            ? [part]
+            : [],
       );
       const results: Json[] = request2.messages[2].content;
       const history: CanonicalMessage[] = [
