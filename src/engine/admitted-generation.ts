@@ -2,7 +2,7 @@
  * A generation between admission and settlement: what the engine admitted and the run works on.
  * A file of its own so the run and settlement depend on it, not on the engine that creates it.
  */
-import type { CanonicalRequest } from "../canonical/index.js";
+import type { CanonicalRequest, ServerToolId } from "../canonical/index.js";
 import type { IngressFormatName } from "../canonical/ingress-format-name.js";
 import type { Reservation } from "../limits/spend-guard.js";
 import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
@@ -53,4 +53,18 @@ export interface SettledGeneration {
   outcome: GenerationOutcome;
   /** The attempt that served (absent when none did); its outcome tells how it ended. */
   served: GenerationAttempt | undefined;
+  /** Every server-tool call the run executed, in the order they started (empty without any). */
+  toolCalls: ExecutedToolCall[];
+}
+
+/** One server-tool call as the run executed it, for whoever reports on the request afterwards. */
+export interface ExecutedToolCall {
+  tool: ServerToolId;
+  status: "completed" | "failed";
+  /** The failure's code (`unavailable`, `url_not_allowed`, …) when `failed`. */
+  errorCode?: string;
+  costMicroUsd: number;
+  /** performance.now() when it started, and how long it ran. */
+  startedAt: number;
+  durationMs: number;
 }

@@ -331,7 +331,7 @@ export class GenerationEngine {
     served: GenerationAttempt | undefined,
   ): Promise<void> {
     // The numbers are final now: whoever reports on the request need not wait for the store.
-    announcers.get(admitted)?.({ outcome, served });
+    announcers.get(admitted)?.({ outcome, served, toolCalls: [] });
     announcers.delete(admitted);
     // A start still being stored (a stream that failed at once) must land first, or it would be
     // left behind (in Redis, in the sweep's index) after its final record.
