@@ -8,7 +8,12 @@ import { boundInputTokens } from "../metering/bound-input-tokens.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import type { AdmittedGeneration, GenerationInput, SettledGeneration } from "./admitted-generation.js";
-import { type BreakerPolicy, CircuitBreakers, DEFAULT_BREAKER_POLICY } from "./circuit-breaker.js";
+import {
+  type BreakerPolicy,
+  type BreakerState,
+  CircuitBreakers,
+  DEFAULT_BREAKER_POLICY,
+} from "./circuit-breaker.js";
 import type { GenerationAttempt, GenerationOutcome, GenerationStart } from "./generation-record.js";
 import { GenerationRun } from "./generation-run.js";
 import { type MeteredUsage, type MeterInput, meterUsage } from "./meter-usage.js";
@@ -34,6 +39,13 @@ export interface EngineDependencies {
   random?: () => number;
 }
 
+/** One route's breaker, as metrics label it. */
+export interface RouteBreakerState {
+  provider: string;
+  upstreamModel: string;
+  state: BreakerState;
+}
+
 /** How each admitted generation's `settled` is resolved (only the engine resolves it). */
 const announcers = new WeakMap<AdmittedGeneration, (settled: SettledGeneration) => void>();
 
@@ -44,6 +56,8 @@ export class GenerationEngine {
 
   private readonly breakers: CircuitBreakers;
   private readonly retryPolicy: RetryPolicy;
+  /** The catalog's routes, each once (as its breaker knows it). */
+  private catalogRoutes?: RouteCandidate[];
 
   constructor(private readonly deps: EngineDependencies) {
     const routing = deps.config.routing;
@@ -63,6 +77,21 @@ export class GenerationEngine {
           ? { failures: routing.breakerFailures, cooldownMs: routing.breakerCooldownMs }
           : DEFAULT_BREAKER_POLICY),
     );
+  }
+
+  /** Admitted generations not settled yet: each holds its reservation on this instance. */
+  get generationsInFlight(): number {
+    return this.unsettled;
+  }
+
+  /** Every catalog route's circuit-breaker state on this instance (read by metrics at scrape time). */
+  routeBreakerStates(): RouteBreakerState[] {
+    this.catalogRoutes ??= listRouteCandidates(this.deps.config.models);
+    return this.catalogRoutes.map(({ route, key }) => ({
+      provider: route.provider.id,
+      upstreamModel: route.upstreamModel,
+      state: this.breakers.state(key),
+    }));
   }
 
   /**
