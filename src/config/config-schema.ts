@@ -175,6 +175,16 @@ export const gatewayConfigSchema = z.strictObject({
         .default(["*"]),
     })
     .prefault({}),
+  /**
+   * `GET /metrics` (docs/operations.md, "Metrics"): served unless `enabled` is false; with
+   * `require_internal_token`, only to callers presenting the internal token.
+   */
+  metrics: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      require_internal_token: z.boolean().default(false),
+    })
+    .prefault({}),
   server_tools: z
     .strictObject({
       image: z.strictObject({ provider: z.string().min(1), model: z.string().min(1) }).optional(),

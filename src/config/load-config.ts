@@ -120,6 +120,10 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
     ),
     imageGenerationConfigured: file.server_tools.image !== undefined,
     cors: { allowedOrigins: file.cors.allowed_origins.map((origin) => origin.toLowerCase()) },
+    metrics: {
+      enabled: file.metrics.enabled,
+      requireInternalToken: file.metrics.require_internal_token,
+    },
   };
 }
 
