@@ -88,7 +88,8 @@ function registerMemoryMetrics(registers: Registry[]): void {
 }
 
 function registerCpuMetrics(registers: Registry[]): void {
-  let last = process.cpuUsage();
+  // From zero: the first scrape reports the process's whole CPU time so far.
+  let last: NodeJS.CpuUsage = { user: 0, system: 0 };
   new Counter({
     name: "process_cpu_seconds_total",
     help: "User and system CPU time of the process, in seconds.",
