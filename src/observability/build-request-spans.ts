@@ -111,7 +111,8 @@ export function buildRequestSpans(
   for (let index = 0; index < attempts.length; index++) {
     const attempt = attempts[index];
     const startedAt = trace.attemptStartedAt[index] ?? previousEnd;
-    previousEnd = startedAt + attempt.latencyMs;
+    // The recorded latency is whole milliseconds: it must not reach into the next attempt.
+    previousEnd = Math.min(startedAt + attempt.latencyMs, trace.attemptStartedAt[index + 1] ?? Infinity);
     spans.push(
       createSpan(origin, {
         name: `chat ${cut(attempt.upstreamModel)}`,
