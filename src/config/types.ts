@@ -89,6 +89,8 @@ export interface GatewayConfig {
     breakerCooldownMs: number;
   };
   imageGenerationConfigured: boolean;
+  /** The server-tool loop's bounds (`server_tools.max_rounds`); absent in configs built in code. */
+  serverTools?: { maxRounds: number };
   /** Origins whose browsers may call the public API: `["*"]` (any), a list, or none (CORS off). */
   cors: { allowedOrigins: readonly string[] };
 }
