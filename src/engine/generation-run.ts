@@ -610,7 +610,7 @@ export class GenerationRun {
     const metered =
       (status === "error" && !produced) || (status === "cancelled" && !promptProcessed)
         ? undefined
-        : this.meterRun();
+        : this.meterRun(status);
     const usage = metered?.usage ?? createEmptyUsage();
     const toolMicroUsd = this.loop?.toolCostMicroUsd ?? 0;
     const costMicroUsd = metered || toolMicroUsd > 0 ? this.hooks.cost(usage, toolMicroUsd) : 0;
@@ -642,7 +642,7 @@ export class GenerationRun {
    * The run's usage: the upstream call's, or with the tool loop the rounds already metered plus
    * the one still open (it ended early: the client left, a deadline, a failure).
    */
-  private meterRun(): MeteredUsage {
+  private meterRun(status: GenerationOutcome["status"]): MeteredUsage {
     const current = () =>
       this.hooks.meter(
         {
@@ -655,7 +655,8 @@ export class GenerationRun {
     if (this.loop === undefined) return current();
     let usage = this.completedUsage ?? createEmptyUsage();
     let estimated = this.completedEstimated;
-    if (this.roundOpen) {
+    // A later round that failed before any output costs nothing, as any failed call does.
+    if (this.roundOpen && !(status === "error" && !this.output.produced)) {
       const open = current();
       usage = addUsage(usage, open.usage);
       estimated ||= open.estimated;

@@ -14,7 +14,9 @@
  * run, the reservation is extended to cover their price and the next round's worst case; when
  * the headroom cannot, the calls are answered "budget exhausted" and the answer ends with the
  * finish reason `length`. A round that mixes server calls with calls to the caller's own tools
- * runs the server calls, then ends the loop: the caller's calls go back to it as usual.
+ * runs the server calls, then ends the loop: the caller's calls go back to it as usual, after the
+ * server calls' results (they are held until the round has ended, so no format shows a result
+ * after the caller's calls).
  */
 import type {
   AssistantContentPart,
@@ -90,6 +92,8 @@ export class ToolLoop {
   private calls: PendingCall[] = [];
   private clientCalls = 0;
   private readonly hiddenInputs = new Set<string>();
+  /** The caller's own calls of the round, passed on once the server calls have their results. */
+  private heldClientParts: CanonicalStreamPart[] = [];
   private readonly clientIndexes = new Map<string, number>();
   private readonly texts = new Map<string, string>();
   private readonly reasonings = new Map<string, string>();
@@ -169,10 +173,12 @@ export class ToolLoop {
           this.hiddenInputs.add(part.id);
           return [];
         }
-        return [{ ...part, index: this.clientIndex(part.id) }];
+        this.heldClientParts.push({ ...part, index: this.clientIndex(part.id) });
+        return [];
       case "tool-input-delta":
       case "tool-input-end":
-        return this.hiddenInputs.has(part.id) ? [] : [part];
+        if (!this.hiddenInputs.has(part.id)) this.heldClientParts.push(part);
+        return [];
       case "tool-call": {
         this.content.push({
           type: "tool-call",
@@ -184,7 +190,8 @@ export class ToolLoop {
         const tool = this.session.toolNamed(part.name);
         if (tool === undefined) {
           this.clientCalls += 1;
-          return [{ ...part, index: this.clientIndex(part.id) }];
+          this.heldClientParts.push({ ...part, index: this.clientIndex(part.id) });
+          return [];
         }
         const call: ServerToolCall = {
           id: `hi${this.options.requestId.replaceAll("-", "x")}_${++this.callSequence}`,
@@ -225,7 +232,10 @@ export class ToolLoop {
   ): AsyncGenerator<CanonicalStreamPart, RoundDecision> {
     const upstreamFinish = this.finishPart ?? { type: "finish", reason: "stop" };
     const calls = this.calls;
-    if (calls.length === 0) return { kind: "end", finish: upstreamFinish };
+    if (calls.length === 0) {
+      yield* this.releaseClientParts();
+      return { kind: "end", finish: upstreamFinish };
+    }
     const mixed = this.clientCalls > 0;
     const lastRound = this.round >= this.options.maxRounds;
     let continues = !mixed && !lastRound;
@@ -278,6 +288,7 @@ export class ToolLoop {
 
     if (!continues) {
       this.calls = [];
+      yield* this.releaseClientParts();
       if (mixed) return { kind: "end", finish: upstreamFinish };
       // The model wanted more than the request may give: its answer is cut short, as by a cap.
       const rawReason = budgetExhausted ? "server_tool_budget" : "server_tool_rounds";
@@ -286,6 +297,12 @@ export class ToolLoop {
     const request = this.createNextRequest(toolResults);
     this.startRound(request);
     return { kind: "next", request };
+  }
+
+  private *releaseClientParts(): Generator<CanonicalStreamPart> {
+    const held = this.heldClientParts;
+    this.heldClientParts = [];
+    yield* held;
   }
 
   /** Refusal when the tool's `max_uses` or the request's `max_tool_calls` is spent; else counts the use. */
@@ -409,6 +426,7 @@ export class ToolLoop {
     this.calls = [];
     this.clientCalls = 0;
     this.hiddenInputs.clear();
+    this.heldClientParts = [];
     this.clientIndexes.clear();
     this.texts.clear();
     this.reasonings.clear();
