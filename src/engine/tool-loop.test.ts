@@ -317,8 +317,10 @@ async function collect(run: GenerationRun, stream: boolean): Promise<ResultConte
       texts.set(part.id, entry);
       content.push(entry);
     } else if (part.type === "text-delta") texts.get(part.id)!.text += part.delta;
-    else if (part.type === "citation") (texts.get(part.id)!.citations ??= []).push(part.citation);
-    else if (part.type === "tool-call") {
+    else if (part.type === "citation") {
+      const entry = texts.get(part.id)!;
+      entry.citations = [...(entry.citations ?? []), part.citation];
+    } else if (part.type === "tool-call") {
       content.push({ type: "tool-call", id: part.id, name: part.name, arguments: part.arguments });
     } else if (part.type === "server-tool-call") content.push({ type: "server-tool-call", call: part.call });
     else if (part.type === "server-tool-result")
