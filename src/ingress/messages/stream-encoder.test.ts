@@ -1021,3 +1021,20 @@ test("a citation for a text block still waiting behind another block goes out wi
   ]);
   assert.equal(frames.filter((frame) => JSON.stringify(frame.data).includes("citations_delta")).length, 1);
 });
+
+test("the AI SDK's Anthropic provider reads a server-tool stream without events: the search's sources and the cited text", async () => {
+  const sse = encodeStream(searchRun(false), (encoder) => encoder.finish(settleWithCalls()));
+  const provider = createAnthropic({
+    apiKey: "x",
+    baseURL: "http://gateway.test/api/v1",
+    fetch: async () => new Response(sse, { headers: { "content-type": "text/event-stream" } }),
+  });
+  const result = streamText({ model: provider("anthropic/claude-sonnet-4.5"), prompt: "Hi", maxRetries: 0 });
+  assert.equal(await result.text, "Let me look.Paris it is.");
+  const sources = await result.sources;
+  assert.ok(sources.length >= 1);
+  assert.ok(
+    sources.every((source) => source.sourceType === "url" && source.url === "https://example.com/fr"),
+  );
+  assert.equal(await result.finishReason, "stop");
+});
