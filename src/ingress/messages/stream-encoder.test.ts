@@ -1038,3 +1038,13 @@ test("the AI SDK's Anthropic provider reads a server-tool stream without events:
   );
   assert.equal(await result.finishReason, "stop");
 });
+
+test("a stream that fails after a search reports the search in the error event's usage", () => {
+  const encoder = createMessagesStreamEncoder(context);
+  encoder.push({ type: "server-tool-call", call: searchCall });
+  const frames = parseFrames(
+    encoder.fail(new GatewayError("provider_overloaded", "overloaded"), settleWithCalls()),
+  );
+  const usageOnError = frames[0].data.usage as Record<string, unknown>;
+  assert.deepEqual(usageOnError.server_tool_use, { web_search_requests: 1, web_fetch_requests: 0 });
+});
