@@ -2,6 +2,7 @@
  * Builds and runs one gateway instance: storage, shared state, engine, HTTP server, graceful
  * shutdown. `main.ts` calls it with the process settings; tests call it with their own.
  */
+
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -32,6 +33,8 @@ import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/ada
 import { createOpenAiChatAdapter } from "./providers/openai-compatible/openai-chat-adapter.js";
 import { createOpenAiResponsesAdapter } from "./providers/openai-responses/adapter.js";
 import type { ProviderAdapter } from "./providers/provider-adapter.js";
+import { createServerTools, type ServerToolsOptions } from "./server-tools/toolbox/index.js";
+import { toWebFetchSettings, warnIfWebFetchUnsafe } from "./server-tools/web-fetch/index.js";
 import { writeAdminToken } from "./storage/data-dir/admin-token.js";
 import { readItemSealSecret } from "./storage/data-dir/item-seal-secret.js";
 import { openSpendGuard } from "./storage/open-spend-guard.js";
@@ -73,6 +76,8 @@ export interface GatewayOptions {
     DurableGenerationOptions,
     "finishDeadlineMs" | "idleCheckMs" | "retryInitialMs" | "retryMaxMs"
   >;
+  /** Server tools' clock and web_fetch's network (tests); default: the system's. */
+  serverTools?: Pick<ServerToolsOptions, "now" | "fetchNetwork">;
 }
 
 export interface RunningGateway {
@@ -209,12 +214,20 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     onError: (error) => logger.warn({ err: error }, "playground key purge failed"),
     onPurged: (count) => logger.info({ count }, "purged expired playground keys"),
   });
+  const serverTools = config.serverTools
+    ? createServerTools(config.serverTools, { env: process.env, ...options.serverTools })
+    : undefined;
+  if (serverTools !== undefined) {
+    warnIfWebFetchUnsafe(toWebFetchSettings(config.serverTools!.webFetch), logger);
+    for (const line of serverTools.missingConfiguration) logger.warn(`server tool not usable: ${line}`);
+  }
   const engine = new GenerationEngine({
     config,
     store,
     adapters: createAdapters(),
     logger,
     spendGuard,
+    ...(serverTools === undefined ? {} : { serverTools }),
   });
   const inFlight = createInFlightRequests(limits.maxRequestsInFlight);
   const metrics = config.metrics.enabled
@@ -312,6 +325,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         await sweep.stop();
         await authenticator.close();
         await spendGuard.close();
+        await serverTools?.close();
         await state.close();
         // Parked outcomes not yet replayed stay in the outbox file for the next start.
         await generations.close();

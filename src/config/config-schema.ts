@@ -2,7 +2,11 @@
  * Schema of the YAML config file (`GATEWAY_CONFIG`). Field names stay snake_case as in the file;
  * `load-config.ts` turns the validated file into the runtime catalog.
  */
+
 import { z } from "zod";
+import { datetimeConfigSchema } from "../server-tools/datetime/datetime-config.js";
+import { webFetchConfigSchema } from "../server-tools/web-fetch/web-fetch-config.js";
+import { webSearchConfigSchema } from "../server-tools/web-search/web-search-config.js";
 
 export const PROVIDER_KINDS = [
   "openai-compatible",
@@ -187,6 +191,12 @@ export const gatewayConfigSchema = z.strictObject({
     .prefault({}),
   server_tools: z
     .strictObject({
+      /** Upstream rounds one request with server tools may make in all (docs/server-tools.md). */
+      max_rounds: z.int().min(1).max(50).default(8),
+      /** Absent: web_search is not configured, and activating it is refused. */
+      web_search: webSearchConfigSchema.optional(),
+      web_fetch: webFetchConfigSchema.prefault({}),
+      datetime: datetimeConfigSchema,
       image: z.strictObject({ provider: z.string().min(1), model: z.string().min(1) }).optional(),
     })
     .prefault({}),

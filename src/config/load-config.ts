@@ -119,6 +119,12 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
       origin,
     ),
     imageGenerationConfigured: file.server_tools.image !== undefined,
+    serverTools: {
+      maxRounds: file.server_tools.max_rounds,
+      ...(file.server_tools.web_search === undefined ? {} : { webSearch: file.server_tools.web_search }),
+      webFetch: file.server_tools.web_fetch,
+      datetime: file.server_tools.datetime,
+    },
     cors: { allowedOrigins: file.cors.allowed_origins.map((origin) => origin.toLowerCase()) },
     metrics: {
       enabled: file.metrics.enabled,

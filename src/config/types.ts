@@ -1,5 +1,8 @@
 /** Runtime (camelCase, validated, money-as-integers) view of the config. */
 import type { ModelPrices } from "../metering/prices.js";
+import type { DatetimeConfigFile } from "../server-tools/datetime/datetime-config.js";
+import type { WebFetchConfigFile } from "../server-tools/web-fetch/web-fetch-config.js";
+import type { WebSearchConfigFile } from "../server-tools/web-search/web-search-config.js";
 import type { MODEL_FEATURES, PROVIDER_KINDS } from "./config-schema.js";
 
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
@@ -89,6 +92,16 @@ export interface GatewayConfig {
     breakerCooldownMs: number;
   };
   imageGenerationConfigured: boolean;
+  /**
+   * The server tools (`server_tools`): the loop's round cap and each tool's section as the file has
+   * it (server-tools/ builds the tools from them). Absent in configs built in code: no server tool.
+   */
+  serverTools?: {
+    maxRounds: number;
+    webSearch?: WebSearchConfigFile;
+    webFetch: WebFetchConfigFile;
+    datetime: DatetimeConfigFile;
+  };
   /** Origins whose browsers may call the public API: `["*"]` (any), a list, or none (CORS off). */
   cors: { allowedOrigins: readonly string[] };
   /** `GET /metrics`: served at all, and only to callers with the internal token. */

@@ -7,7 +7,7 @@ import type { IngressFormatName } from "../canonical/ingress-format-name.js";
 import type { Reservation } from "../limits/spend-guard.js";
 import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
 import type { GenerationAttempt, GenerationOutcome, GenerationStart } from "./generation-record.js";
-import type { AdmittedCaller } from "./ports.js";
+import type { AdmittedCaller, ServerToolSession } from "./ports.js";
 import type { RouteCandidate } from "./route-candidates.js";
 
 export interface GenerationInput {
@@ -57,6 +57,10 @@ export interface AdmittedGeneration extends GenerationInput {
   /** The longest the generation may run, and when that is over (performance.now() time). */
   deadlineMs: number;
   deadline: number;
+  /** The activated server tools, prepared for this run (absent when none is activated). */
+  serverTools?: ServerToolSession;
+  /** Upstream rounds the server-tool loop may make in all. */
+  maxToolRounds: number;
 }
 
 /** A generation as it settled. */

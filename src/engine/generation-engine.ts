@@ -7,7 +7,12 @@ import type { Logger } from "../logging/logger.js";
 import { boundInputTokens } from "../metering/bound-input-tokens.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
-import type { AdmittedGeneration, GenerationInput, SettledGeneration } from "./admitted-generation.js";
+import type {
+  AdmittedGeneration,
+  ExecutedToolCall,
+  GenerationInput,
+  SettledGeneration,
+} from "./admitted-generation.js";
 import {
   type BreakerPolicy,
   type BreakerState,
@@ -17,7 +22,7 @@ import {
 import type { GenerationAttempt, GenerationOutcome, GenerationStart } from "./generation-record.js";
 import { GenerationRun } from "./generation-run.js";
 import { type MeteredUsage, type MeterInput, meterUsage } from "./meter-usage.js";
-import type { AdapterRegistry, EngineStore } from "./ports.js";
+import type { AdapterRegistry, EngineStore, ServerToolSession, ServerTools } from "./ports.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { listRouteCandidates, type RouteCandidate } from "./route-candidates.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
@@ -37,6 +42,8 @@ export interface EngineDependencies {
   breakerPolicy?: BreakerPolicy;
   /** Jitter source for backoff (tests pass a fixed one). */
   random?: () => number;
+  /** The server tools this gateway runs (absent: activating one is refused as not configured). */
+  serverTools?: ServerTools;
 }
 
 /** One route's breaker, as metrics label it. */
@@ -45,6 +52,9 @@ export interface RouteBreakerState {
   upstreamModel: string;
   state: BreakerState;
 }
+
+/** Upstream rounds a request with server tools may make when the config says nothing. */
+export const DEFAULT_MAX_TOOL_ROUNDS = 8;
 
 /** How each admitted generation's `settled` is resolved (only the engine resolves it). */
 const announcers = new WeakMap<AdmittedGeneration, (settled: SettledGeneration) => void>();
@@ -116,6 +126,12 @@ export class GenerationEngine {
   async admit(input: GenerationInput): Promise<AdmittedGeneration> {
     const { config, spendGuard } = this.deps;
     const { model, models, workspace, limits } = admitRequest(config, input.caller, input.request);
+    const serverTools = this.prepareServerTools(input.request);
+    // The model is offered the activated tools as functions of its own.
+    const upstreamRequest =
+      serverTools === undefined
+        ? input.request
+        : { ...input.request, tools: [...input.request.tools, ...serverTools.definitions] };
     const candidates = listRouteCandidates(models);
     const first = candidates[0];
     const adapter = this.deps.adapters.get(first.route.provider.kind);
@@ -123,7 +139,7 @@ export class GenerationEngine {
       throw new GatewayError("internal_error", `No adapter for provider kind "${first.route.provider.kind}"`);
     }
     const bounding = performance.now();
-    const worstCase = this.estimateWorstCase(input.request, candidates);
+    const worstCase = this.estimateWorstCase(upstreamRequest, candidates);
     // A large request took a while to bound: let other requests' I/O in before going on.
     if (performance.now() - bounding > YIELD_AFTER_MS) await yieldToEventLoop();
     const reservation = await spendGuard.admit({
@@ -168,6 +184,8 @@ export class GenerationEngine {
       estimatedInputTokens: worstCase.inputTokens,
       deadlineMs: config.maxRequestMs,
       deadline: input.startedAt + config.maxRequestMs,
+      ...(serverTools === undefined ? {} : { serverTools }),
+      maxToolRounds: config.serverTools?.maxRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
       candidates,
       callFor: (candidate) => ({
         model: candidate.model,
@@ -181,7 +199,7 @@ export class GenerationEngine {
         ),
       }),
       call: {
-        request: input.request,
+        request: upstreamRequest,
         model: first.model,
         provider: first.route.provider,
         upstreamModel: first.route.upstreamModel,
@@ -194,6 +212,32 @@ export class GenerationEngine {
     };
     announcers.set(admitted, announceSettled);
     return admitted;
+  }
+
+  /**
+   * The request's activated server tools, checked against this gateway's configuration; their
+   * function names may not clash with the caller's own tools.
+   */
+  private prepareServerTools(request: CanonicalRequest): ServerToolSession | undefined {
+    if (request.serverTools.length === 0) return undefined;
+    if (this.deps.serverTools === undefined) {
+      const first = request.serverTools[0];
+      throw GatewayError.invalidRequest(
+        `Server tool "${first.id}" is not configured on this gateway`,
+        first.param ?? "tools",
+      );
+    }
+    const session = this.deps.serverTools.prepare(request);
+    for (const definition of session.definitions) {
+      const clash = request.tools.findIndex((tool) => tool.name === definition.name);
+      if (clash !== -1) {
+        throw GatewayError.invalidRequest(
+          `tools[${clash}] is named "${definition.name}", the name of the server tool this request activates; rename the function`,
+          "tools",
+        );
+      }
+    }
+    return session;
   }
 
   /**
@@ -269,9 +313,11 @@ export class GenerationEngine {
       admitted,
       signal,
       {
-        settle: (outcome, served) => this.settle(admitted, outcome, served),
-        cost: (usage) => this.cost(admitted, usage),
-        meter: (input) => this.meter(admitted, input),
+        settle: (outcome, served, toolCalls) => this.settle(admitted, outcome, served, toolCalls),
+        cost: (usage, toolMicroUsd) => this.cost(admitted, usage, toolMicroUsd),
+        meter: (input, request) => this.meter(admitted, input, request),
+        reserveRound: (spent, toolMicroUsd, toolsMicroUsd, next) =>
+          this.reserveRound(admitted, spent, toolMicroUsd, toolsMicroUsd, next),
       },
       {
         adapters: this.deps.adapters,
@@ -303,8 +349,8 @@ export class GenerationEngine {
    * an upstream bills past its published rules; the gateway then absorbs the difference, logged,
    * rather than let settled spend pass a limit or the balance.
    */
-  private cost(admitted: AdmittedGeneration, usage: CanonicalResult["usage"]): number {
-    const cost = computeCostMicroUsd(usage, admitted.call.model.prices);
+  private cost(admitted: AdmittedGeneration, usage: CanonicalResult["usage"], toolMicroUsd: number): number {
+    const cost = computeCostMicroUsd(usage, admitted.call.model.prices) + toolMicroUsd;
     const reserved = admitted.reservation.amountMicroUsd;
     if (cost <= reserved) return cost;
     this.deps.logger.warn(
@@ -315,29 +361,69 @@ export class GenerationEngine {
   }
 
   /**
+   * Before a tool round: the reservation must cover what the run spent so far, the calls about to
+   * run and the next round's worst case (its prompt, the tools' results included, and its output
+   * cap at the serving model's prices). Only the shortfall is reserved; a limit store that cannot
+   * be reached counts as no headroom (the answer ends rather than run unreserved).
+   */
+  private async reserveRound(
+    admitted: AdmittedGeneration,
+    spent: CanonicalResult["usage"],
+    toolMicroUsd: number,
+    toolsMicroUsd: number,
+    next: { request: CanonicalRequest; resultTokens: number } | undefined,
+  ): Promise<boolean> {
+    const { model } = admitted.call;
+    let needed = computeCostMicroUsd(spent, model.prices) + toolMicroUsd + toolsMicroUsd;
+    if (next !== undefined) {
+      const worst = estimateWorstCase(next.request, model.prices, admitted.call.maxOutputTokens, {
+        rules: admitted.adapter.inputRules,
+        contextLength: model.contextLength,
+      });
+      const resultTokens = Math.min(next.resultTokens, Math.max(0, model.contextLength - worst.inputTokens));
+      needed +=
+        worst.amountMicroUsd + Number((BigInt(resultTokens) * worst.inputPicoUsd + 999_999n) / 1_000_000n);
+    }
+    const shortfall = needed - admitted.reservation.amountMicroUsd;
+    if (shortfall <= 0) return true;
+    try {
+      return await admitted.reservation.extend(shortfall);
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error, requestId: admitted.requestId },
+        "could not extend the reservation for a server-tool round",
+      );
+      return false;
+    }
+  }
+
+  /**
    * The prompt's tokens when the upstream did not report them: text counted with o200k whatever
    * the provider kind (one estimate for one prompt), media at the kind's per-image and per-page
    * bounds, never above the bound the reservation was made with. Computed only when needed: the
    * reservation itself counts non-OpenAI text by its bytes, without tokenizing.
    */
-  private estimatePrompt(admitted: AdmittedGeneration): number {
-    const { request, model } = admitted.call;
+  private estimatePrompt(admitted: AdmittedGeneration, roundRequest?: CanonicalRequest): number {
+    const { model } = admitted.call;
+    const request = roundRequest ?? admitted.call.request;
     const estimate = boundInputTokens(
       request,
       { ...admitted.adapter.inputRules, tokenizer: "o200k" },
       model.contextLength,
     );
-    return Math.min(estimate, admitted.estimatedInputTokens);
+    // A later round of the tool loop reserved its own bound; the first one's was admission's.
+    return roundRequest === undefined ? Math.min(estimate, admitted.estimatedInputTokens) : estimate;
   }
 
   /** meter-usage.ts with this generation's cap and prompt estimate; an over-cap report is logged. */
   private meter(
     admitted: AdmittedGeneration,
     input: Pick<MeterInput, "reported" | "finished" | "estimateOutputTokens">,
+    roundRequest?: CanonicalRequest,
   ): MeteredUsage {
     const metered = meterUsage({
       ...input,
-      estimateInputTokens: () => this.estimatePrompt(admitted),
+      estimateInputTokens: () => this.estimatePrompt(admitted, roundRequest),
       outputCap: admitted.call.maxOutputTokens,
     });
     if (metered.capped) {
@@ -358,9 +444,10 @@ export class GenerationEngine {
     admitted: AdmittedGeneration,
     outcome: GenerationOutcome,
     served: GenerationAttempt | undefined,
+    toolCalls: ExecutedToolCall[],
   ): Promise<void> {
     // The numbers are final now: whoever reports on the request need not wait for the store.
-    announcers.get(admitted)?.({ outcome, served, toolCalls: [] });
+    announcers.get(admitted)?.({ outcome, served, toolCalls });
     announcers.delete(admitted);
     // A start still being stored (a stream that failed at once) must land first, or it would be
     // left behind (in Redis, in the sweep's index) after its final record.

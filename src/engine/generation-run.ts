@@ -14,7 +14,9 @@
  * parts; both settle through `computeSettlement`, and both report failures as a GatewayError.
  *
  * Each attempt is one upstream round; a run that needs several rounds for one answer (server
- * tools) adds them after the serving attempt, under the same deadline and settlement.
+ * tools, tool-loop.ts) adds them after the serving attempt, on the route that served, under the
+ * same deadline and settlement: each round is metered when it ends, the tools' costs are added,
+ * and a round that fails after the first one ends the answer with an error (streamed: in band).
  */
 import type {
   CanonicalResult,
@@ -23,24 +25,50 @@ import type {
   FinishReason,
 } from "../canonical/index.js";
 import { createEmptyUsage } from "../canonical/index.js";
+import type { CanonicalRequest } from "../canonical/request.js";
 import type { Settlement } from "../canonical/settlement.js";
 import { createGatewayErrorFromInfo, GatewayError, toGatewayError } from "../errors/gateway-error.js";
 import { estimateTextTokens } from "../metering/estimate-usage.js";
-import type { AdmittedGeneration } from "./admitted-generation.js";
+import { convertResultToParts } from "../providers/convert-result-to-parts.js";
+import type { AdmittedGeneration, ExecutedToolCall } from "./admitted-generation.js";
 import type { CircuitBreakers } from "./circuit-breaker.js";
 import { createDeadlineError } from "./create-deadline-error.js";
+import { foldStreamParts } from "./fold-stream-parts.js";
 import type { GenerationAttempt, GenerationOutcome } from "./generation-record.js";
 import { collectResultText, DeliveredOutput, type MeteredUsage, type MeterInput } from "./meter-usage.js";
 import type { AdapterRegistry } from "./ports.js";
 import { computeBackoffMs, isFixableElsewhere, mayRetrySameRoute, type RetryPolicy } from "./retry-policy.js";
 import type { RouteCandidate } from "./route-candidates.js";
 import { createOutcome } from "./settle.js";
+import { addUsage, type RoundDecision, ToolLoop } from "./tool-loop.js";
 
 export interface RunHooks {
-  /** Writes the outcome and settles the reservation; never rejects. `served`: the serving attempt. */
-  settle(outcome: GenerationOutcome, served: GenerationAttempt | undefined): Promise<void>;
-  cost(usage: CanonicalUsage): number;
-  meter(input: Pick<MeterInput, "reported" | "finished" | "estimateOutputTokens">): MeteredUsage;
+  /**
+   * Writes the outcome and settles the reservation; never rejects. `served`: the serving attempt;
+   * `toolCalls`: the server-tool calls executed.
+   */
+  settle(
+    outcome: GenerationOutcome,
+    served: GenerationAttempt | undefined,
+    toolCalls: ExecutedToolCall[],
+  ): Promise<void>;
+  /** What `usage` and `toolMicroUsd` of server tools cost together, never above the reservation. */
+  cost(usage: CanonicalUsage, toolMicroUsd: number): number;
+  /** Meters one round; `request`: the round's own request when it is not the first one's. */
+  meter(
+    input: Pick<MeterInput, "reported" | "finished" | "estimateOutputTokens">,
+    request?: CanonicalRequest,
+  ): MeteredUsage;
+  /**
+   * Extends the reservation, when needed, so that what was spent (`spent`: metered rounds,
+   * `toolMicroUsd` so far), `toolsMicroUsd` more, and the next round's worst case all fit.
+   */
+  reserveRound(
+    spent: CanonicalUsage,
+    toolMicroUsd: number,
+    toolsMicroUsd: number,
+    next: { request: CanonicalRequest; resultTokens: number } | undefined,
+  ): Promise<boolean>;
 }
 
 export interface RunServices {
@@ -93,6 +121,13 @@ export class GenerationRun {
     lastError: GatewayError | undefined;
   };
   private timing: RunTiming = { firstPartWaitMs: 0 };
+  /** The server-tool loop, when the request activated server tools. */
+  private readonly loop?: ToolLoop;
+  /** Rounds already ended and metered (tool loop), summed; undefined before the first one ends. */
+  private completedUsage?: CanonicalUsage;
+  private completedEstimated = false;
+  /** A round's upstream call was made and the round is not metered yet. */
+  private roundOpen = false;
   /** The response started before the upstream's first part arrived. */
   private slowStart = false;
   private readonly onClientGone = () => this.cancel();
@@ -105,6 +140,12 @@ export class GenerationRun {
   ) {
     this.output = new DeliveredOutput(admitted.call.maxOutputTokens);
     this.estimateOutput = () => this.output.estimateTokens();
+    if (admitted.serverTools !== undefined) {
+      this.loop = new ToolLoop(admitted.serverTools, admitted.call.request, {
+        maxRounds: admitted.maxToolRounds,
+        requestId: admitted.requestId,
+      });
+    }
     this.cursor = {
       pass: 0,
       queue: admitted.candidates,
@@ -141,7 +182,7 @@ export class GenerationRun {
     );
     run.deadlineTimer.unref();
     run.timing = timing;
-    const failure = await run.runAttempts();
+    const failure = (await run.runAttempts()) ?? (await run.continueNonStreamedLoop());
     if (failure === undefined) {
       if (!admitted.request.stream) await run.settle();
       return run;
@@ -278,6 +319,7 @@ export class GenerationRun {
     // A streamed attempt that serves keeps the link: a stop or a cancel still reaches its call.
     if (!admitted.request.stream) this.controller.signal.removeEventListener("abort", onStop);
     this.services.breakers.recordSuccess(candidate.key);
+    this.roundOpen = true;
     this.serving = {
       index: this.attempts.length,
       startedAt,
@@ -368,9 +410,18 @@ export class GenerationRun {
       }
       while (next !== undefined) {
         this.observe(next);
-        yield next;
+        if (this.loop === undefined) yield next;
+        else for (const shown of this.loop.transform(next)) yield shown;
         if (next.type === "error" || this.cancelled) break;
         next = await this.take(this.iterator!.next());
+        if (
+          next === undefined &&
+          this.loop !== undefined &&
+          this.roundOpen &&
+          this.finishReason !== undefined
+        ) {
+          next = yield* this.nextRound(this.loop);
+        }
       }
       if (this.finishReason === undefined && !this.error && !this.cancelled) {
         const error = new GatewayError(
@@ -412,6 +463,109 @@ export class GenerationRun {
     if (this.stoppedWith === undefined || this.finishReason !== undefined) return part;
     return toErrorPart(this.stoppedWith);
   }
+
+  /**
+   * Streamed, a round of the tool loop has ended: runs its server calls (their results are
+   * yielded), then either opens the next round and returns its first part, or yields the run's
+   * summed usage and its finish and returns undefined.
+   */
+  private async *nextRound(
+    loop: ToolLoop,
+  ): AsyncGenerator<CanonicalStreamPart, CanonicalStreamPart | undefined> {
+    this.closeRound(loop);
+    const decision: RoundDecision = yield* loop.finishRound(this.reserveRound, this.controller.signal);
+    if (decision.kind === "end") {
+      this.finishReason = decision.finish.reason;
+      yield { type: "usage", usage: this.completedUsage ?? createEmptyUsage() };
+      yield decision.finish;
+      return undefined;
+    }
+    if (this.cancelled) return undefined;
+    if (this.stoppedWith) return toErrorPart(this.stoppedWith);
+    this.roundOpen = true;
+    const call = { ...this.admitted.call, request: decision.request, signal: this.controller.signal };
+    this.iterator = this.admitted.adapter.stream(call)[Symbol.asyncIterator]();
+    return await this.take(this.iterator.next());
+  }
+
+  /**
+   * Non-streamed, with server tools: the serving attempt's result is the first round; each round's
+   * result goes through the tool loop as parts, further rounds are called on the serving route,
+   * and the parts fold into the one result the answer renders. Undefined when it completed, else
+   * the error the run ends with.
+   */
+  private async continueNonStreamedLoop(): Promise<{ error: GatewayError } | undefined> {
+    const loop = this.loop;
+    if (loop === undefined || this.admitted.request.stream || this.result === undefined) return undefined;
+    this.roundOpen = true;
+    const shown: CanonicalStreamPart[] = [];
+    let result: CanonicalResult = this.result;
+    for (;;) {
+      for (const part of convertResultToParts(result)) shown.push(...loop.transform(part));
+      this.closeRound(loop);
+      const steps = loop.finishRound(this.reserveRound, this.controller.signal);
+      let step = await steps.next();
+      while (!step.done) {
+        shown.push(step.value);
+        step = await steps.next();
+      }
+      const decision = step.value;
+      if (decision.kind === "end") {
+        this.finishReason = decision.finish.reason;
+        shown.push({ type: "usage", usage: this.completedUsage ?? createEmptyUsage() }, decision.finish);
+        break;
+      }
+      if (this.cancelled || this.stoppedWith) {
+        return { error: this.stoppedWith ?? toGatewayError(this.signal.reason) };
+      }
+      this.roundOpen = true;
+      this.callInFlight = true;
+      try {
+        const call = { ...this.admitted.call, request: decision.request, signal: this.controller.signal };
+        result = await this.admitted.adapter.generate(call);
+      } catch (thrown) {
+        this.callInFlight = false;
+        if (this.cancelled) return { error: toGatewayError(this.signal.reason) };
+        return { error: this.stoppedWith ?? toGatewayError(thrown) };
+      }
+      this.callInFlight = false;
+      this.observeResult(result);
+    }
+    this.result = foldStreamParts(shown);
+    return undefined;
+  }
+
+  /** The tool loop's round ended: it is metered now, and the next one starts from nothing. */
+  private closeRound(loop: ToolLoop): void {
+    if (!this.roundOpen) return;
+    const metered = this.hooks.meter(
+      {
+        reported: this.usage,
+        finished: this.finishReason !== undefined,
+        estimateOutputTokens: this.estimateOutput,
+      },
+      loop.round === 1 ? undefined : loop.roundRequest,
+    );
+    this.completedUsage = addUsage(this.completedUsage ?? createEmptyUsage(), metered.usage);
+    this.completedEstimated ||= metered.estimated;
+    this.roundOpen = false;
+    this.usage = undefined;
+    this.finishReason = undefined;
+    this.output = new DeliveredOutput(this.admitted.call.maxOutputTokens);
+    this.estimateOutput = () => this.output.estimateTokens();
+  }
+
+  /** The tool loop's reservation step, with what the run has spent so far. */
+  private readonly reserveRound = (
+    toolsMicroUsd: number,
+    next: { request: CanonicalRequest; resultTokens: number } | undefined,
+  ): Promise<boolean> =>
+    this.hooks.reserveRound(
+      this.completedUsage ?? createEmptyUsage(),
+      this.loop?.toolCostMicroUsd ?? 0,
+      toolsMicroUsd,
+      next,
+    );
 
   get failure(): GatewayError | undefined {
     return this.error;
@@ -455,16 +609,14 @@ export class GenerationRun {
     // while a call was in flight is billed the prompt (the upstream likely processed it), at the
     // prices of the route it was waiting for.
     const promptProcessed = this.serving !== undefined || this.cancelledDuringCall;
+    const produced = this.output.produced || this.completedUsage !== undefined;
     const metered =
-      (status === "error" && !this.output.produced) || (status === "cancelled" && !promptProcessed)
+      (status === "error" && !produced) || (status === "cancelled" && !promptProcessed)
         ? undefined
-        : this.hooks.meter({
-            reported: this.usage,
-            finished: this.finishReason !== undefined,
-            estimateOutputTokens: this.estimateOutput,
-          });
+        : this.meterRun(status);
     const usage = metered?.usage ?? createEmptyUsage();
-    const costMicroUsd = metered ? this.hooks.cost(usage) : 0;
+    const toolMicroUsd = this.loop?.toolCostMicroUsd ?? 0;
+    const costMicroUsd = metered || toolMicroUsd > 0 ? this.hooks.cost(usage, toolMicroUsd) : 0;
     this.closeServingAttempt(status);
     const outcome = createOutcome(
       this.admitted,
@@ -476,14 +628,43 @@ export class GenerationRun {
     );
     outcome.usageEstimated = metered?.estimated === true;
     outcome.attempts = this.attempts;
+    if (this.loop !== undefined) outcome.toolCostsMicroUsd = { ...this.loop.toolCosts };
     if (this.error && status === "error") outcome.errorCode = this.error.code;
     const served = this.serving === undefined ? undefined : this.attempts[this.serving.index];
-    await this.hooks.settle(outcome, served);
-    return {
+    await this.hooks.settle(outcome, served, this.loop?.executed ?? []);
+    const settlement: Settlement = {
       usage,
       costMicroUsd,
       finishReason: this.finishReason ?? (this.error ? "error" : "stop"),
     };
+    if (this.loop !== undefined) settlement.serverToolCalls = { ...this.loop.callCounts };
+    return settlement;
+  }
+
+  /**
+   * The run's usage: the upstream call's, or with the tool loop the rounds already metered plus
+   * the one still open (it ended early: the client left, a deadline, a failure).
+   */
+  private meterRun(status: GenerationOutcome["status"]): MeteredUsage {
+    const current = () =>
+      this.hooks.meter(
+        {
+          reported: this.usage,
+          finished: this.finishReason !== undefined,
+          estimateOutputTokens: this.estimateOutput,
+        },
+        this.loop === undefined || this.loop.round === 1 ? undefined : this.loop.roundRequest,
+      );
+    if (this.loop === undefined) return current();
+    let usage = this.completedUsage ?? createEmptyUsage();
+    let estimated = this.completedEstimated;
+    // A later round that failed before any output costs nothing, as any failed call does.
+    if (this.roundOpen && !(status === "error" && !this.output.produced)) {
+      const open = current();
+      usage = addUsage(usage, open.usage);
+      estimated ||= open.estimated;
+    }
+    return { usage, estimated, capped: false };
   }
 
   /** The serving attempt's record tells how it ended and how long it ran in all. */

@@ -3,6 +3,13 @@
  * ports, the gateway wires them. The engine never imports storage.
  */
 import type { ApiKeyWithWorkspace, KeyLimits } from "../auth/accounts.js";
+import type {
+  CanonicalRequest,
+  FunctionTool,
+  ServerToolErrorCode,
+  ServerToolId,
+  ServerToolOutput,
+} from "../canonical/index.js";
 import type { ProviderKind } from "../config/types.js";
 import type { ProviderAdapter } from "../providers/provider-adapter.js";
 import type { GenerationOutcome, GenerationRecord, GenerationStart } from "./generation-record.js";
@@ -46,4 +53,47 @@ export interface EngineStore {
  */
 export interface AdmittedCaller extends ApiKeyWithWorkspace {
   limits: KeyLimits;
+}
+
+/**
+ * The server tools a gateway runs for any model (server-tools/ implements this). The engine's tool
+ * loop offers a request's activated tools to the model as function tools, executes the model's
+ * calls to them and hands the results back; what each tool does is the implementation's business.
+ */
+export interface ServerTools {
+  /**
+   * Checks a request's activations against this gateway's configuration and prepares them for one
+   * run. Throws GatewayError `invalid_request` naming the activation's field (a tool not configured
+   * here, a malformed option) before anything is reserved or sent.
+   */
+  prepare(request: CanonicalRequest): ServerToolSession;
+}
+
+/** The activated server tools of one request. */
+export interface ServerToolSession {
+  /** The function tools offered to the model, one per activated tool. */
+  readonly definitions: readonly FunctionTool[];
+  /** The server tool a model's function call names, or undefined for one of the caller's tools. */
+  toolNamed(name: string): ServerToolId | undefined;
+  /** The most one call of `tool` can cost, micro-USD (reserved before the call runs). */
+  maxCallCostMicroUsd(tool: ServerToolId): number;
+  /**
+   * The most prompt tokens one call's result can add to the next round (its text's length in
+   * characters, a token being at least one character in practice): bounds the next reservation.
+   */
+  maxResultTokens(tool: ServerToolId): number;
+  /** The model's arguments, parsed for the record and the rendering (`{}` when unreadable). */
+  readInput(tool: ServerToolId, argumentsJson: string): Record<string, unknown>;
+  /** Runs one call. Never rejects: every failure is an outcome the model is told about. */
+  execute(tool: ServerToolId, argumentsJson: string, signal: AbortSignal): Promise<ServerToolExecution>;
+}
+
+/** What one call produced: for the client (output or error, cost) and for the model (`forModel`). */
+export interface ServerToolExecution {
+  output?: ServerToolOutput;
+  error?: { code: ServerToolErrorCode; message: string };
+  /** 0 for a failed call. */
+  costMicroUsd: number;
+  /** The tool result the model reads next round. */
+  forModel: string;
 }

@@ -261,6 +261,65 @@ for (const [storageMode, counterMode] of COMBINATIONS) {
         });
       });
 
+      await t.test(
+        "extensions hold more against the same limit, are refused at the headroom, and settle with the request",
+        async () => {
+          const key = await createKey(store, { dailyMicroUsd: 5_000, requestsPerMinute: 1 });
+          const input = admission(key, { requestsPerMinute: 1 });
+          const reservation = await guard.admit(input);
+          assert.equal(reservation.amountMicroUsd, 1_000);
+          // No rate slot is taken by an extension: the key allows one request per minute.
+          assert.equal(await reservation.extend(2_500), true);
+          assert.equal(reservation.amountMicroUsd, 3_500);
+          assert.deepEqual(await guard.readReserved(key.workspaceId, key.keyId), {
+            keyMicroUsd: 3_500,
+            workspaceMicroUsd: 3_500,
+          });
+          // 1500 left: 2000 more is refused and changes nothing.
+          assert.equal(await reservation.extend(2_000), false);
+          assert.equal(reservation.amountMicroUsd, 3_500);
+          await store.generations.start({
+            id: input.requestId,
+            workspaceId: key.workspaceId,
+            apiKeyId: key.keyId,
+            model: "test/model",
+            ingressFormat: "chat_completions",
+            source: "api",
+            stream: false,
+            createdAt: new Date(reservation.admittedAt),
+          });
+          await store.generations.finish(input.requestId, {
+            status: "ok",
+            errorCode: null,
+            upstreamProvider: "fake",
+            upstreamModel: "fake",
+            tokensPrompt: 0,
+            tokensCompletion: 300,
+            tokensReasoning: 0,
+            tokensCachedPrompt: 0,
+            tokensCacheWrite: 0,
+            costMicroUsd: 3_000,
+            toolCostsMicroUsd: { web_search: 1_000 },
+            latencyMs: 1,
+            finishReason: "stop",
+          });
+          await reservation.settle(3_000);
+          assert.deepEqual(await guard.readReserved(key.workspaceId, key.keyId), {
+            keyMicroUsd: 0,
+            workspaceMicroUsd: 0,
+          });
+          const spent = await store.keyLimits.sumSpend(key.keyId, {
+            daily: { since: new Date(Date.now() - 86_400_000), until: null },
+          });
+          assert.equal(spent.daily, 3_000);
+          // 2000 left of the day: a 1000 request fits, with 1000 more as an extension, then nothing.
+          const next = await guard.admit(admission(key));
+          assert.equal(await next.extend(1_000), true);
+          assert.equal(await next.extend(1), false);
+          await next.settle(0);
+        },
+      );
+
       await t.test("credit changes reach the balance counter through forgetBalance", async () => {
         const key = await createKey(store, {}, 1_000);
         await runRequest(guard, store, admission(key), 1_000);

@@ -44,11 +44,22 @@ export interface AdmissionInput {
 export interface Reservation {
   /** Admission time on the limits' clock (Unix ms): the generation's created_at. */
   readonly admittedAt: number;
+  /** What is held in all: the admission's amount plus every extension granted since. */
   readonly amountMicroUsd: number;
   /** The output cap to send upstream (lowered when `outputCapLowered`). */
   readonly outputCap: number;
   readonly outputCapLowered: boolean;
-  /** Replaces the reservation with the actual cost (0: release). Idempotent; never throws. */
+  /**
+   * Holds `amountMicroUsd` more against the same limits and balance (a run that needs another
+   * upstream round or a paid tool call). Resolves false when the headroom cannot cover it (nothing
+   * more is then held); throws only when the limit store cannot be reached. No rate-limit slot is
+   * taken: the request was admitted once.
+   */
+  extend(amountMicroUsd: number): Promise<boolean>;
+  /**
+   * Replaces the reservation (with its extensions) by the actual cost (0: release). Idempotent;
+   * never throws.
+   */
   settle(costMicroUsd: number): Promise<void>;
 }
 
@@ -135,11 +146,15 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
     );
     timer.unref();
     let settled: Promise<void> | undefined;
+    const extensions = createExtensions(input);
     return {
       admittedAt,
-      amountMicroUsd: amount,
+      get amountMicroUsd() {
+        return amount + extensions.amountMicroUsd;
+      },
       outputCap: cap,
       outputCapLowered: lowered,
+      extend: (more) => extensions.extend(more),
       settle(costMicroUsd) {
         settled ??= (async () => {
           clearInterval(timer);
@@ -155,8 +170,47 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
           } catch {
             retries.add(settlement);
           }
+          // After the cost landed, never before: the extensions keep holding until it counts.
+          await extensions.release();
         })();
         return settled;
+      },
+    };
+  }
+
+  /**
+   * The extensions of one reservation: each is a reservation of its own under a derived request
+   * id (`<id>~<n>`), admitted like the first (same limits, balance and clock handling, no rate
+   * slot), and released with cost 0 once the request's whole cost is settled on its first lease.
+   * Its lease lapses by itself if this instance dies, like any other.
+   */
+  function createExtensions(input: AdmissionInput) {
+    const held: Reservation[] = [];
+    let total = 0;
+    return {
+      get amountMicroUsd() {
+        return total;
+      },
+      async extend(more: number): Promise<boolean> {
+        if (more <= 0) return true;
+        try {
+          const extension = await guard.admit({
+            ...input,
+            requestId: `${input.requestId}~${held.length + 1}`,
+            requestsPerMinute: null,
+            outputCapAdjustable: false,
+            worstCase: { ...input.worstCase, amountMicroUsd: more },
+          });
+          held.push(extension);
+          total += more;
+          return true;
+        } catch (error) {
+          if (isLimitRefusal(error)) return false;
+          throw error;
+        }
+      },
+      async release(): Promise<void> {
+        await Promise.all(held.map((extension) => extension.settle(0)));
       },
     };
   }
@@ -166,11 +220,19 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
     const admittedAt = Date.now();
     const windows = computeLimitWindows(admittedAt, input.limits.totalResetAt);
     let settled: Promise<void> | undefined;
+    let amount = input.worstCase.amountMicroUsd;
     return {
       admittedAt,
-      amountMicroUsd: input.worstCase.amountMicroUsd,
+      get amountMicroUsd() {
+        return amount;
+      },
       outputCap: input.worstCase.outputCap,
       outputCapLowered: false,
+      // Nothing is enforced for this request (see `enforcesNothing`), so any extension is granted.
+      async extend(more) {
+        amount += Math.max(0, more);
+        return true;
+      },
       settle(costMicroUsd) {
         // No lease: the settle step marks the counters stale, so they are re-seeded with this cost.
         settled ??= counters
@@ -199,7 +261,7 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
     );
   }
 
-  return {
+  const guard: SpendGuard = {
     mode: counters.mode,
 
     async admit(input) {
@@ -341,6 +403,13 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
       await counters.close();
     },
   };
+  return guard;
+}
+
+/** The refusals of a limit (spend, balance): an extension that meets one is simply not granted. */
+function isLimitRefusal(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "key_limit_exceeded" || code === "insufficient_credits";
 }
 
 function createLimitError(

@@ -124,6 +124,32 @@ test("assistant turns: blank text dropped, reasoning first, tool-call arguments 
   assert.deepEqual(request.messages[2], { role: "assistant", content: [{ type: "text", text: "Sunny." }] });
 });
 
+test("a replayed answer's annotations, in any service's shape or null, are accepted and reach no upstream", () => {
+  const replays: unknown[] = [
+    [
+      {
+        type: "url_citation",
+        url_citation: { url: "https://a.test", title: "A", start_index: 0, end_index: 5, content: "[...]" },
+      },
+    ],
+    [{ type: "url_citation", url: "https://a.test", start_index: 0, end_index: 5 }],
+    [{ type: "file_citation", file_id: "file_1" }],
+    [],
+    null,
+  ];
+  for (const annotations of replays) {
+    const request = decodeWith({
+      messages: [
+        { role: "user", content: "Capital?" },
+        { role: "assistant", content: "Paris.", refusal: null, annotations },
+        { role: "user", content: "Thanks" },
+      ],
+    });
+    assert.deepEqual(request.messages[1], { role: "assistant", content: [{ type: "text", text: "Paris." }] });
+    assert.equal(JSON.stringify(request).includes("annotations"), false, JSON.stringify(annotations));
+  }
+});
+
 test("assistant reasoning_details restore provider state on reasoning and tool calls", () => {
   const request = decodeWith({
     messages: [

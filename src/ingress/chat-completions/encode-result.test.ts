@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { loadOpenApiValidator } from "../../../test/helpers/openapi-schema-validator.js";
 import type { CanonicalResult } from "../../canonical/index.js";
 import { createEmptyUsage } from "../../canonical/index.js";
 import type { Settlement } from "../../canonical/settlement.js";
 import type { EncodeContext } from "../ingress-format.js";
 import { decodeChatRequest } from "./decode-request.js";
 import { encodeChatResult } from "./encode-result.js";
+import { chatCompletionResponseSchema } from "./response-schema.js";
 
 const context: EncodeContext = {
   requestId: "req_9",
@@ -149,4 +151,114 @@ test("finish reasons map to the four chat values", () => {
       reason,
     );
   }
+});
+
+/** Round 1: text and a web search; round 2: an answer citing two sources (one span after an emoji). */
+const searchedResult: CanonicalResult = {
+  content: [
+    { type: "text", text: "Let me look. " },
+    {
+      type: "server-tool-call",
+      call: { id: "call_1", tool: "web_search", input: { query: "capital of France" }, events: true },
+    },
+    {
+      type: "server-tool-result",
+      result: {
+        callId: "call_1",
+        tool: "web_search",
+        input: { query: "capital of France" },
+        status: "completed",
+        output: {
+          kind: "search",
+          query: "capital of France",
+          sources: [{ url: "https://example.com/fr", title: "France", snippet: "Paris…", pageAge: null }],
+        },
+        costMicroUsd: 5000,
+        durationMs: 80,
+        events: true,
+      },
+    },
+    { type: "reasoning", text: "The source says Paris." },
+    {
+      type: "text",
+      text: "Paris 🇫🇷 is the capital (example.com). Big (wiki).",
+      citations: [
+        {
+          url: "https://example.com/fr",
+          title: "France",
+          startIndex: 26,
+          endIndex: 39,
+          citedText: "Paris is the capital",
+        },
+        { url: "https://wiki.test/p", title: "wiki.test", startIndex: 45, endIndex: 51, citedText: "" },
+      ],
+    },
+  ],
+  finishReason: "stop",
+  usage: createEmptyUsage(),
+};
+
+test("server tools: the calls are not rendered; citations become annotations indexing into the joined content", () => {
+  const message = encodeChatResult(searchedResult, settle(searchedResult), context).choices[0].message;
+  assert.deepEqual(message, {
+    role: "assistant",
+    content: "Let me look. Paris 🇫🇷 is the capital (example.com). Big (wiki).",
+    refusal: null,
+    reasoning: "The source says Paris.",
+    annotations: [
+      {
+        type: "url_citation",
+        url_citation: { url: "https://example.com/fr", title: "France", start_index: 39, end_index: 52 },
+      },
+      {
+        type: "url_citation",
+        url_citation: { url: "https://wiki.test/p", title: "wiki.test", start_index: 58, end_index: 64 },
+      },
+    ],
+  });
+  // Offsets are UTF-16 units into content, end exclusive: the spans are exactly the cited text.
+  const spans = message.annotations!.map(({ url_citation: span }) =>
+    message.content!.slice(span.start_index, span.end_index),
+  );
+  assert.deepEqual(spans, ["(example.com)", "(wiki)"]);
+});
+
+test("an answer without citations has no annotations key, not an empty array", () => {
+  const result: CanonicalResult = {
+    ...searchedResult,
+    content: searchedResult.content.map((part) =>
+      part.type === "text" ? { type: "text", text: part.text } : part,
+    ),
+  };
+  const message = encodeChatResult(result, settle(result), context).choices[0].message;
+  assert.equal("annotations" in message, false);
+  assert.equal(message.content, "Let me look. Paris 🇫🇷 is the capital (example.com). Big (wiki).");
+});
+
+test("the response schema behind /openapi.json keeps every field of an answer with annotations", () => {
+  const encoded = encodeChatResult(searchedResult, settle(searchedResult), context);
+  // zod drops keys a schema does not list, so a field missing from the schema shows as a difference.
+  assert.deepEqual(chatCompletionResponseSchema.parse(encoded), encoded);
+});
+
+test("an answer with annotations validates against CreateChatCompletionResponse of OpenAI's OpenAPI document", (t) => {
+  const validator = loadOpenApiValidator();
+  if (validator === undefined) return t.skip("../shared/specs/openai-openapi.yaml not present");
+  const encoded = encodeChatResult(searchedResult, settle(searchedResult), context);
+  assert.deepEqual(validator.validate("CreateChatCompletionResponse", encoded), []);
+});
+
+test("an answer with annotations, sent back as the next turn's assistant message, decodes to its text alone", () => {
+  const message = encodeChatResult(searchedResult, settle(searchedResult), context).choices[0].message;
+  const decoded = decodeChatRequest({
+    model: "a/b",
+    messages: [{ role: "user", content: "Capital of France?" }, message, { role: "user", content: "Thanks" }],
+  });
+  assert.deepEqual(decoded.messages[1], {
+    role: "assistant",
+    content: [
+      { type: "reasoning", text: "The source says Paris." },
+      { type: "text", text: "Let me look. Paris 🇫🇷 is the capital (example.com). Big (wiki)." },
+    ],
+  });
 });

@@ -1,7 +1,12 @@
-/** A canonical result → the `chat.completion` object. */
+/**
+ * A canonical result → the `chat.completion` object. Server-tool calls and results have no place in
+ * this format and are not rendered; what they leave visible is the `url_citation` annotations of
+ * the answer's text.
+ */
 import type { CanonicalResult } from "../../canonical/index.js";
 import type { Settlement } from "../../canonical/settlement.js";
 import type { EncodeContext } from "../ingress-format.js";
+import { type ChatUrlCitationAnnotation, encodeUrlCitation } from "./encode-url-citation.js";
 import { type ChatUsage, encodeChatUsage } from "./encode-usage.js";
 import { type ChatFinishReason, mapFinishReason } from "./map-finish-reason.js";
 import { type ChatReasoningDetail, encodeReasoningDetails } from "./reasoning-details.js";
@@ -27,6 +32,8 @@ export interface ChatCompletion {
       reasoning?: string;
       reasoning_details?: ChatReasoningDetail[];
       tool_calls?: ChatToolCall[];
+      /** Present only when the text cites a source; offsets index into `content`. */
+      annotations?: ChatUrlCitationAnnotation[];
     };
     finish_reason: ChatFinishReason;
     logprobs: null;
@@ -42,9 +49,15 @@ export function encodeChatResult(
   let text: string | null = null;
   let reasoning = "";
   const toolCalls: ChatToolCall[] = [];
+  const annotations: ChatUrlCitationAnnotation[] = [];
   for (const part of result.content) {
-    if (part.type === "text") text = (text ?? "") + part.text;
-    else if (part.type === "reasoning") reasoning += part.text;
+    if (part.type === "text") {
+      // A citation's offsets index into its own text entry; `content` joins the entries, so they
+      // shift by the length of the text before this entry (UTF-16 units, as string length counts).
+      const offset = text?.length ?? 0;
+      for (const citation of part.citations ?? []) annotations.push(encodeUrlCitation(citation, offset));
+      text = (text ?? "") + part.text;
+    } else if (part.type === "reasoning") reasoning += part.text;
     else if (part.type === "tool-call")
       toolCalls.push({
         id: part.id,
@@ -61,6 +74,7 @@ export function encodeChatResult(
   const reasoningDetails = encodeReasoningDetails(result.content);
   if (reasoningDetails.length > 0) message.reasoning_details = reasoningDetails;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  if (annotations.length > 0) message.annotations = annotations;
   return {
     id: `gen-${context.requestId}`,
     object: "chat.completion",

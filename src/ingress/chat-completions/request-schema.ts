@@ -128,6 +128,11 @@ const assistantMessageSchema = z
       description: "opaque provider reasoning state, sent back exactly as the gateway returned it",
     }),
     tool_calls: z.array(toolCallSchema).nullish(),
+    // Any shape: a replayed answer may come from another service whose annotations differ, and no
+    // upstream takes them back, so they are never read (decode drops them).
+    annotations: z.array(z.unknown()).nullish().meta({
+      description: "`url_citation` annotations of the answer being replayed; accepted and ignored",
+    }),
   })
   .loose()
   .meta({ id: "ChatAssistantMessage" });

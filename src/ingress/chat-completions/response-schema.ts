@@ -13,6 +13,38 @@ const toolCallSchema = z.object({
   function: z.object({ name: z.string(), arguments: z.string() }),
 });
 
+const urlCitationAnnotationSchema = z
+  .object({
+    type: z.literal("url_citation"),
+    url_citation: z.object({
+      url: z.string(),
+      title: z.string(),
+      start_index: z.number().int().meta({ description: "UTF-16 offset into the message's content" }),
+      end_index: z.number().int().meta({ description: "exclusive" }),
+    }),
+  })
+  .meta({
+    id: "ChatUrlCitationAnnotation",
+    description: "a span of the answer citing a server tool's source",
+  });
+
+const annotationsSchema = z
+  .array(urlCitationAnnotationSchema)
+  .optional()
+  .meta({ description: "present only when the answer cites a source" });
+
+/** The payload of a `hi.tool_event` frame (the same in every format). */
+const toolEventPayloadSchema = z.object({
+  tool: z.string(),
+  phase: z.enum(["started", "completed", "failed"]),
+  call_id: z.string(),
+  input: z.record(z.string(), z.unknown()),
+  output: z.record(z.string(), z.unknown()).optional().meta({ description: "a summary, once completed" }),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  cost_micro_usd: z.number().int().optional(),
+  duration_ms: z.number().optional(),
+});
+
 export const chatCompletionUsageSchema = z
   .object({
     prompt_tokens: z.number().int(),
@@ -49,6 +81,7 @@ export const chatCompletionResponseSchema = z
           reasoning: z.string().optional(),
           reasoning_details: z.array(reasoningDetailSchema).optional(),
           tool_calls: z.array(toolCallSchema).optional(),
+          annotations: annotationsSchema,
         }),
         finish_reason: finishReasonSchema,
         logprobs: z.null(),
@@ -82,6 +115,9 @@ export const chatCompletionChunkSchema = z
               }),
             )
             .optional(),
+          annotations: annotationsSchema.meta({
+            description: "the whole array, once, in the chunk before the finish reason",
+          }),
         }),
         finish_reason: finishReasonSchema.nullable(),
         logprobs: z.null(),
@@ -90,5 +126,8 @@ export const chatCompletionChunkSchema = z
     usage: chatCompletionUsageSchema
       .optional()
       .meta({ description: "only on the last chunk, whose choices are empty" }),
+    hi_tool_event: toolEventPayloadSchema.optional().meta({
+      description: "only on `event: hi.tool_event` frames, whose choices are empty",
+    }),
   })
   .meta({ id: "ChatCompletionChunk" });

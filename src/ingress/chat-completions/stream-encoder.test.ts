@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import OpenAI from "openai";
+import { loadOpenApiValidator } from "../../../test/helpers/openapi-schema-validator.js";
 import type { CanonicalStreamPart, CanonicalUsage } from "../../canonical/index.js";
 import type { Settlement } from "../../canonical/settlement.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { EncodeContext } from "../ingress-format.js";
+import { chatCompletionChunkSchema } from "./response-schema.js";
 import { createChatStreamEncoder } from "./stream-encoder.js";
 
 const context: EncodeContext = { requestId: "req_123", model: "openai/gpt-4o", createdAt: 1_700_000_000 };
@@ -345,4 +347,304 @@ test("nothing follows [DONE]: fail(), finish() and keepAlive() after finish() pr
   assert.equal(encoder.finish(settlement), "");
   assert.equal(encoder.keepAlive(), "");
   assert.equal(encoder.push({ type: "text-delta", id: "t", delta: "y" }), "");
+});
+
+/**
+ * A run with a server tool: round 1 says something and calls web_search; the engine yields the
+ * call and its result; round 2 reasons and answers citing two sources (one span after an emoji,
+ * so UTF-16 offsets differ from code points).
+ */
+function searchRun(events: boolean, outcome: "completed" | "failed" = "completed"): CanonicalStreamPart[] {
+  const input = { query: "capital of France" };
+  const result: Extract<CanonicalStreamPart, { type: "server-tool-result" }>["result"] =
+    outcome === "completed"
+      ? {
+          callId: "call_1",
+          tool: "web_search",
+          input,
+          status: "completed",
+          output: {
+            kind: "search",
+            query: input.query,
+            sources: [{ url: "https://example.com/fr", title: "France", snippet: "Paris…", pageAge: null }],
+          },
+          costMicroUsd: 5000,
+          durationMs: 80,
+          events,
+        }
+      : {
+          callId: "call_1",
+          tool: "web_search",
+          input,
+          status: "failed",
+          error: { code: "unavailable", message: "The search backend did not answer." },
+          costMicroUsd: 0,
+          durationMs: 3000,
+          events,
+        };
+  return [
+    { type: "response-metadata", upstreamModel: "gpt-4o" },
+    { type: "text-start", id: "t1" },
+    { type: "text-delta", id: "t1", delta: "Let me look. " },
+    { type: "text-end", id: "t1" },
+    { type: "server-tool-call", call: { id: "call_1", tool: "web_search", input, events } },
+    { type: "server-tool-result", result },
+    { type: "reasoning-start", id: "r2" },
+    { type: "reasoning-delta", id: "r2", delta: "Paris it is." },
+    { type: "reasoning-end", id: "r2" },
+    { type: "text-start", id: "t2" },
+    { type: "text-delta", id: "t2", delta: "Paris 🇫🇷 is the capital " },
+    { type: "text-delta", id: "t2", delta: "(example.com)." },
+    {
+      type: "citation",
+      id: "t2",
+      citation: {
+        url: "https://example.com/fr",
+        title: "France",
+        startIndex: 26,
+        endIndex: 39,
+        citedText: "",
+      },
+    },
+    { type: "text-delta", id: "t2", delta: " Big (wiki)." },
+    {
+      type: "citation",
+      id: "t2",
+      citation: {
+        url: "https://wiki.test/p",
+        title: "wiki.test",
+        startIndex: 45,
+        endIndex: 51,
+        citedText: "",
+      },
+    },
+    { type: "text-end", id: "t2" },
+    { type: "usage", usage },
+    { type: "finish", reason: "stop" },
+  ];
+}
+
+const searchSettlement: Settlement = {
+  usage,
+  costMicroUsd: 6234,
+  finishReason: "stop",
+  serverToolCalls: { web_search: 1 },
+};
+
+const expectedAnnotations = [
+  {
+    type: "url_citation",
+    url_citation: { url: "https://example.com/fr", title: "France", start_index: 39, end_index: 52 },
+  },
+  {
+    type: "url_citation",
+    url_citation: { url: "https://wiki.test/p", title: "wiki.test", start_index: 58, end_index: 64 },
+  },
+];
+
+/** Every frame with its `event:` name (undefined for plain data frames) and its parsed data. */
+function parseNamedFrames(
+  sseText: string,
+): Array<{ event: string | undefined; data: ChunkFrame | "[DONE]" }> {
+  return sseText
+    .split("\n\n")
+    .filter((frame) => frame !== "")
+    .map((frame) => {
+      const match = /^(?:event: ([^\n]+)\n)?data: ([^\n]*)$/.exec(frame);
+      assert.ok(match, `frame is an optional event line and one data line: ${frame}`);
+      return { event: match[1], data: match[2] === "[DONE]" ? "[DONE]" : JSON.parse(match[2]) };
+    });
+}
+
+test("server tools with events: every round's text is one content, hi.tool_event frames in place, annotations once before the finish", () => {
+  const frames = parseNamedFrames(
+    encodeStream(searchRun(true), (encoder) => encoder.finish(searchSettlement)),
+  );
+  const envelope = {
+    id: "gen-req_123",
+    object: "chat.completion.chunk",
+    created: 1_700_000_000,
+    model: "openai/gpt-4o",
+  };
+  const delta = (value: Record<string, unknown>, finishReason: string | null = null) => ({
+    event: undefined,
+    data: { ...envelope, choices: [{ index: 0, delta: value, logprobs: null, finish_reason: finishReason }] },
+  });
+  assert.deepEqual(frames, [
+    delta({ role: "assistant", content: "" }),
+    delta({ content: "Let me look. " }),
+    {
+      event: "hi.tool_event",
+      data: {
+        ...envelope,
+        choices: [],
+        hi_tool_event: {
+          tool: "web_search",
+          phase: "started",
+          call_id: "call_1",
+          input: { query: "capital of France" },
+        },
+      },
+    },
+    {
+      event: "hi.tool_event",
+      data: {
+        ...envelope,
+        choices: [],
+        hi_tool_event: {
+          tool: "web_search",
+          phase: "completed",
+          call_id: "call_1",
+          input: { query: "capital of France" },
+          output: { result_count: 1, urls: ["https://example.com/fr"] },
+          cost_micro_usd: 5000,
+          duration_ms: 80,
+        },
+      },
+    },
+    delta({ reasoning: "Paris it is." }),
+    delta({ content: "Paris 🇫🇷 is the capital " }),
+    delta({ content: "(example.com)." }),
+    delta({ content: " Big (wiki)." }),
+    delta({ annotations: expectedAnnotations }),
+    delta({}, "stop"),
+    {
+      event: undefined,
+      data: {
+        ...envelope,
+        choices: [],
+        usage: {
+          prompt_tokens: 120,
+          completion_tokens: 45,
+          total_tokens: 165,
+          prompt_tokens_details: { cached_tokens: 100 },
+          completion_tokens_details: { reasoning_tokens: 10 },
+          cost: 0.006234,
+        },
+      },
+    },
+    { event: undefined, data: "[DONE]" },
+  ]);
+});
+
+test("the hi.tool_event frame is byte-exact: event line, then the chunk envelope with empty choices and the payload", () => {
+  const encoder = createChatStreamEncoder(context);
+  encoder.push({ type: "text-delta", id: "t", delta: "x" });
+  const [call] = searchRun(true).filter((part) => part.type === "server-tool-call");
+  assert.equal(
+    encoder.push(call),
+    "event: hi.tool_event\n" +
+      'data: {"id":"gen-req_123","object":"chat.completion.chunk","created":1700000000,"model":"openai/gpt-4o",' +
+      '"choices":[],"hi_tool_event":{"tool":"web_search","phase":"started","call_id":"call_1",' +
+      '"input":{"query":"capital of France"}}}\n\n',
+  );
+});
+
+test("server tools without events write nothing for the call and the result", () => {
+  const withTools = encodeStream(searchRun(false), (encoder) => encoder.finish(searchSettlement));
+  const withoutTools = encodeStream(
+    searchRun(false).filter((part) => part.type !== "server-tool-call" && part.type !== "server-tool-result"),
+    (encoder) => encoder.finish(searchSettlement),
+  );
+  assert.equal(withTools, withoutTools);
+  assert.ok(!withTools.includes("event:"));
+});
+
+test("a failed call's event carries the failure inside the payload, never a top-level error or usage", () => {
+  const frames = parseNamedFrames(
+    encodeStream(searchRun(true, "failed"), (encoder) => encoder.finish(searchSettlement)),
+  );
+  const events = frames
+    .filter((frame) => frame.event === "hi.tool_event")
+    .map((frame) => frame.data as ChunkFrame);
+  assert.equal(events.length, 2);
+  for (const event of events) {
+    assert.deepEqual(Object.keys(event), ["id", "object", "created", "model", "choices", "hi_tool_event"]);
+  }
+  assert.deepEqual((events[1] as unknown as { hi_tool_event: unknown }).hi_tool_event, {
+    tool: "web_search",
+    phase: "failed",
+    call_id: "call_1",
+    input: { query: "capital of France" },
+    error: { code: "unavailable", message: "The search backend did not answer." },
+    cost_micro_usd: 0,
+    duration_ms: 3000,
+  });
+});
+
+test("citations in several text blocks and rounds index into the whole content; finish() alone also sends them", () => {
+  const encoder = createChatStreamEncoder(context);
+  const cite = (id: string, startIndex: number, endIndex: number): CanonicalStreamPart => ({
+    type: "citation",
+    id,
+    citation: { url: `https://s.test/${id}`, title: id, startIndex, endIndex, citedText: "" },
+  });
+  let sse = "";
+  for (const part of [
+    { type: "text-start", id: "a" },
+    { type: "text-delta", id: "a", delta: "𝄞 one [a]" },
+    cite("a", 7, 10),
+    { type: "text-end", id: "a" },
+    { type: "text-delta", id: "b", delta: " two [b]" },
+    cite("b", 5, 8),
+    { type: "text-end", id: "b" },
+    cite("gone", 0, 1),
+  ] satisfies CanonicalStreamPart[]) {
+    sse += encoder.push(part);
+  }
+  sse += encoder.finish({ ...searchSettlement, finishReason: "length" });
+  const chunks = parseFrames(sse).slice(0, -1) as ChunkFrame[];
+  const content = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("");
+  const annotationChunks = chunks.filter((chunk) => chunk.choices[0]?.delta.annotations !== undefined);
+  assert.equal(annotationChunks.length, 1, "annotations go out once");
+  assert.equal(chunks.indexOf(annotationChunks[0]), chunks.length - 3, "just before the finish chunk");
+  const annotations = annotationChunks[0].choices[0].delta.annotations as typeof expectedAnnotations;
+  assert.deepEqual(
+    annotations.map(({ url_citation: span }) => content.slice(span.start_index, span.end_index)),
+    ["[a]", "[b]"],
+    "a citation of a block that is not open has no place and is left out",
+  );
+});
+
+test("a run without citations sends no annotations chunk", () => {
+  const sse = encodeStream(
+    searchRun(true).filter((part) => part.type !== "citation"),
+    (encoder) => encoder.finish(searchSettlement),
+  );
+  assert.ok(!sse.includes("annotations"));
+});
+
+test("a stream that opens with a server-tool call still sends the role frame first", () => {
+  const parts = searchRun(true).filter(
+    (part) => part.type !== "response-metadata" && !("id" in part && part.id === "t1"),
+  );
+  const frames = parseNamedFrames(encodeStream(parts, (encoder) => encoder.finish(searchSettlement)));
+  assert.equal(frames[0].event, undefined);
+  assert.deepEqual((frames[0].data as ChunkFrame).choices[0].delta, { role: "assistant", content: "" });
+  assert.equal(frames[1].event, "hi.tool_event");
+});
+
+test("every chunk of a server-tool stream keeps all its fields through the chunk schema behind /openapi.json", () => {
+  for (const outcome of ["completed", "failed"] as const) {
+    const frames = parseNamedFrames(
+      encodeStream(searchRun(true, outcome), (encoder) => encoder.finish(searchSettlement)),
+    );
+    for (const { data } of frames) {
+      if (data === "[DONE]") continue;
+      // zod drops keys a schema does not list, so a field missing from the schema shows as a difference.
+      assert.deepEqual(chatCompletionChunkSchema.parse(data), data);
+    }
+  }
+});
+
+test("every chunk of a server-tool stream validates against CreateChatCompletionStreamResponse of OpenAI's OpenAPI document", (t) => {
+  const validator = loadOpenApiValidator();
+  if (validator === undefined) return t.skip("../shared/specs/openai-openapi.yaml not present");
+  const frames = parseNamedFrames(
+    encodeStream(searchRun(true), (encoder) => encoder.finish(searchSettlement)),
+  );
+  for (const { event, data } of frames) {
+    if (data === "[DONE]") continue;
+    assert.deepEqual(validator.validate("CreateChatCompletionStreamResponse", data), [], event);
+  }
 });

@@ -1,8 +1,9 @@
 /**
  * Canonical stream parts → chat-completions SSE:
  *
- *   role frame → content / reasoning / tool-call deltas → [reasoning_details] → finish_reason frame
- *   → usage-only chunk (always, whatever `stream_options` said) → `data: [DONE]`
+ *   role frame → content / reasoning / tool-call deltas (and hi.tool_event frames) → [reasoning_details]
+ *   → [annotations] → finish_reason frame → usage-only chunk (always, whatever `stream_options` said)
+ *   → `data: [DONE]`
  *
  * Rules the official SDK's ChatCompletionStream enforces: the first delta carries `role`; every tool
  * call opens with `id`, `type: "function"`, `function.name` and `arguments: ""`, later fragments
@@ -16,23 +17,42 @@
  *   frame, listing every reasoning block of the turn. The SDK's accumulator overwrites non-standard
  *   delta fields instead of appending them, so one complete chunk is the only form that survives it
  *   and also works for clients that append.
+ * - Server tools: the format has no representation of a call or its result, so the text of every
+ *   round streams as one message's content, and the citations into it go out once, as one
+ *   `delta.annotations` chunk just before the finish frame (offsets into the whole content; the SDK's
+ *   accumulator keeps only the last chunk carrying an unknown delta field, as for reasoning_details).
+ * - `hi.tool_event` frames, only for calls that asked for them: `event: hi.tool_event` and a chunk
+ *   envelope with this stream's id, `"choices": []` and the payload under `hi_tool_event`. The SDK's
+ *   stream helper iterates every chunk's `choices` (a frame without them throws there) and copies
+ *   top-level keys of any chunk with an `id` onto its snapshot (a different id would replace the
+ *   completion's). Never a top-level `error` (the SDK throws APIError for it; failures are in the
+ *   payload) nor `usage` (clients summing usage over chunks would count it twice).
  * - `usage`, `response-metadata`, `*-start`/`*-end` parts print nothing: usage goes out in finish()
  *   with the settled cost; an `error` part prints nothing because the engine reports it via fail().
  *
  * Hot path: the JSON prefix shared by every chunk is built once; per part only the delta is
  * serialised.
  */
-import type { CanonicalStreamPart, FinishReason } from "../../canonical/index.js";
+import type {
+  CanonicalStreamPart,
+  FinishReason,
+  ServerToolCall,
+  ServerToolResult,
+  UrlCitation,
+} from "../../canonical/index.js";
 import type { Settlement } from "../../canonical/settlement.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import type { GatewayError } from "../../errors/gateway-error.js";
 import type { EncodeContext, StreamEncoder } from "../ingress-format.js";
+import { createToolEndedPayload, createToolStartedPayload } from "../shared/tool-event-payload.js";
+import { type ChatUrlCitationAnnotation, encodeUrlCitation } from "./encode-url-citation.js";
 import { encodeChatUsage } from "./encode-usage.js";
 import { mapFinishReason } from "./map-finish-reason.js";
 import { type ChatReasoningDetail, encodeReasoningDetail } from "./reasoning-details.js";
 
 export const KEEP_ALIVE_FRAME = ": keep-alive\n\n";
 export const DONE_FRAME = "data: [DONE]\n\n";
+const TOOL_EVENT_LINE = "event: hi.tool_event\n";
 
 interface ToolCallState {
   index: number;
@@ -56,6 +76,11 @@ class ChatStreamEncoder implements StreamEncoder {
   private readonly reasoningTexts = new Map<string, string>();
   private readonly reasoningDetails: ChatReasoningDetail[] = [];
   private hasProviderState = false;
+  /** UTF-16 units of content sent so far: where the next text block starts in the message. */
+  private contentLength = 0;
+  /** Where each open text block starts in the message's content, for its citations' offsets. */
+  private readonly textBlockStarts = new Map<string, number>();
+  private readonly annotations: ChatUrlCitationAnnotation[] = [];
 
   constructor(context: EncodeContext) {
     this.requestId = context.requestId;
@@ -69,10 +94,24 @@ class ChatStreamEncoder implements StreamEncoder {
     if (this.closed) return "";
     const opening = this.roleSent ? "" : this.encodeRoleFrame(part.type);
     switch (part.type) {
+      case "text-start":
+        this.openTextBlock(part.id);
+        return opening;
       case "text-delta":
-        return part.delta === ""
-          ? opening
-          : `${opening}${this.encodeDelta(`{"content":${JSON.stringify(part.delta)}}`)}`;
+        if (part.delta === "") return opening;
+        this.openTextBlock(part.id);
+        this.contentLength += part.delta.length;
+        return `${opening}${this.encodeDelta(`{"content":${JSON.stringify(part.delta)}}`)}`;
+      case "text-end":
+        this.textBlockStarts.delete(part.id);
+        return opening;
+      case "citation":
+        this.recordCitation(part.id, part.citation);
+        return opening;
+      case "server-tool-call":
+        return opening + this.encodeToolStarted(part.call);
+      case "server-tool-result":
+        return opening + this.encodeToolEnded(part.result);
       case "reasoning-delta":
         if (part.delta === "") return opening;
         this.reasoningTexts.set(part.id, (this.reasoningTexts.get(part.id) ?? "") + part.delta);
@@ -137,7 +176,34 @@ class ChatStreamEncoder implements StreamEncoder {
     if (this.hasProviderState) {
       frames = this.encodeDelta(`{"reasoning_details":${JSON.stringify(this.reasoningDetails)}}`);
     }
+    if (this.annotations.length > 0) {
+      frames += this.encodeDelta(`{"annotations":${JSON.stringify(this.annotations)}}`);
+    }
     return `${frames}${this.deltaPrefix}{},"logprobs":null,"finish_reason":"${mapFinishReason(reason)}"}]}\n\n`;
+  }
+
+  private openTextBlock(id: string): void {
+    if (!this.textBlockStarts.has(id)) this.textBlockStarts.set(id, this.contentLength);
+  }
+
+  private recordCitation(textId: string, citation: UrlCitation): void {
+    const start = this.textBlockStarts.get(textId);
+    // A citation always follows a delta of its open block; one for any other block has no place.
+    if (start === undefined) return;
+    this.annotations.push(encodeUrlCitation(citation, start));
+  }
+
+  private encodeToolStarted(call: ServerToolCall): string {
+    return call.events ? this.encodeToolEvent(JSON.stringify(createToolStartedPayload(call, call.id))) : "";
+  }
+
+  private encodeToolEnded(result: ServerToolResult): string {
+    if (!result.events) return "";
+    return this.encodeToolEvent(JSON.stringify(createToolEndedPayload(result, result.callId)));
+  }
+
+  private encodeToolEvent(payloadJson: string): string {
+    return `${TOOL_EVENT_LINE}${this.chunkPrefix}[],"hi_tool_event":${payloadJson}}\n\n`;
   }
 
   private startToolCall(id: string, name: string): string {

@@ -109,13 +109,28 @@ const toolUseBlockSchema = z
   .meta({ id: "MessagesToolUseBlock" });
 
 /**
- * Transcript blocks of Anthropic's own server tools, which clients replay from earlier turns. The
- * gateway runs server tools itself, so there is nothing to forward them to; they are accepted and
- * dropped (the assistant text that used their results stays).
+ * Server-tool transcript blocks, which clients replay from earlier turns (the gateway's own, or
+ * Anthropic's). The gateway runs server tools itself and each turn's run starts afresh, so there is
+ * nothing to forward them to: they are accepted and dropped, and the assistant text that used their
+ * results stays (its `citations` are dropped too). Only the tools the gateway renders as blocks are
+ * accepted: a call of another server tool (`code_execution`, …) is refused like any block the
+ * gateway does not support, since dropping it would hide work the conversation relied on.
  */
-const serverToolUseBlockSchema = z.object({ type: z.literal("server_tool_use") }).loose();
-const webSearchToolResultBlockSchema = z.object({ type: z.literal("web_search_tool_result") }).loose();
-const webFetchToolResultBlockSchema = z.object({ type: z.literal("web_fetch_tool_result") }).loose();
+const serverToolUseBlockSchema = z
+  .object({
+    type: z.literal("server_tool_use"),
+    name: z.enum(["web_search", "web_fetch"]),
+  })
+  .loose()
+  .meta({ description: "a replayed web_search or web_fetch call; dropped" });
+const webSearchToolResultBlockSchema = z
+  .object({ type: z.literal("web_search_tool_result") })
+  .loose()
+  .meta({ description: "a replayed search result; dropped" });
+const webFetchToolResultBlockSchema = z
+  .object({ type: z.literal("web_fetch_tool_result") })
+  .loose()
+  .meta({ description: "a replayed fetch result; dropped" });
 
 export const userBlockSchema = z
   .discriminatedUnion("type", [textBlockSchema, imageBlockSchema, documentBlockSchema, toolResultBlockSchema])

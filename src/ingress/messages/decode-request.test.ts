@@ -3,6 +3,7 @@ import { test } from "node:test";
 import type { OpaqueReasoningState } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { wrapOpaqueState } from "../opaque-state.js";
+import { countMessagesTokens } from "./count-messages-tokens.js";
 import { decodeMessagesRequest } from "./decode-request.js";
 
 const minimal = {
@@ -331,6 +332,102 @@ test("assistant blocks: tool_use input becomes exact JSON text; blank text and s
       ],
     },
   ]);
+});
+
+/** An assistant turn as the gateway renders a run with a search, a fetch and a cited answer. */
+const serverToolTurn = [
+  { type: "server_tool_use", id: "srvtoolu_s1", name: "web_search", input: { query: "paris" } },
+  {
+    type: "web_search_tool_result",
+    tool_use_id: "srvtoolu_s1",
+    content: [
+      {
+        type: "web_search_result",
+        url: "https://a.test/",
+        title: "A",
+        encrypted_content: "eyJ1Ijoi",
+        page_age: null,
+      },
+    ],
+  },
+  { type: "server_tool_use", id: "srvtoolu_f1", name: "web_fetch", input: { url: "https://a.test/" } },
+  {
+    type: "web_fetch_tool_result",
+    tool_use_id: "srvtoolu_f1",
+    content: {
+      type: "web_fetch_result",
+      url: "https://a.test/",
+      retrieved_at: "2026-03-01T10:00:00.000Z",
+      content: {
+        type: "document",
+        title: "A",
+        source: { type: "text", media_type: "text/plain", data: "Long page." },
+      },
+    },
+  },
+  {
+    type: "web_fetch_tool_result",
+    tool_use_id: "srvtoolu_f2",
+    content: { type: "web_fetch_tool_result_error", error_code: "url_not_accessible" },
+  },
+  {
+    type: "text",
+    text: "Paris is big.",
+    citations: [
+      {
+        type: "web_search_result_location",
+        url: "https://a.test/",
+        title: "A",
+        cited_text: "Paris…",
+        encrypted_index: "eyJ1",
+      },
+    ],
+  },
+];
+
+test("a replayed server-tool turn: its blocks and the text's citations are dropped, the text stays; count_tokens takes it too", () => {
+  const body = {
+    ...minimal,
+    messages: [
+      { role: "user", content: "How big is Paris?" },
+      { role: "assistant", content: serverToolTurn },
+      { role: "user", content: "And Lyon?" },
+    ],
+  };
+  const request = decodeMessagesRequest(body);
+  assert.deepEqual(request.messages[1], {
+    role: "assistant",
+    content: [{ type: "text", text: "Paris is big." }],
+  });
+  const textOnly = {
+    ...body,
+    messages: [body.messages[0], { role: "assistant", content: "Paris is big." }, body.messages[2]],
+  };
+  assert.equal(
+    countMessagesTokens(body).input_tokens,
+    countMessagesTokens(textOnly).input_tokens,
+    "the dropped blocks are not counted: they never reach the upstream",
+  );
+});
+
+test("a replayed server_tool_use of a tool the gateway never runs is refused naming its name", () => {
+  const body = {
+    ...minimal,
+    messages: [
+      { role: "user", content: "Run it" },
+      {
+        role: "assistant",
+        content: [
+          { type: "server_tool_use", id: "srvtoolu_1", name: "code_execution", input: { code: "1+1" } },
+        ],
+      },
+    ],
+  };
+  assertRejected(body, "messages[1].content[0].name", /must be one of web_search, web_fetch/);
+  assert.throws(
+    () => countMessagesTokens(body),
+    (error: unknown) => error instanceof GatewayError && error.param === "messages[1].content[0].name",
+  );
 });
 
 test("thinking blocks: native and gateway signatures become provider state; empty text with a signature survives", () => {

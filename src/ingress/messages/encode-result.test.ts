@@ -3,7 +3,13 @@ import { test } from "node:test";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import Anthropic from "@anthropic-ai/sdk";
 import { generateText } from "ai";
-import type { CanonicalResult, FinishReason, OpaqueReasoningState } from "../../canonical/index.js";
+import type {
+  CanonicalResult,
+  FinishReason,
+  OpaqueReasoningState,
+  ServerToolErrorCode,
+  ServerToolResult,
+} from "../../canonical/index.js";
 import { createEmptyUsage } from "../../canonical/index.js";
 import type { Settlement } from "../../canonical/settlement.js";
 import type { EncodeContext } from "../ingress-format.js";
@@ -325,4 +331,204 @@ test("a tool call's own provider state rides in a carrier thinking block after t
     },
     { type: "tool-call", id: "call_b", name: "read_file", arguments: '{"path":"b"}' },
   ]);
+});
+
+const failedResult = (
+  callId: string,
+  tool: ServerToolResult["tool"],
+  code: ServerToolErrorCode,
+): ServerToolResult => ({
+  callId,
+  tool,
+  input: {},
+  status: "failed",
+  error: { code, message: "It failed." },
+  costMicroUsd: 0,
+  durationMs: 10,
+  events: true,
+});
+
+test("server tools: calls and results are blocks where they ran, datetime has none, cited text carries its citations", () => {
+  const result: CanonicalResult = {
+    content: [
+      { type: "text", text: "Searching." },
+      {
+        type: "server-tool-call",
+        call: { id: "s1", tool: "web_search", input: { query: "paris" }, events: true },
+      },
+      {
+        type: "server-tool-result",
+        result: {
+          callId: "s1",
+          tool: "web_search",
+          input: { query: "paris" },
+          status: "completed",
+          output: {
+            kind: "search",
+            query: "paris",
+            sources: [
+              { url: "https://a.test/", title: "A", snippet: "Paris is big.", pageAge: null },
+              { url: "https://b.test/", title: "B", snippet: "", pageAge: "2026-01-02" },
+            ],
+          },
+          costMicroUsd: 5_000,
+          durationMs: 90,
+          events: true,
+        },
+      },
+      { type: "server-tool-call", call: { id: "d1", tool: "datetime", input: {}, events: true } },
+      {
+        type: "server-tool-result",
+        result: {
+          callId: "d1",
+          tool: "datetime",
+          input: {},
+          status: "completed",
+          output: { kind: "datetime", utc: "2026-03-01T00:00:00Z", timezones: [] },
+          costMicroUsd: 0,
+          durationMs: 0,
+          events: true,
+        },
+      },
+      { type: "text", text: "It is " },
+      {
+        type: "text",
+        text: "big.",
+        citations: [
+          { url: "https://a.test/", title: "A", startIndex: 0, endIndex: 4, citedText: "Paris is big." },
+        ],
+      },
+    ],
+    finishReason: "stop",
+    usage: createEmptyUsage(),
+  };
+  const message = encodeMessagesResult(
+    result,
+    { ...settle(result), serverToolCalls: { web_search: 1, datetime: 1 } },
+    context,
+  );
+  assert.ok(messagesResponseSchema.safeParse(message).success, JSON.stringify(message));
+  const [first, call, found, answer, ...rest] = message.content;
+  assert.equal(rest.length, 0);
+  assert.deepEqual(first, { type: "text", text: "Searching." });
+  assert.deepEqual(call, {
+    type: "server_tool_use",
+    id: "srvtoolu_s1",
+    name: "web_search",
+    input: { query: "paris" },
+  });
+  assert.ok(found.type === "web_search_tool_result" && Array.isArray(found.content));
+  assert.equal(found.tool_use_id, "srvtoolu_s1");
+  assert.deepEqual(
+    found.content.map(({ encrypted_content, ...fields }) => {
+      assert.ok(encrypted_content !== "");
+      return fields;
+    }),
+    [
+      { type: "web_search_result", url: "https://a.test/", title: "A", page_age: null },
+      { type: "web_search_result", url: "https://b.test/", title: "B", page_age: "2026-01-02" },
+    ],
+  );
+  assert.ok(answer.type === "text");
+  assert.equal(answer.text, "It is big.", "text after the datetime call is its own block, its parts merged");
+  assert.deepEqual(
+    answer.citations?.map(({ encrypted_index, ...fields }) => {
+      assert.ok(encrypted_index !== "");
+      return fields;
+    }),
+    [{ type: "web_search_result_location", url: "https://a.test/", title: "A", cited_text: "Paris is big." }],
+  );
+  assert.deepEqual(message.usage.server_tool_use, { web_search_requests: 1, web_fetch_requests: 0 });
+  assert.ok(!JSON.stringify(message).includes("hi.tool_event"), "no events outside streams");
+});
+
+test("server tools: a fetched page is a document block; failures carry Anthropic's error codes", () => {
+  const result: CanonicalResult = {
+    content: [
+      {
+        type: "server-tool-result",
+        result: {
+          callId: "f1",
+          tool: "web_fetch",
+          input: { url: "https://a.test/x" },
+          status: "completed",
+          output: {
+            kind: "fetch",
+            url: "https://a.test/x",
+            finalUrl: "https://a.test/x/",
+            title: "",
+            retrievedAt: "2026-03-01T10:00:00.000Z",
+            contentType: "text/plain",
+            bytes: 5,
+            text: "hello",
+            truncated: false,
+          },
+          costMicroUsd: 0,
+          durationMs: 5,
+          events: false,
+        },
+      },
+      { type: "server-tool-result", result: failedResult("f2", "web_fetch", "url_not_allowed") },
+      { type: "server-tool-result", result: failedResult("f3", "web_fetch", "invalid_input") },
+      { type: "server-tool-result", result: failedResult("f4", "web_fetch", "budget_exhausted") },
+      { type: "server-tool-result", result: failedResult("s1", "web_search", "too_many_requests") },
+      { type: "server-tool-result", result: failedResult("s2", "web_search", "max_uses_exceeded") },
+      { type: "server-tool-result", result: failedResult("s3", "web_search", "invalid_input") },
+      { type: "server-tool-result", result: failedResult("s4", "web_search", "budget_exhausted") },
+      { type: "server-tool-result", result: failedResult("p1", "pdf", "unavailable") },
+    ],
+    finishReason: "stop",
+    usage: createEmptyUsage(),
+  };
+  const message = encodeMessagesResult(
+    result,
+    { ...settle(result), serverToolCalls: { web_fetch: 4, web_search: 4 } },
+    context,
+  );
+  assert.ok(messagesResponseSchema.safeParse(message).success, JSON.stringify(message));
+  assert.deepEqual(message.content[0], {
+    type: "web_fetch_tool_result",
+    tool_use_id: "srvtoolu_f1",
+    content: {
+      type: "web_fetch_result",
+      url: "https://a.test/x/",
+      retrieved_at: "2026-03-01T10:00:00.000Z",
+      content: {
+        type: "document",
+        title: null,
+        source: { type: "text", media_type: "text/plain", data: "hello" },
+      },
+    },
+  });
+  assert.deepEqual(
+    message.content.slice(1).map((block) => {
+      assert.ok(block.type === "web_fetch_tool_result" || block.type === "web_search_tool_result");
+      assert.ok(!Array.isArray(block.content));
+      return [
+        block.tool_use_id,
+        block.content.type,
+        "error_code" in block.content ? block.content.error_code : "",
+      ];
+    }),
+    [
+      ["srvtoolu_f2", "web_fetch_tool_result_error", "url_not_allowed"],
+      ["srvtoolu_f3", "web_fetch_tool_result_error", "invalid_tool_input"],
+      ["srvtoolu_f4", "web_fetch_tool_result_error", "unavailable"],
+      ["srvtoolu_s1", "web_search_tool_result_error", "too_many_requests"],
+      ["srvtoolu_s2", "web_search_tool_result_error", "max_uses_exceeded"],
+      ["srvtoolu_s3", "web_search_tool_result_error", "invalid_tool_input"],
+      ["srvtoolu_s4", "web_search_tool_result_error", "unavailable"],
+    ],
+    "a pdf result has no block",
+  );
+  assert.deepEqual(message.usage.server_tool_use, { web_search_requests: 4, web_fetch_requests: 4 });
+});
+
+test("without server-tool counts usage has no server_tool_use", () => {
+  const message = encode({
+    content: [{ type: "text", text: "ok" }],
+    finishReason: "stop",
+    usage: createEmptyUsage(),
+  });
+  assert.ok(!("server_tool_use" in message.usage));
 });

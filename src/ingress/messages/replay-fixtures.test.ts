@@ -70,7 +70,9 @@ test("recorded multi-turn requests keep their structure", { skip }, () => {
 
   const search = decodeMessagesRequest(readJson("stream-thinking-web-search-citations.request.json"));
   assert.deepEqual(search.tools, []);
-  assert.deepEqual(search.serverTools, [{ id: "web_search", maxUses: 1000, events: false }]);
+  assert.deepEqual(search.serverTools, [
+    { id: "web_search", maxUses: 1000, events: false, param: "tools[0]" },
+  ]);
 
   const cached = decodeMessagesRequest(readJson("prompt-cache.1.request.json"));
   assert.deepEqual(cached.passthrough, { cache_control: { ttl: "5m", type: "ephemeral" } });

@@ -3,7 +3,14 @@ import { test } from "node:test";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import Anthropic from "@anthropic-ai/sdk";
 import { streamText } from "ai";
-import type { CanonicalStreamPart, CanonicalUsage, OpaqueReasoningState } from "../../canonical/index.js";
+import type {
+  CanonicalStreamPart,
+  CanonicalUsage,
+  OpaqueReasoningState,
+  ServerToolCall,
+  ServerToolResult,
+  UrlCitation,
+} from "../../canonical/index.js";
 import type { Settlement } from "../../canonical/settlement.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { EncodeContext, StreamEncoder } from "../ingress-format.js";
@@ -89,7 +96,7 @@ function parseFrames(sseText: string): Frame[] {
 /**
  * The wire rules of a Messages stream: event name = data.type; message_start once and first;
  * blocks opened in index order 0,1,2…, never two open at once, deltas only to the open block;
- * message_delta then message_stop last. Returns the frames without pings.
+ * `hi.tool_event` frames only between blocks; message_delta then message_stop last. Returns the frames without pings.
  */
 function assertWellFormed(sseText: string): Frame[] {
   const frames = parseFrames(sseText).filter((frame) => frame.event !== "ping");
@@ -118,6 +125,8 @@ function assertWellFormed(sseText: string): Frame[] {
     } else if (frame.event === "content_block_stop") {
       assert.equal(frame.data.index, open);
       open = undefined;
+    } else if (frame.event === "hi.tool_event") {
+      assert.equal(open, undefined, "a tool event never sits inside a block");
     } else {
       assert.fail(`unexpected ${frame.event} between message_start and message_delta`);
     }
@@ -600,4 +609,442 @@ test("the AI SDK's Anthropic provider, which validates every event, reads text, 
   assert.deepEqual([call.toolCallId, call.toolName, call.input], ["toolu_9", "lookup", { q: "x" }]);
   assert.equal(await result.finishReason, "tool-calls");
   assert.equal((await result.usage).outputTokens, 80);
+});
+
+const searchCall: ServerToolCall = {
+  id: "call_1",
+  tool: "web_search",
+  input: { query: "capital of france" },
+  events: false,
+};
+
+const searchResult: ServerToolResult = {
+  callId: "call_1",
+  tool: "web_search",
+  input: { query: "capital of france" },
+  status: "completed",
+  output: {
+    kind: "search",
+    query: "capital of france",
+    sources: [
+      {
+        url: "https://example.com/fr",
+        title: "France",
+        snippet: "Paris is the capital.",
+        pageAge: "2 days ago",
+      },
+    ],
+  },
+  costMicroUsd: 5_000,
+  durationMs: 120,
+  events: false,
+};
+
+const citation: UrlCitation = {
+  url: "https://example.com/fr",
+  title: "France",
+  startIndex: 0,
+  endIndex: 5,
+  citedText: "Paris is the capital.",
+};
+
+/** Round 1 searches after a sentence, round 2 answers citing the result. */
+function searchRun(events: boolean): CanonicalStreamPart[] {
+  return [
+    { type: "text-start", id: "t1" },
+    { type: "text-delta", id: "t1", delta: "Let me look." },
+    { type: "text-end", id: "t1" },
+    { type: "server-tool-call", call: { ...searchCall, events } },
+    { type: "server-tool-result", result: { ...searchResult, events } },
+    { type: "text-start", id: "t2" },
+    { type: "text-delta", id: "t2", delta: "Paris" },
+    { type: "citation", id: "t2", citation },
+    { type: "text-delta", id: "t2", delta: " it is." },
+    { type: "text-end", id: "t2" },
+    { type: "usage", usage },
+    { type: "finish", reason: "stop" },
+  ];
+}
+
+function settleWithCalls(): Settlement {
+  return { ...settle("stop"), serverToolCalls: { web_search: 1 } };
+}
+
+/** The frames' data with every opaque `encrypted_*` value checked non-empty and replaced by `<opaque>`. */
+function readable(frames: Frame[]): unknown[] {
+  return JSON.parse(JSON.stringify(frames.map((frame) => frame.data)), (key, value) => {
+    if (key !== "encrypted_content" && key !== "encrypted_index") return value;
+    assert.ok(typeof value === "string" && value !== "", `${key} is a non-empty string`);
+    return "<opaque>";
+  });
+}
+
+test("a web_search round: server_tool_use with its input in one delta, the result block whole, a citations_delta in the answer's block; indexes run on", async () => {
+  const sse = encodeStream(searchRun(false), (encoder) => encoder.finish(settleWithCalls()));
+  const frames = assertWellFormed(sse);
+  assert.deepEqual(readable(frames.slice(1, -2)), [
+    { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+    { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Let me look." } },
+    { type: "content_block_stop", index: 0 },
+    {
+      type: "content_block_start",
+      index: 1,
+      content_block: { type: "server_tool_use", id: "srvtoolu_call_1", name: "web_search", input: {} },
+    },
+    {
+      type: "content_block_delta",
+      index: 1,
+      delta: { type: "input_json_delta", partial_json: '{"query":"capital of france"}' },
+    },
+    { type: "content_block_stop", index: 1 },
+    {
+      type: "content_block_start",
+      index: 2,
+      content_block: {
+        type: "web_search_tool_result",
+        tool_use_id: "srvtoolu_call_1",
+        content: [
+          {
+            type: "web_search_result",
+            url: "https://example.com/fr",
+            title: "France",
+            encrypted_content: "<opaque>",
+            page_age: "2 days ago",
+          },
+        ],
+      },
+    },
+    { type: "content_block_stop", index: 2 },
+    { type: "content_block_start", index: 3, content_block: { type: "text", text: "" } },
+    { type: "content_block_delta", index: 3, delta: { type: "text_delta", text: "Paris" } },
+    {
+      type: "content_block_delta",
+      index: 3,
+      delta: {
+        type: "citations_delta",
+        citation: {
+          type: "web_search_result_location",
+          url: "https://example.com/fr",
+          title: "France",
+          cited_text: "Paris is the capital.",
+          encrypted_index: "<opaque>",
+        },
+      },
+    },
+    { type: "content_block_delta", index: 3, delta: { type: "text_delta", text: " it is." } },
+    { type: "content_block_stop", index: 3 },
+  ]);
+  const deltaUsage = frames[frames.length - 2].data.usage as Record<string, unknown>;
+  assert.deepEqual(deltaUsage.server_tool_use, { web_search_requests: 1, web_fetch_requests: 0 });
+
+  const message = await readFinalMessage(sse);
+  assert.deepEqual(
+    message.content.map((block) => block.type),
+    ["text", "server_tool_use", "web_search_tool_result", "text"],
+  );
+  const answer = message.content[3];
+  assert.ok(answer.type === "text");
+  assert.equal(answer.text, "Paris it is.");
+  assert.equal(answer.citations?.length, 1);
+  assert.deepEqual(message.usage.server_tool_use, { web_search_requests: 1, web_fetch_requests: 0 });
+});
+
+test("without server-tool counts in the settlement, message_delta has no server_tool_use", () => {
+  const frames = assertWellFormed(encodeStream(textTurn, finishWith("stop")));
+  assert.ok(!("server_tool_use" in (frames[frames.length - 2].data.usage as object)));
+});
+
+test("hi.tool_event frames follow their blocks when the call asked for them, and never appear otherwise", () => {
+  const quiet = assertWellFormed(
+    encodeStream(searchRun(false), (encoder) => encoder.finish(settleWithCalls())),
+  );
+  assert.equal(quiet.filter((frame) => frame.event === "hi.tool_event").length, 0);
+
+  const sse = encodeStream(searchRun(true), (encoder) => encoder.finish(settleWithCalls()));
+  const frames = assertWellFormed(sse);
+  const sequence = frames.map((frame) =>
+    frame.event === "hi.tool_event"
+      ? `event:${frame.data.phase}`
+      : `${frame.event}:${frame.data.index ?? ""}`,
+  );
+  assert.deepEqual(sequence.slice(4, 11), [
+    "content_block_start:1",
+    "content_block_delta:1",
+    "content_block_stop:1",
+    "event:started",
+    "content_block_start:2",
+    "content_block_stop:2",
+    "event:completed",
+  ]);
+  assert.ok(sse.includes('event: hi.tool_event\ndata: {"type":"hi.tool_event","tool":"web_search"'));
+  const [started, ended] = frames
+    .filter((frame) => frame.event === "hi.tool_event")
+    .map((frame) => frame.data);
+  assert.deepEqual(started, {
+    type: "hi.tool_event",
+    tool: "web_search",
+    phase: "started",
+    call_id: "srvtoolu_call_1",
+    input: { query: "capital of france" },
+  });
+  assert.deepEqual(ended, {
+    type: "hi.tool_event",
+    tool: "web_search",
+    phase: "completed",
+    call_id: "srvtoolu_call_1",
+    input: { query: "capital of france" },
+    output: { result_count: 1, urls: ["https://example.com/fr"] },
+    cost_micro_usd: 5_000,
+    duration_ms: 120,
+  });
+});
+
+test("a datetime call has no block; with events its frames carry the bare call id", () => {
+  const call: ServerToolCall = {
+    id: "call_dt",
+    tool: "datetime",
+    input: { timezone: "Europe/Paris" },
+    events: true,
+  };
+  const result: ServerToolResult = {
+    callId: "call_dt",
+    tool: "datetime",
+    input: call.input,
+    status: "completed",
+    output: { kind: "datetime", utc: "2026-03-01T12:00:00Z", timezones: ["Europe/Paris"] },
+    costMicroUsd: 0,
+    durationMs: 1,
+    events: true,
+  };
+  const parts: CanonicalStreamPart[] = [
+    { type: "text-delta", id: "t1", delta: "One moment." },
+    { type: "text-end", id: "t1" },
+    { type: "server-tool-call", call },
+    { type: "server-tool-result", result },
+    { type: "text-delta", id: "t2", delta: "It is noon." },
+    { type: "text-end", id: "t2" },
+    { type: "finish", reason: "stop" },
+  ];
+  const frames = assertWellFormed(encodeStream(parts, finishWith("stop")));
+  assert.deepEqual(
+    frames.slice(1, -2).map((frame) => (frame.event === "hi.tool_event" ? frame.data : frame.event)),
+    [
+      "content_block_start",
+      "content_block_delta",
+      "content_block_stop",
+      { type: "hi.tool_event", tool: "datetime", phase: "started", call_id: "call_dt", input: call.input },
+      {
+        type: "hi.tool_event",
+        tool: "datetime",
+        phase: "completed",
+        call_id: "call_dt",
+        input: call.input,
+        output: { utc: "2026-03-01T12:00:00Z", timezones: ["Europe/Paris"] },
+        cost_micro_usd: 0,
+        duration_ms: 1,
+      },
+      "content_block_start",
+      "content_block_delta",
+      "content_block_stop",
+    ],
+    "the two rounds' texts stay two blocks",
+  );
+  const quiet = encodeStream(
+    parts.map((part) =>
+      part.type === "server-tool-call"
+        ? { ...part, call: { ...call, events: false } }
+        : part.type === "server-tool-result"
+          ? { ...part, result: { ...result, events: false } }
+          : part,
+    ),
+    finishWith("stop"),
+  );
+  assert.ok(!quiet.includes("hi.tool_event"));
+});
+
+test("a web_fetch call and a failed fetch: the result block carries the document, the failure its error code", async () => {
+  const fetchCall: ServerToolCall = {
+    id: "f1",
+    tool: "web_fetch",
+    input: { url: "https://example.com/a" },
+    events: false,
+  };
+  const failedCall: ServerToolCall = {
+    id: "f2",
+    tool: "web_fetch",
+    input: { url: "https://gone.test/" },
+    events: true,
+  };
+  const fetched: ServerToolResult = {
+    callId: "f1",
+    tool: "web_fetch",
+    input: fetchCall.input,
+    status: "completed",
+    output: {
+      kind: "fetch",
+      url: "https://example.com/a",
+      finalUrl: "https://example.com/a/",
+      title: "Page A",
+      retrievedAt: "2026-03-01T12:00:00.000Z",
+      contentType: "text/html",
+      bytes: 2_048,
+      text: "# Page A\n\nBody.",
+      truncated: false,
+    },
+    costMicroUsd: 0,
+    durationMs: 80,
+    events: false,
+  };
+  const failed: ServerToolResult = {
+    callId: "f2",
+    tool: "web_fetch",
+    input: failedCall.input,
+    status: "failed",
+    error: { code: "url_not_accessible", message: "The page could not be read." },
+    costMicroUsd: 0,
+    durationMs: 30,
+    events: true,
+  };
+  const sse = encodeStream(
+    [
+      { type: "server-tool-call", call: fetchCall },
+      { type: "server-tool-call", call: failedCall },
+      { type: "server-tool-result", result: fetched },
+      { type: "server-tool-result", result: failed },
+      { type: "text-delta", id: "t", delta: "Read one." },
+      { type: "finish", reason: "stop" },
+    ],
+    (encoder) => encoder.finish({ ...settle("stop"), serverToolCalls: { web_fetch: 2 } }),
+  );
+  const frames = assertWellFormed(sse);
+  const results = frames
+    .filter((frame) => frame.event === "content_block_start")
+    .map((frame) => frame.data.content_block as { type: string })
+    .filter((block) => block.type === "web_fetch_tool_result");
+  assert.deepEqual(results, [
+    {
+      type: "web_fetch_tool_result",
+      tool_use_id: "srvtoolu_f1",
+      content: {
+        type: "web_fetch_result",
+        url: "https://example.com/a/",
+        retrieved_at: "2026-03-01T12:00:00.000Z",
+        content: {
+          type: "document",
+          title: "Page A",
+          source: { type: "text", media_type: "text/plain", data: "# Page A\n\nBody." },
+        },
+      },
+    },
+    {
+      type: "web_fetch_tool_result",
+      tool_use_id: "srvtoolu_f2",
+      content: { type: "web_fetch_tool_result_error", error_code: "url_not_accessible" },
+    },
+  ]);
+  const failedEvent = frames.find(
+    (frame) => frame.event === "hi.tool_event" && frame.data.phase === "failed",
+  );
+  assert.deepEqual(failedEvent?.data.error, {
+    code: "url_not_accessible",
+    message: "The page could not be read.",
+  });
+  const message = await readFinalMessage(sse);
+  assert.deepEqual(
+    message.content.map((block) => (block.type === "server_tool_use" ? block.input : block.type)),
+    [
+      { url: "https://example.com/a" },
+      { url: "https://gone.test/" },
+      "web_fetch_tool_result",
+      "web_fetch_tool_result",
+      "text",
+    ],
+  );
+  assert.deepEqual(message.usage.server_tool_use, { web_search_requests: 0, web_fetch_requests: 2 });
+});
+
+test("a server-tool call while a thinking block still waits for its signature: the call and its event wait too", () => {
+  const frames = assertWellFormed(
+    encodeStream(
+      [
+        { type: "text-delta", id: "t", delta: "Searching." },
+        { type: "reasoning-delta", id: "r", delta: "Need data." },
+        { type: "server-tool-call", call: { ...searchCall, events: true } },
+        { type: "reasoning-end", id: "r", providerState: signedState },
+        { type: "server-tool-result", result: searchResult },
+        { type: "finish", reason: "stop" },
+      ],
+      finishWith("stop"),
+    ),
+  );
+  assert.deepEqual(
+    frames.slice(1, -2).map((frame) => `${frame.event}:${frame.data.index ?? frame.data.phase}`),
+    [
+      "content_block_start:0",
+      "content_block_delta:0",
+      "content_block_stop:0",
+      "content_block_start:1",
+      "content_block_delta:1",
+      "content_block_delta:1",
+      "content_block_stop:1",
+      "content_block_start:2",
+      "content_block_delta:2",
+      "content_block_stop:2",
+      "hi.tool_event:started",
+      "content_block_start:3",
+      "content_block_stop:3",
+    ],
+  );
+});
+
+test("a citation for a text block still waiting behind another block goes out with that block's text", () => {
+  const frames = assertWellFormed(
+    encodeStream(
+      [
+        { type: "reasoning-delta", id: "r", delta: "Hmm." },
+        { type: "text-delta", id: "t", delta: "Paris." },
+        { type: "citation", id: "t", citation },
+        { type: "reasoning-end", id: "r", providerState: signedState },
+        { type: "text-end", id: "t" },
+        { type: "citation", id: "unknown", citation },
+        { type: "finish", reason: "stop" },
+      ],
+      finishWith("stop"),
+    ),
+  );
+  const textFrames = frames.filter((frame) => frame.data.index === 1).map((frame) => frame.event);
+  assert.deepEqual(textFrames, [
+    "content_block_start",
+    "content_block_delta",
+    "content_block_delta",
+    "content_block_stop",
+  ]);
+  assert.equal(frames.filter((frame) => JSON.stringify(frame.data).includes("citations_delta")).length, 1);
+});
+
+test("the AI SDK's Anthropic provider reads a server-tool stream without events: the search's sources and the cited text", async () => {
+  const sse = encodeStream(searchRun(false), (encoder) => encoder.finish(settleWithCalls()));
+  const provider = createAnthropic({
+    apiKey: "x",
+    baseURL: "http://gateway.test/api/v1",
+    fetch: async () => new Response(sse, { headers: { "content-type": "text/event-stream" } }),
+  });
+  const result = streamText({ model: provider("anthropic/claude-sonnet-4.5"), prompt: "Hi", maxRetries: 0 });
+  assert.equal(await result.text, "Let me look.Paris it is.");
+  const sources = await result.sources;
+  assert.ok(sources.length >= 1);
+  assert.ok(
+    sources.every((source) => source.sourceType === "url" && source.url === "https://example.com/fr"),
+  );
+  assert.equal(await result.finishReason, "stop");
+});
+
+test("a stream that fails after a search reports the search in the error event's usage", () => {
+  const encoder = createMessagesStreamEncoder(context);
+  encoder.push({ type: "server-tool-call", call: searchCall });
+  const frames = parseFrames(
+    encoder.fail(new GatewayError("provider_overloaded", "overloaded"), settleWithCalls()),
+  );
+  const usageOnError = frames[0].data.usage as Record<string, unknown>;
+  assert.deepEqual(usageOnError.server_tool_use, { web_search_requests: 1, web_fetch_requests: 0 });
 });

@@ -29,14 +29,45 @@
  *   thinking block (tool-call-state-carrier.ts), queued when the next other block opens or the
  *   message ends, as in encode-result.ts.
  * - Input tokens are only known at the end, so `message_start` reports zeros and `message_delta`
- *   the settled totals; the SDK overwrites its counters with them.
+ *   the settled totals (with `server_tool_use`, the run's search and fetch counts); the SDK
+ *   overwrites its counters with them.
+ *
+ * Server tools (encode-server-tool-blocks.ts for the blocks themselves):
+ * - A `server-tool-call` is a `server_tool_use` block: start with `input: {}`, one `input_json_delta`
+ *   with the whole input, stop. A `server-tool-result` is its result block sent whole in
+ *   `content_block_start`, then stop, as Anthropic does. Both queue like any block and end the text
+ *   blocks before them; indexes run on across rounds.
+ * - A `citation` becomes a `citations_delta` on the text block holding its canonical text id, after
+ *   that block's text so far. The SDK appends a citations delta to the block at its index whatever
+ *   came before, so the block starts without `citations` and nothing is held back for them. A
+ *   citation whose block already closed (a later block had content first) cannot be sent.
+ * - `hi.tool_event` frames, for calls that asked for them, follow their block (the bare call id for
+ *   a tool with no block) and queue like blocks, so one never lands between a block's start and
+ *   stop. Their event name is never `error`, which the SDK would throw on.
  */
-import type { CanonicalStreamPart, FinishReason, OpaqueReasoningState } from "../../canonical/index.js";
+import type {
+  CanonicalStreamPart,
+  FinishReason,
+  OpaqueReasoningState,
+  ServerToolCall,
+  ServerToolResult,
+  UrlCitation,
+} from "../../canonical/index.js";
 import type { Settlement } from "../../canonical/settlement.js";
 import { createMessagesErrorEnvelope } from "../../errors/envelopes.js";
 import type { GatewayError } from "../../errors/gateway-error.js";
 import type { EncodeContext, StreamEncoder } from "../ingress-format.js";
+import { createToolEndedPayload, createToolStartedPayload } from "../shared/tool-event-payload.js";
 import { encodeReasoningBlock, encodeSignature } from "./encode-reasoning-block.js";
+import {
+  encodeCitation,
+  encodeServerToolResultBlock,
+  encodeServerToolUseBlock,
+  type ServerToolResultBlock,
+  type ServerToolUseBlock,
+  serverToolWireId,
+  type WebSearchResultLocation,
+} from "./encode-server-tool-blocks.js";
 import { encodeMessagesUsage } from "./encode-usage.js";
 import { mapStopReason } from "./map-stop-reason.js";
 import { readJsonObject } from "./parse-tool-input.js";
@@ -51,12 +82,21 @@ interface BlockBase {
   sent: number;
   ended: boolean;
   index?: number;
+  /** Its `content_block_stop` went out. */
+  closed?: boolean;
 }
 
 type Block =
-  | (BlockBase & { kind: "text" })
+  | (BlockBase & { kind: "text"; citations: WebSearchResultLocation[]; citationsSent: number })
   | (BlockBase & { kind: "thinking"; state?: OpaqueReasoningState; redacted?: boolean })
-  | (BlockBase & { kind: "tool_use"; id: string; name: string });
+  | (BlockBase & { kind: "tool_use"; id: string; name: string })
+  /** A server-tool block, complete when queued; `content` is a `server_tool_use` block's input JSON. */
+  | (BlockBase & { kind: "server_tool"; block: ServerToolUseBlock | ServerToolResultBlock })
+  /** A frame outside any block (`hi.tool_event`): queued in order, takes no index. */
+  | (BlockBase & { kind: "frame" });
+
+/** What opens with `content_block_start`. */
+type WireBlock = Exclude<Block, { kind: "frame" }>;
 
 export function createMessagesStreamEncoder(context: EncodeContext): StreamEncoder {
   return new MessagesStreamEncoder(context);
@@ -68,12 +108,14 @@ class MessagesStreamEncoder implements StreamEncoder {
   private closed = false;
   private nextIndex = 0;
   /** The block on the wire, then the ones waiting for it, in order. */
-  private active: Block | undefined;
+  private active: WireBlock | undefined;
   private readonly waiting: Block[] = [];
   /** Blocks still receiving parts, by `<kind>:<canonical id>`. */
   private readonly receiving = new Map<string, Block>();
   /** Tool calls already closed: a repeated `tool-call` part must not open a second block. */
   private readonly closedToolIds = new Set<string>();
+  /** The latest text block of each canonical text id until its `text-end`: where citations go. */
+  private readonly citationTargets = new Map<string, Block>();
   /** Carriers of the tool calls closed since the last other block, queued before the next one. */
   private carriers: Block[] = [];
   private finishPart: { reason: FinishReason; stopSequence?: string } | undefined;
@@ -88,9 +130,16 @@ class MessagesStreamEncoder implements StreamEncoder {
     switch (part.type) {
       case "text-delta":
         if (part.delta === "") return opening;
-        return opening + this.append(`text:${part.id}`, part.delta, () => createBlock({ kind: "text" }));
+        return opening + this.append(`text:${part.id}`, part.delta, () => this.createTextBlock(part.id));
       case "text-end":
+        this.citationTargets.delete(part.id);
         return opening + this.end(`text:${part.id}`);
+      case "citation":
+        return opening + this.addCitation(part.id, part.citation);
+      case "server-tool-call":
+        return opening + this.queueServerToolCall(part.call);
+      case "server-tool-result":
+        return opening + this.queueServerToolResult(part.result);
       case "reasoning-delta":
         if (part.delta === "") return opening;
         return (
@@ -127,7 +176,7 @@ class MessagesStreamEncoder implements StreamEncoder {
     frames += encodeFrame("message_delta", {
       type: "message_delta",
       delta: { stop_reason: mapStopReason(reason), stop_sequence: stopSequence },
-      usage: encodeMessagesUsage(settlement.usage),
+      usage: encodeMessagesUsage(settlement.usage, settlement.serverToolCalls),
     });
     return `${frames}event: message_stop\ndata: {"type":"message_stop"}\n\n`;
   }
@@ -141,7 +190,9 @@ class MessagesStreamEncoder implements StreamEncoder {
     // The SDK throws APIError for an `error` event, whatever came before it.
     return encodeFrame(
       "error",
-      settlement ? { ...envelope, usage: encodeMessagesUsage(settlement.usage) } : envelope,
+      settlement
+        ? { ...envelope, usage: encodeMessagesUsage(settlement.usage, settlement.serverToolCalls) }
+        : envelope,
     );
   }
 
@@ -209,6 +260,64 @@ class MessagesStreamEncoder implements StreamEncoder {
     return this.end(key);
   }
 
+  private createTextBlock(id: string): Block {
+    const block: Block = {
+      kind: "text",
+      content: "",
+      sent: 0,
+      ended: false,
+      citations: [],
+      citationsSent: 0,
+    };
+    this.citationTargets.set(id, block);
+    return block;
+  }
+
+  private addCitation(textId: string, citation: UrlCitation): string {
+    const block = this.citationTargets.get(textId);
+    if (block?.kind !== "text" || block.closed) return "";
+    block.citations.push(encodeCitation(citation));
+    return this.pump();
+  }
+
+  private queueServerToolCall(call: ServerToolCall): string {
+    const block = encodeServerToolUseBlock(call);
+    if (block !== undefined) {
+      this.queueComplete({
+        kind: "server_tool",
+        block,
+        content: JSON.stringify(call.input),
+        sent: 0,
+        ended: true,
+      });
+    }
+    if (call.events) {
+      this.queueToolEvent(createToolStartedPayload(call, serverToolWireId(call.tool, call.id)));
+    }
+    return this.pump();
+  }
+
+  private queueServerToolResult(result: ServerToolResult): string {
+    const block = encodeServerToolResultBlock(result);
+    if (block !== undefined)
+      this.queueComplete({ kind: "server_tool", block, content: "", sent: 0, ended: true });
+    if (result.events) {
+      this.queueToolEvent(createToolEndedPayload(result, serverToolWireId(result.tool, result.callId)));
+    }
+    return this.pump();
+  }
+
+  private queueToolEvent(payload: object): void {
+    const frame = encodeFrame("hi.tool_event", { type: "hi.tool_event", ...payload });
+    this.queueComplete({ kind: "frame", content: frame, sent: 0, ended: true });
+  }
+
+  /** Queues a block that needs no more parts; the text blocks before it are over. */
+  private queueComplete(block: Block): void {
+    this.queue(block);
+    this.endTextBlocksBefore(block);
+  }
+
   private completeToolCall(part: Extract<CanonicalStreamPart, { type: "tool-call" }>): string {
     if (this.closedToolIds.has(part.id)) return "";
     const key = `tool:${part.id}`;
@@ -268,6 +377,10 @@ class MessagesStreamEncoder implements StreamEncoder {
       if (this.active === undefined) {
         const next = this.waiting.shift();
         if (next === undefined) return frames;
+        if (next.kind === "frame") {
+          frames += next.content;
+          continue;
+        }
         this.active = next;
         frames += this.openBlock(next);
       }
@@ -275,15 +388,18 @@ class MessagesStreamEncoder implements StreamEncoder {
       frames += this.sendContent(block);
       if (!block.ended) return frames;
       frames += this.closeBlock(block);
+      block.closed = true;
       this.active = undefined;
     }
   }
 
-  private openBlock(block: Block): string {
+  private openBlock(block: WireBlock): string {
     const index = this.nextIndex++;
     block.index = index;
     let contentBlock: unknown;
     if (block.kind === "text") contentBlock = { type: "text", text: "" };
+    else if (block.kind === "server_tool")
+      contentBlock = block.block.type === "server_tool_use" ? { ...block.block, input: {} } : block.block;
     else if (block.kind === "tool_use")
       contentBlock = { type: "tool_use", id: block.id, name: block.name, input: {} };
     else {
@@ -299,8 +415,14 @@ class MessagesStreamEncoder implements StreamEncoder {
     });
   }
 
-  private sendContent(block: Block): string {
+  private sendContent(block: WireBlock): string {
     if (block.kind === "thinking" && block.redacted) return "";
+    if (block.kind === "server_tool") {
+      if (block.block.type !== "server_tool_use" || block.sent > 0) return "";
+      block.sent = 1;
+      return this.encodeDelta(block.index!, { type: "input_json_delta", partial_json: block.content });
+    }
+    if (block.kind === "text") return this.sendText(block);
     if (block.kind === "tool_use" && block.sent === 0 && block.ended) {
       // Sent whole: exactly one delta, even an empty one, as Anthropic does for a no-argument call.
       const json = readJsonObject(block.content) === undefined ? "" : block.content;
@@ -310,13 +432,26 @@ class MessagesStreamEncoder implements StreamEncoder {
     if (block.sent >= block.content.length) return "";
     const fragment = block.content.slice(block.sent);
     block.sent = block.content.length;
-    if (block.kind === "text") return this.encodeDelta(block.index!, { type: "text_delta", text: fragment });
     if (block.kind === "thinking")
       return this.encodeDelta(block.index!, { type: "thinking_delta", thinking: fragment });
     return this.encodeDelta(block.index!, { type: "input_json_delta", partial_json: fragment });
   }
 
-  private closeBlock(block: Block): string {
+  /** New text, then the citations that arrived after it. */
+  private sendText(block: Extract<Block, { kind: "text" }>): string {
+    let frames = "";
+    if (block.sent < block.content.length) {
+      frames += this.encodeDelta(block.index!, { type: "text_delta", text: block.content.slice(block.sent) });
+      block.sent = block.content.length;
+    }
+    for (; block.citationsSent < block.citations.length; block.citationsSent++) {
+      const citation = block.citations[block.citationsSent];
+      frames += this.encodeDelta(block.index!, { type: "citations_delta", citation });
+    }
+    return frames;
+  }
+
+  private closeBlock(block: WireBlock): string {
     let frames = "";
     if (block.kind === "thinking" && !block.redacted && block.state !== undefined) {
       frames = this.encodeDelta(block.index!, {
@@ -327,12 +462,12 @@ class MessagesStreamEncoder implements StreamEncoder {
     return `${frames}event: content_block_stop\ndata: {"type":"content_block_stop","index":${block.index}}\n\n`;
   }
 
-  private encodeDelta(index: number, delta: Record<string, string>): string {
+  private encodeDelta(index: number, delta: Record<string, unknown>): string {
     return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":${JSON.stringify(delta)}}\n\n`;
   }
 }
 
-function createBlock(fields: { kind: "text" } | { kind: "thinking" }): Block {
+function createBlock(fields: { kind: "thinking" }): Block {
   return { ...fields, content: "", sent: 0, ended: false };
 }
 

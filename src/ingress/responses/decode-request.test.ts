@@ -4,6 +4,8 @@ import { test } from "node:test";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { wrapOpaqueState } from "../opaque-state.js";
 import { decodeResponsesRequest } from "./decode-request.js";
+import { encodeOutputItems } from "./encode-output-items.js";
+import { createItemSeal } from "./item-seal.js";
 
 const minimal = { model: "openai/gpt-5", input: "Hi" };
 const FIXTURES = new URL("../../../../shared/fixtures/openai/responses/", import.meta.url);
@@ -396,7 +398,7 @@ test("field validation names the field OpenAI-style", () => {
 test("input item validation names the item and part", () => {
   const cases: Array<[unknown[], string, RegExp?]> = [
     [[{ role: "tool", content: "x" }], "input[0].role"],
-    [[{ type: "nonsense" }], "input[0]", /must be a message, function_call/],
+    [[{ type: "nonsense" }], "input[0]", /must be a message, function_call.*web_search_call/],
     [[{ role: "user", content: 5 }], "input[0].content"],
     [
       [
@@ -485,4 +487,75 @@ test("a recorded function_call replay with an fc_ call_id decodes", (t) => {
   const roles = request.messages.map((message) => message.role);
   assert.deepEqual(roles.slice(-2), ["assistant", "tool"]);
   assert.equal(request.stream, true);
+});
+
+test("replayed web_search_call items are dropped, whole or by a reference the gateway issued; others are refused", () => {
+  const seal = createItemSeal(Buffer.alloc(32, 3));
+  const [search] = encodeOutputItems(
+    [
+      {
+        type: "server-tool-call",
+        call: { id: "call_1", tool: "web_search", input: { query: "q" }, events: false },
+      },
+    ],
+    "req_1",
+    seal,
+  );
+  const answer = {
+    type: "message",
+    role: "assistant",
+    content: [
+      {
+        type: "output_text",
+        text: "Paris (example.com).",
+        annotations: [
+          { type: "url_citation", url: "https://example.com", title: "E", start_index: 6, end_index: 19 },
+        ],
+        logprobs: [],
+      },
+    ],
+  };
+  const turn = (replayed: unknown) =>
+    decodeResponsesRequest(
+      {
+        ...minimal,
+        input: [{ role: "user", content: "Capital?" }, replayed, answer, { role: "user", content: "Sure?" }],
+      },
+      { itemSeal: seal },
+    ).messages;
+  const expected = [
+    { role: "user", content: [{ type: "text", text: "Capital?" }] },
+    { role: "assistant", content: [{ type: "text", text: "Paris (example.com)." }] },
+    { role: "user", content: [{ type: "text", text: "Sure?" }] },
+  ];
+  assert.deepEqual(turn(search), expected);
+  assert.deepEqual(turn({ type: "item_reference", id: search.id }), expected);
+  assert.deepEqual(turn({ type: "web_search_call", id: "ws_other", status: "completed" }), expected);
+  for (const id of ["ws_68f0c2a1b9e48190a4", "ws_call_1", `${search.id.slice(0, -2)}xx`]) {
+    let caught: unknown;
+    try {
+      turn({ type: "item_reference", id });
+    } catch (error) {
+      caught = error;
+    }
+    assert.ok(caught instanceof GatewayError && caught.param === "input[1].id", id);
+  }
+});
+
+test("a recorded OpenAI web search response replayed as input decodes: its calls dropped, its annotations accepted", (t) => {
+  const path = new URL("openai-web-search-tool.1.json", FIXTURES);
+  if (!existsSync(path)) return t.skip("shared fixtures not present");
+  const recorded = JSON.parse(readFileSync(path, "utf8"));
+  const request = decodeResponsesRequest({
+    ...minimal,
+    input: [{ role: "user", content: "News?" }, ...recorded.output, { role: "user", content: "More?" }],
+  });
+  // Its reasoning items carry neither summary nor state, so the answer's text is all that remains.
+  const message = recorded.output.at(-1);
+  assert.deepEqual(request.messages, [
+    { role: "user", content: [{ type: "text", text: "News?" }] },
+    { role: "assistant", content: [{ type: "text", text: message.content[0].text }] },
+    { role: "user", content: [{ type: "text", text: "More?" }] },
+  ]);
+  assert.ok(message.content[0].annotations.length > 0, "the recording has annotations");
 });

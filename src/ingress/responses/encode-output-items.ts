@@ -15,22 +15,49 @@
  *   learns the state when the call is complete, and its function_call item is on the wire by then;
  *   after the run, not right after the call, so the calls of a turn stay together.
  *   decode-input.ts puts the state back on the call, wherever in the turn the carrier stands;
- * - empty text, and reasoning with neither text nor state, produce nothing.
+ * - empty text, and reasoning with neither text nor state, produce nothing;
+ * - a server tool the format can show is one `web_search_call` item where the model called it (a
+ *   search as a `search` action with the sources it found, a page read by web_fetch as an
+ *   `open_page` action: the vocabulary has no fetch of its own), finished with its result's status
+ *   and action; a call whose result never came is `failed`. It closes the text before it, so the
+ *   next round's text is a new message, as OpenAI lays out its own searches. Other server tools
+ *   (datetime, …) have no item in this vocabulary and change nothing in the layout: the model's text
+ *   carries what they returned;
+ * - a text entry's citations become `url_citation` annotations of the output_text, their offsets
+ *   shifted by the text joined before the entry (offsets are UTF-16 code units, as JavaScript
+ *   string indices are).
  *
  * For the usual turn (reasoning, text, tool calls) that is one reasoning item, one message item, one
  * function_call item per call. Item ids are derived from the request id and the output index, so they
- * are deterministic and unique within the response. With an {@link ItemSeal} (the caller may send
- * `item_reference`s), reasoning and message items carry themselves in their id (item-seal.ts).
+ * are deterministic and unique within the response; a web_search_call's id is `ws_<call id>`. With an
+ * {@link ItemSeal} (the caller may send `item_reference`s), reasoning and message items carry
+ * themselves in their id (item-seal.ts), and a web_search_call's id carries only its type: a replay
+ * drops the item (the model's text already holds what the tool found), so the seal only has to
+ * prove the gateway issued it.
  */
-import type { OpaqueReasoningState, ResultContent } from "../../canonical/index.js";
+import type {
+  OpaqueReasoningState,
+  ResultContent,
+  ServerToolId,
+  ServerToolResult,
+  UrlCitation,
+} from "../../canonical/index.js";
 import { createCarrierState } from "../messages/tool-call-state-carrier.js";
 import { wrapOpaqueState } from "../opaque-state.js";
 import type { ItemSeal } from "./item-seal.js";
 
+export interface ResponsesUrlCitation {
+  type: "url_citation";
+  url: string;
+  title: string;
+  start_index: number;
+  end_index: number;
+}
+
 export interface ResponsesOutputText {
   type: "output_text";
   text: string;
-  annotations: [];
+  annotations: ResponsesUrlCitation[];
   logprobs: [];
 }
 
@@ -58,20 +85,51 @@ export interface ResponsesFunctionCallItem {
   arguments: string;
 }
 
-export type ResponsesOutputItem = ResponsesReasoningItem | ResponsesMessageItem | ResponsesFunctionCallItem;
+/** `query` too, although deprecated: older typed clients read it instead of `queries`. */
+export type ResponsesWebSearchAction =
+  | { type: "search"; query: string; queries: string[]; sources: Array<{ type: "url"; url: string }> }
+  | { type: "open_page"; url: string | null };
+
+export interface ResponsesWebSearchCallItem {
+  id: string;
+  type: "web_search_call";
+  status: "in_progress" | "completed" | "failed";
+  /** Absent while in progress (`output_item.added`), as OpenAI sends it. */
+  action?: ResponsesWebSearchAction;
+}
+
+export type ResponsesOutputItem =
+  | ResponsesReasoningItem
+  | ResponsesMessageItem
+  | ResponsesFunctionCallItem
+  | ResponsesWebSearchCallItem;
 
 const ITEM_ID_PREFIXES = { reasoning: "rs", message: "msg", function_call: "fc" } as const;
 
 export function createItemId(
-  type: ResponsesOutputItem["type"],
+  type: keyof typeof ITEM_ID_PREFIXES,
   requestId: string,
   outputIndex: number,
 ): string {
   return `${ITEM_ID_PREFIXES[type]}_${requestId}_${outputIndex}`;
 }
 
-export function encodeOutputText(text: string): ResponsesOutputText {
-  return { type: "output_text", text, annotations: [], logprobs: [] };
+export function encodeOutputText(
+  text: string,
+  annotations: ResponsesUrlCitation[] = [],
+): ResponsesOutputText {
+  return { type: "output_text", text, annotations, logprobs: [] };
+}
+
+/** A citation of a text block → an annotation of the output_text that starts `shift` units earlier. */
+export function encodeUrlCitation(citation: UrlCitation, shift: number): ResponsesUrlCitation {
+  return {
+    type: "url_citation",
+    url: citation.url,
+    title: citation.title,
+    start_index: citation.startIndex + shift,
+    end_index: citation.endIndex + shift,
+  };
 }
 
 export function encodeReasoningItem(
@@ -88,8 +146,18 @@ export function encodeReasoningItem(
   return item;
 }
 
-export function encodeMessageItem(id: string, text: string): ResponsesMessageItem {
-  return { id, type: "message", status: "completed", role: "assistant", content: [encodeOutputText(text)] };
+export function encodeMessageItem(
+  id: string,
+  text: string,
+  annotations: ResponsesUrlCitation[] = [],
+): ResponsesMessageItem {
+  return {
+    id,
+    type: "message",
+    status: "completed",
+    role: "assistant",
+    content: [encodeOutputText(text, annotations)],
+  };
 }
 
 export function encodeFunctionCallItem(
@@ -101,9 +169,46 @@ export function encodeFunctionCallItem(
   return { id, type: "function_call", status: "completed", call_id: callId, name, arguments: args };
 }
 
+/** Server tools shown as `web_search_call` items; the others have no item in this format. */
+export function isWebSearchCallTool(tool: ServerToolId): boolean {
+  return tool === "web_search" || tool === "web_fetch";
+}
+
+export function createWebSearchCallId(callId: string): string {
+  return `ws_${callId}`;
+}
+
+/**
+ * The finished item of a web_search or web_fetch call: its result's status and action, or, with no
+ * result, `failed` with the action the call's input asked for.
+ */
+export function encodeWebSearchCallItem(
+  id: string,
+  tool: ServerToolId,
+  input: Record<string, unknown>,
+  result: ServerToolResult | undefined,
+): ResponsesWebSearchCallItem {
+  const output = result?.status === "completed" ? result.output : undefined;
+  let action: ResponsesWebSearchAction;
+  if (tool === "web_fetch") {
+    // The page finally read (after redirects) once it was; the URL asked for otherwise.
+    const url = output?.kind === "fetch" ? output.finalUrl : typeof input.url === "string" ? input.url : null;
+    action = { type: "open_page", url };
+  } else {
+    const query =
+      output?.kind === "search" ? output.query : typeof input.query === "string" ? input.query : "";
+    const sources =
+      output?.kind === "search" ? output.sources.map(({ url }) => ({ type: "url" as const, url })) : [];
+    action = { type: "search", query, queries: query === "" ? [] : [query], sources };
+  }
+  const status = result?.status === "completed" ? "completed" : "failed";
+  return { id, type: "web_search_call", status, action };
+}
+
 /**
  * The item with its content sealed into its id (item-seal.ts): a reasoning item whole, a message
- * item as the role and text an `input` message needs; function calls are never referenced.
+ * item as the role and text an `input` message needs, a web_search_call as its type alone (a replay
+ * drops it); function calls are never referenced.
  */
 export function sealOutputItem<T extends ResponsesOutputItem>(item: T, seal: ItemSeal): T {
   if (item.type === "function_call") return item;
@@ -115,7 +220,9 @@ export function sealOutputItem<T extends ResponsesOutputItem>(item: T, seal: Ite
           role: "assistant",
           content: item.content.map(({ type, text }) => ({ type, text })),
         }
-      : content;
+      : item.type === "web_search_call"
+        ? { type: "web_search_call" }
+        : content;
   return { ...item, id: seal.seal(id, sealed) };
 }
 
@@ -127,6 +234,9 @@ export function encodeOutputItems(
 ): ResponsesOutputItem[] {
   const items: ResponsesOutputItem[] = [];
   let openText: string | undefined;
+  let openAnnotations: ResponsesUrlCitation[] = [];
+  /** Position of each web_search_call item, by call id, for its result to finish it in place. */
+  const searchCalls = new Map<string, number>();
   /** States of the calls of the current run of function_call items, for the carriers after it. */
   let callStates: OpaqueReasoningState[] = [];
   const closeCalls = () => {
@@ -137,13 +247,18 @@ export function encodeOutputItems(
   };
   const closeText = () => {
     if (openText === undefined) return;
-    items.push(encodeMessageItem(createItemId("message", requestId, items.length), openText));
+    items.push(
+      encodeMessageItem(createItemId("message", requestId, items.length), openText, openAnnotations),
+    );
     openText = undefined;
+    openAnnotations = [];
   };
   for (const part of content) {
     if (part.type === "text") {
       if (part.text === "") continue;
       closeCalls();
+      const shift = openText?.length ?? 0;
+      for (const citation of part.citations ?? []) openAnnotations.push(encodeUrlCitation(citation, shift));
       openText = (openText ?? "") + part.text;
     } else if (part.type === "reasoning") {
       if (part.text === "" && part.providerState === undefined) continue;
@@ -156,6 +271,31 @@ export function encodeOutputItems(
       const id = createItemId("function_call", requestId, items.length);
       items.push(encodeFunctionCallItem(id, part.id, part.name, part.arguments));
       if (part.providerState !== undefined) callStates.push(createCarrierState(part.providerState, part.id));
+    } else if (part.type === "server-tool-call") {
+      const { call } = part;
+      if (!isWebSearchCallTool(call.tool)) continue;
+      closeText();
+      closeCalls();
+      searchCalls.set(call.id, items.length);
+      items.push(encodeWebSearchCallItem(createWebSearchCallId(call.id), call.tool, call.input, undefined));
+    } else if (part.type === "server-tool-result") {
+      const { result } = part;
+      if (!isWebSearchCallTool(result.tool)) continue;
+      const item = encodeWebSearchCallItem(
+        createWebSearchCallId(result.callId),
+        result.tool,
+        result.input,
+        result,
+      );
+      const index = searchCalls.get(result.callId);
+      if (index !== undefined) {
+        items[index] = item;
+        continue;
+      }
+      // A result without its call (never from the engine): shown where it came.
+      closeText();
+      closeCalls();
+      items.push(item);
     }
   }
   closeText();

@@ -8,6 +8,8 @@
  *   is checked in decode-content-parts.ts, where the error can say why.
  * - `item_reference` resolves only to an item the gateway sealed into the id (item-seal.ts); the
  *   decoder refuses any other with a message saying why.
+ * - A `web_search_call` (a server tool's call in an earlier response) is accepted in any shape and
+ *   dropped by the decoder: the answer that followed it already says what the tool found.
  */
 import { z } from "zod";
 
@@ -112,13 +114,22 @@ const reasoningItemSchema = z
   .loose()
   .meta({ id: "ResponsesReasoningItem" });
 
+const webSearchCallItemSchema = z
+  .object({ type: z.literal("web_search_call"), id: z.string().nullish() })
+  .loose()
+  .meta({
+    id: "ResponsesWebSearchCallInput",
+    description: "a server tool's call replayed from an earlier response; accepted and not sent to the model",
+  });
+
 const itemReferenceSchema = z
   .object({ type: z.literal("item_reference"), id: z.string() })
   .loose()
   .meta({
     id: "ResponsesItemReference",
     description:
-      "a reasoning or message item of an earlier gateway response, by its id (which carries the item); " +
+      "a reasoning, message or web_search_call item of an earlier gateway response, by its id (which " +
+      "carries the item; a web_search_call is then dropped like the item itself); " +
       "other ids are refused: the gateway keeps no state",
   });
 
@@ -129,9 +140,13 @@ export const inputItemSchema = z
       functionCallItemSchema,
       functionCallOutputItemSchema,
       reasoningItemSchema,
+      webSearchCallItemSchema,
       itemReferenceSchema,
     ],
-    { error: "must be a message, function_call, function_call_output or reasoning item" },
+    {
+      error:
+        "must be a message, function_call, function_call_output, reasoning, web_search_call or item_reference item",
+    },
   )
   .meta({ id: "ResponsesInputItem" });
 

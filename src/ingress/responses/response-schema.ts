@@ -6,11 +6,24 @@
 import { z } from "zod";
 import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
 
+const urlCitationSchema = z
+  .object({
+    type: z.literal("url_citation"),
+    url: z.string(),
+    title: z.string(),
+    start_index: z.number().int().meta({ description: "UTF-16 code units into `text`" }),
+    end_index: z.number().int().meta({ description: "exclusive" }),
+  })
+  .meta({
+    id: "ResponsesUrlCitation",
+    description: "a span of the text citing a source a server tool found",
+  });
+
 const outputTextSchema = z
   .object({
     type: z.literal("output_text"),
     text: z.string(),
-    annotations: z.array(z.unknown()),
+    annotations: z.array(urlCitationSchema),
     logprobs: z.array(z.unknown()),
   })
   .meta({ id: "ResponsesOutputText" });
@@ -48,8 +61,41 @@ const functionCallOutputSchema = z
   })
   .meta({ id: "ResponsesFunctionCallOutput" });
 
+const webSearchCallOutputSchema = z
+  .object({
+    id: z
+      .string()
+      .meta({ description: "`ws_<call id>`, followed by a seal unless the request set `store: false`" }),
+    type: z.literal("web_search_call"),
+    status: z.enum(["in_progress", "completed", "failed"]),
+    action: z
+      .discriminatedUnion("type", [
+        z.object({
+          type: z.literal("search"),
+          query: z.string(),
+          queries: z.array(z.string()),
+          sources: z.array(z.object({ type: z.literal("url"), url: z.string() })),
+        }),
+        z.object({
+          type: z.literal("open_page"),
+          url: z.string().nullable().meta({ description: "the page web_fetch read" }),
+        }),
+      ])
+      .optional()
+      .meta({ description: "absent only while in progress (stream events)" }),
+  })
+  .meta({
+    id: "ResponsesWebSearchCallOutput",
+    description: "a web_search (`search` action) or web_fetch (`open_page` action) call the gateway ran",
+  });
+
 export const responsesOutputItemSchema = z
-  .discriminatedUnion("type", [reasoningOutputSchema, messageOutputSchema, functionCallOutputSchema])
+  .discriminatedUnion("type", [
+    reasoningOutputSchema,
+    messageOutputSchema,
+    functionCallOutputSchema,
+    webSearchCallOutputSchema,
+  ])
   .meta({ id: "ResponsesOutputItem" });
 
 export const responsesUsageSchema = z
@@ -97,7 +143,9 @@ export const responsesResponseSchema = z
     max_output_tokens: z.number().int().nullable(),
     model: z.string(),
     output: z.array(responsesOutputItemSchema).meta({
-      description: "in generation order: reasoning item(s), a message item, one function_call item per call",
+      description:
+        "in generation order: reasoning item(s), a message item, one function_call item per call; " +
+        "server-tool calls as web_search_call items where the model made them",
     }),
     parallel_tool_calls: z.boolean(),
     previous_response_id: z.null(),

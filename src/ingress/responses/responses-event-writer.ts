@@ -10,6 +10,20 @@
  *                  → output_item.done
  *   reasoning:     output_item.added → [reasoning_summary_part.added → reasoning_summary_text.delta*
  *                  → .done → reasoning_summary_part.done] → output_item.done (with encrypted_content)
+ *   message annotations: output_text.annotation.added, one per citation, between the deltas and
+ *                  output_text.done; output_text.done, content_part.done and output_item.done carry
+ *                  them all
+ *   web_search_call (a server tool's call): output_item.added (status in_progress, no action)
+ *                  → web_search_call.in_progress → .searching; on its result: .completed (not for
+ *                  a failed call: the format has no failed event) → output_item.done (status, action)
+ *
+ * A web_search_call item is not "the open item": the calls of one round are all added before any
+ * of them is done, so it keeps its slot in `output` (in progress) from the moment it is added, and
+ * the next item's output index counts it. The stream encoder adds one only while no other item is
+ * open, so output indexes stay contiguous.
+ *
+ * `hi.tool_event` frames ride as `keepalive` events (writeToolEvent): the official SDK's stream
+ * helper ignores that type, while any other unknown type makes it throw.
  *
  * The final item of each `output_item.done` comes from encode-output-items.ts, the same builders the
  * non-streaming encoder uses, and is kept in `output` for the terminal `response.completed`.
@@ -20,20 +34,24 @@
  * Hot path: the `"item_id":…,"output_index":…` members of an item are serialised once when it opens;
  * a delta costs one JSON.stringify of the delta text.
  */
-import type { OpaqueReasoningState } from "../../canonical/index.js";
+import type { OpaqueReasoningState, ServerToolCall, ServerToolResult } from "../../canonical/index.js";
+import type { ToolEventPayload } from "../shared/tool-event-payload.js";
 import {
   createItemId,
+  createWebSearchCallId,
   encodeFunctionCallItem,
   encodeMessageItem,
   encodeOutputText,
   encodeReasoningItem,
+  encodeWebSearchCallItem,
   type ResponsesOutputItem,
+  type ResponsesUrlCitation,
   sealOutputItem,
 } from "./encode-output-items.js";
 import type { ItemSeal } from "./item-seal.js";
 
 interface OpenItem {
-  type: ResponsesOutputItem["type"];
+  type: "reasoning" | "message" | "function_call";
   id: string;
   outputIndex: number;
   /** `"item_id":"…","output_index":N` */
@@ -44,6 +62,16 @@ interface OpenItem {
   summaryOpen: boolean;
   callId: string;
   name: string;
+  /** Message: the output_text's annotations so far. */
+  annotations: ResponsesUrlCitation[];
+}
+
+/** A web_search_call item added and not done yet. */
+interface OpenSearchCall {
+  id: string;
+  outputIndex: number;
+  members: string;
+  call: ServerToolCall;
 }
 
 export class ResponsesEventWriter {
@@ -51,6 +79,8 @@ export class ResponsesEventWriter {
   readonly output: ResponsesOutputItem[] = [];
   private sequence = 0;
   private item: OpenItem | undefined;
+  /** By canonical call id. */
+  private readonly searchCalls = new Map<string, OpenSearchCall>();
 
   /** With `seal`, reasoning items opened with their content carry it in their id. */
   constructor(
@@ -59,8 +89,13 @@ export class ResponsesEventWriter {
   ) {}
 
   /** Type of the item currently open, if any. */
-  get openItemType(): ResponsesOutputItem["type"] | undefined {
+  get openItemType(): OpenItem["type"] | undefined {
     return this.item?.type;
+  }
+
+  /** Length (UTF-16 units) of the open message's text so far; 0 when no message is open. */
+  get openTextLength(): number {
+    return this.item?.type === "message" ? this.item.text.length : 0;
   }
 
   writeResponseEvent(type: string, responseJson: string): string {
@@ -94,6 +129,87 @@ export class ResponsesEventWriter {
     return this.writeEvent(
       "response.output_text.delta",
       `${item.members},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]`,
+    );
+  }
+
+  /** An annotation of the open message's text (offsets into the whole output_text). */
+  addAnnotation(annotation: ResponsesUrlCitation): string {
+    const item = this.item!;
+    const index = item.annotations.push(annotation) - 1;
+    return this.writeEvent(
+      "response.output_text.annotation.added",
+      `${item.members},"content_index":0,"annotation_index":${index},"annotation":${JSON.stringify(annotation)}`,
+    );
+  }
+
+  /**
+   * The wire id of a server tool call: its web_search_call item's id once it was added, else the
+   * id such an item gets (sealed with the writer's seal), which is what events name.
+   */
+  searchCallId(callId: string): string {
+    const open = this.searchCalls.get(callId);
+    if (open !== undefined) return open.id;
+    return this.createSearchCallId(callId);
+  }
+
+  hasSearchCall(callId: string): boolean {
+    return this.searchCalls.has(callId);
+  }
+
+  /** Adds a web_search_call item in progress; no other item may be open. */
+  openSearchCall(call: ServerToolCall): string {
+    const id = this.createSearchCallId(call.id);
+    const outputIndex = this.output.length;
+    const members = `"item_id":${JSON.stringify(id)},"output_index":${outputIndex}`;
+    this.searchCalls.set(call.id, { id, outputIndex, members, call });
+    const added = { id, type: "web_search_call", status: "in_progress" } as const;
+    this.output.push(added);
+    return (
+      this.writeEvent(
+        "response.output_item.added",
+        `"output_index":${outputIndex},"item":${JSON.stringify(added)}`,
+      ) +
+      this.writeEvent("response.web_search_call.in_progress", members) +
+      this.writeEvent("response.web_search_call.searching", members)
+    );
+  }
+
+  /**
+   * Finishes the call's web_search_call item with its result (`undefined`: the call never got one,
+   * so it failed); adds the item first when its call was never seen.
+   */
+  closeSearchCall(call: ServerToolCall, result: ServerToolResult | undefined): string {
+    let frames = this.searchCalls.has(call.id) ? "" : this.openSearchCall(call);
+    const open = this.searchCalls.get(call.id)!;
+    this.searchCalls.delete(call.id);
+    const item = encodeWebSearchCallItem(open.id, call.tool, call.input, result);
+    if (item.status === "completed")
+      frames += this.writeEvent("response.web_search_call.completed", open.members);
+    this.output[open.outputIndex] = item;
+    return (
+      frames +
+      this.writeEvent(
+        "response.output_item.done",
+        `"output_index":${open.outputIndex},"item":${JSON.stringify(item)}`,
+      )
+    );
+  }
+
+  /** Finishes, as failed, every web_search_call item whose result never came. */
+  closeUnansweredSearchCalls(): string {
+    let frames = "";
+    for (const { call } of [...this.searchCalls.values()]) frames += this.closeSearchCall(call, undefined);
+    return frames;
+  }
+
+  /**
+   * A `hi.tool_event` frame: a `keepalive` event (ignored by the SDK's stream helper, yielded to raw
+   * iteration) carrying the payload, numbered in the same sequence as every other event.
+   */
+  writeToolEvent(payload: ToolEventPayload): string {
+    return (
+      `event: hi.tool_event\ndata: {"type":"keepalive","sequence_number":${this.sequence++},` +
+      `"hi_tool_event":${JSON.stringify(payload)}}\n\n`
     );
   }
 
@@ -164,16 +280,17 @@ export class ResponsesEventWriter {
 
   private closeMessage(item: OpenItem): string {
     const text = JSON.stringify(item.text);
+    const annotations = JSON.stringify(item.annotations);
     return (
       this.writeEvent(
         "response.output_text.done",
-        `${item.members},"content_index":0,"text":${text},"logprobs":[]`,
+        `${item.members},"content_index":0,"text":${text},"annotations":${annotations},"logprobs":[]`,
       ) +
       this.writeEvent(
         "response.content_part.done",
-        `${item.members},"content_index":0,"part":${JSON.stringify(encodeOutputText(item.text))}`,
+        `${item.members},"content_index":0,"part":${JSON.stringify(encodeOutputText(item.text, item.annotations))}`,
       ) +
-      this.writeItemDone(item, encodeMessageItem(item.id, item.text))
+      this.writeItemDone(item, encodeMessageItem(item.id, item.text, item.annotations))
     );
   }
 
@@ -220,7 +337,8 @@ export class ResponsesEventWriter {
   }
 
   private openItem(type: OpenItem["type"], callId: string, name: string): OpenItem {
-    // Items are strictly sequential, so the next output index is the number of items closed so far.
+    // Items open one at a time, so the next output index is the number of items added so far (closed
+    // ones and web_search_call items in progress).
     const outputIndex = this.output.length;
     const id = createItemId(type, this.requestId, outputIndex);
     this.item = {
@@ -232,8 +350,18 @@ export class ResponsesEventWriter {
       summaryOpen: false,
       callId,
       name,
+      annotations: [],
     };
     return this.item;
+  }
+
+  private createSearchCallId(callId: string): string {
+    const item = {
+      id: createWebSearchCallId(callId),
+      type: "web_search_call",
+      status: "in_progress",
+    } as const;
+    return this.seal === undefined ? item.id : sealOutputItem(item, this.seal).id;
   }
 
   private renameItem(item: OpenItem, id: string): void {
@@ -249,7 +377,7 @@ export class ResponsesEventWriter {
   }
 
   private writeItemDone(item: OpenItem, finalItem: ResponsesOutputItem): string {
-    this.output.push(finalItem);
+    this.output[item.outputIndex] = finalItem;
     return this.writeEvent(
       "response.output_item.done",
       `"output_index":${item.outputIndex},"item":${JSON.stringify(finalItem)}`,

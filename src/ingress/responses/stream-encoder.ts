@@ -24,16 +24,38 @@
  * item. Message ids cannot carry their text (they go out before it), function calls are never
  * referenced, and carriers are sent whole anyway.
  *
+ * Server tools (the engine's tool loop): a `server-tool-call` of web_search or web_fetch closes the
+ * open message and adds a web_search_call item in progress, which its `server-tool-result`
+ * finishes (responses-event-writer.ts); a round's calls are all added before their results come,
+ * so several such items may be in progress at once. Other server tools have no item. With the
+ * call's `events`, each call and result also writes a `hi.tool_event` frame (payload from
+ * tool-event-payload.ts, naming the item's id, or the call id when there is no item), after the
+ * native events of the same moment. While another item blocks, these parts wait in the buffer
+ * like any block, so frames keep the order of the parts. A call still without result when the
+ * stream finishes is closed as failed, as encode-output-items.ts shows it.
+ *
+ * A `citation` part becomes an `output_text.annotation.added` on the message its text block went
+ * into, its offsets shifted by the text the message held before the block; it waits with its
+ * block's text when that is buffered. A citation of text no longer in the open message (a message
+ * closed by an interleaved item between the text and its citation) cannot be annotated any more
+ * and is dropped.
+ *
  * `usage`, `response-metadata`, `text-start/end`, `reasoning-start`, `tool-input-end` and `finish`
  * parts print nothing (usage and status come with the settlement in finish()); an `error` part prints
  * nothing because the engine reports it through fail().
  */
-import type { CanonicalStreamPart, OpaqueReasoningState } from "../../canonical/index.js";
+import type {
+  CanonicalStreamPart,
+  OpaqueReasoningState,
+  ServerToolCall,
+  UrlCitation,
+} from "../../canonical/index.js";
 import type { Settlement } from "../../canonical/settlement.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import type { GatewayError } from "../../errors/gateway-error.js";
 import type { StreamEncoder } from "../ingress-format.js";
 import { createCarrierState } from "../messages/tool-call-state-carrier.js";
+import { createToolEndedPayload, createToolStartedPayload } from "../shared/tool-event-payload.js";
 import {
   createResponseEcho,
   createResponseObject,
@@ -41,6 +63,7 @@ import {
   type ResponseState,
   type ResponsesEncodeContext,
 } from "./create-response-object.js";
+import { encodeUrlCitation, isWebSearchCallTool } from "./encode-output-items.js";
 import { readCompletedAt } from "./encode-result.js";
 import { encodeResponsesUsage } from "./encode-usage.js";
 import type { ItemSeal } from "./item-seal.js";
@@ -49,7 +72,9 @@ import { ResponsesEventWriter } from "./responses-event-writer.js";
 
 export const KEEP_ALIVE_FRAME = ": keep-alive\n\n";
 
-type BlockKind = "text" | "reasoning" | "tool";
+type BlockKind = "text" | "reasoning" | "tool" | "server";
+
+type ServerToolPart = Extract<CanonicalStreamPart, { type: "server-tool-call" | "server-tool-result" }>;
 
 /** Parts of a block that could not be written yet because another item was open. */
 interface PendingBlock {
@@ -61,6 +86,10 @@ interface PendingBlock {
   ended: boolean;
   finalArguments?: string;
   providerState?: OpaqueReasoningState;
+  /** Text: citations that arrived after the buffered text, in order. */
+  citations?: UrlCitation[];
+  /** Server: the part itself (written whole). */
+  serverPart?: ServerToolPart;
 }
 
 export function createResponsesStreamEncoder(
@@ -86,6 +115,15 @@ class ResponsesStreamEncoder implements StreamEncoder {
 
   /** Reasoning blocks are held until they end, so their ids can carry them. */
   private readonly holdReasoning: boolean;
+  /**
+   * Text blocks in the open message: where each one's first character is in the message's text
+   * (negative when the block began in an earlier message). Cleared when the message closes.
+   */
+  private readonly textOffsets = new Map<string, number>();
+  /** UTF-16 units of each text block written so far, across messages. */
+  private readonly textWritten = new Map<string, number>();
+  /** Server-tool calls by id, for their results (the call's own input and events). */
+  private readonly serverCalls = new Map<string, ServerToolCall>();
 
   constructor(
     private readonly context: ResponsesEncodeContext,
@@ -118,6 +156,15 @@ class ResponsesStreamEncoder implements StreamEncoder {
       case "tool-call":
         frames += this.completeTool(part.id, part.name, part.arguments, part.providerState);
         break;
+      case "server-tool-call":
+        frames += this.acceptServerPart(`call:${part.call.id}`, part);
+        break;
+      case "server-tool-result":
+        frames += this.acceptServerPart(`result:${part.result.callId}`, part);
+        break;
+      case "citation":
+        frames += this.acceptCitation(part.id, part.citation);
+        break;
       default:
         return frames;
     }
@@ -127,7 +174,8 @@ class ResponsesStreamEncoder implements StreamEncoder {
   finish(settlement: Settlement): string {
     if (this.closed) return "";
     let frames = this.started ? "" : this.start();
-    frames += this.closeOpenItem() + this.drain(true) + this.closeCalls();
+    frames +=
+      this.closeOpenItem() + this.drain(true) + this.closeCalls() + this.writer.closeUnansweredSearchCalls();
     this.closed = true;
     const { status, incomplete_details } = mapResponseStatus(settlement.finishReason);
     const response = this.createResponse({
@@ -200,7 +248,78 @@ class ResponsesStreamEncoder implements StreamEncoder {
       this.buffer("text", id, "").buffered += delta;
       return "";
     }
-    return this.openMessage() + this.writer.appendText(delta);
+    return this.writeText(id, delta);
+  }
+
+  /** Text of block `id` into the message (opened when needed), noting where the block sits in it. */
+  private writeText(id: string, delta: string): string {
+    const frames = this.openMessage();
+    const written = this.textWritten.get(id) ?? 0;
+    if (!this.textOffsets.has(id)) this.textOffsets.set(id, this.writer.openTextLength - written);
+    this.textWritten.set(id, written + delta.length);
+    return frames + this.writer.appendText(delta);
+  }
+
+  private acceptCitation(id: string, citation: UrlCitation): string {
+    const pending = this.pending.get(`text:${id}`);
+    if (pending !== undefined) {
+      if (pending.citations === undefined) pending.citations = [];
+      pending.citations.push(citation);
+      return "";
+    }
+    return this.isBlocked() ? "" : this.writeCitation(id, citation);
+  }
+
+  private writeCitation(id: string, citation: UrlCitation): string {
+    const offset = this.textOffsets.get(id);
+    if (offset === undefined || offset + citation.startIndex < 0) return "";
+    return this.writer.addAnnotation(encodeUrlCitation(citation, offset));
+  }
+
+  private acceptServerPart(key: string, part: ServerToolPart): string {
+    if (this.isBlocked()) {
+      this.buffer("server", key, "").serverPart = part;
+      return "";
+    }
+    return this.writeServerPart(part);
+  }
+
+  /**
+   * A call adds its web_search_call item (after closing the open message and writing the carriers
+   * of the calls before it, as any other item does); its result finishes it. Only a message can be
+   * open here (the stream is not blocked).
+   */
+  private writeServerPart(part: ServerToolPart): string {
+    if (part.type === "server-tool-call") {
+      const { call } = part;
+      this.serverCalls.set(call.id, call);
+      if (!isWebSearchCallTool(call.tool)) {
+        return call.events ? this.writer.writeToolEvent(createToolStartedPayload(call, call.id)) : "";
+      }
+      let frames = this.closeOpenItem() + this.closeCalls() + this.writer.openSearchCall(call);
+      if (call.events) {
+        frames += this.writer.writeToolEvent(
+          createToolStartedPayload(call, this.writer.searchCallId(call.id)),
+        );
+      }
+      return frames;
+    }
+    const { result } = part;
+    if (!isWebSearchCallTool(result.tool)) {
+      return result.events ? this.writer.writeToolEvent(createToolEndedPayload(result, result.callId)) : "";
+    }
+    const call = this.serverCalls.get(result.callId) ?? {
+      id: result.callId,
+      tool: result.tool,
+      input: result.input,
+      events: result.events,
+    };
+    // A result whose call was never seen adds its item here, so it needs the slot a call would.
+    let frames = this.writer.hasSearchCall(call.id) ? "" : this.closeOpenItem() + this.closeCalls();
+    const wireId = this.writer.searchCallId(call.id);
+    frames += this.writer.closeSearchCall(call, result);
+    if (result.events) frames += this.writer.writeToolEvent(createToolEndedPayload(result, wireId));
+    return frames;
   }
 
   private acceptReasoning(id: string, delta: string): string {
@@ -312,6 +431,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
 
   private closeOpenItem(options?: Parameters<ResponsesEventWriter["closeItem"]>[0]): string {
     this.openBlock = undefined;
+    if (this.writer.openItemType === "message") this.textOffsets.clear();
     return this.writer.closeItem(options);
   }
 
@@ -344,7 +464,12 @@ class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   private replay(key: string, block: PendingBlock): string {
-    if (block.kind === "text") return this.openMessage() + this.writer.appendText(block.buffered);
+    if (block.kind === "server") return this.writeServerPart(block.serverPart!);
+    if (block.kind === "text") {
+      let frames = block.buffered === "" ? "" : this.writeText(block.id, block.buffered);
+      for (const citation of block.citations ?? []) frames += this.writeCitation(block.id, citation);
+      return frames;
+    }
     if (block.kind === "reasoning") {
       // Whole when held (its id carries it), else opened to stream on.
       const content = this.holdReasoning

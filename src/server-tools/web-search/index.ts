@@ -20,6 +20,7 @@ export {
   createWebSearchToolDefinition,
   type ParseWebSearchToolInputResult,
   parseWebSearchToolInput,
+  readDomainList,
   WEB_SEARCH_TOOL_NAME,
   type WebSearchToolInput,
 } from "./web-search-tool-definition.js";

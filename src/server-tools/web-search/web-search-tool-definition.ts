@@ -24,7 +24,7 @@ export function createWebSearchToolDefinition(maxResultCount: number): FunctionT
     description:
       "Search the web for current information. Returns the most relevant pages, each with its title, " +
       "URL, date when known and a snippet. Use it for facts that may have changed or that you do not " +
-      "know; cite the pages you use by their URL.",
+      "know. Cite each page you use as a markdown link to its URL, e.g. [example.com](https://example.com/a).",
     parameters: {
       type: "object",
       properties: {

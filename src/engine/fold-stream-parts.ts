@@ -1,0 +1,94 @@
+/**
+ * A run's parts folded into one result: how a non-streamed answer with server tools is assembled
+ * from the same parts a stream would carry (each round's result turned into parts, passed through
+ * the tool loop, folded back). Text and reasoning blocks keep their order; citations stay on the
+ * text they cite; server-tool calls and results stand where they happened.
+ */
+import type {
+  CanonicalResult,
+  CanonicalStreamPart,
+  CanonicalUsage,
+  ResultContent,
+  UrlCitation,
+} from "../canonical/index.js";
+import { createEmptyUsage } from "../canonical/index.js";
+
+type TextEntry = { type: "text"; text: string; citations?: UrlCitation[] };
+type ReasoningEntry = Extract<ResultContent, { type: "reasoning" }>;
+
+export function foldStreamParts(parts: readonly CanonicalStreamPart[]): CanonicalResult {
+  const content: ResultContent[] = [];
+  const texts = new Map<string, TextEntry>();
+  const reasonings = new Map<string, ReasoningEntry>();
+  let usage: CanonicalUsage = createEmptyUsage();
+  const result: CanonicalResult = { content, finishReason: "stop", usage };
+  for (const part of parts) {
+    switch (part.type) {
+      case "response-metadata":
+        if (part.upstreamId !== undefined) result.upstreamId ??= part.upstreamId;
+        if (part.upstreamModel !== undefined) result.upstreamModel ??= part.upstreamModel;
+        break;
+      case "text-start": {
+        const entry: TextEntry = { type: "text", text: "" };
+        texts.set(part.id, entry);
+        content.push(entry);
+        break;
+      }
+      case "text-delta": {
+        const entry = texts.get(part.id);
+        if (entry) entry.text += part.delta;
+        break;
+      }
+      case "citation": {
+        const entry = texts.get(part.id);
+        if (entry === undefined) break;
+        if (entry.citations === undefined) entry.citations = [part.citation];
+        else entry.citations.push(part.citation);
+        break;
+      }
+      case "reasoning-start": {
+        const entry: ReasoningEntry = { type: "reasoning", text: "" };
+        reasonings.set(part.id, entry);
+        content.push(entry);
+        break;
+      }
+      case "reasoning-delta": {
+        const entry = reasonings.get(part.id);
+        if (entry) entry.text += part.delta;
+        break;
+      }
+      case "reasoning-end": {
+        const entry = reasonings.get(part.id);
+        if (entry && part.providerState !== undefined) entry.providerState = part.providerState;
+        break;
+      }
+      case "tool-call":
+        content.push({
+          type: "tool-call",
+          id: part.id,
+          name: part.name,
+          arguments: part.arguments,
+          ...(part.providerState === undefined ? {} : { providerState: part.providerState }),
+        });
+        break;
+      case "server-tool-call":
+        content.push({ type: "server-tool-call", call: part.call });
+        break;
+      case "server-tool-result":
+        content.push({ type: "server-tool-result", result: part.result });
+        break;
+      case "usage":
+        usage = part.usage;
+        result.usage = usage;
+        break;
+      case "finish":
+        result.finishReason = part.reason;
+        if (part.stopSequence !== undefined) result.stopSequence = part.stopSequence;
+        if (part.rawReason !== undefined) result.rawFinishReason = part.rawReason;
+        break;
+      default:
+        break;
+    }
+  }
+  return result;
+}

@@ -1,0 +1,134 @@
+/**
+ * web_fetch for one request. The activation may lower the text cap (`max_content_tokens`) and
+ * restrict the destinations to domains (`allowed_domains` / `blocked_domains`, as Anthropic's
+ * web_fetch tool takes them); every fetch goes through the safe fetcher, whose address rules no
+ * activation can loosen.
+ */
+import type { ServerToolActivation, ServerToolErrorCode } from "../../canonical/index.js";
+import {
+  executeWebFetch,
+  type FetchNetwork,
+  formatWebFetchResultForModel,
+  readWebFetchArguments,
+  WEB_FETCH_TOOL_DEFINITION,
+  type WebFetchFailureReason,
+  type WebFetchSettings,
+} from "../web-fetch/index.js";
+import { isUrlPermitted, readDomainList } from "../web-search/index.js";
+import { createActivationError, type PreparedTool, readArgumentsObject } from "./prepared-tool.js";
+
+/** The URL, title and type lines above the page text. */
+const RESULT_OVERHEAD_TOKENS = 200;
+
+const FAILURE_CODES: Record<WebFetchFailureReason, ServerToolErrorCode> = {
+  bad_url: "invalid_input",
+  bad_scheme: "url_not_allowed",
+  blocked_port: "url_not_allowed",
+  blocked_address: "url_not_allowed",
+  dns_failure: "url_not_accessible",
+  unreachable: "url_not_accessible",
+  too_many_redirects: "url_not_accessible",
+  too_large: "url_not_accessible",
+  timeout: "unavailable",
+  http_status: "url_not_accessible",
+  unsupported_type: "unsupported_content_type",
+  bad_response: "url_not_accessible",
+};
+
+export function prepareWebFetchTool(
+  activation: ServerToolActivation,
+  settings: WebFetchSettings,
+  network: FetchNetwork | undefined,
+): PreparedTool {
+  if (!settings.enabled) {
+    throw createActivationError(
+      activation,
+      "The web_fetch server tool is turned off on this gateway (server_tools.web_fetch.enabled)",
+    );
+  }
+  const parameters = activation.parameters ?? {};
+  let maxContentTokens = settings.maxContentTokens;
+  const requested = parameters.max_content_tokens;
+  if (requested !== undefined && requested !== null) {
+    if (typeof requested !== "number" || !Number.isInteger(requested) || requested < 1) {
+      throw createActivationError(
+        activation,
+        "max_content_tokens must be a positive integer",
+        "max_content_tokens",
+      );
+    }
+    maxContentTokens = Math.min(maxContentTokens, requested);
+  }
+  const domains: Record<"allowed_domains" | "blocked_domains", string[]> = {
+    allowed_domains: [],
+    blocked_domains: [],
+  };
+  for (const field of ["allowed_domains", "blocked_domains"] as const) {
+    const list = readDomainList(parameters[field]);
+    if (typeof list === "string") throw createActivationError(activation, `${field} ${list}`, field);
+    domains[field] = list;
+  }
+  return {
+    definition: WEB_FETCH_TOOL_DEFINITION,
+    maxCallCostMicroUsd: settings.pricePerCallMicroUsd,
+    maxResultTokens: maxContentTokens + RESULT_OVERHEAD_TOKENS,
+    readInput: readArgumentsObject,
+    async execute(argumentsJson, signal) {
+      const args = readWebFetchArguments(argumentsJson);
+      if (!args.ok) {
+        return {
+          error: { code: "invalid_input", message: args.message },
+          costMicroUsd: 0,
+          forModel: args.message,
+        };
+      }
+      const refusal = checkDomains(args.url, domains.allowed_domains, domains.blocked_domains);
+      if (refusal !== undefined) {
+        return { error: { code: "url_not_allowed", message: refusal }, costMicroUsd: 0, forModel: refusal };
+      }
+      let result: Awaited<ReturnType<typeof executeWebFetch>>;
+      try {
+        result = await executeWebFetch({ url: args.url, maxContentTokens }, { settings, signal, network });
+      } catch {
+        const message = "Failed: the request was cancelled before the page was read.";
+        return { error: { code: "unavailable", message }, costMicroUsd: 0, forModel: message };
+      }
+      const forModel = formatWebFetchResultForModel(result);
+      if (!result.ok) {
+        return {
+          error: { code: FAILURE_CODES[result.reason], message: result.message },
+          costMicroUsd: 0,
+          forModel,
+        };
+      }
+      return {
+        output: {
+          kind: "fetch",
+          url: result.url,
+          finalUrl: result.finalUrl,
+          title: result.title ?? new URL(result.finalUrl).host,
+          retrievedAt: result.retrievedAt,
+          contentType: result.contentType,
+          bytes: result.bytesFetched,
+          text: result.text,
+          truncated: result.truncated,
+        },
+        costMicroUsd: settings.pricePerCallMicroUsd,
+        forModel,
+      };
+    },
+  };
+}
+
+/** A sentence for the model when the request's domain lists refuse the URL. */
+function checkDomains(url: string, allowed: string[], blocked: string[]): string | undefined {
+  if (allowed.length === 0 && blocked.length === 0) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined; // The fetcher refuses it with its own words.
+  }
+  if (isUrlPermitted(parsed, allowed, blocked)) return undefined;
+  return `Refused: ${parsed.host} is not among the domains this request allows web_fetch to read.`;
+}
