@@ -1,13 +1,13 @@
 /**
  * GET /metrics scraped from a real gateway after real requests: requests by endpoint, format,
  * model, provider and status; upstream attempts, errors and fallbacks by route; tokens and cost;
- * the breaker of a failing route open; latency histograms counted per request. Labels stay bounded
- * (a model the catalog does not have is `other`) and no key, secret or prompt is exposed. The
- * internal-token option and turning metrics off.
+ * the breaker of a failing route open; latency histograms counted per request; server-tool calls.
+ * Labels stay bounded (a model the catalog does not have is `other`) and no key, secret or prompt
+ * is exposed. The internal-token option and turning metrics off.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fakeReply } from "../helpers/fake-openai-upstream.js";
+import { buildChatCompletion, fakeReply } from "../helpers/fake-openai-upstream.js";
 import { findSamples, parseExposition, type Sample, sampleValue } from "../helpers/prometheus-exposition.js";
 import { forEachGatewayMode, OTHER_MODEL, startTestGateway, TEST_MODEL } from "../helpers/test-gateway.js";
 
@@ -256,6 +256,52 @@ test("metrics turned off: no /metrics route", async () => {
       paths: Record<string, unknown>;
     };
     assert.equal(document.paths["/metrics"], undefined);
+  } finally {
+    await context.close();
+  }
+});
+
+test("a server-tool call is counted by tool and outcome, and its request's usage over both rounds", async () => {
+  const context = await startTestGateway("embedded");
+  try {
+    context.upstream.enqueue(
+      fakeReply.json(
+        buildChatCompletion({
+          toolCalls: [{ id: "call_1", name: "datetime", arguments: '{"timezone":"Europe/Paris"}' }],
+        }),
+      ),
+    );
+    context.upstream.enqueue(fakeReply.json(buildChatCompletion({ content: "It is noon in Paris." })));
+    await context.openai.chat.completions.create({
+      model: TEST_MODEL,
+      messages: [{ role: "user", content: PROMPT }],
+      plugins: [{ id: "datetime" }],
+    } as never);
+    const { samples } = await scrapeUntil(
+      context.url,
+      (current) => findSamples(current, "hi_gateway_server_tool_calls_total").length > 0,
+    );
+    assert.equal(
+      sampleValue(samples, "hi_gateway_server_tool_calls_total", { tool: "datetime", outcome: "completed" }),
+      1,
+    );
+    assert.equal(
+      sampleValue(samples, "hi_gateway_server_tool_duration_seconds_count", { tool: "datetime" }),
+      1,
+    );
+    // One attempt served both rounds; the usage is their sum.
+    assert.equal(
+      sampleValue(samples, "hi_gateway_upstream_attempts_total", {
+        provider: "fake",
+        upstream_model: "fake-upstream-model",
+        outcome: "ok",
+      }),
+      1,
+    );
+    assert.equal(
+      sampleValue(samples, "hi_gateway_tokens_total", { model: TEST_MODEL, provider: "fake", type: "input" }),
+      20,
+    );
   } finally {
     await context.close();
   }

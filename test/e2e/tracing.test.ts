@@ -8,11 +8,12 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { test } from "node:test";
-import { fakeReply } from "../helpers/fake-openai-upstream.js";
+import { buildChatCompletion, fakeReply } from "../helpers/fake-openai-upstream.js";
 import { type ReceivedSpan, startOtlpReceiver } from "../helpers/otlp-receiver.js";
 import { OTHER_MODEL, startTestGateway, TEST_MODEL } from "../helpers/test-gateway.js";
 
 const PROMPT = "prompt-marker-c41a: the secret plan";
+const INTERNAL = 1;
 const SERVER = 2;
 const CLIENT = 3;
 const STATUS_ERROR = 2;
@@ -204,4 +205,54 @@ test("a refused request is a span too, with its error type and the status it was
   assert.equal(unmatched?.name, "GET");
   assert.equal(unmatched?.attributes["http.response.status_code"], 404);
   assert.ok(!receiver.bodies.join("\n").includes(badKey));
+});
+
+test("a server-tool call is a child span of its request; the rounds after it stay in the serving attempt", async () => {
+  const receiver = await startOtlpReceiver();
+  const context = await startTestGateway("embedded", {
+    tracing: { endpoint: receiver.url, serviceName: "gateway-under-test" },
+  });
+  let requestId: string;
+  try {
+    context.upstream.enqueue(
+      fakeReply.json(
+        buildChatCompletion({
+          toolCalls: [{ id: "call_1", name: "datetime", arguments: '{"timezone":"Europe/Paris"}' }],
+        }),
+      ),
+    );
+    context.upstream.enqueue(fakeReply.json(buildChatCompletion({ content: "It is noon in Paris." })));
+    const answer = await context.openai.chat.completions
+      .create({
+        model: TEST_MODEL,
+        messages: [{ role: "user", content: PROMPT }],
+        plugins: [{ id: "datetime" }],
+      } as never)
+      .withResponse();
+    assert.equal(answer.data.choices[0].message.content, "It is noon in Paris.");
+    requestId = answer.response.headers.get("x-request-id")!;
+  } finally {
+    await context.close();
+  }
+  await receiver.close();
+  const spans = receiver.spans();
+  const root = spans.find((span) => span.attributes["gateway.request_id"] === requestId);
+  assert.ok(root);
+  const children = spans.filter((span) => span.parentSpanId === root.spanId);
+  const attempts = children.filter((span) => span.kind === CLIENT);
+  const tools = children.filter((span) => span.kind === INTERNAL);
+  assert.equal(attempts.length, 1);
+  assert.equal(tools.length, 1);
+  const [tool] = tools;
+  assert.equal(tool.name, "execute_tool datetime");
+  assert.equal(tool.attributes["gen_ai.operation.name"], "execute_tool");
+  assert.equal(tool.attributes["gen_ai.tool.name"], "datetime");
+  assert.equal(tool.status.code, 0);
+  assert.ok(tool.startNanos >= attempts[0].startNanos && tool.endNanos <= root.endNanos);
+  // Both upstream rounds are calls of the one serving attempt.
+  const traceparent = `00-${root.traceId}-${attempts[0].spanId}-01`;
+  assert.deepEqual(
+    context.upstream.requests.map((request) => request.headers.traceparent),
+    [traceparent, traceparent],
+  );
 });
