@@ -19,6 +19,13 @@ export interface OpaqueReasoningState {
   encryptedContent?: string;
   itemId?: string;
   /**
+   * A content block or output item recording a server tool the provider ran itself (JSON text, as
+   * the provider sent it: Anthropic's `server_tool_use` and `*_tool_result` blocks with their
+   * encrypted content, OpenAI's `web_search_call` items). Sent back verbatim when the turn goes on
+   * at the same provider and model (a paused turn, a later round of the run); dropped elsewhere.
+   */
+  nativeBlock?: string;
+  /**
    * Set when the state belongs to a tool call rather than to reasoning (Gemini thought signatures
    * ride on function calls). Formats without a slot on their tool-call shape carry such state in a
    * reasoning item / thinking block and re-attach it to this call id on decode.
@@ -79,8 +86,17 @@ export interface ReasoningPart {
   providerState?: OpaqueReasoningState;
 }
 
+/**
+ * A server tool the provider ran itself, in the assistant turn where it happened: only its provider
+ * state (`nativeBlock`), which the adapter of that provider re-sends and every other adapter drops.
+ */
+export interface NativeToolPart {
+  type: "native-tool";
+  providerState: OpaqueReasoningState;
+}
+
 export type UserContentPart = TextPart | ImagePart | FilePart;
-export type AssistantContentPart = TextPart | ToolCallPart | ReasoningPart;
+export type AssistantContentPart = TextPart | ToolCallPart | ReasoningPart | NativeToolPart;
 
 export type CanonicalMessage =
   | { role: "user"; content: UserContentPart[]; name?: string }
@@ -114,6 +130,27 @@ export type ResponseFormat =
     };
 
 export type ServerToolId = "web_search" | "web_fetch" | "pdf" | "datetime" | "image";
+
+/** The server tools a provider may run itself (`engine: "native"`). */
+export type NativeServerToolId = Extract<ServerToolId, "web_search" | "web_fetch">;
+
+/**
+ * A server tool the upstream runs itself in one call: the activation's options in one vocabulary,
+ * which each adapter writes in its provider's form. Options the provider has no field for are left
+ * out (as the gateway's own search backends leave out a location they cannot express), except
+ * domain lists: the engine sends a tool natively only to a provider that applies them.
+ */
+export interface NativeServerTool {
+  tool: NativeServerToolId;
+  /** The most calls the upstream may make in this call (at least 1). */
+  maxUses: number;
+  allowedDomains?: string[];
+  blockedDomains?: string[];
+  userLocation?: { city?: string; region?: string; country?: string; timezone?: string };
+  searchContextSize?: "low" | "medium" | "high";
+  /** web_fetch: the most tokens of one page the model reads. */
+  maxContentTokens?: number;
+}
 
 export interface ServerToolActivation {
   id: ServerToolId;
@@ -176,6 +213,11 @@ export interface CanonicalRequest {
   toolEvents: boolean;
   /** Responses `max_tool_calls`: the most server-tool calls the run may execute in all. */
   maxToolCalls?: number;
+  /**
+   * The server tools the upstream runs itself in this call. Set by the engine per route and round
+   * (never by a decoder); their gateway function definitions are then not in `tools`.
+   */
+  nativeServerTools?: NativeServerTool[];
   user?: string;
   stream: boolean;
   /**

@@ -14,9 +14,12 @@ export type ResultContent =
       arguments: string;
       providerState?: OpaqueReasoningState;
     }
-  /** A server tool the model called, and its result, where they happened between the blocks. */
-  | { type: "server-tool-call"; call: ServerToolCall }
-  | { type: "server-tool-result"; result: ServerToolResult };
+  /**
+   * A server tool the model called, and its result, where they happened between the blocks.
+   * `providerState`: the provider's own record, when the provider ran the tool (see stream.ts).
+   */
+  | { type: "server-tool-call"; call: ServerToolCall; providerState?: OpaqueReasoningState }
+  | { type: "server-tool-result"; result: ServerToolResult; providerState?: OpaqueReasoningState };
 
 export interface CanonicalResult {
   upstreamId?: string;

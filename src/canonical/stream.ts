@@ -6,11 +6,14 @@
  * prompt's count with the first content): the last one before `finish` is the final usage, and a
  * stream that ends early is billed from the last one it had (engine/meter-usage.ts).
  *
- * Server tools (the engine's tool loop) add three parts, never from an adapter: `server-tool-call`
- * when the model called one (between blocks, never inside one), `server-tool-result` once it ran
- * (before the next round's first part), and `citation` for a span of a text block that cites a
- * source, after the delta that completed the span and before that block's `text-end`. A run with
- * several rounds yields one `usage` (summed over the rounds) and one `finish`, at the end.
+ * Server tools add three parts: `server-tool-call` when the model called one (between blocks, never
+ * inside one), `server-tool-result` once it ran (before the next round's first part), and
+ * `citation` for a span of a text block that cites a source, after the delta that completed the
+ * span and before that block's `text-end`. The engine's tool loop makes them for the tools the
+ * gateway runs; an adapter makes them only for the tools its provider ran itself
+ * (`request.nativeServerTools`), with the provider's record of the call in `providerState`, which
+ * the loop keeps for the next call and never passes on. A run with several rounds yields one
+ * `usage` (summed over the rounds) and one `finish`, at the end.
  */
 import type { OpaqueReasoningState } from "./request.js";
 import type { ServerToolCall, ServerToolResult, UrlCitation } from "./server-tool.js";
@@ -70,8 +73,8 @@ export type CanonicalStreamPart =
       arguments: string;
       providerState?: OpaqueReasoningState;
     }
-  | { type: "server-tool-call"; call: ServerToolCall }
-  | { type: "server-tool-result"; result: ServerToolResult }
+  | { type: "server-tool-call"; call: ServerToolCall; providerState?: OpaqueReasoningState }
+  | { type: "server-tool-result"; result: ServerToolResult; providerState?: OpaqueReasoningState }
   | { type: "citation"; id: string; citation: UrlCitation }
   | { type: "usage"; usage: CanonicalUsage }
   | { type: "finish"; reason: FinishReason; stopSequence?: string; rawReason?: string }

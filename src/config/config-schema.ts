@@ -60,6 +60,9 @@ export const providerConfigSchema = z.strictObject({
     .optional(),
 });
 
+/** What one call of a tool the model's provider runs itself costs. */
+const nativeServerToolSchema = z.strictObject({ price_per_call_usd: priceSchema });
+
 export const benchmarkSchema = z.strictObject({
   label: z.string().min(1),
   score: z.number(),
@@ -98,6 +101,17 @@ export const modelConfigSchema = z.strictObject({
   hugging_face_id: z.string().optional(),
   benchmarks: z.array(benchmarkSchema).default([]),
   weekly_token_volume: z.int().nonnegative().optional(),
+  /**
+   * The server tools this model's provider runs itself, and what one call costs: a request that
+   * activates one runs it there by default, on the routes whose adapter can send it
+   * (docs/server-tools.md, "Tools the provider runs"). Absent: the gateway runs its own.
+   */
+  native_server_tools: z
+    .strictObject({
+      web_search: nativeServerToolSchema.optional(),
+      web_fetch: nativeServerToolSchema.optional(),
+    })
+    .optional(),
   routes: z
     .array(z.strictObject({ provider: z.string().min(1), model: z.string().min(1) }))
     .min(1, "at least one route"),
@@ -193,6 +207,11 @@ export const gatewayConfigSchema = z.strictObject({
     .strictObject({
       /** Upstream rounds one request with server tools may make in all (docs/server-tools.md). */
       max_rounds: z.int().min(1).max(50).default(8),
+      /**
+       * The most calls of one tool a provider running it itself may make in one upstream round
+       * (sent as its `max_uses` / `max_tool_calls`; the reservation holds this many calls).
+       */
+      max_native_calls_per_round: z.int().min(1).max(50).default(5),
       /** Absent: web_search is not configured, and activating it is refused. */
       web_search: webSearchConfigSchema.optional(),
       web_fetch: webFetchConfigSchema.prefault({}),

@@ -121,6 +121,7 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
     imageGenerationConfigured: file.server_tools.image !== undefined,
     serverTools: {
       maxRounds: file.server_tools.max_rounds,
+      maxNativeCallsPerRound: file.server_tools.max_native_calls_per_round,
       ...(file.server_tools.web_search === undefined ? {} : { webSearch: file.server_tools.web_search }),
       webFetch: file.server_tools.web_fetch,
       datetime: file.server_tools.datetime,
@@ -192,8 +193,25 @@ function resolveModel(
       tier: benchmark.tier,
     })),
     weeklyTokenVolume: model.weekly_token_volume,
+    nativeServerTools: resolveNativeServerTools(model, where),
     routes,
   };
+}
+
+function resolveNativeServerTools(
+  model: ModelConfigFile,
+  where: string,
+): NonNullable<CatalogModel["nativeServerTools"]> {
+  const tools: NonNullable<CatalogModel["nativeServerTools"]> = {};
+  for (const [tool, entry] of Object.entries(model.native_server_tools ?? {})) {
+    if (entry === undefined) continue;
+    const price = tryParseUsdToMicroUsd(entry.price_per_call_usd);
+    if (!price.ok) {
+      throw new ConfigError(`${where}.native_server_tools.${tool}.price_per_call_usd: ${price.reason}`);
+    }
+    tools[tool as keyof typeof tools] = { pricePerCallMicroUsd: price.microUsd };
+  }
+  return tools;
 }
 
 function parseBootstrapCredits(value: number | string, origin: string): number {

@@ -63,6 +63,8 @@ export interface CatalogModel {
     tier: "primary" | "extra";
   }>;
   weeklyTokenVolume?: number;
+  /** The server tools the model's provider runs itself, with the price of one call. */
+  nativeServerTools?: Partial<Record<"web_search" | "web_fetch", { pricePerCallMicroUsd: number }>>;
   routes: ModelRoute[];
 }
 
@@ -98,6 +100,8 @@ export interface GatewayConfig {
    */
   serverTools?: {
     maxRounds: number;
+    /** The most calls of one tool a provider running it itself may make per upstream round. */
+    maxNativeCallsPerRound: number;
     webSearch?: WebSearchConfigFile;
     webFetch: WebFetchConfigFile;
     datetime: DatetimeConfigFile;

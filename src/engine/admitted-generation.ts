@@ -37,10 +37,13 @@ export interface AdmittedGeneration extends GenerationInput {
   adapter: ProviderAdapter;
   /** The routes it may be served by, in the order they are tried. */
   candidates: RouteCandidate[];
-  /** The call's route-dependent fields for one candidate. */
+  /**
+   * The call's route-dependent fields for one candidate; `request` is the first round's as that
+   * route is sent it (the tools its provider runs itself, `request.nativeServerTools`).
+   */
   callFor(
     candidate: RouteCandidate,
-  ): Pick<UpstreamCall, "model" | "provider" | "upstreamModel" | "maxOutputTokens">;
+  ): Pick<UpstreamCall, "request" | "model" | "provider" | "upstreamModel" | "maxOutputTokens">;
   /** Its worst-case cost held against the key's limits and the balance until settlement. */
   reservation: Reservation;
   /** The usage record's identity; settlement writes it final whether or not it was started. */
@@ -61,6 +64,8 @@ export interface AdmittedGeneration extends GenerationInput {
   serverTools?: ServerToolSession;
   /** Upstream rounds the server-tool loop may make in all. */
   maxToolRounds: number;
+  /** The most calls of one tool a provider running it itself may make per upstream round. */
+  maxNativeCallsPerRound: number;
 }
 
 /** A generation as it settled. */
@@ -79,6 +84,8 @@ export interface ExecutedToolCall {
   /** The failure's code (`unavailable`, `url_not_allowed`, …) when `failed`. */
   errorCode?: string;
   costMicroUsd: number;
+  /** The model's provider ran it (`engine: "native"`); the gateway only saw its record. */
+  native?: true;
   /** performance.now() when it started, and how long it ran. */
   startedAt: number;
   durationMs: number;

@@ -6,6 +6,7 @@ import { computeReservation, estimateWorstCase, type WorstCase } from "../limits
 import type { Logger } from "../logging/logger.js";
 import { boundInputTokens } from "../metering/bound-input-tokens.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
+import type { ProviderAdapter } from "../providers/provider-adapter.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import type {
   AdmittedGeneration,
@@ -13,6 +14,7 @@ import type {
   GenerationInput,
   SettledGeneration,
 } from "./admitted-generation.js";
+import { addNativeRoundCost } from "./bound-native-round.js";
 import {
   type BreakerPolicy,
   type BreakerState,
@@ -22,6 +24,7 @@ import {
 import type { GenerationAttempt, GenerationOutcome, GenerationStart } from "./generation-record.js";
 import { GenerationRun } from "./generation-run.js";
 import { type MeteredUsage, type MeterInput, meterUsage } from "./meter-usage.js";
+import { type NativeToolPlan, planNativeTools } from "./plan-native-tools.js";
 import type { AdapterRegistry, EngineStore, ServerToolSession, ServerTools } from "./ports.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { listRouteCandidates, type RouteCandidate } from "./route-candidates.js";
@@ -55,6 +58,8 @@ export interface RouteBreakerState {
 
 /** Upstream rounds a request with server tools may make when the config says nothing. */
 export const DEFAULT_MAX_TOOL_ROUNDS = 8;
+/** Calls of one tool a provider running it itself may make per round when the config says nothing. */
+export const DEFAULT_MAX_NATIVE_CALLS_PER_ROUND = 5;
 
 /** How each admitted generation's `settled` is resolved (only the engine resolves it). */
 const announcers = new WeakMap<AdmittedGeneration, (settled: SettledGeneration) => void>();
@@ -126,20 +131,24 @@ export class GenerationEngine {
   async admit(input: GenerationInput): Promise<AdmittedGeneration> {
     const { config, spendGuard } = this.deps;
     const { model, models, workspace, limits } = admitRequest(config, input.caller, input.request);
-    const serverTools = this.prepareServerTools(input.request);
-    // The model is offered the activated tools as functions of its own.
+    const { session: serverTools, plan } = this.prepareServerTools(
+      input.request,
+      listRouteCandidates(models),
+    );
+    // The model is offered the tools the gateway runs as functions of its own.
     const upstreamRequest =
       serverTools === undefined
         ? input.request
         : { ...input.request, tools: [...input.request.tools, ...serverTools.definitions] };
-    const candidates = listRouteCandidates(models);
+    const candidates = plan?.candidates ?? listRouteCandidates(models);
+    const requestFor = createRouteRequests(upstreamRequest, serverTools, plan);
     const first = candidates[0];
     const adapter = this.deps.adapters.get(first.route.provider.kind);
     if (!adapter) {
       throw new GatewayError("internal_error", `No adapter for provider kind "${first.route.provider.kind}"`);
     }
     const bounding = performance.now();
-    const worstCase = this.estimateWorstCase(upstreamRequest, candidates);
+    const worstCase = this.estimateWorstCase(requestFor, candidates);
     // A large request took a while to bound: let other requests' I/O in before going on.
     if (performance.now() - bounding > YIELD_AFTER_MS) await yieldToEventLoop();
     const reservation = await spendGuard.admit({
@@ -186,8 +195,11 @@ export class GenerationEngine {
       deadline: input.startedAt + config.maxRequestMs,
       ...(serverTools === undefined ? {} : { serverTools }),
       maxToolRounds: config.serverTools?.maxRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
+      maxNativeCallsPerRound:
+        config.serverTools?.maxNativeCallsPerRound ?? DEFAULT_MAX_NATIVE_CALLS_PER_ROUND,
       candidates,
       callFor: (candidate) => ({
+        request: requestFor(candidate),
         model: candidate.model,
         provider: candidate.route.provider,
         upstreamModel: candidate.route.upstreamModel,
@@ -199,7 +211,7 @@ export class GenerationEngine {
         ),
       }),
       call: {
-        request: upstreamRequest,
+        request: requestFor(first),
         model: first.model,
         provider: first.route.provider,
         upstreamModel: first.route.upstreamModel,
@@ -215,11 +227,15 @@ export class GenerationEngine {
   }
 
   /**
-   * The request's activated server tools, checked against this gateway's configuration; their
-   * function names may not clash with the caller's own tools.
+   * The request's activated server tools, checked against this gateway's configuration, and where
+   * each runs per route (plan-native-tools.ts); the function names of those the gateway runs may
+   * not clash with the caller's own tools.
    */
-  private prepareServerTools(request: CanonicalRequest): ServerToolSession | undefined {
-    if (request.serverTools.length === 0) return undefined;
+  private prepareServerTools(
+    request: CanonicalRequest,
+    candidates: readonly RouteCandidate[],
+  ): { session?: ServerToolSession; plan?: NativeToolPlan } {
+    if (request.serverTools.length === 0) return {};
     if (this.deps.serverTools === undefined) {
       const first = request.serverTools[0];
       throw GatewayError.invalidRequest(
@@ -227,7 +243,15 @@ export class GenerationEngine {
         first.param ?? "tools",
       );
     }
-    const session = this.deps.serverTools.prepare(request);
+    const plan = planNativeTools({
+      request,
+      candidates,
+      adapters: this.deps.adapters,
+      serverTools: this.deps.serverTools,
+      maxCallsPerRound:
+        this.deps.config.serverTools?.maxNativeCallsPerRound ?? DEFAULT_MAX_NATIVE_CALLS_PER_ROUND,
+    });
+    const session = this.deps.serverTools.prepare(request, plan.nativeEverywhere);
     for (const definition of session.definitions) {
       const clash = request.tools.findIndex((tool) => tool.name === definition.name);
       if (clash !== -1) {
@@ -237,7 +261,7 @@ export class GenerationEngine {
         );
       }
     }
-    return session;
+    return { session, plan };
   }
 
   /**
@@ -245,25 +269,13 @@ export class GenerationEngine {
    * can bill, at the dearest input and output rates among them, with the largest output cap. One
    * bound per distinct model and provider kind (routes of one kind bound the prompt alike).
    */
-  private estimateWorstCase(request: CanonicalRequest, candidates: readonly RouteCandidate[]): WorstCase {
-    if (candidates.length === 1) {
-      const { model, route } = candidates[0];
-      const adapter = this.deps.adapters.get(route.provider.kind);
-      if (!adapter)
-        throw new GatewayError("internal_error", `No adapter for provider kind "${route.provider.kind}"`);
-      return estimateWorstCase(request, model.prices, resolveOutputCap(model, request.maxOutputTokens), {
-        rules: adapter.inputRules,
-        contextLength: model.contextLength,
-      });
-    }
-    let combined: WorstCase | undefined;
-    const bounded = new Set<string>();
-    for (const { model, route } of candidates) {
-      const key = `${model.slug} ${route.provider.kind}`;
-      if (bounded.has(key)) continue;
-      bounded.add(key);
-      const adapter = this.deps.adapters.get(route.provider.kind);
-      if (!adapter) continue;
+  private estimateWorstCase(
+    requestFor: (candidate: RouteCandidate) => CanonicalRequest,
+    candidates: readonly RouteCandidate[],
+  ): WorstCase {
+    const estimate = (candidate: RouteCandidate, adapter: ProviderAdapter): WorstCase => {
+      const { model } = candidate;
+      const request = requestFor(candidate);
       const worst = estimateWorstCase(
         request,
         model.prices,
@@ -273,6 +285,30 @@ export class GenerationEngine {
           contextLength: model.contextLength,
         },
       );
+      return addNativeRoundCost(worst, request, model);
+    };
+    if (candidates.length === 1) {
+      const { route } = candidates[0];
+      const adapter = this.deps.adapters.get(route.provider.kind);
+      if (!adapter)
+        throw new GatewayError("internal_error", `No adapter for provider kind "${route.provider.kind}"`);
+      return estimate(candidates[0], adapter);
+    }
+    let combined: WorstCase | undefined;
+    const bounded = new Set<string>();
+    for (const candidate of candidates) {
+      const { model, route } = candidate;
+      // Routes of one kind bound the prompt alike, unless their providers run different tools.
+      const native =
+        requestFor(candidate)
+          .nativeServerTools?.map((tool) => tool.tool)
+          .join(",") ?? "";
+      const key = `${model.slug} ${route.provider.kind} ${native}`;
+      if (bounded.has(key)) continue;
+      bounded.add(key);
+      const adapter = this.deps.adapters.get(route.provider.kind);
+      if (!adapter) continue;
+      const worst = estimate(candidate, adapter);
       if (combined === undefined) {
         combined = worst;
         continue;
@@ -376,10 +412,14 @@ export class GenerationEngine {
     const { model } = admitted.call;
     let needed = computeCostMicroUsd(spent, model.prices) + toolMicroUsd + toolsMicroUsd;
     if (next !== undefined) {
-      const worst = estimateWorstCase(next.request, model.prices, admitted.call.maxOutputTokens, {
-        rules: admitted.adapter.inputRules,
-        contextLength: model.contextLength,
-      });
+      const worst = addNativeRoundCost(
+        estimateWorstCase(next.request, model.prices, admitted.call.maxOutputTokens, {
+          rules: admitted.adapter.inputRules,
+          contextLength: model.contextLength,
+        }),
+        next.request,
+        model,
+      );
       const resultTokens = Math.min(next.resultTokens, Math.max(0, model.contextLength - worst.inputTokens));
       needed +=
         worst.amountMicroUsd + Number((BigInt(resultTokens) * worst.inputPicoUsd + 999_999n) / 1_000_000n);
@@ -471,4 +511,34 @@ export class GenerationEngine {
     // (src/limits/seed-counters.ts relies on this order).
     await admitted.reservation.settle(outcome.costMicroUsd);
   }
+}
+
+/**
+ * The first round's request as each candidate is sent it: a route whose provider runs some of the
+ * tools itself gets them as `nativeServerTools` and not their gateway definitions.
+ */
+function createRouteRequests(
+  request: CanonicalRequest,
+  session: ServerToolSession | undefined,
+  plan: NativeToolPlan | undefined,
+): (candidate: RouteCandidate) => CanonicalRequest {
+  if (session === undefined || plan === undefined) return () => request;
+  const routed = new Map<RouteCandidate, CanonicalRequest>();
+  return (candidate) => {
+    let built = routed.get(candidate);
+    if (built !== undefined) return built;
+    const native = plan.toolsFor(candidate);
+    if (native.length === 0) {
+      built = request;
+    } else {
+      const runsThere = new Set<string>(native.map((tool) => tool.tool));
+      built = {
+        ...request,
+        tools: request.tools.filter((tool) => !runsThere.has(session.toolNamed(tool.name) ?? "")),
+        nativeServerTools: native,
+      };
+    }
+    routed.set(candidate, built);
+    return built;
+  };
 }

@@ -144,6 +144,7 @@ export class GenerationRun {
       this.loop = new ToolLoop(admitted.serverTools, admitted.call.request, {
         maxRounds: admitted.maxToolRounds,
         requestId: admitted.requestId,
+        maxNativeCallsPerRound: admitted.maxNativeCallsPerRound,
       });
     }
     this.cursor = {
@@ -292,6 +293,8 @@ export class GenerationRun {
     admitted.adapter = adapter;
     // Later rounds of the serving attempt (server tools) keep its trace headers with the call.
     admitted.call = { ...admitted.call, ...admitted.callFor(candidate), traceHeaders };
+    // Failover may change the provider: the tools it runs itself are this route's.
+    this.loop?.useRoute(admitted.call.request, candidate.model.nativeServerTools ?? {});
     // Each attempt has its own signal: abandoning a failed one cancels its upstream I/O only.
     const attemptController = new AbortController();
     const onStop = () => attemptController.abort(this.controller.signal.reason);

@@ -6,6 +6,8 @@ import type { ApiKeyWithWorkspace, KeyLimits } from "../auth/accounts.js";
 import type {
   CanonicalRequest,
   FunctionTool,
+  NativeServerTool,
+  ServerToolActivation,
   ServerToolErrorCode,
   ServerToolId,
   ServerToolOutput,
@@ -61,12 +63,22 @@ export interface AdmittedCaller extends ApiKeyWithWorkspace {
  * calls to them and hands the results back; what each tool does is the implementation's business.
  */
 export interface ServerTools {
+  /** Whether this gateway can run `tool` itself (configured, turned on, its backend's key set). */
+  runs(tool: ServerToolId): boolean;
+  /**
+   * The activation as a provider runs the tool itself (`request.nativeServerTools`), its options
+   * checked as for the gateway's own tool; undefined for a tool no provider runs. Throws
+   * GatewayError `invalid_request` naming a malformed option.
+   */
+  describeNative(activation: ServerToolActivation): NativeServerTool | undefined;
   /**
    * Checks a request's activations against this gateway's configuration and prepares them for one
    * run. Throws GatewayError `invalid_request` naming the activation's field (a tool not configured
-   * here, a malformed option) before anything is reserved or sent.
+   * here, a malformed option) before anything is reserved or sent. `native`: the activated tools
+   * that run at the provider on every route of the request; they get no definition and need no
+   * configuration here.
    */
-  prepare(request: CanonicalRequest): ServerToolSession;
+  prepare(request: CanonicalRequest, native?: ReadonlySet<ServerToolId>): ServerToolSession;
 }
 
 /** The activated server tools of one request. */

@@ -104,6 +104,15 @@ class ScriptedTools implements ServerTools {
   readonly executed: Array<{ tool: ServerToolId; arguments: string; at: number }> = [];
   constructor(private readonly script: Partial<Record<ServerToolId, ToolScript>> = {}) {}
 
+  runs() {
+    return true;
+  }
+
+  /** No model of this file's catalog runs a tool itself. */
+  describeNative() {
+    return undefined;
+  }
+
   prepare(request: CanonicalRequest) {
     for (const activation of request.serverTools) {
       if (activation.id === "image")

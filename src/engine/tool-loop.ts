@@ -17,6 +17,15 @@
  * runs the server calls, then ends the loop: the caller's calls go back to it as usual, after the
  * server calls' results (they are held until the round has ended, so no format shows a result
  * after the caller's calls).
+ *
+ * Tools the provider runs itself (`request.nativeServerTools`) arrive from the adapter as
+ * server-tool parts carrying the provider's record of them. The loop never runs them: it passes
+ * them on (without the record, which goes into the turn the next round re-sends), prices each
+ * completed call at the serving model's catalog price, counts it against `max_uses` and
+ * `max_tool_calls` (the next round asks the provider for no more than what is left), and records
+ * it with the gateway's own calls. A round the provider paused (`pause`, Anthropic's `pause_turn`)
+ * is resumed: the next round re-sends the paused turn as the last message, within the same bounds
+ * of rounds and spend as any other round; the client sees one answer.
  */
 import type {
   AssistantContentPart,
@@ -24,6 +33,7 @@ import type {
   CanonicalRequest,
   CanonicalStreamPart,
   CanonicalUsage,
+  NativeServerTool,
   ServerToolActivation,
   ServerToolCall,
   ServerToolId,
@@ -40,6 +50,8 @@ export interface ToolLoopOptions {
   maxRounds: number;
   /** Makes call ids unique in the response. */
   requestId: string;
+  /** The most calls of one native tool in one round. */
+  maxNativeCallsPerRound: number;
 }
 
 /** How a round ended: another round with `request`, or the answer's end. */
@@ -100,6 +112,10 @@ export class ToolLoop {
   private finishPart?: Extract<CanonicalStreamPart, { type: "finish" }>;
   /** Only the first round's metadata reaches the client. */
   private metadataSent = false;
+  /** Price of one completed call of each tool the serving route's provider runs itself. */
+  private nativePrices: Partial<Record<ServerToolId, number>> = {};
+  /** Native calls seen, until their result comes (a paused turn's last call: in the next round). */
+  private readonly nativeCalls = new Map<string, { call: ServerToolCall; startedAt: number }>();
 
   constructor(
     private readonly session: ServerToolSession,
@@ -113,6 +129,22 @@ export class ToolLoop {
   /** The request the current round was sent (for estimates of its prompt). */
   get roundRequest(): CanonicalRequest {
     return this.request;
+  }
+
+  /**
+   * The serving route's first request (its native tools in place of their definitions) and the
+   * catalog price of each native tool's call. Later rounds build on that request.
+   */
+  useRoute(
+    request: CanonicalRequest,
+    nativePrices: Partial<Record<ServerToolId, { pricePerCallMicroUsd: number }>>,
+  ): void {
+    if (this.round !== 1) return;
+    this.request = request;
+    this.nativePrices = {};
+    for (const [tool, price] of Object.entries(nativePrices)) {
+      if (price !== undefined) this.nativePrices[tool as ServerToolId] = price.pricePerCallMicroUsd;
+    }
   }
 
   /** What the client sees of one upstream part of the current round (possibly nothing). */
@@ -202,6 +234,12 @@ export class ToolLoop {
         this.calls.push({ call, upstreamId: part.id, argumentsJson: part.arguments });
         return [{ type: "server-tool-call", call }];
       }
+      case "server-tool-call":
+        return [this.acceptNativeCall(part)];
+      case "server-tool-result":
+        return [this.acceptNativeResult(part)];
+      case "citation":
+        return [{ ...part, id: this.blockId(part.id) }];
       case "usage":
         return [];
       case "finish":
@@ -210,6 +248,45 @@ export class ToolLoop {
       default:
         return [part];
     }
+  }
+
+  /** A call the provider made itself: counted against the bounds, its record kept for the next round. */
+  private acceptNativeCall(
+    part: Extract<CanonicalStreamPart, { type: "server-tool-call" }>,
+  ): CanonicalStreamPart {
+    const call: ServerToolCall = { ...part.call, events: this.wantsEvents(part.call.tool) };
+    this.uses.set(call.tool, (this.uses.get(call.tool) ?? 0) + 1);
+    this.callsInAll += 1;
+    if (part.providerState !== undefined)
+      this.content.push({ type: "native-tool", providerState: part.providerState });
+    this.nativeCalls.set(call.id, { call, startedAt: performance.now() });
+    return { type: "server-tool-call", call };
+  }
+
+  /** A result of the provider's own call: priced from the catalog (a failed call costs nothing) and recorded. */
+  private acceptNativeResult(
+    part: Extract<CanonicalStreamPart, { type: "server-tool-result" }>,
+  ): CanonicalStreamPart {
+    const seen = this.nativeCalls.get(part.result.callId);
+    this.nativeCalls.delete(part.result.callId);
+    const now = performance.now();
+    const startedAt = seen?.startedAt ?? now;
+    const completed = part.result.status === "completed";
+    const result: ServerToolResult = {
+      ...part.result,
+      input: seen?.call.input ?? part.result.input,
+      costMicroUsd: completed ? (this.nativePrices[part.result.tool] ?? 0) : 0,
+      durationMs: Math.round(now - startedAt),
+      events: seen?.call.events ?? this.wantsEvents(part.result.tool),
+    };
+    if (part.providerState !== undefined)
+      this.content.push({ type: "native-tool", providerState: part.providerState });
+    this.account(result, startedAt, true);
+    return { type: "server-tool-result", result };
+  }
+
+  private wantsEvents(tool: ServerToolId): boolean {
+    return this.request.toolEvents || this.activations.get(tool)?.events === true;
   }
 
   /** true when the round that ended called a server tool: `finishRound` has calls to run. */
@@ -234,6 +311,9 @@ export class ToolLoop {
     const calls = this.calls;
     if (calls.length === 0) {
       yield* this.releaseClientParts();
+      if (upstreamFinish.reason === "pause" && (this.request.nativeServerTools?.length ?? 0) > 0) {
+        return await this.resumePausedTurn(reserve);
+      }
       return { kind: "end", finish: upstreamFinish };
     }
     const mixed = this.clientCalls > 0;
@@ -297,6 +377,53 @@ export class ToolLoop {
     const request = this.createNextRequest(toolResults);
     this.startRound(request);
     return { kind: "next", request };
+  }
+
+  /**
+   * The provider paused its turn (it was running its own tools for long): the next round re-sends
+   * the paused turn as the last message, so the provider carries on with it. A round or budget
+   * bound ends the answer as for the gateway's own calls.
+   */
+  private async resumePausedTurn(reserve: ReserveRound): Promise<RoundDecision> {
+    if (this.round >= this.options.maxRounds) {
+      return { kind: "end", finish: { type: "finish", reason: "length", rawReason: "server_tool_rounds" } };
+    }
+    const messages: CanonicalMessage[] = [
+      ...this.request.messages,
+      { role: "assistant", content: this.content },
+    ];
+    const request: CanonicalRequest = { ...this.request, messages, ...this.nextNativeTools() };
+    if (!(await reserve(0, { request, resultTokens: 0 }))) {
+      return { kind: "end", finish: { type: "finish", reason: "length", rawReason: "server_tool_budget" } };
+    }
+    this.startRound(request);
+    return { kind: "next", request };
+  }
+
+  /**
+   * The native tools of the next round, asking the provider for no more calls than the bounds
+   * leave; a tool with none left is not sent, unless the turn has a call of it still to answer
+   * (a paused turn's last call), which the provider runs as part of the next round.
+   */
+  private nextNativeTools(): Pick<CanonicalRequest, "nativeServerTools"> {
+    const current = this.request.nativeServerTools;
+    if (current === undefined) return {};
+    const unanswered = new Map<ServerToolId, number>();
+    for (const { call } of this.nativeCalls.values()) {
+      unanswered.set(call.tool, (unanswered.get(call.tool) ?? 0) + 1);
+    }
+    const tools: NativeServerTool[] = [];
+    for (const tool of current) {
+      const activation = this.activations.get(tool.tool);
+      const left = Math.min(
+        (activation?.maxUses ?? Number.POSITIVE_INFINITY) - (this.uses.get(tool.tool) ?? 0),
+        (this.request.maxToolCalls ?? Number.POSITIVE_INFINITY) - this.callsInAll,
+      );
+      const pending = unanswered.get(tool.tool) ?? 0;
+      const maxUses = Math.max(pending, Math.min(this.options.maxNativeCallsPerRound, left + pending));
+      if (maxUses >= 1) tools.push({ ...tool, maxUses });
+    }
+    return { nativeServerTools: tools };
   }
 
   private *releaseClientParts(): Generator<CanonicalStreamPart> {
@@ -366,21 +493,31 @@ export class ToolLoop {
     if (failed) {
       result.error = execution.error ?? { code: "unavailable", message: "The tool gave no result." };
     }
-    this.callCounts[call.tool] = (this.callCounts[call.tool] ?? 0) + 1;
-    this.toolCostMicroUsd += execution.costMicroUsd;
-    if (execution.costMicroUsd > 0) {
-      this.toolCosts[call.tool] = (this.toolCosts[call.tool] ?? 0) + execution.costMicroUsd;
-    }
-    this.executed.push({
-      tool: call.tool,
-      status: result.status,
-      ...(result.error === undefined ? {} : { errorCode: result.error.code }),
-      costMicroUsd: execution.costMicroUsd,
-      startedAt,
-      durationMs,
-    });
+    this.account(result, startedAt, false);
     this.collectSources(result);
     return result;
+  }
+
+  /**
+   * Counts an ended call for usage, cost and the record. The provider's own results are not
+   * sources of the link finder: the provider cites them itself, and a link to one would be
+   * cited twice.
+   */
+  private account(result: ServerToolResult, startedAt: number, native: boolean): void {
+    this.callCounts[result.tool] = (this.callCounts[result.tool] ?? 0) + 1;
+    this.toolCostMicroUsd += result.costMicroUsd;
+    if (result.costMicroUsd > 0) {
+      this.toolCosts[result.tool] = (this.toolCosts[result.tool] ?? 0) + result.costMicroUsd;
+    }
+    this.executed.push({
+      tool: result.tool,
+      status: result.status,
+      ...(result.error === undefined ? {} : { errorCode: result.error.code }),
+      costMicroUsd: result.costMicroUsd,
+      ...(native ? { native: true as const } : {}),
+      startedAt,
+      durationMs: result.durationMs,
+    });
   }
 
   private collectSources(result: ServerToolResult): void {
@@ -407,7 +544,7 @@ export class ToolLoop {
       { role: "assistant", content: this.content },
       { role: "tool", content: toolResults },
     ];
-    const next: CanonicalRequest = { ...this.request, messages };
+    const next: CanonicalRequest = { ...this.request, messages, ...this.nextNativeTools() };
     const choice = this.request.toolChoice;
     // A forced tool call was made in this round; forcing it again would loop until the cap.
     if (choice?.type === "required" || choice?.type === "tool") next.toolChoice = { type: "auto" };

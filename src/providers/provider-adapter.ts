@@ -2,7 +2,12 @@
  * The contract every provider adapter fulfils. Shared code never branches on a vendor name: it
  * picks the adapter registered for a route's provider kind.
  */
-import type { CanonicalRequest, CanonicalResult, CanonicalStreamPart } from "../canonical/index.js";
+import type {
+  CanonicalRequest,
+  CanonicalResult,
+  CanonicalStreamPart,
+  NativeServerToolId,
+} from "../canonical/index.js";
 import type { CatalogModel, ProviderConfig } from "../config/types.js";
 import type { UpstreamInputRules } from "../metering/bound-input-tokens.js";
 
@@ -21,10 +26,30 @@ export interface UpstreamCall {
   traceHeaders?: Readonly<Record<string, string>>;
 }
 
+/**
+ * What a provider kind can do with one server tool it runs itself, as data: the engine decides per
+ * route whether a request's tool runs there (`engine: "native"`) or in the gateway from these.
+ */
+export interface NativeToolSupport {
+  /** It can restrict the tool to a list of domains. */
+  allowedDomains: boolean;
+  /** It can keep a list of domains out. */
+  blockedDomains: boolean;
+  /** It takes both lists in one call (Anthropic takes one or the other). */
+  bothDomainLists: boolean;
+  /** It runs the tool in a call that also offers function tools. */
+  withFunctionTools: boolean;
+}
+
 export interface ProviderAdapter {
   readonly kind: string;
   /** What the upstream bills for input, for the reservation's bound (docs/limits.md). */
   readonly inputRules: UpstreamInputRules;
+  /**
+   * The server tools this kind can ask its upstream to run (`request.nativeServerTools`); the
+   * adapter then maps the upstream's records of them to server-tool parts. Absent: none.
+   */
+  readonly nativeServerTools?: Readonly<Partial<Record<NativeServerToolId, NativeToolSupport>>>;
   /**
    * Non-streaming call. Throws a GatewayError classified into the error catalog on any failure
    * (HTTP error, refused connection, deadline, unparseable body).

@@ -92,9 +92,9 @@ function convertAssistantMessage(
   for (const part of content) {
     if (part.type === "text") text += part.text;
     else if (part.type === "reasoning") reasoning += part.text;
-    // Opaque provider state (signatures, encrypted content) has no Chat field and is bound to
-    // the provider and model that produced it, so only the call itself travels.
-    else
+    // Opaque provider state (signatures, encrypted content, a provider's own tool records) has no
+    // Chat field and is bound to the provider and model that produced it, so only calls travel.
+    else if (part.type === "tool-call")
       toolCalls.push({
         id: options.rewriteToolCallId(part.id),
         type: "function",

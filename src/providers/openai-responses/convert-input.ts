@@ -9,6 +9,8 @@
  *   it in its turn is dropped, because the API rejects it ("provided without its required
  *   following item"). Foreign or stateless reasoning is dropped, never turned into visible text;
  * - assistant text becomes `message` items with `output_text`, tool calls `function_call` items;
+ * - a web search OpenAI ran itself goes back as its own `web_search_call` item (this upstream's
+ *   state only), so a reasoning item that preceded it still has its following item;
  * - tool results become `function_call_output` items: a string, or `input_text`/`input_image`
  *   parts when the result holds images.
  */
@@ -75,6 +77,11 @@ function convertAssistantTurn(content: AssistantContentPart[], upstreamModel: st
     }
     const state = part.providerState;
     if (!isStateForUpstream(state, RESPONSES_PROVIDER_KIND, upstreamModel)) continue;
+    if (part.type === "native-tool") {
+      const item = readWebSearchItem(state.nativeBlock);
+      if (item !== undefined) items.push(item);
+      continue;
+    }
     if (state.encryptedContent === undefined || state.encryptedContent === "") continue;
     items.push({
       type: "reasoning",
@@ -86,6 +93,25 @@ function convertAssistantTurn(content: AssistantContentPart[], upstreamModel: st
   flushText();
   while (items.at(-1)?.type === "reasoning") items.pop();
   return items;
+}
+
+/** The `web_search_call` item kept by the parser, or undefined when the state holds none. */
+function readWebSearchItem(block: string | undefined): ResponsesInputItem | undefined {
+  if (block === undefined) return undefined;
+  try {
+    const item: unknown = JSON.parse(block);
+    if (
+      typeof item === "object" &&
+      item !== null &&
+      (item as { type?: unknown }).type === "web_search_call" &&
+      typeof (item as { id?: unknown }).id === "string"
+    ) {
+      return item as ResponsesInputItem;
+    }
+  } catch {
+    // Not JSON: nothing the upstream could take.
+  }
+  return undefined;
 }
 
 function convertUserPart(part: UserContentPart): ResponsesInputContent[] {

@@ -10,9 +10,11 @@ import type { DatetimeConfigFile } from "../datetime/index.js";
 import { type FetchNetwork, toWebFetchSettings, type WebFetchConfigFile } from "../web-fetch/index.js";
 import {
   createWebSearchBackends,
+  MAX_RESULT_COUNT,
   type WebSearchBackends,
   type WebSearchConfigFile,
 } from "../web-search/index.js";
+import { describeNativeTool } from "./describe-native-tool.js";
 import { prepareDatetimeTool } from "./prepare-datetime-tool.js";
 import { prepareWebFetchTool } from "./prepare-web-fetch-tool.js";
 import { prepareWebSearchTool } from "./prepare-web-search-tool.js";
@@ -68,10 +70,28 @@ export function createServerTools(
 
   return {
     missingConfiguration: backends?.missingConfiguration.map((line) => `web_search backend ${line}`) ?? [],
-    prepare(request: CanonicalRequest): ServerToolSession {
+    runs(tool) {
+      switch (tool) {
+        case "web_search":
+          return backends?.defaultBackend.configured === true;
+        case "web_fetch":
+          return fetchSettings.enabled;
+        case "datetime":
+          return config.datetime.enabled;
+        default:
+          return false;
+      }
+    },
+    describeNative: (activation) =>
+      describeNativeTool(activation, {
+        maxResultCount: backends?.maxResultCount ?? MAX_RESULT_COUNT,
+        maxContentTokens: fetchSettings.maxContentTokens,
+      }),
+    prepare(request: CanonicalRequest, native?: ReadonlySet<ServerToolId>): ServerToolSession {
       const tools = new Map<ServerToolId, PreparedTool>();
       const byName = new Map<string, ServerToolId>();
       for (const activation of request.serverTools) {
+        if (native?.has(activation.id)) continue;
         const tool = prepareOne(activation);
         tools.set(activation.id, tool);
         byName.set(tool.definition.name, activation.id);

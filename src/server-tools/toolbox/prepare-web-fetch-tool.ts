@@ -46,28 +46,12 @@ export function prepareWebFetchTool(
       "The web_fetch server tool is turned off on this gateway (server_tools.web_fetch.enabled)",
     );
   }
-  const parameters = activation.parameters ?? {};
-  let maxContentTokens = settings.maxContentTokens;
-  const requested = parameters.max_content_tokens;
-  if (requested !== undefined && requested !== null) {
-    if (typeof requested !== "number" || !Number.isInteger(requested) || requested < 1) {
-      throw createActivationError(
-        activation,
-        "max_content_tokens must be a positive integer",
-        "max_content_tokens",
-      );
-    }
-    maxContentTokens = Math.min(maxContentTokens, requested);
-  }
-  const domains: Record<"allowed_domains" | "blocked_domains", string[]> = {
-    allowed_domains: [],
-    blocked_domains: [],
-  };
-  for (const field of ["allowed_domains", "blocked_domains"] as const) {
-    const list = readDomainList(parameters[field]);
-    if (typeof list === "string") throw createActivationError(activation, `${field} ${list}`, field);
-    domains[field] = list;
-  }
+  const options = readWebFetchActivation(activation);
+  const maxContentTokens = Math.min(
+    settings.maxContentTokens,
+    options.maxContentTokens ?? Number.POSITIVE_INFINITY,
+  );
+  const domains = { allowed_domains: options.allowedDomains, blocked_domains: options.blockedDomains };
   return {
     definition: WEB_FETCH_TOOL_DEFINITION,
     maxCallCostMicroUsd: settings.pricePerCallMicroUsd,
@@ -117,6 +101,44 @@ export function prepareWebFetchTool(
         forModel,
       };
     },
+  };
+}
+
+/**
+ * The activation's own options, however the tool runs (here or at the provider): the text cap it
+ * asks for and its domain lists. Throws `invalid_request` naming a malformed option.
+ */
+export function readWebFetchActivation(activation: ServerToolActivation): {
+  maxContentTokens?: number;
+  allowedDomains: string[];
+  blockedDomains: string[];
+} {
+  const parameters = activation.parameters ?? {};
+  const requested = parameters.max_content_tokens;
+  let maxContentTokens: number | undefined;
+  if (requested !== undefined && requested !== null) {
+    if (typeof requested !== "number" || !Number.isInteger(requested) || requested < 1) {
+      throw createActivationError(
+        activation,
+        "max_content_tokens must be a positive integer",
+        "max_content_tokens",
+      );
+    }
+    maxContentTokens = requested;
+  }
+  const domains: Record<"allowed_domains" | "blocked_domains", string[]> = {
+    allowed_domains: [],
+    blocked_domains: [],
+  };
+  for (const field of ["allowed_domains", "blocked_domains"] as const) {
+    const list = readDomainList(parameters[field]);
+    if (typeof list === "string") throw createActivationError(activation, `${field} ${list}`, field);
+    domains[field] = list;
+  }
+  return {
+    ...(maxContentTokens === undefined ? {} : { maxContentTokens }),
+    allowedDomains: domains.allowed_domains,
+    blockedDomains: domains.blocked_domains,
   };
 }
 
