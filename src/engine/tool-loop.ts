@@ -272,13 +272,19 @@ export class ToolLoop {
     const now = performance.now();
     const startedAt = seen?.startedAt ?? now;
     const completed = part.result.status === "completed";
+    const input = seen?.call.input ?? part.result.input;
     const result: ServerToolResult = {
       ...part.result,
-      input: seen?.call.input ?? part.result.input,
+      input,
       costMicroUsd: completed ? (this.nativePrices[part.result.tool] ?? 0) : 0,
       durationMs: Math.round(now - startedAt),
       events: seen?.call.events ?? this.wantsEvents(part.result.tool),
     };
+    // A paused turn's last call is answered in the next round, whose response does not repeat it.
+    const output = result.output;
+    if (output?.kind === "search" && output.query === "" && typeof input.query === "string") {
+      result.output = { ...output, query: input.query };
+    }
     if (part.providerState !== undefined)
       this.content.push({ type: "native-tool", providerState: part.providerState });
     this.account(result, startedAt, true);

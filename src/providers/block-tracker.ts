@@ -82,6 +82,8 @@ export interface SequentialBlocks {
   /** Closes the open reasoning block, with the provider state its end carries. */
   closeReasoning(parts: CanonicalStreamPart[], providerState?: OpaqueReasoningState): void;
   readonly textOpen: boolean;
+  /** The open text block's id (what a citation of it names). */
+  readonly textId: string | undefined;
   readonly reasoningOpen: boolean;
 }
 
@@ -132,6 +134,9 @@ export function createSequentialBlocks(options: SequentialBlocksOptions = {}): S
     closeReasoning,
     get textOpen() {
       return text !== undefined;
+    },
+    get textId() {
+      return text?.id;
     },
     get reasoningOpen() {
       return reasoning !== undefined;

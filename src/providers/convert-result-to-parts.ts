@@ -2,8 +2,9 @@ import type { CanonicalResult, CanonicalStreamPart } from "../canonical/index.js
 
 /**
  * A complete result as stream parts, for upstreams that ignore `stream: true` and answer with one
- * JSON body: the caller still gets a well-formed stream. Provider state and the stop sequence ride
- * along, so a result folded back from these parts equals the original. Format-agnostic.
+ * JSON body: the caller still gets a well-formed stream. Provider state, citations, the records of
+ * tools the provider ran itself and the stop sequence ride along, so a result folded back from
+ * these parts equals the original. Format-agnostic.
  */
 export function convertResultToParts(result: CanonicalResult): CanonicalStreamPart[] {
   const parts: CanonicalStreamPart[] = [
@@ -13,11 +14,9 @@ export function convertResultToParts(result: CanonicalResult): CanonicalStreamPa
   result.content.forEach((item, position) => {
     if (item.type === "text") {
       const id = `text-${position}`;
-      parts.push(
-        { type: "text-start", id },
-        { type: "text-delta", id, delta: item.text },
-        { type: "text-end", id },
-      );
+      parts.push({ type: "text-start", id }, { type: "text-delta", id, delta: item.text });
+      for (const citation of item.citations ?? []) parts.push({ type: "citation", id, citation });
+      parts.push({ type: "text-end", id });
     } else if (item.type === "reasoning") {
       const id = `reasoning-${position}`;
       parts.push({ type: "reasoning-start", id });
@@ -43,6 +42,18 @@ export function convertResultToParts(result: CanonicalResult): CanonicalStreamPa
           ...(item.providerState === undefined ? {} : { providerState: item.providerState }),
         },
       );
+    } else if (item.type === "server-tool-call") {
+      parts.push({
+        type: "server-tool-call",
+        call: item.call,
+        ...(item.providerState === undefined ? {} : { providerState: item.providerState }),
+      });
+    } else {
+      parts.push({
+        type: "server-tool-result",
+        result: item.result,
+        ...(item.providerState === undefined ? {} : { providerState: item.providerState }),
+      });
     }
   });
   parts.push({ type: "usage", usage: result.usage });

@@ -16,10 +16,26 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions = {}): P
     {
       kind: "anthropic",
       inputRules: ANTHROPIC_INPUT_RULES,
+      nativeServerTools: {
+        // Each tool takes allowed_domains or blocked_domains, never both.
+        web_search: {
+          allowedDomains: true,
+          blockedDomains: true,
+          bothDomainLists: false,
+          withFunctionTools: true,
+        },
+        web_fetch: {
+          allowedDomains: true,
+          blockedDomains: true,
+          bothDomainLists: false,
+          withFunctionTools: true,
+        },
+      },
       buildRequest(call, stream) {
         const request = buildAnthropicRequest(call, { stream });
         const context: AnthropicParseContext = {
           upstreamModel: call.upstreamModel,
+          nativeTools: new Set((call.request.nativeServerTools ?? []).map((tool) => tool.tool)),
           ...(request.jsonToolName === undefined ? {} : { jsonToolName: request.jsonToolName }),
         };
         return { ...request, context };

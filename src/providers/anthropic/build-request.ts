@@ -2,6 +2,7 @@
 import type { SamplingOptions } from "../../canonical/index.js";
 import type { UpstreamCall } from "../provider-adapter.js";
 import { convertMessages, convertSystem } from "./convert-messages.js";
+import { convertNativeTools, needsWebFetchBeta, WEB_FETCH_BETA } from "./convert-native-tools.js";
 import { convertToolSetup } from "./convert-tools.js";
 import { resolveThinking } from "./resolve-thinking.js";
 import type { AnthropicMessagesBody } from "./wire-types.js";
@@ -64,7 +65,9 @@ export function buildAnthropicBody(
   if (system !== undefined) body.system = system;
 
   const setup = convertToolSetup(request, { thinking: thinking !== undefined });
-  if (setup.tools !== undefined) body.tools = setup.tools;
+  const nativeTools = convertNativeTools(request.nativeServerTools);
+  if (setup.tools !== undefined || nativeTools.length > 0)
+    body.tools = [...(setup.tools ?? []), ...nativeTools];
   if (setup.toolChoice !== undefined) body.tool_choice = setup.toolChoice;
   if (thinking !== undefined) body.thinking = thinking;
   Object.assign(body, convertSampling(request.sampling, { thinking: thinking !== undefined }));
@@ -128,7 +131,11 @@ export function buildAnthropicHeaders(
     headers["x-api-key"] = call.provider.apiKey;
   }
   for (const [name, value] of Object.entries(call.provider.headers)) headers[name.toLowerCase()] = value;
-  const betas = joinBetas([headers["anthropic-beta"], ...(call.request.anthropicBeta ?? [])]);
+  const betas = joinBetas([
+    headers["anthropic-beta"],
+    ...(call.request.anthropicBeta ?? []),
+    ...(needsWebFetchBeta(call.request.nativeServerTools) ? [WEB_FETCH_BETA] : []),
+  ]);
   if (betas === "") delete headers["anthropic-beta"];
   else headers["anthropic-beta"] = betas;
   headers["x-request-id"] = call.requestId;

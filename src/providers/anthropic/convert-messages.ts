@@ -9,6 +9,8 @@
  *   provider kind and upstream model (`isStateForUpstream`). Reasoning without usable state
  *   (another provider's, another model's, or plain text from a format that carries none) is
  *   dropped — never turned into visible text, and never sent unsigned, which Anthropic rejects.
+ * - Server tools Anthropic ran itself go back as the blocks it sent (`server_tool_use`, results with
+ *   their encrypted content), only to the same provider kind and model; elsewhere they are dropped.
  * - Tool calls become `tool_use` with `input` parsed from the argument JSON. Anthropic requires an
  *   object, so arguments that are not a JSON object (invalid JSON, an array, a number) are sent as
  *   `{}`; the model sees the call happened and the tool result still follows.
@@ -32,6 +34,7 @@ import type {
   AnthropicDocumentBlock,
   AnthropicImageBlock,
   AnthropicMessage,
+  AnthropicNativeToolBlock,
   AnthropicTextBlock,
   AnthropicToolResultBlock,
 } from "./wire-types.js";
@@ -100,6 +103,15 @@ function convertAssistantPart(
       }
       return;
     }
+    case "native-tool": {
+      // A tool Anthropic ran itself: its own block goes back as it came (encrypted results
+      // included), to this provider and model only.
+      const block = isStateForUpstream(part.providerState, PROVIDER_KIND, upstreamModel)
+        ? readNativeBlock(part.providerState.nativeBlock)
+        : undefined;
+      if (block !== undefined) content.push(block);
+      return;
+    }
     case "tool-call":
       content.push({
         type: "tool_use",
@@ -135,6 +147,23 @@ function convertText(part: TextPart): AnthropicTextBlock[] {
 function pushText(content: AnthropicContentBlock[], part: TextPart): void {
   if (part.text.trim() !== "")
     content.push({ type: "text", text: part.text, ...withCacheControl(part.cacheControl) });
+}
+
+function readNativeBlock(text: string | undefined): AnthropicNativeToolBlock | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const block: unknown = JSON.parse(text);
+    if (
+      typeof block === "object" &&
+      block !== null &&
+      typeof (block as { type?: unknown }).type === "string"
+    ) {
+      return block as AnthropicNativeToolBlock;
+    }
+  } catch {
+    // Not JSON: nothing Anthropic could take back.
+  }
+  return undefined;
 }
 
 /** The arguments as an object; anything that is not a JSON object becomes `{}` (see above). */

@@ -1,14 +1,26 @@
 /** A non-streamed Anthropic `message` body → CanonicalResult. */
-import type { CanonicalResult, OpaqueReasoningState, ResultContent } from "../../canonical/index.js";
+import type {
+  CanonicalResult,
+  NativeServerToolId,
+  OpaqueReasoningState,
+  ResultContent,
+} from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
 import { readRecords } from "../read-wire-values.js";
 import { PROVIDER_KIND } from "./convert-messages.js";
 import { mapStopReason } from "./map-stop-reason.js";
 import { mapUsage } from "./map-usage.js";
+import {
+  readBlockCitations,
+  readServerToolBlockTool,
+  readServerToolResult,
+  readServerToolUse,
+  type ServerToolBlockContext,
+} from "./read-server-tool-blocks.js";
 import type { AnthropicContentBlockWire, AnthropicMessageWire } from "./wire-types.js";
 
-export interface AnthropicParseContext {
+export interface AnthropicParseContext extends ServerToolBlockContext {
   /**
    * The upstream model the gateway asked for. Reasoning state is stamped with it (not with the
    * response's `model`, which may be a dated alias) so the next turn's route can recognise it.
@@ -21,11 +33,11 @@ export interface AnthropicParseContext {
 /**
  * Maps the content blocks in order: `thinking` → reasoning with its signature as provider state,
  * `redacted_thinking` → reasoning with empty text and the data as state, `text`, `tool_use` →
- * tool-call with `JSON.stringify(input)` (or answer text for the structured-output tool).
- * Server-tool blocks (`server_tool_use`, `web_search_tool_result`, …) and unknown blocks are not
- * mapped yet: the gateway runs its own server tools, and Anthropic-hosted ones have no canonical
- * part. Throws a GatewayError for an `error` envelope sent with HTTP 200 or a body that is not a
- * message.
+ * tool-call with `JSON.stringify(input)` (or answer text for the structured-output tool), a text's
+ * citations of search results onto it; the blocks of tools Anthropic ran for the request
+ * (`server_tool_use`, `web_search_tool_result`, `web_fetch_tool_result`) → server-tool calls and
+ * results (read-server-tool-blocks.ts). Other server-tool and unknown blocks are skipped. Throws a
+ * GatewayError for an `error` envelope sent with HTTP 200 or a body that is not a message.
  */
 export function parseAnthropicResponse(json: unknown, context: AnthropicParseContext): CanonicalResult {
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
@@ -45,8 +57,9 @@ export function parseAnthropicResponse(json: unknown, context: AnthropicParseCon
   const content: ResultContent[] = [];
   let toolCallCount = 0;
   let jsonToolCount = 0;
+  const inputs = new Map<string, Record<string, unknown>>();
   for (const block of readRecords<AnthropicContentBlockWire>(message.content)) {
-    const mapped = convertBlock(block, context);
+    const mapped = convertBlock(block, context, inputs);
     if (mapped === undefined) continue;
     if (mapped.isJsonTool) jsonToolCount += 1;
     else if (mapped.content.type === "tool-call") toolCallCount += 1;
@@ -72,12 +85,21 @@ export function parseAnthropicResponse(json: unknown, context: AnthropicParseCon
 function convertBlock(
   block: AnthropicContentBlockWire,
   context: AnthropicParseContext,
+  inputs: Map<string, Record<string, unknown>>,
 ): { content: ResultContent; isJsonTool: boolean } | undefined {
+  const native = readServerToolBlockTool(block as Record<string, unknown>, context);
+  if (native !== undefined)
+    return { content: convertNativeBlock(block, native, context, inputs), isJsonTool: false };
   switch (block.type) {
-    case "text":
-      return typeof block.text === "string" && block.text !== ""
-        ? { content: { type: "text", text: block.text }, isJsonTool: false }
-        : undefined;
+    case "text": {
+      if (typeof block.text !== "string" || block.text === "") return undefined;
+      const citations =
+        (context.nativeTools?.size ?? 0) === 0 ? [] : readBlockCitations(block.citations, block.text);
+      return {
+        content: { type: "text", text: block.text, ...(citations.length === 0 ? {} : { citations }) },
+        isJsonTool: false,
+      };
+    }
     case "thinking":
       return {
         content: {
@@ -118,6 +140,24 @@ function convertBlock(
     default:
       return undefined;
   }
+}
+
+/** A block of a tool Anthropic ran: its call (whose input its result will need) or its result. */
+function convertNativeBlock(
+  block: AnthropicContentBlockWire,
+  tool: NativeServerToolId,
+  context: AnthropicParseContext,
+  inputs: Map<string, Record<string, unknown>>,
+): ResultContent {
+  const record = block as Record<string, unknown>;
+  if (block.type === "server_tool_use") {
+    const { call, providerState } = readServerToolUse(record, tool, context);
+    if (typeof block.id === "string") inputs.set(block.id, call.input);
+    return { type: "server-tool-call", call, providerState };
+  }
+  const callInput = typeof block.tool_use_id === "string" ? inputs.get(block.tool_use_id) : undefined;
+  const { result, providerState } = readServerToolResult(record, tool, callInput, context);
+  return { type: "server-tool-result", result, providerState };
 }
 
 export function createReasoningState(

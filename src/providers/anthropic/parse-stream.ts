@@ -13,14 +13,18 @@
  *   tool-input-delta per `input_json_delta`, then tool-input-end and tool-call whose arguments are
  *   the concatenated fragments (`""`, a no-argument call, becomes `{}`);
  * - the structured-output tool (`convert-tools.ts`) streams as answer text instead;
- * - server-tool and unknown blocks are skipped, with their deltas.
+ * - blocks of tools Anthropic ran for the request (read-server-tool-blocks.ts): `server_tool_use`
+ *   → `server-tool-call` once its input is complete (at its stop), a result block (whole at its
+ *   start) → `server-tool-result` at its stop; a text block's `citations_delta`s → `citation`
+ *   parts of the whole block, just before its `text-end`;
+ * - other server-tool and unknown blocks are skipped, with their deltas.
  * `message_delta.usage` is cumulative: each field's last value wins, `message_start`'s value stays
  * when a delta omits it. The usage known so far goes out with the first content (a partial count:
  * the prompt), the final `usage` and `finish` at `message_stop`, and nothing after it is read. `ping` is ignored. `response-metadata` is emitted just before the first content part,
  * so a failure before any content can still be thrown as a plain error.
  */
 import { randomUUID } from "node:crypto";
-import type { CanonicalStreamPart } from "../../canonical/index.js";
+import type { CanonicalStreamPart, NativeServerToolId } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import {
   appendToContentBlock,
@@ -34,6 +38,12 @@ import type { SseEvent } from "../sse-reader.js";
 import { mapStopReason } from "./map-stop-reason.js";
 import { mapUsage, mergeUsage } from "./map-usage.js";
 import { type AnthropicParseContext, createReasoningState } from "./parse-response.js";
+import {
+  readBlockCitations,
+  readServerToolBlockTool,
+  readServerToolResult,
+  readServerToolUse,
+} from "./read-server-tool-blocks.js";
 import type {
   AnthropicContentBlockWire,
   AnthropicStreamEventWire,
@@ -41,7 +51,9 @@ import type {
 } from "./wire-types.js";
 
 type OpenBlock =
-  | { kind: "text"; content: ContentBlock }
+  | { kind: "text"; content: ContentBlock; text: string; citations: unknown[] }
+  | { kind: "server-call"; tool: NativeServerToolId; block: Record<string, unknown>; json: string }
+  | { kind: "server-result"; tool: NativeServerToolId; block: Record<string, unknown> }
   | { kind: "json"; content: ContentBlock; initialInput: unknown }
   | { kind: "reasoning"; content: ContentBlock; signature: string }
   | { kind: "redacted"; content: ContentBlock; data: string }
@@ -67,6 +79,8 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
   let toolCount = 0;
   let jsonToolCount = 0;
   const blocks = new Map<number, OpenBlock>();
+  /** Inputs of this response's server-tool calls, for their results. */
+  const serverInputs = new Map<string, Record<string, unknown>>();
 
   function withMetadata(parts: CanonicalStreamPart[]): CanonicalStreamPart[] {
     if (metadataSent || parts.length === 0) return parts;
@@ -85,10 +99,27 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
   ): void {
     // Blocks never overlap on the wire; should a relay skip a stop, the open one is closed first.
     for (const openIndex of [...blocks.keys()]) closeBlock(openIndex, parts);
+    const native = readServerToolBlockTool(contentBlock as Record<string, unknown>, context);
+    if (native !== undefined) {
+      const block = contentBlock as Record<string, unknown>;
+      blocks.set(
+        index,
+        contentBlock.type === "server_tool_use"
+          ? { kind: "server-call", tool: native, block, json: "" }
+          : { kind: "server-result", tool: native, block },
+      );
+      return;
+    }
     switch (contentBlock.type) {
       case "text": {
         const block = createContentBlock("text", `text-${index}`);
-        blocks.set(index, { kind: "text", content: block });
+        const initial = Array.isArray(contentBlock.citations) ? [...contentBlock.citations] : [];
+        blocks.set(index, {
+          kind: "text",
+          content: block,
+          text: readString(contentBlock.text),
+          citations: initial,
+        });
         appendString(block, contentBlock.text, parts);
         return;
       }
@@ -149,7 +180,17 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
     if (block === undefined || delta === null || delta === undefined) return;
     switch (block.kind) {
       case "text":
-        if (delta.type === "text_delta") appendString(block.content, delta.text, parts);
+        if (delta.type === "text_delta" && typeof delta.text === "string") {
+          block.text += delta.text;
+          appendString(block.content, delta.text, parts);
+        } else if (delta.type === "citations_delta" && delta.citation !== undefined) {
+          block.citations.push(delta.citation);
+        }
+        return;
+      case "server-call":
+        if (delta.type === "input_json_delta" && typeof delta.partial_json === "string") {
+          block.json += delta.partial_json;
+        }
         return;
       case "json":
         if (delta.type === "input_json_delta") appendString(block.content, delta.partial_json, parts);
@@ -183,8 +224,28 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
     blocks.delete(index);
     switch (block.kind) {
       case "text":
+        if (block.content.started && (context.nativeTools?.size ?? 0) > 0) {
+          for (const citation of readBlockCitations(block.citations, block.text)) {
+            parts.push({ type: "citation", id: block.content.id, citation });
+          }
+        }
         endContentBlock(block.content, parts);
         return;
+      case "server-call": {
+        // The input streams as JSON text; the block's record carries it whole.
+        const input = parseInputObject(block.json) ?? block.block.input;
+        const { call, providerState } = readServerToolUse({ ...block.block, input }, block.tool, context);
+        if (typeof block.block.id === "string") serverInputs.set(block.block.id, call.input);
+        parts.push({ type: "server-tool-call", call, providerState });
+        return;
+      }
+      case "server-result": {
+        const callInput =
+          typeof block.block.tool_use_id === "string" ? serverInputs.get(block.block.tool_use_id) : undefined;
+        const { result, providerState } = readServerToolResult(block.block, block.tool, callInput, context);
+        parts.push({ type: "server-tool-result", result, providerState });
+        return;
+      }
       case "json":
         // A relay may deliver the whole input at start without deltas.
         if (!block.content.started)
@@ -308,6 +369,19 @@ export async function* parseAnthropicStream(
     if (parser.done) return;
   }
   throw new GatewayError("provider_unavailable", "upstream stream ended early");
+}
+
+/** Streamed JSON text of an object, parsed; undefined when it is empty or not an object. */
+function parseInputObject(json: string): Record<string, unknown> | undefined {
+  if (json.trim() === "") return undefined;
+  try {
+    const value: unknown = JSON.parse(json);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function stringifyInput(input: unknown): string {

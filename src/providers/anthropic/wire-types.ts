@@ -60,7 +60,11 @@ export interface AnthropicToolResultBlock {
   is_error?: boolean;
 }
 
+/** A block of a tool Anthropic ran itself, sent back as Anthropic gave it (`server_tool_use`, results). */
+export type AnthropicNativeToolBlock = Record<string, unknown> & { type: string };
+
 export type AnthropicContentBlock =
+  | AnthropicNativeToolBlock
   | AnthropicTextBlock
   | AnthropicImageBlock
   | AnthropicDocumentBlock
@@ -81,6 +85,23 @@ export interface AnthropicTool {
   cache_control?: AnthropicCacheControl;
 }
 
+/** A tool Anthropic runs itself (`web_search_20250305`, `web_fetch_20250910`). */
+export interface AnthropicServerTool {
+  type: string;
+  name: "web_search" | "web_fetch";
+  max_uses: number;
+  allowed_domains?: string[];
+  blocked_domains?: string[];
+  user_location?: {
+    type: "approximate";
+    city?: string;
+    region?: string;
+    country?: string;
+    timezone?: string;
+  };
+  max_content_tokens?: number;
+}
+
 export type AnthropicToolChoice =
   | { type: "auto"; disable_parallel_tool_use?: boolean }
   | { type: "any"; disable_parallel_tool_use?: boolean }
@@ -95,7 +116,7 @@ export type AnthropicMessagesBody = Record<string, unknown> & {
   max_tokens: number;
   messages: AnthropicMessage[];
   system?: AnthropicTextBlock[];
-  tools?: AnthropicTool[];
+  tools?: Array<AnthropicTool | AnthropicServerTool>;
   tool_choice?: AnthropicToolChoice;
   thinking?: AnthropicThinkingConfig;
   temperature?: number;
@@ -129,6 +150,11 @@ export interface AnthropicContentBlockWire {
   id?: string | null;
   name?: string | null;
   input?: unknown;
+  /** Result blocks of tools Anthropic ran itself. */
+  tool_use_id?: string | null;
+  content?: unknown;
+  /** Text blocks that cite those results. */
+  citations?: unknown;
 }
 
 export interface AnthropicMessageWire {
@@ -153,6 +179,8 @@ export interface AnthropicStreamEventWire {
     thinking?: string | null;
     signature?: string | null;
     partial_json?: string | null;
+    /** `citations_delta`: one citation of the open text block. */
+    citation?: unknown;
     stop_reason?: string | null;
     stop_sequence?: string | null;
   } | null;

@@ -5,6 +5,7 @@
 import { createHttpAdapter, type HttpAdapterOptions } from "../create-http-adapter.js";
 import type { ProviderAdapter } from "../provider-adapter.js";
 import { buildGenerateContentRequest } from "./build-request.js";
+import type { ChunkParserOptions } from "./create-chunk-parser.js";
 import { GOOGLE_PROVIDER_KIND } from "./google-provider-kind.js";
 import { GOOGLE_INPUT_RULES } from "./input-rules.js";
 import { convertJsonBodyToParts, parseGenerateContentResponse } from "./parse-response.js";
@@ -14,13 +15,32 @@ import { refineGoogleError } from "./refine-google-error.js";
 export type GoogleAdapterOptions = HttpAdapterOptions;
 
 export function createGoogleAdapter(options: GoogleAdapterOptions = {}): ProviderAdapter {
-  return createHttpAdapter<{ upstreamModel: string }>(
+  return createHttpAdapter<ChunkParserOptions>(
     {
       kind: GOOGLE_PROVIDER_KIND,
       inputRules: GOOGLE_INPUT_RULES,
+      // googleSearch and urlContext take no domain lists, and Gemini models before 3 refuse them
+      // beside function declarations.
+      nativeServerTools: {
+        web_search: {
+          allowedDomains: false,
+          blockedDomains: false,
+          bothDomainLists: false,
+          withFunctionTools: false,
+        },
+        web_fetch: {
+          allowedDomains: false,
+          blockedDomains: false,
+          bothDomainLists: false,
+          withFunctionTools: false,
+        },
+      },
       buildRequest: (call, stream) => ({
         ...buildGenerateContentRequest(call, { stream }),
-        context: { upstreamModel: call.upstreamModel },
+        context: {
+          upstreamModel: call.upstreamModel,
+          nativeTools: new Set((call.request.nativeServerTools ?? []).map((tool) => tool.tool)),
+        },
       }),
       parseJson: (json, _call, context) => parseGenerateContentResponse(json, context),
       parseStream: (events, _call, context) => parseGenerateContentStream(events, context),

@@ -3,7 +3,7 @@ import type { UpstreamCall } from "../provider-adapter.js";
 import { cleanRequestSchemas } from "./clean-request-schemas.js";
 import { convertContents } from "./convert-contents.js";
 import { convertGenerationConfig } from "./convert-generation-config.js";
-import { convertToolChoice, convertTools } from "./convert-tools.js";
+import { convertNativeTools, convertToolChoice, convertTools } from "./convert-tools.js";
 import type { GenerateContentBody } from "./wire-types.js";
 
 export interface GenerateContentHttpRequest {
@@ -62,7 +62,8 @@ export function buildGenerateContentBody(call: UpstreamCall): GenerateContentBod
   // Cleaned once per request (admission measured them already): `invalid_request` when too large.
   const schemas = cleanRequestSchemas(request);
   const tools = convertTools(request.tools, schemas.parameters);
-  if (tools.length > 0) body.tools = tools;
+  const nativeTools = convertNativeTools(request.nativeServerTools);
+  if (tools.length > 0 || nativeTools.length > 0) body.tools = [...tools, ...nativeTools];
   const toolConfig = convertToolChoice(request.toolChoice, tools.length > 0);
   if (toolConfig !== undefined) body.toolConfig = toolConfig;
   body.generationConfig = convertGenerationConfig(call, schemas.responseSchema);

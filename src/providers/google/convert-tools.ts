@@ -1,5 +1,5 @@
 /** Canonical tools and tool choice → Gemini `tools[].functionDeclarations` and `toolConfig`. */
-import type { FunctionTool, ToolChoice } from "../../canonical/index.js";
+import type { FunctionTool, NativeServerTool, ToolChoice } from "../../canonical/index.js";
 import { cleanSchemaForGemini, createSchemaBudget } from "./clean-schema.js";
 import type { GeminiFunctionDeclaration, GeminiToolConfig } from "./wire-types.js";
 
@@ -29,6 +29,18 @@ function cleanAll(tools: FunctionTool[]): Array<Record<string, unknown> | undefi
   const budget = createSchemaBudget();
   return tools.map((tool) =>
     tool.parameters === undefined ? undefined : cleanSchemaForGemini(tool.parameters, { budget }),
+  );
+}
+
+/**
+ * The tools Gemini runs itself: web_search is `googleSearch`, web_fetch `urlContext`. Neither takes
+ * a call limit, a location or the gateway's domain lists (the engine sends no lists here).
+ */
+export function convertNativeTools(
+  tools: readonly NativeServerTool[] | undefined,
+): Array<{ googleSearch: Record<string, never> } | { urlContext: Record<string, never> }> {
+  return (tools ?? []).map((tool) =>
+    tool.tool === "web_search" ? { googleSearch: {} } : { urlContext: {} },
   );
 }
 

@@ -17,12 +17,21 @@
  *   both come out as one text block followed by the signature. An empty signed text part outside a
  *   text block becomes an empty reasoning block where it stood; no empty text delta is emitted.
  *   `convert-contents.ts` reverses this.
+ * - With native tools (read-grounding.ts): the last non-empty `groundingMetadata` and
+ *   `urlContextMetadata` are kept; at the end the open text block gets the citations of its spans
+ *   just before its `text-end`, and the searches and page reads follow as server-tool calls with
+ *   their results (Gemini reports them only once the answer is written).
  * - `usageMetadata` is cumulative: the last one wins; `finishReason` arrives on the last chunk. The
  *   usage known at the first content goes out with it (a partial count), the last one at the end.
  * `response-metadata` is emitted just before the first content part, so a failure before any
  * content can still be thrown as a plain error (and retried).
  */
-import type { CanonicalStreamPart, CanonicalUsage, OpaqueReasoningState } from "../../canonical/index.js";
+import type {
+  CanonicalStreamPart,
+  CanonicalUsage,
+  NativeServerToolId,
+  OpaqueReasoningState,
+} from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { createSequentialBlocks } from "../block-tracker.js";
 import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
@@ -31,11 +40,14 @@ import { createToolCallId } from "./create-tool-call-id.js";
 import { GOOGLE_PROVIDER_KIND } from "./google-provider-kind.js";
 import { mapFinishReason } from "./map-finish-reason.js";
 import { mapUsage } from "./map-usage.js";
+import { hasMetadata, readSearchCalls, readSupportCitations, readUrlContextCalls } from "./read-grounding.js";
 import type { GeminiCandidateWire, GeminiPartWire, GenerateContentResponseWire } from "./wire-types.js";
 
 export interface ChunkParserOptions {
   /** The model the request named; signatures are bound to it (isStateForUpstream). */
   upstreamModel: string;
+  /** The tools Gemini was asked to run itself; their records become server-tool parts. */
+  nativeTools?: ReadonlySet<NativeServerToolId>;
 }
 
 export interface ChunkParser {
@@ -65,6 +77,12 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
   let toolCount = 0;
   let rawFinishReason: string | undefined;
   let usage: CanonicalUsage | undefined;
+  const nativeTools = options.nativeTools ?? new Set<NativeServerToolId>();
+  /** The answer's visible text so far, and where the open text block starts in it (UTF-16). */
+  let answerText = "";
+  let textBlockStart = 0;
+  let grounding: Record<string, unknown> | undefined;
+  let urlContext: Record<string, unknown> | undefined;
 
   const toState = (signature: string): OpaqueReasoningState => ({
     providerKind: GOOGLE_PROVIDER_KIND,
@@ -95,6 +113,10 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
       if (blocks.reasoningOpen) blocks.closeReasoning(parts, toState(signature));
       else emitSignatureCarrier(parts, signature);
       return;
+    }
+    if (nativeTools.size > 0 && part.text !== "") {
+      if (!blocks.textOpen) textBlockStart = answerText.length;
+      answerText += part.text;
     }
     blocks.appendText(parts, part.text);
     if (signature === undefined) return;
@@ -177,6 +199,10 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
       }
       const parts: CanonicalStreamPart[] = [];
       for (const part of readRecords<GeminiPartWire>(candidate.content?.parts)) acceptPart(parts, part);
+      if (nativeTools.size > 0) {
+        if (hasMetadata(candidate.groundingMetadata)) grounding = candidate.groundingMetadata;
+        if (hasMetadata(candidate.urlContextMetadata)) urlContext = candidate.urlContextMetadata;
+      }
       if (typeof candidate.finishReason === "string" && candidate.finishReason !== "") {
         rawFinishReason = candidate.finishReason;
       }
@@ -188,8 +214,21 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
         throw new GatewayError("provider_unavailable", "upstream stream ended early");
       }
       const parts: CanonicalStreamPart[] = [];
+      const textId = blocks.textId;
+      if (grounding !== undefined && textId !== undefined) {
+        for (const citation of readSupportCitations(grounding, answerText, textBlockStart)) {
+          parts.push({ type: "citation", id: textId, citation });
+        }
+      }
       blocks.closeText(parts);
       blocks.closeReasoning(parts);
+      const calls = [
+        ...(grounding !== undefined && nativeTools.has("web_search") ? readSearchCalls(grounding) : []),
+        ...(urlContext !== undefined && nativeTools.has("web_fetch") ? readUrlContextCalls(urlContext) : []),
+      ];
+      for (const { call, result } of calls) {
+        parts.push({ type: "server-tool-call", call }, { type: "server-tool-result", result });
+      }
       if (usage !== undefined) parts.push({ type: "usage", usage });
       parts.push({
         type: "finish",

@@ -46,6 +46,19 @@ export function foldStreamParts(parts: Iterable<CanonicalStreamPart>): Canonical
       case "text-end":
         open.delete(part.id);
         break;
+      case "citation": {
+        const item = open.get(part.id);
+        if (item?.type !== "text") break;
+        if (item.citations === undefined) item.citations = [part.citation];
+        else item.citations.push(part.citation);
+        break;
+      }
+      case "server-tool-call":
+        result.content.push({ type: "server-tool-call", call: part.call });
+        break;
+      case "server-tool-result":
+        result.content.push({ type: "server-tool-result", result: part.result });
+        break;
       case "tool-call":
         result.content.push({
           type: "tool-call",

@@ -78,7 +78,12 @@ export interface GeminiGenerationConfig {
 export interface GenerateContentBody {
   contents: GeminiContent[];
   systemInstruction?: { parts: Array<{ text: string }> };
-  tools?: Array<{ functionDeclarations: GeminiFunctionDeclaration[] }>;
+  /** Function declarations, and the tools Gemini runs itself (`{googleSearch: {}}`, `{urlContext: {}}`). */
+  tools?: Array<
+    | { functionDeclarations: GeminiFunctionDeclaration[] }
+    | { googleSearch: Record<string, never> }
+    | { urlContext: Record<string, never> }
+  >;
   toolConfig?: GeminiToolConfig;
   generationConfig?: GeminiGenerationConfig;
   safetySettings?: unknown;
@@ -114,6 +119,10 @@ export interface GeminiCandidateWire {
   finishReason?: string | null;
   finishMessage?: string | null;
   index?: number | null;
+  /** What `googleSearch` found and which spans of the answer rest on it (read-grounding.ts). */
+  groundingMetadata?: unknown;
+  /** What `urlContext` read. */
+  urlContextMetadata?: unknown;
 }
 
 /** A `GenerateContentResponse`: the whole non-streamed body, or one `data:` frame of a stream. */

@@ -7,21 +7,33 @@ import { createHttpAdapter, type HttpAdapterOptions } from "../create-http-adapt
 import { OPENAI_INPUT_RULES } from "../openai-compatible/input-rules.js";
 import type { ProviderAdapter } from "../provider-adapter.js";
 import { buildResponsesRequest } from "./build-request.js";
-import { parseResponsesResponse } from "./parse-response.js";
+import { parseResponsesResponse, type ResponsesParseContext } from "./parse-response.js";
 import { parseResponsesStream } from "./parse-stream.js";
 import { RESPONSES_PROVIDER_KIND } from "./provider-kind.js";
 
 export type OpenAiResponsesAdapterOptions = HttpAdapterOptions;
 
 export function createOpenAiResponsesAdapter(options: OpenAiResponsesAdapterOptions = {}): ProviderAdapter {
-  return createHttpAdapter<{ upstreamModel: string }>(
+  return createHttpAdapter<ResponsesParseContext>(
     {
       kind: RESPONSES_PROVIDER_KIND,
       inputRules: OPENAI_INPUT_RULES,
+      // OpenAI's search takes allowed domains only; it has no fetch tool of its own.
+      nativeServerTools: {
+        web_search: {
+          allowedDomains: true,
+          blockedDomains: false,
+          bothDomainLists: false,
+          withFunctionTools: true,
+        },
+      },
       // Built before sending: a request the format cannot express fails without an upstream call.
       buildRequest: (call, stream) => ({
         ...buildResponsesRequest(call, { stream }),
-        context: { upstreamModel: call.upstreamModel },
+        context: {
+          upstreamModel: call.upstreamModel,
+          nativeSearch: (call.request.nativeServerTools ?? []).some((tool) => tool.tool === "web_search"),
+        },
       }),
       parseJson: (json, _call, context) => parseResponsesResponse(json, context),
       parseStream: (events, _call, context) => parseResponsesStream(events, context),

@@ -14,6 +14,9 @@
  *   parameters; they are sampling hints and are left out. `top_logprobs` is left out as well: the
  *   canonical result has no place for log probabilities;
  * - the chat-only `prediction` pass-through field is left out (Responses rejects it).
+ *
+ * A web search OpenAI runs itself (`request.nativeServerTools`) is a `web_search` tool, with
+ * `include: ["web_search_call.action.sources"]` and `max_tool_calls` set to the calls allowed.
  */
 
 import { GatewayError } from "../../errors/gateway-error.js";
@@ -23,7 +26,8 @@ import { isReasoningModel, selectSupportedSampling } from "../openai-compatible/
 import type { UpstreamCall } from "../provider-adapter.js";
 import { resolveReasoningEffort } from "../resolve-reasoning-effort.js";
 import { convertInput, convertInstructions } from "./convert-input.js";
-import { convertTextFormat, convertToolChoice, convertTools } from "./convert-tools.js";
+import { convertNativeTools, convertTextFormat, convertToolChoice, convertTools } from "./convert-tools.js";
+import { WEB_SEARCH_SOURCES_INCLUDE } from "./read-web-search-items.js";
 import type { ResponsesBody } from "./wire-types.js";
 
 export interface ResponsesHttpRequest {
@@ -77,7 +81,14 @@ export function buildResponsesBody(call: UpstreamCall, options: { stream: boolea
   };
   const instructions = convertInstructions(request.system);
   if (instructions !== undefined) body.instructions = instructions;
-  if (request.tools.length > 0) body.tools = convertTools(request.tools);
+  const nativeTools = convertNativeTools(request.nativeServerTools);
+  if (request.tools.length > 0 || nativeTools.length > 0) {
+    body.tools = [...convertTools(request.tools), ...nativeTools];
+  }
+  if (nativeTools.length > 0) {
+    // The one limit OpenAI takes on its own tools' calls: all of them in this response.
+    body.max_tool_calls = (request.nativeServerTools ?? []).reduce((sum, tool) => sum + tool.maxUses, 0);
+  }
   if (request.toolChoice !== undefined) body.tool_choice = convertToolChoice(request.toolChoice);
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   body.max_output_tokens = call.maxOutputTokens;
@@ -99,6 +110,10 @@ export function buildResponsesBody(call: UpstreamCall, options: { stream: boolea
   if (reasoningModel) {
     body.reasoning = { ...(effort === undefined ? {} : { effort }), summary: "auto" };
     include.push(ENCRYPTED_REASONING_INCLUDE);
+  }
+  // A search's sources come only when asked for; the caller's formats show them.
+  if (nativeTools.length > 0 && !include.includes(WEB_SEARCH_SOURCES_INCLUDE)) {
+    include.push(WEB_SEARCH_SOURCES_INCLUDE);
   }
   if (include.length > 0) body.include = include;
   if (request.user !== undefined) body.safety_identifier = request.user;

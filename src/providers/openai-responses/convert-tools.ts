@@ -1,6 +1,11 @@
 /** Canonical tools, tool choice and response format → their Responses shapes (all flat). */
-import type { FunctionTool, ResponseFormat, ToolChoice } from "../../canonical/index.js";
-import type { ResponsesFunctionTool, ResponsesTextFormat, ResponsesToolChoice } from "./wire-types.js";
+import type { FunctionTool, NativeServerTool, ResponseFormat, ToolChoice } from "../../canonical/index.js";
+import type {
+  ResponsesFunctionTool,
+  ResponsesTextFormat,
+  ResponsesToolChoice,
+  ResponsesWebSearchTool,
+} from "./wire-types.js";
 
 /** An object schema that accepts no arguments, for tools declared without parameters. */
 const EMPTY_PARAMETERS = { type: "object", properties: {} };
@@ -18,6 +23,25 @@ export function convertTools(tools: FunctionTool[]): ResponsesFunctionTool[] {
     parameters: tool.parameters ?? EMPTY_PARAMETERS,
     strict: tool.strict ?? false,
   }));
+}
+
+/**
+ * The web search OpenAI runs itself: its allowed domains (it takes no blocked list, so the engine
+ * sends none here), context size and location. OpenAI has no per-tool call limit: the request's
+ * `max_tool_calls` bounds the calls (build-request.ts).
+ */
+export function convertNativeTools(tools: readonly NativeServerTool[] | undefined): ResponsesWebSearchTool[] {
+  return (tools ?? []).flatMap((tool): ResponsesWebSearchTool[] => {
+    if (tool.tool !== "web_search") return [];
+    const converted: ResponsesWebSearchTool = { type: "web_search" };
+    if (tool.allowedDomains !== undefined && tool.allowedDomains.length > 0) {
+      converted.filters = { allowed_domains: tool.allowedDomains };
+    }
+    if (tool.searchContextSize !== undefined) converted.search_context_size = tool.searchContextSize;
+    if (tool.userLocation !== undefined)
+      converted.user_location = { type: "approximate", ...tool.userLocation };
+    return [converted];
+  });
 }
 
 export function convertToolChoice(choice: ToolChoice): ResponsesToolChoice {

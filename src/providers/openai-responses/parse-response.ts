@@ -10,15 +10,25 @@ import {
   readReasoningState,
   readReasoningText,
 } from "./read-output-items.js";
+import { readMessageCitations, readWebSearchCall } from "./read-web-search-items.js";
 import type { ResponsesOutputItemWire, ResponseWire } from "./wire-types.js";
+
+export interface ResponsesParseContext {
+  /** The upstream model the gateway asked for; state is bound to it. */
+  upstreamModel: string;
+  /** The request sent `web_search` as OpenAI's own tool: its items and citations are mapped. */
+  nativeSearch?: boolean;
+}
 
 /**
  * Output items in order: reasoning → a reasoning part (summary text, state for the next turn),
- * message → text, function_call → tool call (`call_id` as the id). Items of hosted tools
- * (web search and the like) have no canonical form and are skipped. Throws a GatewayError for a
- * failed response or a body that is not a response.
+ * message → text (with its `url_citation`s when OpenAI searched for the request), function_call →
+ * tool call (`call_id` as the id), `web_search_call` → a server-tool call and its result when the
+ * request sent the search natively (read-web-search-items.ts). Other hosted tools' items have no
+ * canonical form and are skipped. Throws a GatewayError for a failed response or a body that is
+ * not a response.
  */
-export function parseResponsesResponse(json: unknown, context: { upstreamModel: string }): CanonicalResult {
+export function parseResponsesResponse(json: unknown, context: ResponsesParseContext): CanonicalResult {
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw new GatewayError("provider_unavailable", "The upstream provider returned an unexpected body");
   }
@@ -50,7 +60,7 @@ export function parseResponsesResponse(json: unknown, context: { upstreamModel: 
 
 function convertOutputItem(
   item: ResponsesOutputItemWire,
-  context: { upstreamModel: string },
+  context: ResponsesParseContext,
   onRefusal: () => void,
 ): ResultContent[] {
   switch (item?.type) {
@@ -63,10 +73,20 @@ function convertOutputItem(
     case "message": {
       const { text, refusal } = readMessageText(item);
       if (refusal) onRefusal();
-      return text === "" ? [] : [{ type: "text", text }];
+      if (text === "") return [];
+      const citations = context.nativeSearch === true ? readMessageCitations(item, text.length) : [];
+      return [{ type: "text", text, ...(citations.length === 0 ? {} : { citations }) }];
     }
     case "function_call":
       return [{ type: "tool-call", ...readFunctionCall(item) }];
+    case "web_search_call": {
+      if (context.nativeSearch !== true) return [];
+      const { call, providerState, result } = readWebSearchCall(item, context.upstreamModel);
+      return [
+        { type: "server-tool-call", call, providerState },
+        { type: "server-tool-result", result },
+      ];
+    }
     default:
       return [];
   }

@@ -17,9 +17,14 @@
  * - `response.completed` / `response.incomplete` close whatever is still open from the final
  *   `output`, then give `usage` and `finish`. Items are put out in output order whatever order they
  *   complete in (see `sequence-output-items.ts`).
+ * - When the request sent `web_search` as OpenAI's own tool: a `web_search_call` item becomes a
+ *   server-tool call and its result when it is done (read-web-search-items.ts), and each
+ *   `output_text.annotation.added` `url_citation` a `citation` part of the message's text, at once
+ *   (the delta completing its span came first); a done message whose annotations were not streamed
+ *   gets them from the done item, before its `text-end`.
  * - `error` and `response.failed` throw the classified error; so does a stream that ends without a
- *   terminal event. Other event types (content parts, annotations, hosted tools, keep-alives) carry
- *   nothing the canonical stream needs and are skipped.
+ *   terminal event. Other event types (content parts, other hosted tools, keep-alives) carry nothing
+ *   the canonical stream needs and are skipped.
  */
 import type { CanonicalStreamPart, CanonicalUsage } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
@@ -34,6 +39,7 @@ import type { SseEvent } from "../sse-reader.js";
 import { classifyErrorEvent, classifyResponseError } from "./classify-response-error.js";
 import { mapResponsesFinishReason, readRawFinishReason } from "./map-finish-reason.js";
 import { mapResponsesUsage } from "./map-usage.js";
+import type { ResponsesParseContext } from "./parse-response.js";
 import {
   readCallId,
   readMessageText,
@@ -41,10 +47,11 @@ import {
   readReasoningText,
   SUMMARY_PART_SEPARATOR,
 } from "./read-output-items.js";
+import { readMessageCitations, readUrlCitation, readWebSearchCall } from "./read-web-search-items.js";
 import { createOutputSequencer } from "./sequence-output-items.js";
 import type { ResponsesOutputItemWire, ResponsesStreamEventWire, ResponseWire } from "./wire-types.js";
 
-type ItemKind = "message" | "function_call" | "reasoning" | "other";
+type ItemKind = "message" | "function_call" | "reasoning" | "web_search_call" | "other";
 
 interface ItemState {
   outputIndex: number;
@@ -66,6 +73,10 @@ interface ItemState {
   toolIndex: number;
   /** From `function_call_arguments.done`, for servers whose done item lacks arguments. */
   finalArguments?: string;
+  /** Messages: where each content part (`content_index`) starts in the emitted text. */
+  partStarts?: Map<number, number>;
+  /** Messages: citations emitted from annotation events. */
+  citations: number;
 }
 
 export interface ResponsesStreamParser {
@@ -80,7 +91,7 @@ export interface ResponsesStreamParser {
   readonly failure: GatewayError | undefined;
 }
 
-export function createResponsesStreamParser(context: { upstreamModel: string }): ResponsesStreamParser {
+export function createResponsesStreamParser(context: ResponsesParseContext): ResponsesStreamParser {
   const items = new Map<number, ItemState>();
   const indexByItemId = new Map<string, number>();
   const sequencer = createOutputSequencer();
@@ -121,6 +132,7 @@ export function createResponsesStreamParser(context: { upstreamModel: string }):
       emitted: "",
       name: typeof item?.name === "string" ? item.name : "",
       toolIndex: kind === "function_call" ? toolCount++ : -1,
+      citations: 0,
     };
     items.set(outputIndex, state);
     return state;
@@ -157,7 +169,22 @@ export function createResponsesStreamParser(context: { upstreamModel: string }):
       const message = item === undefined ? { text: "", refusal: false } : readMessageText(item);
       if (message.refusal) hasRefusal = true;
       appendMissing(state, message.text, parts);
+      if (
+        context.nativeSearch === true &&
+        state.citations === 0 &&
+        item !== undefined &&
+        state.block!.started
+      ) {
+        for (const citation of readMessageCitations(item, state.emitted.length)) {
+          parts.push({ type: "citation", id: state.id, citation });
+        }
+      }
       endContentBlock(state.block!, parts);
+    } else if (state.kind === "web_search_call") {
+      if (context.nativeSearch === true && item !== undefined) {
+        const { call, providerState, result } = readWebSearchCall(item, context.upstreamModel);
+        parts.push({ type: "server-tool-call", call, providerState }, { type: "server-tool-result", result });
+      }
     } else if (state.kind === "reasoning") {
       if (item !== undefined) appendMissing(state, readReasoningText(item), parts);
       const providerState = item === undefined ? undefined : readReasoningState(item, context.upstreamModel);
@@ -257,6 +284,9 @@ export function createResponsesStreamParser(context: { upstreamModel: string }):
         if (type === "response.refusal.delta") hasRefusal = true;
         pushDelta(event, "message");
         break;
+      case "response.output_text.annotation.added":
+        if (context.nativeSearch === true) pushCitation(event);
+        break;
       case "response.reasoning_summary_text.delta":
         pushDelta(event, "reasoning", `summary-${event.summary_index ?? 0}`);
         break;
@@ -294,11 +324,33 @@ export function createResponsesStreamParser(context: { upstreamModel: string }):
     return sequencer.drain();
   }
 
+  /** A `url_citation` of the message's text, at its content part's place in the text. */
+  function pushCitation(event: ResponsesStreamEventWire): void {
+    const outputIndex = locate(event);
+    const state = items.get(outputIndex);
+    if (state === undefined || state.kind !== "message" || state.done || !state.block!.started) return;
+    if (typeof event.annotation !== "object" || event.annotation === null) return;
+    const offset = state.partStarts?.get(event.content_index ?? 0) ?? 0;
+    const citation = readUrlCitation(
+      event.annotation as Record<string, unknown>,
+      offset,
+      state.emitted.length,
+    );
+    if (citation === undefined) return;
+    state.citations += 1;
+    sequencer.push(outputIndex, [{ type: "citation", id: state.id, citation }]);
+  }
+
   function pushDelta(event: ResponsesStreamEventWire, kind: ItemKind, reasoningPart?: string): void {
     if (typeof event.delta !== "string" || event.delta === "") return;
     const outputIndex = locate(event);
     const state = ensureItem(outputIndex, kind);
     if (state.kind !== kind || state.done) return;
+    if (kind === "message") {
+      state.partStarts ??= new Map();
+      const part = event.content_index ?? 0;
+      if (!state.partStarts.has(part)) state.partStarts.set(part, state.emitted.length);
+    }
     const parts: CanonicalStreamPart[] = [];
     if (reasoningPart !== undefined) {
       // A new summary part is a new paragraph, exactly as the JSON parse joins them.
@@ -338,7 +390,9 @@ export function createResponsesStreamParser(context: { upstreamModel: string }):
 
 function kindOf(item: ResponsesOutputItemWire | null | undefined): ItemKind {
   const type = item?.type;
-  return type === "message" || type === "function_call" || type === "reasoning" ? type : "other";
+  return type === "message" || type === "function_call" || type === "reasoning" || type === "web_search_call"
+    ? type
+    : "other";
 }
 
 /**
@@ -349,7 +403,7 @@ function kindOf(item: ResponsesOutputItemWire | null | undefined): ItemKind {
  */
 export async function* parseResponsesStream(
   events: AsyncIterable<SseEvent>,
-  context: { upstreamModel: string },
+  context: ResponsesParseContext,
 ): AsyncGenerator<CanonicalStreamPart> {
   const parser = createResponsesStreamParser(context);
   for await (const event of events) {

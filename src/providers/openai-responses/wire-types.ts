@@ -77,6 +77,22 @@ export interface ResponsesContentWire {
   type?: string | null;
   text?: string | null;
   refusal?: string | null;
+  /** `output_text`: `url_citation`s of a web search OpenAI ran. */
+  annotations?: unknown;
+}
+
+/** A web search OpenAI runs itself (`tools` entry). */
+export interface ResponsesWebSearchTool {
+  type: "web_search";
+  filters?: { allowed_domains: string[] };
+  search_context_size?: "low" | "medium" | "high";
+  user_location?: {
+    type: "approximate";
+    city?: string;
+    region?: string;
+    country?: string;
+    timezone?: string;
+  };
 }
 
 /** One element of `output` (message, function_call, reasoning, or a hosted tool's item). */
@@ -91,6 +107,8 @@ export interface ResponsesOutputItemWire {
   arguments?: unknown;
   summary?: ResponsesContentWire[] | null;
   encrypted_content?: string | null;
+  /** `web_search_call`: what the search did (search, open_page, find_in_page). */
+  action?: unknown;
 }
 
 export interface ResponsesErrorWire {
@@ -121,6 +139,8 @@ export interface ResponsesStreamEventWire {
   item?: ResponsesOutputItemWire | null;
   content_index?: number | null;
   summary_index?: number | null;
+  /** `response.output_text.annotation.added` */
+  annotation?: unknown;
   delta?: unknown;
   arguments?: unknown;
   /** `error` events: nested (live API) or top-level (OpenAPI spec) error fields. */
