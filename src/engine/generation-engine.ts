@@ -252,11 +252,13 @@ export class GenerationEngine {
         this.deps.config.serverTools?.maxNativeCallsPerRound ?? DEFAULT_MAX_NATIVE_CALLS_PER_ROUND,
     });
     const session = this.deps.serverTools.prepare(request, plan.nativeEverywhere);
-    for (const definition of session.definitions) {
-      const clash = request.tools.findIndex((tool) => tool.name === definition.name);
+    // A provider's own tool carries the tool's name too (`web_search`), so it may not clash either.
+    const names = [...session.definitions.map((definition) => definition.name), ...plan.nativeEverywhere];
+    for (const name of names) {
+      const clash = request.tools.findIndex((tool) => tool.name === name);
       if (clash !== -1) {
         throw GatewayError.invalidRequest(
-          `tools[${clash}] is named "${definition.name}", the name of the server tool this request activates; rename the function`,
+          `tools[${clash}] is named "${name}", the name of the server tool this request activates; rename the function`,
           "tools",
         );
       }

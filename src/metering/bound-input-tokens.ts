@@ -85,6 +85,7 @@ export function boundInputTokens(
           break;
         case "tool-call":
         case "reasoning":
+        case "native-tool":
           tokens += measureOpaqueState(part.providerState);
           break;
       }
@@ -133,12 +134,21 @@ function measureBase64DecodedBytes(source: Extract<MediaSource, { kind: "base64"
   return Math.ceil((source.data.length * 3) / 4);
 }
 
+/**
+ * Opaque state is billed as what it stands for (reasoning, a provider's own tool records, whose
+ * encrypted results it reads again); its length in characters bounds that.
+ */
 function measureOpaqueState(
-  state: { signature?: string; redactedData?: string; encryptedContent?: string } | undefined,
+  state:
+    | { signature?: string; redactedData?: string; encryptedContent?: string; nativeBlock?: string }
+    | undefined,
 ): number {
   if (state === undefined) return 0;
   return (
-    (state.signature?.length ?? 0) + (state.redactedData?.length ?? 0) + (state.encryptedContent?.length ?? 0)
+    (state.signature?.length ?? 0) +
+    (state.redactedData?.length ?? 0) +
+    (state.encryptedContent?.length ?? 0) +
+    (state.nativeBlock?.length ?? 0)
   );
 }
 
