@@ -159,6 +159,35 @@ export function anthropicResumedEvents(): Array<Record<string, unknown>> {
   ];
 }
 
+/** The paused turn and its continuation as non-streamed bodies. */
+export function anthropicPausedMessage(): Record<string, unknown> {
+  return {
+    ...anthropicSearchMessage(),
+    content: anthropicPausedBlocks(),
+    stop_reason: "pause_turn",
+    usage: buildUsage({
+      input_tokens: 3_000,
+      output_tokens: 40,
+      server_tool_use: { web_search_requests: 1, web_fetch_requests: 0 },
+    }),
+  };
+}
+
+export function anthropicResumedMessage(): Record<string, unknown> {
+  return {
+    ...anthropicSearchMessage(),
+    content: [
+      anthropicSearchResult(PAUSED_TOOL_USE_ID),
+      { type: "text", text: CITED_SENTENCE, citations: [ANTHROPIC_CITATION] },
+    ],
+    usage: buildUsage({
+      input_tokens: 4_000,
+      output_tokens: 30,
+      server_tool_use: { web_search_requests: 1, web_fetch_requests: 0 },
+    }),
+  };
+}
+
 /** The blocks of the paused turn, as the continuation request must carry them back. */
 export function anthropicPausedBlocks(): Array<Record<string, unknown>> {
   return [
