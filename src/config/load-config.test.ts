@@ -125,3 +125,58 @@ test("npm start with a bad config exits non-zero with a message naming the field
   assert.equal(result.status, 1, result.stderr);
   assert.match(result.stderr, /Invalid configuration: .*models\[0\]\.max_output_tokens/);
 });
+
+test("native_server_tools: each tool's price per call becomes exact integer micro-USD; a bad one names its field", () => {
+  const config = buildConfig(
+    {
+      providers: [provider],
+      models: [
+        {
+          ...model,
+          native_server_tools: {
+            web_search: { price_per_call_usd: "0.01" },
+            web_fetch: { price_per_call_usd: 0 },
+          },
+        },
+        { ...model, slug: "acme/model-2" },
+      ],
+      server_tools: { max_native_calls_per_round: 7 },
+    },
+    {},
+  );
+  assert.deepEqual(config.models[0].nativeServerTools, {
+    web_search: { pricePerCallMicroUsd: 10_000 },
+    web_fetch: { pricePerCallMicroUsd: 0 },
+  });
+  assert.deepEqual(config.models[1].nativeServerTools, {});
+  assert.equal(config.serverTools?.maxNativeCallsPerRound, 7);
+  assert.equal(
+    buildConfig({ providers: [provider], models: [model] }, {}).serverTools?.maxNativeCallsPerRound,
+    5,
+  );
+
+  assert.throws(
+    () =>
+      buildConfig(
+        {
+          providers: [provider],
+          models: [{ ...model, native_server_tools: { web_search: { price_per_call_usd: "0.0000001" } } }],
+        },
+        {},
+      ),
+    (error: Error) =>
+      error instanceof ConfigError &&
+      error.message.includes("models[0].native_server_tools.web_search.price_per_call_usd"),
+  );
+  assert.throws(
+    () =>
+      buildConfig(
+        {
+          providers: [provider],
+          models: [{ ...model, native_server_tools: { datetime: { price_per_call_usd: 0 } } }],
+        },
+        {},
+      ),
+    (error: Error) => error instanceof ConfigError && error.message.includes("models[0].native_server_tools"),
+  );
+});
