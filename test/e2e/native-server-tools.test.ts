@@ -457,6 +457,32 @@ test("an activation that asks for the gateway's own search is refused on this ga
   );
 });
 
+test("hi.tool_event frames report the provider's own call, its input, its price and its sources", async () => {
+  fakes.anthropic.enqueue(anthropicReply.sse(anthropicSearchEvents()));
+  const params = {
+    model: "native/anthropic",
+    messages: [{ role: "user" as const, content: QUESTION }],
+    plugins: [{ id: "web_search" }],
+    hi_tool_events: true,
+    stream: true as const,
+  };
+  const events: Json[] = [];
+  for await (const chunk of await openai.chat.completions.create(params)) {
+    const event = (chunk as Json).hi_tool_event;
+    if (event !== undefined) events.push(event);
+  }
+  assert.deepEqual(
+    events.map((event) => [event.tool, event.phase, event.call_id]),
+    [
+      ["web_search", "started", ANTHROPIC_TOOL_USE_ID.replace("srvtoolu_", "")],
+      ["web_search", "completed", ANTHROPIC_TOOL_USE_ID.replace("srvtoolu_", "")],
+    ],
+  );
+  assert.deepEqual(events[1].input, { query: SEARCH_QUERY });
+  assert.equal(events[1].cost_micro_usd, SEARCH_PRICE.anthropic);
+  assert.deepEqual(events[1].output, { result_count: 2, urls: [FIRST_PAGE.url, SECOND_PAGE.url] });
+});
+
 // ---------------------------------------------------------------- recorded traffic
 
 /** A `.chunks.txt` recording (one event's JSON per line) framed as the SSE the API sends. */
