@@ -1,6 +1,6 @@
 /**
  * What an upstream round can cost beyond its prompt and output when its provider runs tools
- * itself (`request.nativeServerTools`), for the reservation (docs/limits.md, decisions 0027, 0164).
+ * itself (`request.nativeServerTools`), for the reservation (docs/limits.md, decisions 0027, 0165).
  *
  * A provider running a tool answers in passes: after each call it reads the whole conversation
  * again, with that call's results added, and bills every pass as input. So each call the round
