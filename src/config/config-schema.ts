@@ -5,6 +5,7 @@
 
 import { z } from "zod";
 import { datetimeConfigSchema } from "../server-tools/datetime/datetime-config.js";
+import { imageToolConfigSchema } from "../server-tools/image/image-config.js";
 import { webFetchConfigSchema } from "../server-tools/web-fetch/web-fetch-config.js";
 import { webSearchConfigSchema } from "../server-tools/web-search/web-search-config.js";
 
@@ -187,7 +188,8 @@ export const gatewayConfigSchema = z.strictObject({
       web_search: webSearchConfigSchema.optional(),
       web_fetch: webFetchConfigSchema.prefault({}),
       datetime: datetimeConfigSchema,
-      image: z.strictObject({ provider: z.string().min(1), model: z.string().min(1) }).optional(),
+      /** Absent: image generation is not configured, and activating `image` is refused. */
+      image: imageToolConfigSchema.optional(),
     })
     .prefault({}),
 });
