@@ -1,12 +1,13 @@
 /**
- * The server tools this gateway runs, built once from the config (web_search backends with their
- * keys from the environment, web_fetch settings, datetime), and prepared per request for the
- * engine's tool loop (engine/ports.ts `ServerTools`). `pdf` and `image` are not offered to models
- * yet: activating them is refused with a message that says so, never silently ignored.
+ * The server tools this gateway runs, built once from the config (web_search backends and image
+ * providers with their keys from the environment, web_fetch settings, datetime), and prepared per
+ * request for the engine's tool loop (engine/ports.ts `ServerTools`). `pdf` is not offered to
+ * models yet: activating it is refused with a message that says so, never silently ignored.
  */
 import type { CanonicalRequest, ServerToolActivation, ServerToolId } from "../../canonical/index.js";
 import type { ServerToolSession, ServerTools } from "../../engine/ports.js";
 import type { DatetimeConfigFile } from "../datetime/index.js";
+import { createImageGenerator, type ImageToolConfigFile, resolveImageToolSettings } from "../image/index.js";
 import { type FetchNetwork, toWebFetchSettings, type WebFetchConfigFile } from "../web-fetch/index.js";
 import {
   createWebSearchBackends,
@@ -14,6 +15,7 @@ import {
   type WebSearchConfigFile,
 } from "../web-search/index.js";
 import { prepareDatetimeTool } from "./prepare-datetime-tool.js";
+import { type ImageTool, prepareImageTool } from "./prepare-image-tool.js";
 import { prepareWebFetchTool } from "./prepare-web-fetch-tool.js";
 import { prepareWebSearchTool } from "./prepare-web-search-tool.js";
 import { createActivationError, type PreparedTool } from "./prepared-tool.js";
@@ -22,6 +24,7 @@ export interface ServerToolsConfig {
   webSearch?: WebSearchConfigFile;
   webFetch: WebFetchConfigFile;
   datetime: DatetimeConfigFile;
+  image?: ImageToolConfigFile;
 }
 
 export interface ServerToolsOptions {
@@ -46,6 +49,7 @@ export function createServerTools(
   const backends: WebSearchBackends | undefined =
     config.webSearch === undefined ? undefined : createWebSearchBackends(config.webSearch, options.env);
   const fetchSettings = toWebFetchSettings(config.webFetch);
+  const image = config.image === undefined ? undefined : createImageTool(config.image, options.env);
   const now = options.now ?? (() => new Date());
 
   const prepareOne = (activation: ServerToolActivation): PreparedTool => {
@@ -56,18 +60,26 @@ export function createServerTools(
         return prepareWebFetchTool(activation, fetchSettings, options.fetchNetwork);
       case "datetime":
         return prepareDatetimeTool(activation, config.datetime, now);
-      case "pdf":
       case "image":
+        return prepareImageTool(activation, image);
+      case "pdf":
         throw createActivationError(
           activation,
-          `The ${activation.id} server tool is not available on this gateway yet` +
-            (activation.id === "pdf" ? "; PDFs sent as file parts reach models that read them" : ""),
+          "The pdf server tool is not available on this gateway yet; PDFs sent as file parts reach models that read them",
         );
     }
   };
 
   return {
-    missingConfiguration: backends?.missingConfiguration.map((line) => `web_search backend ${line}`) ?? [],
+    missingConfiguration: [
+      ...(backends?.missingConfiguration.map((line) => `web_search backend ${line}`) ?? []),
+      ...(image?.providers
+        .filter((provider) => provider.apiKeyEnv !== undefined && provider.apiKey === undefined)
+        .map(
+          (provider) =>
+            `image provider ${provider.id}: environment variable ${provider.apiKeyEnv} is not set`,
+        ) ?? []),
+    ],
     prepare(request: CanonicalRequest): ServerToolSession {
       const tools = new Map<ServerToolId, PreparedTool>();
       const byName = new Map<string, ServerToolId>();
@@ -91,7 +103,12 @@ export function createServerTools(
       };
     },
     async close() {
-      await backends?.close();
+      await Promise.all([backends?.close(), image?.generator.close()]);
     },
   };
+}
+
+function createImageTool(file: ImageToolConfigFile, env: ServerToolsOptions["env"]): ImageTool {
+  const settings = resolveImageToolSettings(file, env);
+  return { generator: createImageGenerator(settings), providers: settings.providers };
 }
