@@ -189,7 +189,8 @@ test("raw stream: each call's item is added in progress, then in_progress and ge
   const completedEvent = events.find(
     (event) => event.type === "keepalive" && (event.hi_tool_event as { phase: string }).phase === "completed",
   );
-  assert.deepEqual((completedEvent?.hi_tool_event as { output: unknown }).output, {
+  assert.ok(completedEvent, "the completed image's event");
+  assert.deepEqual((completedEvent.hi_tool_event as { output: unknown }).output, {
     media_type: "image/png",
     size: "40x30",
     bytes: GENERATED_PNG.length,
