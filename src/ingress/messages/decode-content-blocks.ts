@@ -99,7 +99,7 @@ export function decodeAssistantBlocks(blocks: readonly MessagesAssistantBlockBod
         );
         break;
       default:
-        // Anthropic server-tool transcript blocks (content-block-schemas.ts says why they go).
+        // Server-tool transcript blocks and generated images (content-block-schemas.ts says why they go).
         break;
     }
   }
