@@ -303,8 +303,9 @@ forEachGatewayMode(
     assert.equal((completion.usage as Json).cost, EXPECTED_COST);
     assert.equal(await spentBy(context.apiKey), String(2 * ROUND_MICRO_USD + IMAGE_MICRO_USD));
 
-    // $0.05 pays for the first round's worst case (about $0.033: 4096 output tokens at $8/M) but not for that and an image
-    // ($0.06 at the dearest size): the call is answered "budget exhausted" and no image is made.
+    // $0.05 pays for the first round's worst case (about $0.033: 4096 output tokens at $8/M) but
+    // not for that and an image ($0.06 at the dearest size): the call is answered "budget
+    // exhausted" and no image is made.
     const { secret } = await context.admin.createKey({
       workspaceId: context.workspaceId,
       name: "small",
