@@ -26,6 +26,7 @@ import type { SpendGuard } from "./limits/spend-guard.js";
 import { startEventLoopWatchdog } from "./logging/event-loop-watchdog.js";
 import { createLogger, type Logger } from "./logging/logger.js";
 import { loadO200kCounter } from "./metering/count-o200k-tokens.js";
+import { GatewayMetrics, loadRequestTracer } from "./observability/index.js";
 import { createAnthropicAdapter } from "./providers/anthropic/adapter.js";
 import { createGoogleAdapter } from "./providers/google/adapter.js";
 import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/adapter.js";
@@ -229,6 +230,16 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     ...(serverTools === undefined ? {} : { serverTools }),
   });
   const inFlight = createInFlightRequests(limits.maxRequestsInFlight);
+  const metrics = config.metrics.enabled
+    ? new GatewayMetrics({
+        catalogModels: config.models.map((model) => model.slug),
+        requestsInFlight: () => inFlight.size,
+        generationsInFlight: () => engine.generationsInFlight,
+        routeBreakerStates: () => engine.routeBreakerStates(),
+      })
+    : undefined;
+  // The OpenTelemetry modules are loaded only here, and only when an endpoint is configured.
+  const tracer = settings.tracing ? await loadRequestTracer(settings.tracing, logger) : undefined;
   const router = createApp({
     config,
     store,
@@ -244,13 +255,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     internalSharedSecret: settings.internalSharedSecret,
     playgroundKeyPolicy,
     itemSeal: createItemSeal(deriveItemSealKey(itemSealSecret)),
+    metrics,
+    tracer,
   });
 
-  const listener = createRequestListener({
-    router,
-    inFlight,
-    logger,
-  });
+  const listener = createRequestListener({ router, inFlight });
   const server = await new Promise<Server>((resolve, reject) => {
     const instance = createServer(
       {
@@ -309,6 +318,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           drainTimeoutMs: options.drainMs ?? limits.drainTimeoutMs,
         });
         watchdog.stop();
+        metrics?.close();
+        // After the drain: the last requests' spans are queued by now.
+        await tracer?.shutdown();
         await purge.stop();
         await sweep.stop();
         await authenticator.close();

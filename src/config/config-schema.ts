@@ -180,6 +180,16 @@ export const gatewayConfigSchema = z.strictObject({
         .default(["*"]),
     })
     .prefault({}),
+  /**
+   * `GET /metrics` (docs/operations.md, "Metrics"): served unless `enabled` is false; with
+   * `require_internal_token`, only to callers presenting the internal token.
+   */
+  metrics: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      require_internal_token: z.boolean().default(false),
+    })
+    .prefault({}),
   server_tools: z
     .strictObject({
       /** Upstream rounds one request with server tools may make in all (docs/server-tools.md). */

@@ -124,6 +124,10 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
       ...(file.server_tools.image === undefined ? {} : { image: file.server_tools.image }),
     },
     cors: { allowedOrigins: file.cors.allowed_origins.map((origin) => origin.toLowerCase()) },
+    metrics: {
+      enabled: file.metrics.enabled,
+      requireInternalToken: file.metrics.require_internal_token,
+    },
   };
 }
 

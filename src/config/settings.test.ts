@@ -42,3 +42,30 @@ test("instance limits: defaults when unset, integers from the environment, a bad
     drainTimeoutMs: 1,
   });
 });
+
+test("tracing: off without an OTLP endpoint; the traces URL from the base or as given; the service name", () => {
+  assert.equal(readSettings({}).tracing, undefined);
+  assert.deepEqual(readSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/" }).tracing, {
+    endpoint: "http://collector:4318/v1/traces",
+    serviceName: "hi-gateway",
+  });
+  assert.deepEqual(
+    readSettings({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://traces.example/otlp",
+      OTEL_SERVICE_NAME: "gateway-eu",
+    }).tracing,
+    { endpoint: "https://traces.example/otlp", serviceName: "gateway-eu" },
+  );
+  assert.equal(
+    readSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_SDK_DISABLED: "true" }).tracing,
+    undefined,
+  );
+  // A bad URL is named, but not echoed: it may carry credentials.
+  assert.throws(
+    () => readSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: "grpc://user:secret@collector:4317" }),
+    (error: Error) =>
+      /OTEL_EXPORTER_OTLP_ENDPOINT must be an http\(s\) URL/.test(error.message) &&
+      !error.message.includes("secret"),
+  );
+});

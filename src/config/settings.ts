@@ -19,6 +19,16 @@ export interface Settings {
   pgliteThread?: PgliteThreadSetting;
   /** Deadlines and caps of this instance (docs/operations.md); unset fields take the defaults. */
   instanceLimits?: Partial<InstanceLimits>;
+  /** Where request spans are exported (OTLP over HTTP); absent: tracing is off. */
+  tracing?: TracingSettings;
+}
+
+/** From the standard OpenTelemetry variables (docs/operations.md, "Traces"). */
+export interface TracingSettings {
+  /** The OTLP/HTTP traces URL (`…/v1/traces`). */
+  endpoint: string;
+  /** `service.name` of the exported spans. */
+  serviceName: string;
 }
 
 /** What one instance accepts and how long it waits (docs/operations.md states each one). */
@@ -91,7 +101,34 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logLevel: env.LOG_LEVEL || "info",
     pgliteThread: readPgliteThread(env.GATEWAY_PGLITE_THREAD),
     instanceLimits: readInstanceLimits(env),
+    tracing: readTracingSettings(env),
   };
+}
+
+/**
+ * Tracing is on when an OTLP endpoint is set: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is the traces
+ * URL as is, `OTEL_EXPORTER_OTLP_ENDPOINT` the base the traces path is appended to (the standard
+ * rule). `OTEL_SDK_DISABLED=true` turns it off whatever is set.
+ */
+export function readTracingSettings(env: NodeJS.ProcessEnv): TracingSettings | undefined {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return undefined;
+  const tracesUrl = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const baseUrl = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  const name = tracesUrl ? "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT";
+  const endpoint = tracesUrl || (baseUrl ? `${baseUrl.replace(/\/+$/, "")}/v1/traces` : undefined);
+  if (endpoint === undefined) return undefined;
+  // The value is not echoed: an endpoint URL may carry credentials.
+  if (!isHttpUrl(endpoint)) throw new Error(`${name} must be an http(s) URL`);
+  return { endpoint, serviceName: env.OTEL_SERVICE_NAME?.trim() || "hi-gateway" };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === "http:" || protocol === "https:";
+  } catch {
+    return false;
+  }
 }
 
 function readInstanceLimits(env: NodeJS.ProcessEnv): InstanceLimits {

@@ -111,4 +111,6 @@ export interface GatewayConfig {
   };
   /** Origins whose browsers may call the public API: `["*"]` (any), a list, or none (CORS off). */
   cors: { allowedOrigins: readonly string[] };
+  /** `GET /metrics`: served at all, and only to callers with the internal token. */
+  metrics: { enabled: boolean; requireInternalToken: boolean };
 }

@@ -17,6 +17,17 @@ export interface GenerationInput {
   request: CanonicalRequest;
   /** performance.now() when the request arrived. */
   startedAt: number;
+  /** The request's trace, when it is traced: told of every attempt as it starts. */
+  trace?: AttemptTracer;
+}
+
+/** What a traced request's run tells its trace (the trace itself lives in observability/). */
+export interface AttemptTracer {
+  /**
+   * An attempt starts now (`index`: its place in the outcome's attempts, skipped routes
+   * included). Returns the headers that make its upstream call part of the trace.
+   */
+  startAttempt(index: number): Readonly<Record<string, string>>;
 }
 
 /** A request that passed admission and has its in-progress record. */

@@ -13,7 +13,12 @@ import type {
   GenerationInput,
   SettledGeneration,
 } from "./admitted-generation.js";
-import { type BreakerPolicy, CircuitBreakers, DEFAULT_BREAKER_POLICY } from "./circuit-breaker.js";
+import {
+  type BreakerPolicy,
+  type BreakerState,
+  CircuitBreakers,
+  DEFAULT_BREAKER_POLICY,
+} from "./circuit-breaker.js";
 import type { GenerationAttempt, GenerationOutcome, GenerationStart } from "./generation-record.js";
 import { GenerationRun } from "./generation-run.js";
 import { type MeteredUsage, type MeterInput, meterUsage } from "./meter-usage.js";
@@ -41,6 +46,13 @@ export interface EngineDependencies {
   serverTools?: ServerTools;
 }
 
+/** One route's breaker, as metrics label it. */
+export interface RouteBreakerState {
+  provider: string;
+  upstreamModel: string;
+  state: BreakerState;
+}
+
 /** Upstream rounds a request with server tools may make when the config says nothing. */
 export const DEFAULT_MAX_TOOL_ROUNDS = 8;
 
@@ -54,6 +66,8 @@ export class GenerationEngine {
 
   private readonly breakers: CircuitBreakers;
   private readonly retryPolicy: RetryPolicy;
+  /** The catalog's routes, each once (as its breaker knows it). */
+  private catalogRoutes?: RouteCandidate[];
 
   constructor(private readonly deps: EngineDependencies) {
     const routing = deps.config.routing;
@@ -73,6 +87,21 @@ export class GenerationEngine {
           ? { failures: routing.breakerFailures, cooldownMs: routing.breakerCooldownMs }
           : DEFAULT_BREAKER_POLICY),
     );
+  }
+
+  /** Admitted generations not settled yet: each holds its reservation on this instance. */
+  get generationsInFlight(): number {
+    return this.unsettled;
+  }
+
+  /** Every catalog route's circuit-breaker state on this instance (read by metrics at scrape time). */
+  routeBreakerStates(): RouteBreakerState[] {
+    this.catalogRoutes ??= listRouteCandidates(this.deps.config.models);
+    return this.catalogRoutes.map(({ route, key }) => ({
+      provider: route.provider.id,
+      upstreamModel: route.upstreamModel,
+      state: this.breakers.state(key),
+    }));
   }
 
   /**

@@ -208,6 +208,7 @@ export class GenerationRun {
       while (cursor.index < cursor.queue.length) {
         const candidate = cursor.queue[cursor.index++];
         if (!breakers.tryAcquire(candidate.key)) {
+          this.admitted.trace?.startAttempt(this.attempts.length);
           this.recordAttempt(candidate, "circuit_open", performance.now());
           continue;
         }
@@ -278,6 +279,7 @@ export class GenerationRun {
     if (this.controller.signal.aborted) return this.stoppedWith ?? toGatewayError(this.signal.reason);
     const adapter = this.services.adapters.get(candidate.route.provider.kind);
     const startedAt = performance.now();
+    const traceHeaders = this.admitted.trace?.startAttempt(this.attempts.length);
     if (!adapter) {
       const error = new GatewayError(
         "internal_error",
@@ -288,7 +290,8 @@ export class GenerationRun {
     }
     const admitted = this.admitted;
     admitted.adapter = adapter;
-    admitted.call = { ...admitted.call, ...admitted.callFor(candidate) };
+    // Later rounds of the serving attempt (server tools) keep its trace headers with the call.
+    admitted.call = { ...admitted.call, ...admitted.callFor(candidate), traceHeaders };
     // Each attempt has its own signal: abandoning a failed one cancels its upstream I/O only.
     const attemptController = new AbortController();
     const onStop = () => attemptController.abort(this.controller.signal.reason);

@@ -10,18 +10,20 @@
  * left unread read off (drain-unread-body.ts) so the keep-alive connection can carry the next
  * request. A handler answers with a web Response, which is written here, or writes to the Node
  * response itself and returns ANSWERED (the generation endpoints, node-route-handler.ts). When the
- * response closes, the request's one log line is written (request-log.ts).
+ * response closes, the request is reported (request-log.ts): its one log line, its metrics and,
+ * when tracing is on, its spans.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createCommonErrorEnvelope } from "../errors/envelopes.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { Logger } from "../logging/logger.js";
+import type { GatewayMetrics, RequestTracer } from "../observability/index.js";
 import { createPublicApiCors } from "./cors.js";
 import { createRoutes, type RouteDependencies } from "./create-routes.js";
 import { drainUnreadBody } from "./drain-unread-body.js";
 import { createUnhandledErrorAnswer } from "./error-response.js";
 import { createRequestId } from "./request-id.js";
-import { RequestLogEntry } from "./request-log.js";
+import { RequestLogEntry, type RequestReporter, writeRequestLine } from "./request-log.js";
 import { RouteContext, RouteRequest } from "./route-context.js";
 import { ANSWERED, type RouteAnswer, type RouteDefinition } from "./route-definition.js";
 import { createRouteMatcher } from "./route-matcher.js";
@@ -29,7 +31,21 @@ import { sendJson } from "./send-json.js";
 
 export interface AppDependencies extends RouteDependencies {
   logger: Logger;
+  /** Request tracing, when it is on. */
+  tracer?: RequestTracer;
 }
+
+/** Who hears of every ended request besides the log. */
+export interface RequestObservers {
+  metrics?: Pick<GatewayMetrics, "record">;
+  tracer?: RequestTracer;
+}
+
+/**
+ * Routes without spans: probes and scrapes arrive every few seconds whatever the traffic, and their
+ * spans would bury the requests' own.
+ */
+const UNTRACED_ROUTES: ReadonlySet<string | undefined> = new Set(["/healthz", "/readyz", "/metrics"]);
 
 export interface Router {
   /** Serves one request (a Node request listener). */
@@ -38,11 +54,16 @@ export interface Router {
   allowedMethods(path: string): string[];
   /** The CORS headers of a public-API path, on an answer written before routing (cors.ts). */
   markCorsAnswer(path: string, incoming: IncomingMessage, outgoing: ServerResponse): void;
+  /** Reports an ended request: its log line, metrics and spans (a refusal before routing uses it too). */
+  report: RequestReporter;
   readonly routes: readonly RouteDefinition[];
 }
 
 export function createApp(deps: AppDependencies): Router {
-  return createRouter(createRoutes(deps), deps.logger, deps.config.cors.allowedOrigins);
+  return createRouter(createRoutes(deps), deps.logger, deps.config.cors.allowedOrigins, {
+    metrics: deps.metrics,
+    tracer: deps.tracer,
+  });
 }
 
 /** `corsOrigins`: who may call the public-API routes from a browser (none: CORS off). */
@@ -50,9 +71,20 @@ export function createRouter(
   routes: readonly RouteDefinition[],
   logger: Logger,
   corsOrigins: readonly string[] = [],
+  observers: RequestObservers = {},
 ): Router {
   const matcher = createRouteMatcher(routes);
   const cors = createPublicApiCors(routes, corsOrigins);
+  const { metrics, tracer } = observers;
+  const report: RequestReporter = (entry) => {
+    writeRequestLine(logger, entry);
+    try {
+      metrics?.record(entry);
+      tracer?.record(entry);
+    } catch (error) {
+      logger.error({ err: error, requestId: entry.requestId }, "request metrics or spans failed");
+    }
+  };
 
   /** No route of this method: 405 with Allow if the path is served under others, else 404. */
   const answerNoRoute = (c: RouteContext): Response => {
@@ -83,7 +115,10 @@ export function createRouter(
     if (method !== "GET" && method !== "HEAD") outgoing.once("close", drainBodyLeftUnread);
     const found = matcher.match(method === "HEAD" ? "GET" : method, path);
     const requestLog = new RequestLogEntry(requestId, method, found?.route.path, path, startedAt);
-    outgoing.once("close", () => requestLog.end(outgoing, logger));
+    if (tracer !== undefined && !UNTRACED_ROUTES.has(found?.route.path)) {
+      requestLog.trace = tracer.startRequest(incoming.headers.traceparent, incoming.headers.tracestate);
+    }
+    outgoing.once("close", () => requestLog.end(outgoing, report));
     const variables = { requestId, startedAt, logger, requestLog };
     if (cors?.handle(method, path, found?.route, incoming, outgoing, requestId)) return;
     const request = new RouteRequest(
@@ -113,7 +148,7 @@ export function createRouter(
 
   const markCorsAnswer: Router["markCorsAnswer"] = (path, incoming, outgoing) =>
     cors?.markAnswer(path, incoming, outgoing);
-  return { handle, allowedMethods: matcher.allowedMethods, markCorsAnswer, routes };
+  return { handle, allowedMethods: matcher.allowedMethods, markCorsAnswer, report, routes };
 }
 
 /** An absolute-form request target (`GET http://host/path`) as the path and query it names. */

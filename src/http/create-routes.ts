@@ -9,6 +9,7 @@ import type { GatewayConfig } from "../config/types.js";
 import type { GenerationEngine } from "../engine/generation-engine.js";
 import type { ItemSeal } from "../ingress/responses/index.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
+import type { GatewayMetrics } from "../observability/index.js";
 import type { SharedState, Store } from "../storage/store.js";
 import { createOpenApiDocument } from "./openapi-document.js";
 import type { RouteDefinition } from "./route-definition.js";
@@ -20,6 +21,7 @@ import { createGenerationLookupRoute } from "./routes/generation-lookup-route.js
 import { createGenerationRoutes } from "./routes/generation-routes.js";
 import { createHealthRoutes } from "./routes/health-routes.js";
 import { createKeyInfoRoute } from "./routes/key-info-route.js";
+import { createMetricsRoute } from "./routes/metrics-route.js";
 import { createModelsRoutes } from "./routes/models-route.js";
 import { createPlaygroundKeysRoute } from "./routes/playground-keys-route.js";
 
@@ -40,6 +42,8 @@ export interface RouteDependencies {
   keepAliveMs?: number;
   /** Seals Responses items into their ids so `item_reference`s resolve (absent: they are refused). */
   itemSeal?: ItemSeal;
+  /** Served at `GET /metrics` (absent: metrics are off, and so is the route). */
+  metrics?: GatewayMetrics;
 }
 
 export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
@@ -77,6 +81,14 @@ export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
     ...createDocsRoutes(),
     ...createConsoleRoutes(),
   ];
+  if (deps.metrics !== undefined) {
+    routes.push(
+      createMetricsRoute(deps.metrics, {
+        requireInternalToken: deps.config.metrics.requireInternalToken,
+        internalSecret: deps.internalSecret,
+      }),
+    );
+  }
   routes.push(createOpenApiRoute(routes));
   return routes;
 }

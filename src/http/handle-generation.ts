@@ -61,6 +61,7 @@ export function createGenerationHandler(
 ): GenerationHandler {
   return async ({ incoming, outgoing, headers, requestId, startedAt, logger, requestLog }) => {
     const signal = createClientGoneSignal(outgoing);
+    requestLog.format = format.name;
     let answer: Answer;
     try {
       const caller = await deps.authenticator.authenticate(readApiKey(headers));
@@ -80,6 +81,7 @@ export function createGenerationHandler(
         caller,
         request,
         startedAt,
+        trace: requestLog.trace,
       });
       requestLog.settled = admitted.settled;
       // The run decides everything from here: which route serves, and (with `stream`) whether

@@ -233,7 +233,7 @@ test("a request refused for want of room has one request line with its code and 
   const logger = createLogger("info", sink);
   const inFlight = createInFlightRequests(1);
   inFlight.startDraining();
-  const server = createServer(createRequestListener({ router: createRouter([], logger), inFlight, logger }));
+  const server = createServer(createRequestListener({ router: createRouter([], logger), inFlight }));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   t.after(() => server.close());
   const { port } = server.address() as AddressInfo;

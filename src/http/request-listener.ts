@@ -9,28 +9,25 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { createCommonErrorEnvelope, createMessagesErrorEnvelope } from "../errors/envelopes.js";
 import type { GatewayError } from "../errors/gateway-error.js";
-import type { Logger } from "../logging/logger.js";
 import type { Router } from "./create-app.js";
 import { drainUnreadBody } from "./drain-unread-body.js";
 import { createErrorResponseHeaders } from "./error-response.js";
 import type { InFlightRequests } from "./in-flight-requests.js";
 import { createRequestId } from "./request-id.js";
-import { RequestLogEntry } from "./request-log.js";
+import { RequestLogEntry, type RequestReporter } from "./request-log.js";
 import { sendJson } from "./send-json.js";
 
 export interface RequestListenerOptions {
   router: Router;
   /** The overload cap and the drain; absent: every request is taken (tests of the listener alone). */
   inFlight?: InFlightRequests;
-  /** Where a refusal's request line goes (absent: refusals are not logged). */
-  logger?: Logger;
 }
 
 /** Liveness and readiness answer whatever the load: a full or draining instance must still say so. */
 const PROBE_PATHS = new Set(["/healthz", "/readyz"]);
 
 export function createRequestListener(options: RequestListenerOptions): RequestListener {
-  const { router, inFlight, logger } = options;
+  const { router, inFlight } = options;
   if (inFlight === undefined) return router.handle;
   return (incoming, outgoing) => {
     const path = pathOf(incoming.url);
@@ -39,7 +36,7 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
       if (refusal !== undefined) {
         // A browser can read the refusal (and its Retry-After) only with the CORS headers.
         router.markCorsAnswer(path, incoming, outgoing);
-        return refuse(refusal, path, incoming, outgoing, inFlight.draining, logger);
+        return refuse(refusal, path, incoming, outgoing, inFlight.draining, router.report);
       }
     }
     return router.handle(incoming, outgoing);
@@ -57,7 +54,7 @@ function refuse(
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   closeConnection: boolean,
-  logger: Logger | undefined,
+  report: RequestReporter,
 ): void {
   const startedAt = performance.now();
   const requestId = createRequestId();
@@ -68,12 +65,10 @@ function refuse(
   if (closeConnection) headers.Connection = "close";
   sendJson(outgoing, error.status, headers, JSON.stringify(envelope));
   if (!closeConnection) drainUnreadBody(incoming);
-  if (logger !== undefined) {
-    // Refused before routing: the path as sent stands for the route.
-    const line = new RequestLogEntry(requestId, incoming.method ?? "GET", undefined, path, startedAt);
-    line.errorCode = error.code;
-    line.end(outgoing, logger);
-  }
+  // Refused before routing: the path as sent stands for the route.
+  const entry = new RequestLogEntry(requestId, incoming.method ?? "GET", undefined, path, startedAt);
+  entry.errorCode = error.code;
+  entry.end(outgoing, report);
 }
 
 /** The request-target's path, without its query. */

@@ -1,16 +1,19 @@
 /**
  * One log line per request, written once when the request has ended (docs/operations.md, "Request
- * log"). The router opens an entry for every request and writes it when the response closes; a
- * generation's handler adds what it learns on the way (caller, model, the engine's settlement),
- * and the line then waits for that settlement, which carries the attempts, tokens and cost.
+ * log"). The router opens an entry for every request and reports it when the response closes; a
+ * generation's handler adds what it learns on the way (caller, format, model, the engine's
+ * settlement), and the report then waits for that settlement, which carries the attempts, tokens
+ * and cost. The same ended entry feeds the metrics and the request's spans (observability/).
  *
  * Only identifiers, counts and codes are logged: never a key (its display prefix only), a token,
  * a header or a body, so prompts and answers cannot reach the log through this line.
  */
 import type { ServerResponse } from "node:http";
 import type { ApiKeyWithWorkspace } from "../auth/accounts.js";
+import type { IngressFormatName } from "../canonical/ingress-format-name.js";
 import type { SettledGeneration } from "../engine/admitted-generation.js";
 import type { Logger } from "../logging/logger.js";
+import type { ObservedRequest, RequestTrace } from "../observability/index.js";
 
 /** The status logged for a client that left before its answer began (nginx's convention). */
 export const CLIENT_CLOSED_STATUS = 499;
@@ -19,25 +22,36 @@ const MAX_LOGGED_PATH = 200;
 /** Error bodies longer than this are not read for their code. */
 const MAX_ERROR_BODY_BYTES = 8192;
 
-export class RequestLogEntry {
+/** Receives every request once it has ended (and its generation, if any, has settled). */
+export type RequestReporter = (entry: RequestLogEntry) => void;
+
+export class RequestLogEntry implements ObservedRequest {
   /** The error code the answer carries, when it is an error. */
   errorCode: string | undefined;
   /** performance.now() when the answer's head was written (generations). */
   firstByteAt: number | undefined;
   /** The authenticated caller (generations). */
   caller: ApiKeyWithWorkspace | undefined;
-  /** The model and stream flag as requested (generations). */
+  /** The endpoint's format, and the model and stream flag as requested (generations). */
+  format: IngressFormatName | undefined;
   model: string | undefined;
   stream: boolean | undefined;
-  /** The engine's settlement of an admitted generation: the line waits for it. */
+  /** The engine's settlement of an admitted generation: the report waits for it. */
   settled: Promise<SettledGeneration> | undefined;
+  /** The request's place in its trace (tracing on). */
+  trace: RequestTrace | undefined;
+  /** Set when the request has ended: the status answered, when the response closed, the settlement. */
+  status = 0;
+  endedAt = 0;
+  settledGeneration: SettledGeneration | undefined;
 
   constructor(
     readonly requestId: string,
     readonly method: string,
     /** The route's pattern (`/api/v1/admin/keys/{id}`); undefined when no route matched. */
     readonly route: string | undefined,
-    private readonly path: string,
+    /** The path as sent (no query). */
+    readonly path: string,
     readonly startedAt: number,
   ) {}
 
@@ -53,55 +67,55 @@ export class RequestLogEntry {
     }
   }
 
-  /** Writes the line once the response has closed (and the generation, if any, has settled). */
-  end(outgoing: ServerResponse, logger: Logger): void {
-    const endedAt = performance.now();
-    const status = outgoing.headersSent ? outgoing.statusCode : CLIENT_CLOSED_STATUS;
+  /** Reports the request once the response has closed (and the generation, if any, has settled). */
+  end(outgoing: ServerResponse, report: RequestReporter): void {
+    this.endedAt = performance.now();
+    this.status = outgoing.headersSent ? outgoing.statusCode : CLIENT_CLOSED_STATUS;
     if (this.settled === undefined) {
-      this.write(logger, status, endedAt, undefined);
+      report(this);
       return;
     }
-    this.settled.then((settled) => this.write(logger, status, endedAt, settled));
+    this.settled.then((settled) => {
+      this.settledGeneration = settled;
+      report(this);
+    });
   }
+}
 
-  private write(
-    logger: Logger,
-    status: number,
-    endedAt: number,
-    settled: SettledGeneration | undefined,
-  ): void {
-    const line: Record<string, unknown> = {
-      requestId: this.requestId,
-      method: this.method,
-      route: this.route ?? null,
-      status,
-      errorCode: this.errorCode ?? settled?.outcome.errorCode ?? null,
-      latencyMs: Math.round(endedAt - this.startedAt),
-    };
-    if (this.route === undefined) line.path = this.path.slice(0, MAX_LOGGED_PATH);
-    if (this.caller !== undefined) {
-      line.keyPrefix = this.caller.key.display;
-      line.workspaceId = this.caller.workspace.id;
-    }
-    if (this.model !== undefined) {
-      line.model = this.model;
-      line.stream = this.stream;
-    }
-    if (this.firstByteAt !== undefined) line.ttfbMs = Math.round(this.firstByteAt - this.startedAt);
-    if (settled !== undefined) {
-      const { outcome, served } = settled;
-      line.outcome = outcome.status;
-      line.servedModel = served?.model ?? null;
-      line.provider = served?.provider ?? null;
-      line.servedRoute = served === undefined ? null : `${served.provider}/${served.upstreamModel}`;
-      line.upstreamModel = served === undefined ? null : outcome.upstreamModel;
-      const attempts = outcome.attempts ?? [];
-      line.attempts = attempts.length;
-      line.tried = attempts.map((attempt) => `${attempt.provider}:${attempt.outcome}`);
-      line.tokensIn = outcome.tokensPrompt;
-      line.tokensOut = outcome.tokensCompletion;
-      line.costMicroUsd = outcome.costMicroUsd;
-    }
-    logger.info(line, "request");
+/** The request's one log line. */
+export function writeRequestLine(logger: Logger, entry: RequestLogEntry): void {
+  const settled = entry.settledGeneration;
+  const line: Record<string, unknown> = {
+    requestId: entry.requestId,
+    method: entry.method,
+    route: entry.route ?? null,
+    status: entry.status,
+    errorCode: entry.errorCode ?? settled?.outcome.errorCode ?? null,
+    latencyMs: Math.round(entry.endedAt - entry.startedAt),
+  };
+  if (entry.route === undefined) line.path = entry.path.slice(0, MAX_LOGGED_PATH);
+  if (entry.caller !== undefined) {
+    line.keyPrefix = entry.caller.key.display;
+    line.workspaceId = entry.caller.workspace.id;
   }
+  if (entry.model !== undefined) {
+    line.model = entry.model;
+    line.stream = entry.stream;
+  }
+  if (entry.firstByteAt !== undefined) line.ttfbMs = Math.round(entry.firstByteAt - entry.startedAt);
+  if (settled !== undefined) {
+    const { outcome, served } = settled;
+    line.outcome = outcome.status;
+    line.servedModel = served?.model ?? null;
+    line.provider = served?.provider ?? null;
+    line.servedRoute = served === undefined ? null : `${served.provider}/${served.upstreamModel}`;
+    line.upstreamModel = served === undefined ? null : outcome.upstreamModel;
+    const attempts = outcome.attempts ?? [];
+    line.attempts = attempts.length;
+    line.tried = attempts.map((attempt) => `${attempt.provider}:${attempt.outcome}`);
+    line.tokensIn = outcome.tokensPrompt;
+    line.tokensOut = outcome.tokensCompletion;
+    line.costMicroUsd = outcome.costMicroUsd;
+  }
+  logger.info(line, "request");
 }

@@ -182,7 +182,7 @@ function toHttpRequest<Context>(
   return {
     url: request.url,
     method: "POST",
-    headers: request.headers,
+    headers: call.traceHeaders === undefined ? request.headers : { ...request.headers, ...call.traceHeaders },
     body: JSON.stringify(request.body),
     timeouts: call.provider.timeouts,
     signal: call.signal,

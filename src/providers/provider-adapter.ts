@@ -17,6 +17,8 @@ export interface UpstreamCall {
   signal: AbortSignal;
   /** Gateway request id, for upstream correlation headers and logs. */
   requestId: string;
+  /** Trace context headers (`traceparent`, `tracestate`) of a traced request, sent upstream as is. */
+  traceHeaders?: Readonly<Record<string, string>>;
 }
 
 export interface ProviderAdapter {

@@ -9,7 +9,7 @@ import { type TestContext, test } from "node:test";
 import OpenAI from "openai";
 import type { AdminService } from "../../src/admin/admin-service.js";
 import { buildConfig } from "../../src/config/load-config.js";
-import type { Settings } from "../../src/config/settings.js";
+import type { Settings, TracingSettings } from "../../src/config/settings.js";
 import { type RunningGateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { IN_MEMORY_DATA_DIR } from "../../src/storage/open-store.js";
@@ -78,6 +78,8 @@ export interface TestGatewayOptions {
   /** Where the gateway's log goes (default: pino's stdout), and its level (default: TEST_LOG_LEVEL or silent). */
   logDestination?: NodeJS.WritableStream;
   logLevel?: string;
+  /** Where request spans go (default: tracing off). */
+  tracing?: TracingSettings;
 }
 
 export async function startTestGateway(
@@ -95,6 +97,7 @@ export async function startTestGateway(
     configPath: "(test)",
     internalSharedSecret: `test-secret-${randomBytes(8).toString("hex")}`,
     logLevel: options.logLevel ?? process.env.TEST_LOG_LEVEL ?? "silent",
+    tracing: options.tracing,
   };
   const overrides =
     typeof options.configOverrides === "function"

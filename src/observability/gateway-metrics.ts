@@ -1,0 +1,289 @@
+/**
+ * The gateway's Prometheus metrics (docs/operations.md, "Metrics"). Every request is counted once
+ * it has ended, from the record its log line is written from (`record`): a handful of counter and
+ * histogram updates, after the response closed, never on the request's path. Gauges of the
+ * instance's state (requests and reservations in flight, circuit breakers) are read at scrape time.
+ *
+ * Every label value comes from the catalog or a fixed list, so the number of series is bounded by
+ * the configuration: a model a caller names is a label only when it is a catalog slug (else
+ * `other`), codes outside the error catalog are `other`. No key, id or text a caller wrote is ever
+ * a label.
+ */
+
+import type { ServerToolId } from "../canonical/request.js";
+import type { ServerToolErrorCode } from "../canonical/server-tool.js";
+import type { BreakerState } from "../engine/circuit-breaker.js";
+import type { GenerationAttempt } from "../engine/generation-record.js";
+import { ERROR_CODES } from "../errors/catalog.js";
+import type { ObservedRequest } from "./observed-request.js";
+import { Counter, Gauge, Histogram, Registry } from "./prom-client-classes.js";
+import { type RuntimeMetrics, registerRuntimeMetrics } from "./runtime-metrics.js";
+
+/** What the metrics read from the running instance. */
+export interface MetricsSources {
+  /** The catalog's model slugs. */
+  catalogModels: readonly string[];
+  /** Requests being served now. */
+  requestsInFlight(): number;
+  /** Admitted generations not settled yet, each holding its reservation. */
+  generationsInFlight(): number;
+  /** Each catalog route's circuit-breaker state. */
+  routeBreakerStates(): ReadonlyArray<{ provider: string; upstreamModel: string; state: BreakerState }>;
+}
+
+const PREFIX = "hi_gateway_";
+/** Whole requests, upstream calls and tool calls: milliseconds to minutes. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** The gateway's own share of a request: fractions of a millisecond to a second. */
+const OVERHEAD_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+const BREAKER_STATES: readonly BreakerState[] = ["closed", "half-open", "open"];
+const OTHER = "other";
+/** The label of a request no route matched. */
+const UNMATCHED = "unmatched";
+
+// Records, so a tool or code added to the types must be added here (the compiler says so).
+const SERVER_TOOLS: Record<ServerToolId, true> = {
+  web_search: true,
+  web_fetch: true,
+  pdf: true,
+  datetime: true,
+  image: true,
+};
+const SERVER_TOOL_ERROR_CODES: Record<ServerToolErrorCode, true> = {
+  invalid_input: true,
+  max_uses_exceeded: true,
+  budget_exhausted: true,
+  unavailable: true,
+  too_many_requests: true,
+  url_not_allowed: true,
+  url_not_accessible: true,
+  unsupported_content_type: true,
+};
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  private readonly catalogModels: ReadonlySet<string>;
+  private readonly errorCodes: ReadonlySet<string> = new Set(ERROR_CODES);
+  private readonly runtime: RuntimeMetrics;
+
+  private readonly requests;
+  private readonly requestDuration;
+  private readonly timeToFirstByte;
+  private readonly overhead;
+  private readonly upstreamAttempts;
+  private readonly upstreamDuration;
+  private readonly upstreamErrors;
+  private readonly fallbackAttempts;
+  private readonly tokens;
+  private readonly cost;
+  private readonly toolCalls;
+  private readonly toolDuration;
+
+  constructor(sources: MetricsSources) {
+    this.catalogModels = new Set(sources.catalogModels);
+    const registers = [this.registry];
+    this.requests = new Counter({
+      name: `${PREFIX}requests_total`,
+      help: "Requests answered, by endpoint (route pattern), ingress format, requested catalog model, serving provider and status code.",
+      labelNames: ["endpoint", "format", "model", "provider", "status_code"] as const,
+      registers,
+    });
+    this.requestDuration = new Histogram({
+      name: `${PREFIX}request_duration_seconds`,
+      help: "Whole requests, from arrival to the response closing.",
+      labelNames: ["endpoint", "format", "model"] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.timeToFirstByte = new Histogram({
+      name: `${PREFIX}time_to_first_byte_seconds`,
+      help: "Generations, from arrival to the answer's head being written (a stream's headers, a JSON answer's body).",
+      labelNames: ["format", "model", "stream"] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.overhead = new Histogram({
+      name: `${PREFIX}overhead_seconds`,
+      help: "The gateway's own time in a generation that called an upstream: the whole request less its upstream calls.",
+      labelNames: ["format", "stream"] as const,
+      buckets: OVERHEAD_BUCKETS,
+      registers,
+    });
+    this.upstreamAttempts = new Counter({
+      name: `${PREFIX}upstream_attempts_total`,
+      help: "Upstream attempts by route and outcome: ok, error, cancelled (the client left), circuit_open (skipped).",
+      labelNames: ["provider", "upstream_model", "outcome"] as const,
+      registers,
+    });
+    this.upstreamDuration = new Histogram({
+      name: `${PREFIX}upstream_duration_seconds`,
+      help: "Upstream calls by route and outcome, from the call to its last byte (a stream's whole length).",
+      labelNames: ["provider", "upstream_model", "outcome"] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.upstreamErrors = new Counter({
+      name: `${PREFIX}upstream_errors_total`,
+      help: "Failed upstream attempts by route and error catalog code.",
+      labelNames: ["provider", "upstream_model", "code"] as const,
+      registers,
+    });
+    this.fallbackAttempts = new Counter({
+      name: `${PREFIX}fallback_attempts_total`,
+      help: "Upstream calls made after a request's first attempt (failover to another route, or a retry), by the route called.",
+      labelNames: ["provider", "upstream_model"] as const,
+      registers,
+    });
+    this.tokens = new Counter({
+      name: `${PREFIX}tokens_total`,
+      help: "Billed tokens by catalog model, provider and type: input and output, and the parts of them that were cached_input, cache_write_input and reasoning.",
+      labelNames: ["model", "provider", "type"] as const,
+      registers,
+    });
+    this.cost = new Counter({
+      name: `${PREFIX}cost_micro_usd_total`,
+      help: "Billed cost in micro-USD (model usage and server tools) by catalog model and provider.",
+      labelNames: ["model", "provider"] as const,
+      registers,
+    });
+    this.toolCalls = new Counter({
+      name: `${PREFIX}server_tool_calls_total`,
+      help: "Server-tool calls by tool and outcome: completed, or the failure's code.",
+      labelNames: ["tool", "outcome"] as const,
+      registers,
+    });
+    this.toolDuration = new Histogram({
+      name: `${PREFIX}server_tool_duration_seconds`,
+      help: "Server-tool calls by tool.",
+      labelNames: ["tool"] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    new Gauge({
+      name: `${PREFIX}requests_in_flight`,
+      help: "Requests this instance is serving now.",
+      registers,
+      collect() {
+        this.set(sources.requestsInFlight());
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}reservations_in_flight`,
+      help: "Admitted generations not settled yet, each holding its spend reservation on this instance.",
+      registers,
+      collect() {
+        this.set(sources.generationsInFlight());
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}circuit_breaker_state`,
+      help: "Each catalog route's circuit breaker on this instance: 1 for its state (closed, half-open, open), 0 for the others.",
+      labelNames: ["provider", "upstream_model", "state"] as const,
+      registers,
+      collect() {
+        for (const route of sources.routeBreakerStates()) {
+          for (const state of BREAKER_STATES) {
+            this.set(
+              { provider: route.provider, upstream_model: route.upstreamModel, state },
+              route.state === state ? 1 : 0,
+            );
+          }
+        }
+      },
+    });
+    this.runtime = registerRuntimeMetrics(this.registry);
+  }
+
+  /** Counts one ended request (after its generation, if any, settled). */
+  record(request: ObservedRequest): void {
+    const endpoint = request.route ?? UNMATCHED;
+    const format = request.format ?? "";
+    const model = this.modelLabel(request.model);
+    const settled = request.settledGeneration;
+    const served = settled?.served;
+    const durationMs = request.endedAt - request.startedAt;
+    this.requests.inc({
+      endpoint,
+      format,
+      model,
+      provider: served?.provider ?? "",
+      status_code: String(request.status),
+    });
+    this.requestDuration.observe({ endpoint, format, model }, durationMs / 1000);
+    if (request.format !== undefined && request.firstByteAt !== undefined) {
+      this.timeToFirstByte.observe(
+        { format, model, stream: String(request.stream === true) },
+        (request.firstByteAt - request.startedAt) / 1000,
+      );
+    }
+    if (settled === undefined) return;
+    const { outcome } = settled;
+    const attempts = outcome.attempts ?? [];
+    let upstreamMs = 0;
+    let called = 0;
+    for (let index = 0; index < attempts.length; index++) {
+      const attempt = attempts[index];
+      const route = { provider: attempt.provider, upstream_model: attempt.upstreamModel };
+      const result = this.classifyAttempt(attempt.outcome);
+      this.upstreamAttempts.inc({ ...route, outcome: result });
+      if (result === "circuit_open") continue;
+      called++;
+      upstreamMs += attempt.latencyMs;
+      this.upstreamDuration.observe({ ...route, outcome: result }, attempt.latencyMs / 1000);
+      if (result === "error")
+        this.upstreamErrors.inc({ ...route, code: this.errorCodeLabel(attempt.outcome) });
+      if (index > 0) this.fallbackAttempts.inc(route);
+    }
+    if (called > 0) {
+      this.overhead.observe(
+        { format, stream: String(request.stream === true) },
+        Math.max(0, durationMs - upstreamMs) / 1000,
+      );
+    }
+    // The usage is billed at the serving route, or the one in flight when the client left.
+    const billed: GenerationAttempt | undefined = served ?? attempts.at(-1);
+    const usage = { model: billed?.model ?? model, provider: billed?.provider ?? "" };
+    this.addTokens(usage, "input", outcome.tokensPrompt);
+    this.addTokens(usage, "output", outcome.tokensCompletion);
+    this.addTokens(usage, "cached_input", outcome.tokensCachedPrompt);
+    this.addTokens(usage, "cache_write_input", outcome.tokensCacheWrite);
+    this.addTokens(usage, "reasoning", outcome.tokensReasoning);
+    if (outcome.costMicroUsd > 0) this.cost.inc(usage, outcome.costMicroUsd);
+    for (const call of settled.toolCalls) {
+      const tool = Object.hasOwn(SERVER_TOOLS, call.tool) ? call.tool : OTHER;
+      const failure = call.errorCode !== undefined && Object.hasOwn(SERVER_TOOL_ERROR_CODES, call.errorCode);
+      this.toolCalls.inc({
+        tool,
+        outcome: call.status === "completed" ? "completed" : failure ? (call.errorCode as string) : OTHER,
+      });
+      this.toolDuration.observe({ tool }, call.durationMs / 1000);
+    }
+  }
+
+  /** The exposition in Prometheus' text format. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  /** Stops the event-loop monitor. */
+  close(): void {
+    this.runtime.stop();
+  }
+
+  private addTokens(labels: { model: string; provider: string }, type: string, count: number): void {
+    if (count > 0) this.tokens.inc({ ...labels, type }, count);
+  }
+
+  private modelLabel(model: string | undefined): string {
+    if (model === undefined) return "";
+    return this.catalogModels.has(model) ? model : OTHER;
+  }
+
+  private classifyAttempt(outcome: string): "ok" | "cancelled" | "circuit_open" | "error" {
+    return outcome === "ok" || outcome === "cancelled" || outcome === "circuit_open" ? outcome : "error";
+  }
+
+  private errorCodeLabel(code: string): string {
+    return this.errorCodes.has(code) ? code : OTHER;
+  }
+}
