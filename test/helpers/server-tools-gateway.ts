@@ -217,7 +217,10 @@ export async function startServerToolsGateway(
 
   const createAccount = async (account: { credits?: string; dailyLimitUsd?: string } = {}) => {
     const credits = account.credits ?? "10";
-    const workspace = await admin.createWorkspace({ name: "server-tools", creditsUsd: credits });
+    const workspace = await admin.createWorkspace({
+      name: `server-tools-${randomBytes(4).toString("hex")}`,
+      creditsUsd: credits,
+    });
     const { key, secret } = await admin.createKey({
       workspaceId: workspace.id,
       name: "server-tools",
