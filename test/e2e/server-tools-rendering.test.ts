@@ -54,6 +54,7 @@ import {
   type ServerToolsGateway,
   startServerToolsGateway,
 } from "../helpers/server-tools-gateway.js";
+import { readToolEvents } from "../helpers/tool-event-frames.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON is read field by field.
 type Json = any;
@@ -235,9 +236,7 @@ async function runCell(cell: Cell): Promise<void> {
   }
   const frames = parseSseFrames(body);
   STREAM_RULES[cell.format](frames);
-  const events = frames
-    .filter((frame) => frame.event === TOOL_EVENT)
-    .map((frame) => readToolEvent(cell.format, frame));
+  const events: Json[] = readToolEvents(cell.format, body);
   if (cell.events === "off") {
     assert.deepEqual(events, [], "no hi.tool_event frame unless asked for");
     return;
@@ -282,15 +281,6 @@ function expectedEventOutput(tool: ToolId): Json {
     case "datetime":
       return { utc: "2026-03-29T01:30:00Z", timezones: ["UTC", "Europe/Paris"] };
   }
-}
-
-function readToolEvent(format: FormatId, frame: SseFrame): Json {
-  const data = JSON.parse(frame.data);
-  if (format === "messages") {
-    const { type: _type, ...payload } = data;
-    return payload;
-  }
-  return data.hi_tool_event;
 }
 
 const STREAM_RULES: Record<FormatId, (frames: SseFrame[]) => void> = {

@@ -91,8 +91,8 @@ export function checkChatStream(frames: SseFrame[]): void {
 
 /**
  * Responses: `event:` equals `data.type`, sequence numbers from 0, one response id, items strictly
- * one after another (added → scoped events of that item only → output_item.done), output indexes
- * dense; the terminal response lists the done items in order. A failure is `error` then
+ * one after another (added → scoped events of that item only → output_item.done) save a round's
+ * `web_search_call` items, which open together and close in order; output indexes dense; the terminal response lists the done items in order. A failure is `error` then
  * `response.failed`, last. A `hi.tool_event` frame is a `keepalive` event numbered with the others,
  * carrying the payload in `hi_tool_event`.
  */
@@ -114,20 +114,24 @@ export function checkResponsesStream(frames: SseFrame[]): void {
   const ids = new Set(events.filter((event) => event.response).map((event) => event.response.id));
   assert.equal(ids.size, 1, "one response id per stream");
   const doneItems: Json[] = [];
-  let open: Json | undefined;
+  // Items added and not done yet, in output order: one at a time, except the server-tool calls of
+  // one round, which are all added before their results (docs/formats.md) and close in order.
+  const open: Json[] = [];
   for (const event of events) {
     if (event.type === "response.output_item.added") {
-      assert.equal(open, undefined, "one item at a time");
-      assert.equal(event.output_index, doneItems.length, "output indexes dense and in order");
-      open = event.item;
+      const together = [...open, event.item].every((item) => item.type === "web_search_call");
+      assert.ok(open.length === 0 || together, "one item at a time");
+      assert.equal(event.output_index, doneItems.length + open.length, "output indexes dense and in order");
+      open.push(event.item);
     } else if (event.type === "response.output_item.done") {
-      assert.equal(event.item.id, open?.id, "output_item.done closes the open item");
+      assert.equal(event.item.id, open[0]?.id, "output_item.done closes the earliest open item");
       assert.equal(event.output_index, doneItems.length);
       doneItems.push(event.item);
-      open = undefined;
+      open.shift();
     } else if (event.item_id !== undefined) {
-      assert.equal(event.item_id, open?.id, `${event.type} belongs to the open item`);
-      assert.equal(event.output_index, doneItems.length, `${event.type} output_index`);
+      const position = open.findIndex((item) => item.id === event.item_id);
+      assert.ok(position >= 0, `${event.type} belongs to an open item`);
+      assert.equal(event.output_index, doneItems.length + position, `${event.type} output_index`);
     }
   }
   const terminal = events.at(-1);
@@ -135,7 +139,7 @@ export function checkResponsesStream(frames: SseFrame[]): void {
     assert.equal(events.at(-2)?.type, "error", "a failure is an error event, then response.failed");
     return;
   }
-  assert.equal(open, undefined, "every item closed");
+  assert.deepEqual(open, [], "every item closed");
   assert.ok(
     ["response.completed", "response.incomplete"].includes(terminal.type),
     `terminal ${terminal.type}`,
