@@ -3,7 +3,8 @@
  * call past it with a limit result and never reaches the backend; a turn that calls a server tool
  * and one of the caller's own functions runs the server tool, then hands the caller its call; a
  * search backend that fails (HTTP 500, 429) or stalls past its deadline gives the model a result
- * saying so, the answer goes on, the call's event says `failed`, and the failure costs nothing.
+ * saying so, the answer goes on, the call's event says `failed`, and the failure costs nothing. A
+ * malformed web_search option is refused before anything is sent, naming the option.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -399,3 +400,49 @@ async function checkFailure(
   assert.equal(record.cost_micro_usd, String(2 * ROUND_MICRO_USD));
   return ended;
 }
+
+test("a malformed web_search option is refused before anything is sent, naming it in each format", async () => {
+  const account = await context.createAccount();
+  const model = context.upstreams["openai-compatible"].model;
+  const france = { type: "approximate", country: "France" };
+  const post = async (path: string, body: Record<string, unknown>) => {
+    const response = await fetch(`${context.url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${account.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ model, ...body }),
+    });
+    return { status: response.status, body: (await response.json()) as Json };
+  };
+  const searches = context.search.requests.length;
+  context.upstreams["openai-compatible"].serve();
+
+  const chat = await post("/api/v1/chat/completions", {
+    messages: [{ role: "user", content: "hi" }],
+    web_search_options: { user_location: { type: "approximate", approximate: { country: "France" } } },
+  });
+  assert.equal(chat.status, 400, JSON.stringify(chat.body));
+  assert.equal(chat.body.error.code, "invalid_request");
+  assert.equal(chat.body.error.param, "web_search_options.user_location.approximate.country");
+
+  const responses = await post("/api/v1/responses", {
+    input: "hi",
+    tools: [{ type: "web_search", user_location: france }],
+  });
+  assert.equal(responses.status, 400, JSON.stringify(responses.body));
+  assert.equal(responses.body.error.param, "tools[0].user_location.country");
+
+  const messages = await post("/api/v1/messages", {
+    max_tokens: 64,
+    messages: [{ role: "user", content: "hi" }],
+    tools: [{ type: "web_search_20250305", name: "web_search", user_location: france }],
+  });
+  assert.equal(messages.status, 400, JSON.stringify(messages.body));
+  assert.equal(messages.body.error.code, "invalid_request");
+  assert.match(messages.body.error.message, /^tools\[0\]\.user_location\.country: /);
+
+  for (const error of [chat.body.error, responses.body.error, messages.body.error]) {
+    assert.match(error.message, /country/);
+  }
+  assert.equal(context.upstreams["openai-compatible"].calls.length, 0, "nothing sent upstream");
+  assert.equal(context.search.requests.length, searches, "nothing searched");
+});
