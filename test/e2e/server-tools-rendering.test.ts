@@ -12,9 +12,11 @@
  *   (create, and `messages.stream()` + `finalMessage()`).
  *
  * Every cell also checks what the model was sent in round 2 (its call and the tool's result, in
- * that provider's wire form), the cost on the generation record, the raw stream's structure, and
- * the `hi.tool_event` frames: present (started, then completed) when the tool or the request asked
- * for them, absent otherwise, never in a non-streamed answer.
+ * that provider's wire form: the fetched page, served on loopback through the escape hatch, as
+ * markdown of its main content), the cost on the generation record, the raw stream's structure,
+ * and the `hi.tool_event` frames: present (started, then completed) when the tool or the request
+ * asked for them, and handed to the application by each SDK's stream helper; absent otherwise,
+ * never in a non-streamed answer.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -237,6 +239,11 @@ async function runCell(cell: Cell): Promise<void> {
   const frames = parseSseFrames(body);
   STREAM_RULES[cell.format](frames);
   const events: Json[] = readToolEvents(cell.format, body);
+  assert.deepEqual(
+    outcome.sdkEvents,
+    events,
+    "the stream helper hands every hi.tool_event to the application",
+  );
   if (cell.events === "off") {
     assert.deepEqual(events, [], "no hi.tool_event frame unless asked for");
     return;
@@ -292,6 +299,8 @@ const STREAM_RULES: Record<FormatId, (frames: SseFrame[]) => void> = {
 interface CellOutcome {
   /** The response's id (the generation lookup takes it). */
   id: string;
+  /** Streamed: the hi.tool_event payloads the SDK's stream helper yielded to the application. */
+  sdkEvents?: Json[];
   /** The call's id as the format shows it, where it shows one. */
   callWireId?: string;
 }
@@ -323,11 +332,21 @@ async function runChat(cell: Cell, tool: ToolScript, model: string): Promise<Cel
     messages: [{ role: "user" as const, content: PROMPT }],
     ...chatActivation(cell),
   } as OpenAI.ChatCompletionCreateParamsNonStreaming;
-  const completion = cell.stream
-    ? await context.openai.chat.completions
-        .stream(params as unknown as OpenAI.ChatCompletionCreateParamsStreaming)
-        .finalChatCompletion()
-    : await context.openai.chat.completions.create(params);
+  let sdkEvents: Json[] | undefined;
+  let completion: OpenAI.ChatCompletion;
+  if (cell.stream) {
+    const stream = context.openai.chat.completions.stream(
+      params as unknown as OpenAI.ChatCompletionCreateParamsStreaming,
+    );
+    const chunks: Json[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    completion = await stream.finalChatCompletion();
+    sdkEvents = chunks
+      .filter((chunk) => chunk.hi_tool_event !== undefined)
+      .map((chunk) => chunk.hi_tool_event);
+  } else {
+    completion = await context.openai.chat.completions.create(params);
+  }
   const choice = completion.choices[0];
   const message = choice.message as Json;
   const text = tool.answer.join("");
@@ -352,7 +371,7 @@ async function runChat(cell: Cell, tool: ToolScript, model: string): Promise<Cel
   }
   const cost = (completion.usage as Json)?.cost;
   assert.equal(cost, (TOKENS_MICRO_USD + tool.priceMicroUsd) / 1e6, "usage.cost includes the tool's price");
-  return { id: completion.id };
+  return { id: completion.id, sdkEvents };
 }
 
 function responsesTool(cell: Cell): Record<string, unknown> {
@@ -371,9 +390,17 @@ async function runResponses(cell: Cell, tool: ToolScript, model: string): Promis
     tools: [responsesTool(cell)],
     ...(cell.events === "request" ? { hi_tool_events: true } : {}),
   } as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming;
-  const response = cell.stream
-    ? await context.openai.responses.stream(params as never).finalResponse()
-    : await context.openai.responses.create(params);
+  let sdkEvents: Json[] | undefined;
+  let response: OpenAI.Responses.Response;
+  if (cell.stream) {
+    const stream = context.openai.responses.stream(params as never);
+    const events: Json[] = [];
+    for await (const event of stream) events.push(event);
+    response = await stream.finalResponse();
+    sdkEvents = events.filter((event) => event.type === "keepalive").map((event) => event.hi_tool_event);
+  } else {
+    response = await context.openai.responses.create(params);
+  }
   assert.equal(response.status, "completed");
   const output = response.output as Json[];
   const text = tool.answer.join("");
@@ -418,7 +445,7 @@ async function runResponses(cell: Cell, tool: ToolScript, model: string): Promis
       },
     ]);
   }
-  return { id: response.id, ...(callWireId === undefined ? {} : { callWireId }) };
+  return { id: response.id, sdkEvents, ...(callWireId === undefined ? {} : { callWireId }) };
 }
 
 function messagesActivation(cell: Cell): Record<string, unknown> {
@@ -444,9 +471,19 @@ async function runMessages(cell: Cell, tool: ToolScript, model: string): Promise
     messages: [{ role: "user" as const, content: PROMPT }],
     ...messagesActivation(cell),
   } as unknown as Anthropic.MessageCreateParamsNonStreaming;
-  const message = cell.stream
-    ? await context.anthropic.messages.stream(params as never).finalMessage()
-    : await context.anthropic.messages.create(params);
+  let sdkEvents: Json[] | undefined;
+  let message: Anthropic.Message;
+  if (cell.stream) {
+    const stream = context.anthropic.messages.stream(params as never);
+    const events: Json[] = [];
+    for await (const event of stream) events.push(event);
+    message = await stream.finalMessage();
+    sdkEvents = events
+      .filter((event) => event.type === TOOL_EVENT)
+      .map(({ type: _type, ...payload }) => payload);
+  } else {
+    message = await context.anthropic.messages.create(params);
+  }
   assert.equal(message.stop_reason, "end_turn");
   const content = message.content as Json[];
   const text = tool.answer.join("");
@@ -497,5 +534,5 @@ async function runMessages(cell: Cell, tool: ToolScript, model: string): Promise
     assert.equal(typeof textBlock.citations[0].cited_text, "string");
     assert.equal(typeof textBlock.citations[0].encrypted_index, "string");
   }
-  return { id: message.id, ...(callWireId === undefined ? {} : { callWireId }) };
+  return { id: message.id, sdkEvents, ...(callWireId === undefined ? {} : { callWireId }) };
 }
