@@ -41,7 +41,7 @@ type Json = any;
 const ROUND = usage(100, 20);
 const ROUND_MICRO_USD = ROUND.input * PROMPT_MICRO_USD + ROUND.output * COMPLETION_MICRO_USD;
 /** The backend's deadline: a stalled search fails after it. */
-const SEARCH_TIMEOUT_MS = 1_000;
+const SEARCH_TIMEOUT_MS = 1_500;
 
 const searchFor = (query: string): ScriptedCall => ({ name: "web_search", input: { query } });
 const FRANCE = searchFor("capital of France");

@@ -271,7 +271,7 @@ export async function startServerToolsGateway(
         });
         const body = (await response.json()) as { data: GenerationView };
         if (response.status !== 200) throw new Error(`generation lookup: ${JSON.stringify(body)}`);
-        if (body.data.status !== "in_progress" || attempt >= 100) return body.data;
+        if (body.data.status !== "in_progress" || attempt >= 250) return body.data;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },
