@@ -147,7 +147,8 @@ const REFUSALS: Refusal[] = [
     chat: { body: { plugins: [{ id: "web_scraper" }] }, param: "plugins[0].id" },
     responses: { body: { tools: [{ type: "web_scraper" }] }, param: "tools[0]" },
     messages: { body: { plugins: [{ id: "web_scraper" }] }, param: "plugins[0].id" },
-    says: /./,
+    // Each lists the tools it knows.
+    says: /web_search, web_fetch, pdf, datetime, image/,
   },
   {
     name: "datetime with an unknown time zone",
