@@ -280,6 +280,10 @@ export class GenerationEngine {
       combined = {
         inputTokens: Math.max(combined.inputTokens, worst.inputTokens),
         inputPicoUsd: combined.inputPicoUsd > worst.inputPicoUsd ? combined.inputPicoUsd : worst.inputPicoUsd,
+        inputTokenPicoUsd:
+          combined.inputTokenPicoUsd > worst.inputTokenPicoUsd
+            ? combined.inputTokenPicoUsd
+            : worst.inputTokenPicoUsd,
         outputTokenPicoUsd:
           combined.outputTokenPicoUsd > worst.outputTokenPicoUsd
             ? combined.outputTokenPicoUsd
@@ -382,7 +386,8 @@ export class GenerationEngine {
       });
       const resultTokens = Math.min(next.resultTokens, Math.max(0, model.contextLength - worst.inputTokens));
       needed +=
-        worst.amountMicroUsd + Number((BigInt(resultTokens) * worst.inputPicoUsd + 999_999n) / 1_000_000n);
+        worst.amountMicroUsd +
+        Number((BigInt(resultTokens) * worst.inputTokenPicoUsd + 999_999n) / 1_000_000n);
     }
     const shortfall = needed - admitted.reservation.amountMicroUsd;
     if (shortfall <= 0) return true;

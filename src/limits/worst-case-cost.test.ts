@@ -78,6 +78,11 @@ test("cache markers reserve the input at the cache-write rate; images of unknown
   );
   assert.equal(cached.inputPicoUsd, (plain.inputPicoUsd * 375n) / 300n);
   assert.equal(hour.inputPicoUsd, plain.inputPicoUsd * 2n);
+  // The rate of one more input token (a tool result added to the next round) is the same rate.
+  assert.equal(plain.inputTokenPicoUsd, prices.promptPicoUsd);
+  assert.equal(cached.inputTokenPicoUsd, prices.cacheWritePicoUsd);
+  assert.equal(hour.inputTokenPicoUsd, prices.cacheWrite1hPicoUsd);
+  assert.equal(plain.inputPicoUsd, BigInt(plain.inputTokens) * plain.inputTokenPicoUsd);
   const withImage = estimateWorstCase(
     request({
       messages: [

@@ -22,6 +22,8 @@ export interface WorstCase {
   inputTokens: number;
   /** Cost of the estimated input, pico-USD. */
   inputPicoUsd: bigint;
+  /** Price of one input token at the rate the input is reserved at, pico-USD. */
+  inputTokenPicoUsd: bigint;
   /** Price of one output token, pico-USD. */
   outputTokenPicoUsd: bigint;
   outputCap: number;
@@ -36,10 +38,11 @@ export function estimateWorstCase(
   bounds: InputBounds,
 ): WorstCase {
   const inputTokens = boundInputTokens(request, bounds.rules, bounds.contextLength);
-  const inputPicoUsd = BigInt(inputTokens) * selectInputPrice(request, prices);
+  const inputTokenPicoUsd = selectInputPrice(request, prices);
   const worst = {
     inputTokens,
-    inputPicoUsd,
+    inputPicoUsd: BigInt(inputTokens) * inputTokenPicoUsd,
+    inputTokenPicoUsd,
     outputTokenPicoUsd: prices.completionPicoUsd,
     outputCap,
     amountMicroUsd: 0,
