@@ -17,6 +17,13 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
+import {
+  checkChatStream,
+  checkMessagesStream,
+  checkResponsesStream,
+  TOOL_EVENT,
+} from "../conformance/support/stream-rules.js";
+import { parseSseFrames } from "../conformance/support/wire-tap.js";
 import { buildTestPng } from "../helpers/build-test-image.js";
 import {
   buildChatCompletion,
@@ -263,6 +270,66 @@ test("messages: an image block before the answer, from create() and from message
   });
   const replayed = gateway.upstream.requests.at(-2)!.body.messages as Json[];
   assert.deepEqual(replayed[1], { role: "assistant", content: ANSWER });
+});
+
+test("raw streams keep each format's stream rules, with hi.tool_event frames summarising the image", async () => {
+  const post = async (path: string, body: Record<string, unknown>) => {
+    const response = await fetch(`${gateway.url}/api/v1/${path}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${gateway.apiKey}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ model: TEST_MODEL, stream: true, hi_tool_events: true, ...body }),
+    });
+    assert.equal(response.status, 200);
+    return parseSseFrames(await response.text());
+  };
+  const formats = [
+    {
+      frames: await post("chat/completions", {
+        messages: [{ role: "user", content: "a red fox" }],
+        plugins: [{ id: "image" }],
+      }),
+      check: checkChatStream,
+      event: (data: Json) => data.hi_tool_event,
+      carriers: ["chunk"],
+    },
+    {
+      frames: await post("responses", { input: "a red fox", tools: [{ type: "image_generation" }] }),
+      check: checkResponsesStream,
+      event: (data: Json) => data.hi_tool_event,
+      carriers: ["response.output_item.done", "response.completed"],
+    },
+    {
+      frames: await post("messages", {
+        max_tokens: 512,
+        messages: [{ role: "user", content: "a red fox" }],
+        plugins: [{ id: "image" }],
+      }),
+      check: checkMessagesStream,
+      event: (data: Json) => data,
+      carriers: ["content_block_start"],
+    },
+  ];
+  for (const { frames, check, event, carriers } of formats) {
+    check(frames);
+    const events = frames
+      .filter((frame) => frame.event === TOOL_EVENT)
+      .map((frame) => event(JSON.parse(frame.data)));
+    assert.deepEqual(
+      events.map((payload) => [payload.tool, payload.phase]),
+      [
+        ["image", "started"],
+        ["image", "completed"],
+      ],
+    );
+    assert.deepEqual(events[1].output, { media_type: "image/png", size: "32x24", bytes: PNG.length });
+    assert.equal(events[1].cost_micro_usd, IMAGE_MICRO_USD);
+    assert.equal(events[0].call_id, events[1].call_id);
+    // The image goes out in its format's place only (the Responses terminal event repeats the output).
+    assert.deepEqual(
+      frames.filter((frame) => frame.data.includes(PNG_BASE64)).map((frame) => frame.event ?? "chunk"),
+      carriers,
+    );
+  }
 });
 
 test("a failing image provider: the model is told, the answer goes on, nothing is charged for the image", async () => {

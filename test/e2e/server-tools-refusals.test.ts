@@ -7,8 +7,8 @@
  *   attempted (the fetch tripwire records every connect and every lookup; the loopback target is
  *   a live server that counts its hits).
  * - Activations the gateway cannot honour are `invalid_request` before anything is reserved or
- *   sent upstream, in each format's envelope, naming the field: web_search not configured, pdf and
- *   image not available yet, an unknown plugin, datetime with an unknown time zone.
+ *   sent upstream, in each format's envelope, naming the field: web_search and image not
+ *   configured, pdf not available yet, an unknown plugin, datetime with an unknown time zone.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -136,11 +136,11 @@ const REFUSALS: Refusal[] = [
     says: /pdf server tool is not available on this gateway yet/,
   },
   {
-    name: "image, not available yet",
+    name: "image not configured",
     chat: { body: { tools: [{ type: "openrouter:image" }] }, param: "tools[0]" },
     responses: { body: { tools: [{ type: "image_generation" }] }, param: "tools[0]" },
     messages: { body: { plugins: [{ id: "image" }] }, param: "plugins[0]" },
-    says: /image server tool is not available on this gateway yet/,
+    says: /image server tool is not configured on this gateway \(server_tools\.image\.providers\)/,
   },
   {
     name: "an unknown plugin",

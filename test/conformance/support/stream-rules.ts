@@ -89,12 +89,16 @@ export function checkChatStream(frames: SseFrame[]): void {
   assert.equal(typeof last.usage?.prompt_tokens, "number");
 }
 
+/** Responses items of server-tool calls: the calls of one round are all added before their results. */
+const SERVER_TOOL_ITEMS = new Set(["web_search_call", "image_generation_call"]);
+
 /**
  * Responses: `event:` equals `data.type`, sequence numbers from 0, one response id, items strictly
  * one after another (added → scoped events of that item only → output_item.done) save a round's
- * `web_search_call` items, which open together and close in order; output indexes dense; the terminal response lists the done items in order. A failure is `error` then
- * `response.failed`, last. A `hi.tool_event` frame is a `keepalive` event numbered with the others,
- * carrying the payload in `hi_tool_event`.
+ * server-tool items (`web_search_call`, `image_generation_call`), which open together and close in
+ * order; output indexes dense; the terminal response lists the done items in order. A failure is
+ * `error` then `response.failed`, last. A `hi.tool_event` frame is a `keepalive` event numbered
+ * with the others, carrying the payload in `hi_tool_event`.
  */
 export function checkResponsesStream(frames: SseFrame[]): void {
   const events = frames.map((frame) => {
@@ -119,7 +123,7 @@ export function checkResponsesStream(frames: SseFrame[]): void {
   const open: Json[] = [];
   for (const event of events) {
     if (event.type === "response.output_item.added") {
-      const together = [...open, event.item].every((item) => item.type === "web_search_call");
+      const together = [...open, event.item].every((item) => SERVER_TOOL_ITEMS.has(item.type));
       assert.ok(open.length === 0 || together, "one item at a time");
       assert.equal(event.output_index, doneItems.length + open.length, "output indexes dense and in order");
       open.push(event.item);
