@@ -30,6 +30,7 @@ import type { Settlement } from "../canonical/settlement.js";
 import { createGatewayErrorFromInfo, GatewayError, toGatewayError } from "../errors/gateway-error.js";
 import { estimateTextTokens } from "../metering/estimate-usage.js";
 import { convertResultToParts } from "../providers/convert-result-to-parts.js";
+import { type ProviderAdapter, routeReadsPdf } from "../providers/provider-adapter.js";
 import type { AdmittedGeneration, ExecutedToolCall } from "./admitted-generation.js";
 import type { CircuitBreakers } from "./circuit-breaker.js";
 import { createDeadlineError } from "./create-deadline-error.js";
@@ -123,6 +124,10 @@ export class GenerationRun {
   private timing: RunTiming = { firstPartWaitMs: 0 };
   /** The server-tool loop, when the request activated server tools. */
   private readonly loop?: ToolLoop;
+  /** The first round's request before its documents are read for a route (each attempt starts from it). */
+  private readonly firstRequest: CanonicalRequest;
+  /** What reading the documents cost for the latest attempt's route (the serving one's, once one serves). */
+  private documentMicroUsd = 0;
   /** Rounds already ended and metered (tool loop), summed; undefined before the first one ends. */
   private completedUsage?: CanonicalUsage;
   private completedEstimated = false;
@@ -140,6 +145,7 @@ export class GenerationRun {
   ) {
     this.output = new DeliveredOutput(admitted.call.maxOutputTokens);
     this.estimateOutput = () => this.output.estimateTokens();
+    this.firstRequest = admitted.call.request;
     if (admitted.serverTools !== undefined) {
       this.loop = new ToolLoop(admitted.serverTools, admitted.call.request, {
         maxRounds: admitted.maxToolRounds,
@@ -289,6 +295,8 @@ export class GenerationRun {
     const admitted = this.admitted;
     admitted.adapter = adapter;
     admitted.call = { ...admitted.call, ...admitted.callFor(candidate) };
+    const unreadable = await this.readDocuments(adapter, candidate);
+    if (unreadable !== undefined) return unreadable;
     // Each attempt has its own signal: abandoning a failed one cancels its upstream I/O only.
     const attemptController = new AbortController();
     const onStop = () => attemptController.abort(this.controller.signal.reason);
@@ -327,6 +335,33 @@ export class GenerationRun {
       },
     };
     this.recordAttempt(candidate, "ok", startedAt);
+    return undefined;
+  }
+
+  /**
+   * Sets the call's request to what this route reads of the request's documents: the files, or
+   * their text. A document that cannot be read ends the run with its error (`invalid_request`
+   * naming the part); that is no upstream attempt, so none is recorded.
+   */
+  private async readDocuments(
+    adapter: ProviderAdapter,
+    candidate: RouteCandidate,
+  ): Promise<GatewayError | undefined> {
+    const documents = this.admitted.documents;
+    if (documents === undefined) return undefined;
+    let read: Awaited<ReturnType<typeof documents.requestFor>>;
+    try {
+      read = await documents.requestFor(
+        this.firstRequest,
+        routeReadsPdf(adapter, candidate.model),
+        this.controller.signal,
+      );
+    } catch (thrown) {
+      return this.stoppedWith ?? toGatewayError(thrown);
+    }
+    this.admitted.call.request = read.request;
+    this.loop?.useFirstRequest(read.request);
+    this.documentMicroUsd = read.costMicroUsd;
     return undefined;
   }
 
@@ -559,7 +594,7 @@ export class GenerationRun {
   ): Promise<boolean> =>
     this.hooks.reserveRound(
       this.completedUsage ?? createEmptyUsage(),
-      this.loop?.toolCostMicroUsd ?? 0,
+      (this.loop?.toolCostMicroUsd ?? 0) + this.documentMicroUsd,
       toolsMicroUsd,
       next,
     );
@@ -612,7 +647,9 @@ export class GenerationRun {
         ? undefined
         : this.meterRun(status);
     const usage = metered?.usage ?? createEmptyUsage();
-    const toolMicroUsd = this.loop?.toolCostMicroUsd ?? 0;
+    // Reading the documents is billed with the prompt that carried their text, not without it.
+    const documentMicroUsd = metered === undefined ? 0 : this.documentMicroUsd;
+    const toolMicroUsd = (this.loop?.toolCostMicroUsd ?? 0) + documentMicroUsd;
     const costMicroUsd = metered || toolMicroUsd > 0 ? this.hooks.cost(usage, toolMicroUsd) : 0;
     this.closeServingAttempt(status);
     const outcome = createOutcome(
@@ -626,6 +663,10 @@ export class GenerationRun {
     outcome.usageEstimated = metered?.estimated === true;
     outcome.attempts = this.attempts;
     if (this.loop !== undefined) outcome.toolCostsMicroUsd = { ...this.loop.toolCosts };
+    if (documentMicroUsd > 0) {
+      const costs = outcome.toolCostsMicroUsd;
+      costs.pdf = (costs.pdf ?? 0) + documentMicroUsd;
+    }
     if (this.error && status === "error") outcome.errorCode = this.error.code;
     const served = this.serving === undefined ? undefined : this.attempts[this.serving.index];
     await this.hooks.settle(outcome, served, this.loop?.executed ?? []);
