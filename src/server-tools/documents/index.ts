@@ -9,4 +9,5 @@ export {
   type DocumentPreparerOptions,
   MAX_DOCUMENTS_READ,
 } from "./create-document-preparer.js";
+export { filenameFromUrl } from "./fetch-file-url.js";
 export { readPdfActivation } from "./read-pdf-activation.js";
