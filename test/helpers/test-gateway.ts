@@ -10,7 +10,7 @@ import OpenAI from "openai";
 import type { AdminService } from "../../src/admin/admin-service.js";
 import { buildConfig } from "../../src/config/load-config.js";
 import type { Settings } from "../../src/config/settings.js";
-import { type RunningGateway, startGateway } from "../../src/gateway.js";
+import { type GatewayOptions, type RunningGateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { IN_MEMORY_DATA_DIR } from "../../src/storage/open-store.js";
 import { type FakeOpenAiUpstream, startFakeOpenAiUpstream } from "./fake-openai-upstream.js";
@@ -78,6 +78,8 @@ export interface TestGatewayOptions {
   /** Where the gateway's log goes (default: pino's stdout), and its level (default: TEST_LOG_LEVEL or silent). */
   logDestination?: NodeJS.WritableStream;
   logLevel?: string;
+  /** Server tools' clock and web_fetch's network (a tripwire network proves refusals). */
+  serverTools?: GatewayOptions["serverTools"];
 }
 
 export async function startTestGateway(
@@ -112,6 +114,7 @@ export async function startTestGateway(
       keepAliveMs: options.keepAliveMs,
       drainMs: 500,
       statePrefix: `test:${randomBytes(6).toString("hex")}:`,
+      serverTools: options.serverTools,
     });
   } catch (error) {
     await upstream.close();
