@@ -37,7 +37,7 @@ import { createDeadlineError } from "./create-deadline-error.js";
 import { foldStreamParts } from "./fold-stream-parts.js";
 import type { GenerationAttempt, GenerationOutcome } from "./generation-record.js";
 import { collectResultText, DeliveredOutput, type MeteredUsage, type MeterInput } from "./meter-usage.js";
-import type { AdapterRegistry } from "./ports.js";
+import type { AdapterRegistry, DocumentSession, DocumentsForRoute } from "./ports.js";
 import { computeBackoffMs, isFixableElsewhere, mayRetrySameRoute, type RetryPolicy } from "./retry-policy.js";
 import type { RouteCandidate } from "./route-candidates.js";
 import { createOutcome } from "./settle.js";
@@ -295,8 +295,10 @@ export class GenerationRun {
     const admitted = this.admitted;
     admitted.adapter = adapter;
     admitted.call = { ...admitted.call, ...admitted.callFor(candidate) };
-    const unreadable = await this.readDocuments(adapter, candidate);
-    if (unreadable !== undefined) return unreadable;
+    if (admitted.documents !== undefined) {
+      const unreadable = await this.readDocuments(admitted.documents, adapter, candidate);
+      if (unreadable !== undefined) return unreadable;
+    }
     // Each attempt has its own signal: abandoning a failed one cancels its upstream I/O only.
     const attemptController = new AbortController();
     const onStop = () => attemptController.abort(this.controller.signal.reason);
@@ -344,12 +346,11 @@ export class GenerationRun {
    * naming the part); that is no upstream attempt, so none is recorded.
    */
   private async readDocuments(
+    documents: DocumentSession,
     adapter: ProviderAdapter,
     candidate: RouteCandidate,
   ): Promise<GatewayError | undefined> {
-    const documents = this.admitted.documents;
-    if (documents === undefined) return undefined;
-    let read: Awaited<ReturnType<typeof documents.requestFor>>;
+    let read: DocumentsForRoute;
     try {
       read = await documents.requestFor(
         this.firstRequest,
