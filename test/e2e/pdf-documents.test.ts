@@ -301,6 +301,28 @@ forEachGatewayMode(
       assert.equal(Number(record.cost_micro_usd), expectedCost(record, 0));
     });
 
+    await t.test("the pdf plugin's text engine sends the text even to a model that reads PDFs", async () => {
+      const before = anthropic.requests.length;
+      await context.openai.chat.completions.create({
+        ...chatWithFile({ filename: "q3.pdf", file_data: dataUrl(REPORT) }, CLAUDE_MODEL),
+        // OpenRouter's spelling of the engine, nested as its clients send it.
+        // @ts-expect-error plugins is the gateway's own field
+        plugins: [{ id: "pdf", pdf: { engine: "pdf-text" } }],
+      });
+      assert.deepEqual(anthropic.requests[before].body.messages[0].content[1], {
+        type: "text",
+        text: REPORT_TEXT,
+      });
+      const refused = await refusal(
+        context.openai.chat.completions.create({
+          ...chatWithFile({ filename: "q3.pdf", file_data: dataUrl(REPORT) }),
+          // @ts-expect-error plugins is the gateway's own field
+          plugins: [{ id: "pdf", engine: "mistral-ocr" }],
+        }),
+      );
+      assert.deepEqual([refused.status, refused.param], [400, "plugins[0].engine"]);
+    });
+
     await t.test("the same PDF in the next turn is not parsed again", async () => {
       const parses = context.gateway.pdfStats()!.parses;
       const hits = context.gateway.pdfStats()!.cacheHits;
