@@ -287,7 +287,8 @@ describe("documents for each route", () => {
         (error: unknown) =>
           error instanceof GatewayError &&
           error.code === "invalid_request" &&
-          error.param === "plugins[1].engine",
+          error.param === "plugins[1].engine" &&
+          error.message.startsWith("plugins[1].engine: engine must be one of native, text"),
       );
     }
     assert.equal(preparer.prepare(request([])), undefined);
