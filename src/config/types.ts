@@ -1,6 +1,7 @@
 /** Runtime (camelCase, validated, money-as-integers) view of the config. */
 import type { ModelPrices } from "../metering/prices.js";
 import type { DatetimeConfigFile } from "../server-tools/datetime/datetime-config.js";
+import type { PdfToolConfigFile } from "../server-tools/pdf/pdf-config.js";
 import type { WebFetchConfigFile } from "../server-tools/web-fetch/web-fetch-config.js";
 import type { WebSearchConfigFile } from "../server-tools/web-search/web-search-config.js";
 import type { MODEL_FEATURES, PROVIDER_KINDS } from "./config-schema.js";
@@ -101,6 +102,8 @@ export interface GatewayConfig {
     webSearch?: WebSearchConfigFile;
     webFetch: WebFetchConfigFile;
     datetime: DatetimeConfigFile;
+    /** Absent in configs built in code: the defaults. */
+    pdf?: PdfToolConfigFile;
   };
   /** Origins whose browsers may call the public API: `["*"]` (any), a list, or none (CORS off). */
   cors: { allowedOrigins: readonly string[] };

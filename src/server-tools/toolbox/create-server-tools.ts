@@ -1,12 +1,24 @@
 /**
  * The server tools this gateway runs, built once from the config (web_search backends with their
- * keys from the environment, web_fetch settings, datetime), and prepared per request for the
- * engine's tool loop (engine/ports.ts `ServerTools`). `pdf` and `image` are not offered to models
- * yet: activating them is refused with a message that says so, never silently ignored.
+ * keys from the environment, web_fetch settings, datetime, the PDF reader), and prepared per
+ * request for the engine's tool loop (engine/ports.ts `ServerTools`). `pdf` is no function the
+ * model calls: its activation sets how the request's PDFs are read (`documents`, the
+ * `DocumentPreparer` port), and web_fetch reads a PDF it fetches with the same reader. `image` is
+ * not offered to models yet: activating it is refused with a message that says so.
  */
 import type { CanonicalRequest, ServerToolActivation, ServerToolId } from "../../canonical/index.js";
-import type { ServerToolSession, ServerTools } from "../../engine/ports.js";
+import type { DocumentPreparer, ServerToolSession, ServerTools } from "../../engine/ports.js";
 import type { DatetimeConfigFile } from "../datetime/index.js";
+import { createDocumentPreparer, readPdfActivation } from "../documents/index.js";
+import {
+  createPdfTextExtractor,
+  type PdfExtractorStats,
+  type PdfRequestOptions,
+  type PdfTextExtractor,
+  type PdfToolConfigFile,
+  pdfToolConfigSchema,
+  resolvePdfToolSettings,
+} from "../pdf/index.js";
 import { type FetchNetwork, toWebFetchSettings, type WebFetchConfigFile } from "../web-fetch/index.js";
 import {
   createWebSearchBackends,
@@ -22,6 +34,8 @@ export interface ServerToolsConfig {
   webSearch?: WebSearchConfigFile;
   webFetch: WebFetchConfigFile;
   datetime: DatetimeConfigFile;
+  /** Absent: the defaults (PDFs read for models that cannot read them, free). */
+  pdf?: PdfToolConfigFile;
 }
 
 export interface ServerToolsOptions {
@@ -36,6 +50,10 @@ export interface ServerToolsOptions {
 export interface GatewayServerTools extends ServerTools {
   /** One line per tool setting that keeps a tool from working, for the start-up log. */
   readonly missingConfiguration: readonly string[];
+  /** The request's PDF file parts as each route reads them, with the same reader as web_fetch. */
+  readonly documents: DocumentPreparer;
+  /** The PDF reader's counters (parses, cache hits), for diagnostics. */
+  pdfStats(): PdfExtractorStats;
   close(): Promise<void>;
 }
 
@@ -47,32 +65,46 @@ export function createServerTools(
     config.webSearch === undefined ? undefined : createWebSearchBackends(config.webSearch, options.env);
   const fetchSettings = toWebFetchSettings(config.webFetch);
   const now = options.now ?? (() => new Date());
+  const extractor: PdfTextExtractor = createPdfTextExtractor(
+    resolvePdfToolSettings(config.pdf ?? pdfToolConfigSchema.parse({})),
+  );
+  const documents = createDocumentPreparer({
+    extractor,
+    settings: fetchSettings,
+    network: options.fetchNetwork,
+  });
 
-  const prepareOne = (activation: ServerToolActivation): PreparedTool => {
+  const prepareOne = (activation: ServerToolActivation, pdf: PdfRequestOptions): PreparedTool => {
     switch (activation.id) {
       case "web_search":
         return prepareWebSearchTool(activation, backends);
       case "web_fetch":
-        return prepareWebFetchTool(activation, fetchSettings, options.fetchNetwork);
+        return prepareWebFetchTool(activation, fetchSettings, options.fetchNetwork, {
+          extractor,
+          options: pdf,
+        });
       case "datetime":
         return prepareDatetimeTool(activation, config.datetime, now);
       case "pdf":
+        // `prepare` leaves pdf to `documents`: it has no function for the model.
+        throw new Error("the pdf activation has no tool definition");
       case "image":
-        throw createActivationError(
-          activation,
-          `The ${activation.id} server tool is not available on this gateway yet` +
-            (activation.id === "pdf" ? "; PDFs sent as file parts reach models that read them" : ""),
-        );
+        throw createActivationError(activation, "The image server tool is not available on this gateway yet");
     }
   };
 
   return {
     missingConfiguration: backends?.missingConfiguration.map((line) => `web_search backend ${line}`) ?? [],
+    documents,
+    pdfStats: () => extractor.stats(),
     prepare(request: CanonicalRequest): ServerToolSession {
       const tools = new Map<ServerToolId, PreparedTool>();
       const byName = new Map<string, ServerToolId>();
+      const pdf = readPdfActivation(request, extractor.settings);
       for (const activation of request.serverTools) {
-        const tool = prepareOne(activation);
+        // Not a function for the model: `documents` applies it to the request's file parts.
+        if (activation.id === "pdf") continue;
+        const tool = prepareOne(activation, pdf);
         tools.set(activation.id, tool);
         byName.set(tool.definition.name, activation.id);
       }
@@ -92,6 +124,7 @@ export function createServerTools(
     },
     async close() {
       await backends?.close();
+      await extractor.close();
     },
   };
 }
