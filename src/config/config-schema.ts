@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { datetimeConfigSchema } from "../server-tools/datetime/datetime-config.js";
 import { imageToolConfigSchema } from "../server-tools/image/image-config.js";
+import { pdfToolConfigSchema } from "../server-tools/pdf/pdf-config.js";
 import { webFetchConfigSchema } from "../server-tools/web-fetch/web-fetch-config.js";
 import { webSearchConfigSchema } from "../server-tools/web-search/web-search-config.js";
 
@@ -198,6 +199,8 @@ export const gatewayConfigSchema = z.strictObject({
       web_search: webSearchConfigSchema.optional(),
       web_fetch: webFetchConfigSchema.prefault({}),
       datetime: datetimeConfigSchema,
+      /** How PDFs in requests reach models that do not read them (docs/server-tools-media.md). */
+      pdf: pdfToolConfigSchema.prefault({}),
       /** Absent: image generation is not configured, and activating `image` is refused. */
       image: imageToolConfigSchema.optional(),
     })

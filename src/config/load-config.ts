@@ -121,6 +121,7 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
       ...(file.server_tools.web_search === undefined ? {} : { webSearch: file.server_tools.web_search }),
       webFetch: file.server_tools.web_fetch,
       datetime: file.server_tools.datetime,
+      pdf: file.server_tools.pdf,
       ...(file.server_tools.image === undefined ? {} : { image: file.server_tools.image }),
     },
     cors: { allowedOrigins: file.cors.allowed_origins.map((origin) => origin.toLowerCase()) },

@@ -2,6 +2,7 @@
 import type { ModelPrices } from "../metering/prices.js";
 import type { DatetimeConfigFile } from "../server-tools/datetime/datetime-config.js";
 import type { ImageToolConfigFile } from "../server-tools/image/image-config.js";
+import type { PdfToolConfigFile } from "../server-tools/pdf/pdf-config.js";
 import type { WebFetchConfigFile } from "../server-tools/web-fetch/web-fetch-config.js";
 import type { WebSearchConfigFile } from "../server-tools/web-search/web-search-config.js";
 import type { MODEL_FEATURES, PROVIDER_KINDS } from "./config-schema.js";
@@ -106,6 +107,8 @@ export interface GatewayConfig {
     webSearch?: WebSearchConfigFile;
     webFetch: WebFetchConfigFile;
     datetime: DatetimeConfigFile;
+    /** Absent in configs built in code: the defaults. */
+    pdf?: PdfToolConfigFile;
     /** Absent: the `image` tool is not configured. */
     image?: ImageToolConfigFile;
   };

@@ -1,11 +1,17 @@
 import type { CanonicalRequest, CanonicalResult } from "../canonical/index.js";
-import type { GatewayConfig } from "../config/types.js";
+import type { CatalogModel, GatewayConfig } from "../config/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
-import { computeReservation, estimateWorstCase, type WorstCase } from "../limits/worst-case-cost.js";
+import {
+  addFixedCost,
+  computeReservation,
+  estimateWorstCase,
+  type WorstCase,
+} from "../limits/worst-case-cost.js";
 import type { Logger } from "../logging/logger.js";
 import { boundInputTokens } from "../metering/bound-input-tokens.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
+import { type ProviderAdapter, routeReadsPdf } from "../providers/provider-adapter.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import type {
   AdmittedGeneration,
@@ -22,7 +28,14 @@ import {
 import type { GenerationAttempt, GenerationOutcome, GenerationStart } from "./generation-record.js";
 import { GenerationRun } from "./generation-run.js";
 import { type MeteredUsage, type MeterInput, meterUsage } from "./meter-usage.js";
-import type { AdapterRegistry, EngineStore, ServerToolSession, ServerTools } from "./ports.js";
+import type {
+  AdapterRegistry,
+  DocumentPreparer,
+  DocumentSession,
+  EngineStore,
+  ServerToolSession,
+  ServerTools,
+} from "./ports.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { listRouteCandidates, type RouteCandidate } from "./route-candidates.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
@@ -44,6 +57,8 @@ export interface EngineDependencies {
   random?: () => number;
   /** The server tools this gateway runs (absent: activating one is refused as not configured). */
   serverTools?: ServerTools;
+  /** PDFs as each route reads them (absent: every route gets them as sent). */
+  documents?: DocumentPreparer;
 }
 
 /** One route's breaker, as metrics label it. */
@@ -55,6 +70,29 @@ export interface RouteBreakerState {
 
 /** Upstream rounds a request with server tools may make when the config says nothing. */
 export const DEFAULT_MAX_TOOL_ROUNDS = 8;
+
+/**
+ * One candidate's worst case. A route that gets the documents' text is bounded by the rest of the
+ * prompt plus the most text they can give (whatever their pages would bill as files), and the
+ * price of reading them is reserved with its input.
+ */
+function estimateCandidate(
+  request: CanonicalRequest,
+  model: CatalogModel,
+  adapter: ProviderAdapter,
+  documents: DocumentSession | undefined,
+): WorstCase {
+  const outputCap = resolveOutputCap(model, request.maxOutputTokens);
+  const bounds = { rules: adapter.inputRules, contextLength: model.contextLength };
+  if (documents === undefined || !documents.sendsText(routeReadsPdf(adapter, model))) {
+    return estimateWorstCase(request, model.prices, outputCap, bounds);
+  }
+  const worst = estimateWorstCase(documents.withoutDocuments(request), model.prices, outputCap, {
+    ...bounds,
+    extraTokens: documents.maxTextTokens,
+  });
+  return addFixedCost(worst, documents.maxCostMicroUsd);
+}
 
 /** How each admitted generation's `settled` is resolved (only the engine resolves it). */
 const announcers = new WeakMap<AdmittedGeneration, (settled: SettledGeneration) => void>();
@@ -127,6 +165,7 @@ export class GenerationEngine {
     const { config, spendGuard } = this.deps;
     const { model, models, workspace, limits } = admitRequest(config, input.caller, input.request);
     const serverTools = this.prepareServerTools(input.request);
+    const documents = this.deps.documents?.prepare(input.request);
     // The model is offered the activated tools as functions of its own.
     const upstreamRequest =
       serverTools === undefined
@@ -139,7 +178,7 @@ export class GenerationEngine {
       throw new GatewayError("internal_error", `No adapter for provider kind "${first.route.provider.kind}"`);
     }
     const bounding = performance.now();
-    const worstCase = this.estimateWorstCase(upstreamRequest, candidates);
+    const worstCase = this.estimateWorstCase(upstreamRequest, candidates, documents);
     // A large request took a while to bound: let other requests' I/O in before going on.
     if (performance.now() - bounding > YIELD_AFTER_MS) await yieldToEventLoop();
     const reservation = await spendGuard.admit({
@@ -185,6 +224,7 @@ export class GenerationEngine {
       deadlineMs: config.maxRequestMs,
       deadline: input.startedAt + config.maxRequestMs,
       ...(serverTools === undefined ? {} : { serverTools }),
+      ...(documents === undefined ? {} : { documents }),
       maxToolRounds: config.serverTools?.maxRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
       candidates,
       callFor: (candidate) => ({
@@ -228,6 +268,8 @@ export class GenerationEngine {
       );
     }
     const session = this.deps.serverTools.prepare(request);
+    // Only `pdf` activated: it reads file parts before the call (`documents`), no tool loop runs.
+    if (session.definitions.length === 0) return undefined;
     for (const definition of session.definitions) {
       const clash = request.tools.findIndex((tool) => tool.name === definition.name);
       if (clash !== -1) {
@@ -245,16 +287,17 @@ export class GenerationEngine {
    * can bill, at the dearest input and output rates among them, with the largest output cap. One
    * bound per distinct model and provider kind (routes of one kind bound the prompt alike).
    */
-  private estimateWorstCase(request: CanonicalRequest, candidates: readonly RouteCandidate[]): WorstCase {
+  private estimateWorstCase(
+    request: CanonicalRequest,
+    candidates: readonly RouteCandidate[],
+    documents: DocumentSession | undefined,
+  ): WorstCase {
     if (candidates.length === 1) {
       const { model, route } = candidates[0];
       const adapter = this.deps.adapters.get(route.provider.kind);
       if (!adapter)
         throw new GatewayError("internal_error", `No adapter for provider kind "${route.provider.kind}"`);
-      return estimateWorstCase(request, model.prices, resolveOutputCap(model, request.maxOutputTokens), {
-        rules: adapter.inputRules,
-        contextLength: model.contextLength,
-      });
+      return estimateCandidate(request, model, adapter, documents);
     }
     let combined: WorstCase | undefined;
     const bounded = new Set<string>();
@@ -264,15 +307,7 @@ export class GenerationEngine {
       bounded.add(key);
       const adapter = this.deps.adapters.get(route.provider.kind);
       if (!adapter) continue;
-      const worst = estimateWorstCase(
-        request,
-        model.prices,
-        resolveOutputCap(model, request.maxOutputTokens),
-        {
-          rules: adapter.inputRules,
-          contextLength: model.contextLength,
-        },
-      );
+      const worst = estimateCandidate(request, model, adapter, documents);
       if (combined === undefined) {
         combined = worst;
         continue;

@@ -115,6 +115,14 @@ export class ToolLoop {
     return this.request;
   }
 
+  /**
+   * The first round's request as the serving route was sent it (its documents read as that route
+   * reads them): later rounds build on it, so they repeat what the model saw.
+   */
+  useFirstRequest(request: CanonicalRequest): void {
+    if (this.round === 1) this.request = request;
+  }
+
   /** What the client sees of one upstream part of the current round (possibly nothing). */
   transform(part: CanonicalStreamPart): CanonicalStreamPart[] {
     switch (part.type) {
@@ -368,8 +376,9 @@ export class ToolLoop {
     }
     this.callCounts[call.tool] = (this.callCounts[call.tool] ?? 0) + 1;
     this.toolCostMicroUsd += execution.costMicroUsd;
-    if (execution.costMicroUsd > 0) {
-      this.toolCosts[call.tool] = (this.toolCosts[call.tool] ?? 0) + execution.costMicroUsd;
+    const shares = execution.costsByTool ?? { [call.tool]: execution.costMicroUsd };
+    for (const [tool, micro] of Object.entries(shares)) {
+      if (micro !== undefined && micro > 0) this.toolCosts[tool] = (this.toolCosts[tool] ?? 0) + micro;
     }
     this.executed.push({
       tool: call.tool,

@@ -33,6 +33,8 @@ export interface HttpAdapterSpec<Context> {
   kind: string;
   /** What the upstream bills for input (ProviderAdapter.inputRules). */
   inputRules: UpstreamInputRules;
+  /** The upstream reads PDF files itself (ProviderAdapter.readsPdf). */
+  readsPdf: boolean;
   /** Throws GatewayError (before any I/O) for what the upstream API cannot express. */
   buildRequest(call: UpstreamCall, stream: boolean): BuiltUpstreamRequest<Context>;
   parseJson(json: unknown, call: UpstreamCall, context: Context): CanonicalResult;
@@ -63,6 +65,7 @@ export function createHttpAdapter<Context>(
   return {
     kind: spec.kind,
     inputRules: spec.inputRules,
+    readsPdf: spec.readsPdf,
     async generate(call) {
       const request = spec.buildRequest(call, false);
       const response = await sendForText(spec, getClient(), call, request);

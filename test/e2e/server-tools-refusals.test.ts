@@ -7,8 +7,9 @@
  *   attempted (the fetch tripwire records every connect and every lookup; the loopback target is
  *   a live server that counts its hits).
  * - Activations the gateway cannot honour are `invalid_request` before anything is reserved or
- *   sent upstream, in each format's envelope, naming the field: web_search and image not
- *   configured, pdf not available yet, an unknown plugin, datetime with an unknown time zone.
+ *   sent upstream, in each format's envelope, naming the field: web_search not configured, a pdf
+ *   engine the gateway does not have, image not configured, an unknown plugin, datetime with an
+ *   unknown time zone.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -129,11 +130,14 @@ const REFUSALS: Refusal[] = [
     says: /web_search server tool is not configured/,
   },
   {
-    name: "pdf, not available yet",
-    chat: { body: { plugins: [{ id: "pdf" }] }, param: "plugins[0]" },
-    responses: { body: { tools: [{ type: "pdf" }] }, param: "tools[0]" },
-    messages: { body: { plugins: [{ id: "pdf" }] }, param: "plugins[0]" },
-    says: /pdf server tool is not available on this gateway yet/,
+    name: "pdf with an engine the gateway does not have",
+    chat: { body: { plugins: [{ id: "pdf", engine: "ocr" }] }, param: "plugins[0].engine" },
+    responses: {
+      body: { tools: [{ type: "pdf", parameters: { engine: "ocr" } }] },
+      param: "tools[0].engine",
+    },
+    messages: { body: { plugins: [{ id: "pdf", engine: "ocr" }] }, param: "plugins[0].engine" },
+    says: /engine must be one of native, text/,
   },
   {
     name: "image not configured",

@@ -136,6 +136,7 @@ function decodeImageBlock(block: MessagesImageBlockBody, param: string): ImagePa
 function decodeDocumentBlock(block: DocumentBlockBody, param: string): FilePart {
   const file: FilePart = { type: "file", source: decodeMediaSource(block.source, `${param}.source`) };
   if (typeof block.title === "string" && block.title !== "") file.title = block.title;
+  file.param = param;
   return withCacheControl(file, block.cache_control);
 }
 

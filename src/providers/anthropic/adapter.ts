@@ -16,6 +16,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions = {}): P
     {
       kind: "anthropic",
       inputRules: ANTHROPIC_INPUT_RULES,
+      readsPdf: true,
       buildRequest(call, stream) {
         const request = buildAnthropicRequest(call, { stream });
         const context: AnthropicParseContext = {

@@ -18,6 +18,7 @@ export function createGoogleAdapter(options: GoogleAdapterOptions = {}): Provide
     {
       kind: GOOGLE_PROVIDER_KIND,
       inputRules: GOOGLE_INPUT_RULES,
+      readsPdf: true,
       buildRequest: (call, stream) => ({
         ...buildGenerateContentRequest(call, { stream }),
         context: { upstreamModel: call.upstreamModel },

@@ -18,6 +18,7 @@ export function createOpenAiResponsesAdapter(options: OpenAiResponsesAdapterOpti
     {
       kind: RESPONSES_PROVIDER_KIND,
       inputRules: OPENAI_INPUT_RULES,
+      readsPdf: true,
       // Built before sending: a request the format cannot express fails without an upstream call.
       buildRequest: (call, stream) => ({
         ...buildResponsesRequest(call, { stream }),

@@ -1,13 +1,24 @@
 /**
  * The server tools this gateway runs, built once from the config (web_search backends and image
- * providers with their keys from the environment, web_fetch settings, datetime), and prepared per
- * request for the engine's tool loop (engine/ports.ts `ServerTools`). `pdf` is not offered to
- * models yet: activating it is refused with a message that says so, never silently ignored.
+ * providers with their keys from the environment, web_fetch settings, datetime, the PDF reader),
+ * and prepared per request for the engine's tool loop (engine/ports.ts `ServerTools`). `pdf` is no
+ * function the model calls: its activation sets how the request's PDFs are read (`documents`, the
+ * `DocumentPreparer` port), and web_fetch reads a PDF it fetches with the same reader.
  */
 import type { CanonicalRequest, ServerToolActivation, ServerToolId } from "../../canonical/index.js";
-import type { ServerToolSession, ServerTools } from "../../engine/ports.js";
+import type { DocumentPreparer, ServerToolSession, ServerTools } from "../../engine/ports.js";
 import type { DatetimeConfigFile } from "../datetime/index.js";
+import { createDocumentPreparer, readPdfActivation } from "../documents/index.js";
 import { createImageGenerator, type ImageToolConfigFile, resolveImageToolSettings } from "../image/index.js";
+import {
+  createPdfTextExtractor,
+  type PdfExtractorStats,
+  type PdfRequestOptions,
+  type PdfTextExtractor,
+  type PdfToolConfigFile,
+  pdfToolConfigSchema,
+  resolvePdfToolSettings,
+} from "../pdf/index.js";
 import { type FetchNetwork, toWebFetchSettings, type WebFetchConfigFile } from "../web-fetch/index.js";
 import {
   createWebSearchBackends,
@@ -18,12 +29,14 @@ import { prepareDatetimeTool } from "./prepare-datetime-tool.js";
 import { type ImageTool, prepareImageTool } from "./prepare-image-tool.js";
 import { prepareWebFetchTool } from "./prepare-web-fetch-tool.js";
 import { prepareWebSearchTool } from "./prepare-web-search-tool.js";
-import { createActivationError, type PreparedTool } from "./prepared-tool.js";
+import type { PreparedTool } from "./prepared-tool.js";
 
 export interface ServerToolsConfig {
   webSearch?: WebSearchConfigFile;
   webFetch: WebFetchConfigFile;
   datetime: DatetimeConfigFile;
+  /** Absent: the defaults (PDFs read for models that cannot read them, free). */
+  pdf?: PdfToolConfigFile;
   image?: ImageToolConfigFile;
 }
 
@@ -39,6 +52,10 @@ export interface ServerToolsOptions {
 export interface GatewayServerTools extends ServerTools {
   /** One line per tool setting that keeps a tool from working, for the start-up log. */
   readonly missingConfiguration: readonly string[];
+  /** The request's PDF file parts as each route reads them, with the same reader as web_fetch. */
+  readonly documents: DocumentPreparer;
+  /** The PDF reader's counters (parses, cache hits), for diagnostics. */
+  pdfStats(): PdfExtractorStats;
   close(): Promise<void>;
 }
 
@@ -51,22 +68,31 @@ export function createServerTools(
   const fetchSettings = toWebFetchSettings(config.webFetch);
   const image = config.image === undefined ? undefined : createImageTool(config.image, options.env);
   const now = options.now ?? (() => new Date());
+  const extractor: PdfTextExtractor = createPdfTextExtractor(
+    resolvePdfToolSettings(config.pdf ?? pdfToolConfigSchema.parse({})),
+  );
+  const documents = createDocumentPreparer({
+    extractor,
+    settings: fetchSettings,
+    network: options.fetchNetwork,
+  });
 
-  const prepareOne = (activation: ServerToolActivation): PreparedTool => {
+  const prepareOne = (activation: ServerToolActivation, pdf: PdfRequestOptions): PreparedTool => {
     switch (activation.id) {
       case "web_search":
         return prepareWebSearchTool(activation, backends);
       case "web_fetch":
-        return prepareWebFetchTool(activation, fetchSettings, options.fetchNetwork);
+        return prepareWebFetchTool(activation, fetchSettings, options.fetchNetwork, {
+          extractor,
+          options: pdf,
+        });
       case "datetime":
         return prepareDatetimeTool(activation, config.datetime, now);
+      case "pdf":
+        // `prepare` leaves pdf to `documents`: it has no function for the model.
+        throw new Error("the pdf activation has no tool definition");
       case "image":
         return prepareImageTool(activation, image);
-      case "pdf":
-        throw createActivationError(
-          activation,
-          "The pdf server tool is not available on this gateway yet; PDFs sent as file parts reach models that read them",
-        );
     }
   };
 
@@ -80,11 +106,16 @@ export function createServerTools(
             `image provider ${provider.id}: environment variable ${provider.apiKeyEnv} is not set`,
         ) ?? []),
     ],
+    documents,
+    pdfStats: () => extractor.stats(),
     prepare(request: CanonicalRequest): ServerToolSession {
       const tools = new Map<ServerToolId, PreparedTool>();
       const byName = new Map<string, ServerToolId>();
+      const pdf = readPdfActivation(request, extractor.settings);
       for (const activation of request.serverTools) {
-        const tool = prepareOne(activation);
+        // Not a function for the model: `documents` applies it to the request's file parts.
+        if (activation.id === "pdf") continue;
+        const tool = prepareOne(activation, pdf);
         tools.set(activation.id, tool);
         byName.set(tool.definition.name, activation.id);
       }
@@ -103,7 +134,7 @@ export function createServerTools(
       };
     },
     async close() {
-      await Promise.all([backends?.close(), image?.generator.close()]);
+      await Promise.all([backends?.close(), extractor.close(), image?.generator.close()]);
     },
   };
 }
