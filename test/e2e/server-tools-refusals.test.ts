@@ -132,7 +132,10 @@ const REFUSALS: Refusal[] = [
   {
     name: "pdf with an engine the gateway does not have",
     chat: { body: { plugins: [{ id: "pdf", engine: "ocr" }] }, param: "plugins[0].engine" },
-    responses: { body: { tools: [{ type: "pdf", parameters: { engine: "ocr" } }] }, param: "tools[0].engine" },
+    responses: {
+      body: { tools: [{ type: "pdf", parameters: { engine: "ocr" } }] },
+      param: "tools[0].engine",
+    },
     messages: { body: { plugins: [{ id: "pdf", engine: "ocr" }] }, param: "plugins[0].engine" },
     says: /engine must be one of native, text/,
   },
