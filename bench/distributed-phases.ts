@@ -82,6 +82,7 @@ try {
         worstCase: {
           inputTokens: 10,
           inputPicoUsd: 1000n,
+          inputTokenPicoUsd: 100n,
           outputTokenPicoUsd: 1000n,
           outputCap: 100,
           amountMicroUsd: 10,

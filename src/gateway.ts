@@ -33,6 +33,7 @@ import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/ada
 import { createOpenAiChatAdapter } from "./providers/openai-compatible/openai-chat-adapter.js";
 import { createOpenAiResponsesAdapter } from "./providers/openai-responses/adapter.js";
 import type { ProviderAdapter } from "./providers/provider-adapter.js";
+import type { PdfExtractorStats } from "./server-tools/pdf/index.js";
 import { createServerTools, type ServerToolsOptions } from "./server-tools/toolbox/index.js";
 import { toWebFetchSettings, warnIfWebFetchUnsafe } from "./server-tools/web-fetch/index.js";
 import { writeAdminToken } from "./storage/data-dir/admin-token.js";
@@ -100,6 +101,8 @@ export interface RunningGateway {
   purgeExpiredPlaygroundKeys(): Promise<number>;
   /** One sweep of requests interrupted by a crashed instance now (it also runs by itself). */
   sweepInterrupted(): Promise<number>;
+  /** The PDF reader's counters (parses, cache hits); undefined without server tools. */
+  pdfStats(): PdfExtractorStats | undefined;
   close(): Promise<void>;
 }
 
@@ -227,7 +230,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     adapters: createAdapters(),
     logger,
     spendGuard,
-    ...(serverTools === undefined ? {} : { serverTools }),
+    ...(serverTools === undefined ? {} : { serverTools, documents: serverTools.documents }),
   });
   const inFlight = createInFlightRequests(limits.maxRequestsInFlight);
   const metrics = config.metrics.enabled
@@ -308,6 +311,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     replayParkedOutcomes: () => generations.replayNow(),
     purgeExpiredPlaygroundKeys: () => purge.runNow(),
     sweepInterrupted: () => sweep.runNow(),
+    pdfStats: () => serverTools?.pdfStats(),
     close() {
       closing ??= (async () => {
         await drainInstance({

@@ -59,6 +59,11 @@ export interface FilePart {
   filename?: string;
   title?: string;
   cacheControl?: CacheControl;
+  /**
+   * The request field the part came from (`messages[0].content[1]`, `input[2].content[0]`), so a
+   * file found unreadable after decoding (a PDF without a text layer) is named in the caller's terms.
+   */
+  param?: string;
 }
 
 export interface ToolCallPart {

@@ -10,11 +10,11 @@ import type { ServerToolId } from "./request.js";
 export interface ServerToolCall {
   /**
    * Unique within the response; letters, digits and `_` only. Encoders derive their wire ids from
-   * it (`srvtoolu_<id>` in Messages, `ws_<id>` in Responses) and use it as is elsewhere.
+   * it (`srvtoolu_<id>` in Messages, `ws_<id>` and `ig_<id>` in Responses) and use it as is elsewhere.
    */
   id: string;
   tool: ServerToolId;
-  /** The model's arguments, parsed (`{query}`, `{url}`, `{timezone, time}`); `{}` when unreadable. */
+  /** The model's arguments, parsed (`{query}`, `{url}`, `{timezone, time}`, `{prompt, size}`); `{}` when unreadable. */
   input: Record<string, unknown>;
   /** `hi.tool_event` frames are wanted for this call (the tool's `events` or `hi_tool_events`). */
   events: boolean;
@@ -49,7 +49,21 @@ export type ServerToolOutput =
       text: string;
       truncated: boolean;
     }
-  | { kind: "datetime"; utc: string; timezones: string[] };
+  | { kind: "datetime"; utc: string; timezones: string[] }
+  | {
+      kind: "image";
+      /** The image file, base64 without a data-URL prefix; it goes to the client, never to the model. */
+      base64: string;
+      /** Read from the image's own bytes: `image/png`, `image/jpeg`, `image/webp` or `image/gif`. */
+      mediaType: string;
+      /** `<width>x<height>`: the pixels read from the image, else the size asked for. */
+      size: string;
+      /** The prompt as the provider rewrote it, or the text it sent with the image. */
+      revisedPrompt?: string;
+      /** The configured image provider (its id) that made it, and its model. */
+      provider: string;
+      model: string;
+    };
 
 /**
  * Why a call failed, in one vocabulary for every tool (encoders map it to their format's codes):

@@ -5,6 +5,8 @@
 
 import { z } from "zod";
 import { datetimeConfigSchema } from "../server-tools/datetime/datetime-config.js";
+import { imageToolConfigSchema } from "../server-tools/image/image-config.js";
+import { pdfToolConfigSchema } from "../server-tools/pdf/pdf-config.js";
 import { webFetchConfigSchema } from "../server-tools/web-fetch/web-fetch-config.js";
 import { webSearchConfigSchema } from "../server-tools/web-search/web-search-config.js";
 
@@ -216,7 +218,10 @@ export const gatewayConfigSchema = z.strictObject({
       web_search: webSearchConfigSchema.optional(),
       web_fetch: webFetchConfigSchema.prefault({}),
       datetime: datetimeConfigSchema,
-      image: z.strictObject({ provider: z.string().min(1), model: z.string().min(1) }).optional(),
+      /** How PDFs in requests reach models that do not read them (docs/server-tools-media.md). */
+      pdf: pdfToolConfigSchema.prefault({}),
+      /** Absent: image generation is not configured, and activating `image` is refused. */
+      image: imageToolConfigSchema.optional(),
     })
     .prefault({}),
 });

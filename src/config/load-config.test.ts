@@ -66,6 +66,37 @@ test("cors.allowed_origins: any origin by default; listed origins as browsers se
   assert.deepEqual(off.cors.allowedOrigins, []);
 });
 
+test("image generation is configured exactly when an image provider can be called with the environment given", () => {
+  const imageProvider = {
+    id: "openai-images",
+    kind: "openai",
+    api_key_env: "IMAGES_KEY",
+    model: "gpt-image-1",
+    price_per_image_usd: "0.042",
+  };
+  const withImage = (providers: unknown[]) => ({
+    providers: [provider],
+    models: [model],
+    server_tools: { image: { providers } },
+  });
+  assert.equal(buildConfig({ providers: [provider], models: [model] }, {}).imageGenerationConfigured, false);
+  assert.equal(buildConfig(withImage([imageProvider]), {}).imageGenerationConfigured, false, "key unset");
+  assert.equal(
+    buildConfig(withImage([imageProvider]), { IMAGES_KEY: "" }).imageGenerationConfigured,
+    false,
+    "an empty key is no key",
+  );
+  const configured = buildConfig(withImage([imageProvider]), { IMAGES_KEY: "sk-images" });
+  assert.equal(configured.imageGenerationConfigured, true);
+  assert.equal(configured.serverTools?.image?.providers[0].price_per_image_usd, 42_000, "micro-USD");
+  const { api_key_env: _, ...keyless } = imageProvider;
+  assert.equal(
+    buildConfig(withImage([imageProvider, { ...keyless, id: "local" }]), {}).imageGenerationConfigured,
+    true,
+    "a provider that needs no key (a self-hosted server) can be called",
+  );
+});
+
 test("a bad config names the offending field", () => {
   const cases: Array<[unknown, RegExp]> = [
     [
@@ -95,6 +126,20 @@ test("a bad config names the offending field", () => {
     [
       { providers: [provider], models: [model], cors: { allowed_origins: ["*", "https://app.example.com"] } },
       /cors\.allowed_origins: `\*` stands alone/,
+    ],
+    [
+      { providers: [provider], models: [model], server_tools: { image: { provider: "p", model: "m" } } },
+      /server_tools\.image\.providers: /,
+    ],
+    [
+      {
+        providers: [provider],
+        models: [model],
+        server_tools: {
+          image: { providers: [{ id: "o", kind: "openai", model: "gpt-image-1", price_per_image_usd: "x" }] },
+        },
+      },
+      /server_tools\.image\.providers\[0\]\.price_per_image_usd/,
     ],
   ];
   for (const [raw, pattern] of cases) {

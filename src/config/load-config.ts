@@ -7,6 +7,7 @@ import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { tryParseUsdToMicroUsd } from "../metering/money.js";
 import { convertUsdPerMillionToPicoPerToken } from "../metering/prices.js";
+import { isImageGenerationConfigured, resolveImageToolSettings } from "../server-tools/image/image-config.js";
 import { type GatewayConfigFile, gatewayConfigSchema, type ModelConfigFile } from "./config-schema.js";
 import type { CatalogModel, GatewayConfig, ProviderConfig } from "./types.js";
 
@@ -86,12 +87,6 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
     modelsBySlug.set(model.slug, resolveModel(model, providers, where));
   });
 
-  if (file.server_tools.image && !providers.has(file.server_tools.image.provider)) {
-    throw new ConfigError(
-      `${origin}: server_tools.image.provider: unknown provider "${file.server_tools.image.provider}"`,
-    );
-  }
-
   return {
     providers: [...providers.values()],
     models: [...modelsBySlug.values()],
@@ -118,13 +113,17 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
       file.bootstrap.default_workspace_credits_usd,
       origin,
     ),
-    imageGenerationConfigured: file.server_tools.image !== undefined,
+    imageGenerationConfigured:
+      file.server_tools.image !== undefined &&
+      isImageGenerationConfigured(resolveImageToolSettings(file.server_tools.image, env)),
     serverTools: {
       maxRounds: file.server_tools.max_rounds,
       maxNativeCallsPerRound: file.server_tools.max_native_calls_per_round,
       ...(file.server_tools.web_search === undefined ? {} : { webSearch: file.server_tools.web_search }),
       webFetch: file.server_tools.web_fetch,
       datetime: file.server_tools.datetime,
+      pdf: file.server_tools.pdf,
+      ...(file.server_tools.image === undefined ? {} : { image: file.server_tools.image }),
     },
     cors: { allowedOrigins: file.cors.allowed_origins.map((origin) => origin.toLowerCase()) },
     metrics: {

@@ -1,6 +1,8 @@
 /** Runtime (camelCase, validated, money-as-integers) view of the config. */
 import type { ModelPrices } from "../metering/prices.js";
 import type { DatetimeConfigFile } from "../server-tools/datetime/datetime-config.js";
+import type { ImageToolConfigFile } from "../server-tools/image/image-config.js";
+import type { PdfToolConfigFile } from "../server-tools/pdf/pdf-config.js";
 import type { WebFetchConfigFile } from "../server-tools/web-fetch/web-fetch-config.js";
 import type { WebSearchConfigFile } from "../server-tools/web-search/web-search-config.js";
 import type { MODEL_FEATURES, PROVIDER_KINDS } from "./config-schema.js";
@@ -93,6 +95,10 @@ export interface GatewayConfig {
     breakerFailures: number;
     breakerCooldownMs: number;
   };
+  /**
+   * `meta.image_generation_configured`: the `image` tool is configured and at least one of its
+   * providers can be called (its key variable is set, or it needs none).
+   */
   imageGenerationConfigured: boolean;
   /**
    * The server tools (`server_tools`): the loop's round cap and each tool's section as the file has
@@ -105,6 +111,10 @@ export interface GatewayConfig {
     webSearch?: WebSearchConfigFile;
     webFetch: WebFetchConfigFile;
     datetime: DatetimeConfigFile;
+    /** Absent in configs built in code: the defaults. */
+    pdf?: PdfToolConfigFile;
+    /** Absent: the `image` tool is not configured. */
+    image?: ImageToolConfigFile;
   };
   /** Origins whose browsers may call the public API: `["*"]` (any), a list, or none (CORS off). */
   cors: { allowedOrigins: readonly string[] };

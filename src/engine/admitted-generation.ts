@@ -7,7 +7,7 @@ import type { IngressFormatName } from "../canonical/ingress-format-name.js";
 import type { Reservation } from "../limits/spend-guard.js";
 import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
 import type { GenerationAttempt, GenerationOutcome, GenerationStart } from "./generation-record.js";
-import type { AdmittedCaller, ServerToolSession } from "./ports.js";
+import type { AdmittedCaller, DocumentSession, ServerToolSession } from "./ports.js";
 import type { RouteCandidate } from "./route-candidates.js";
 
 export interface GenerationInput {
@@ -62,6 +62,8 @@ export interface AdmittedGeneration extends GenerationInput {
   deadline: number;
   /** The activated server tools, prepared for this run (absent when none is activated). */
   serverTools?: ServerToolSession;
+  /** The request's documents, read for each route as it needs them (absent without file parts). */
+  documents?: DocumentSession;
   /** Upstream rounds the server-tool loop may make in all. */
   maxToolRounds: number;
   /** The most calls of one tool a provider running it itself may make per upstream round. */

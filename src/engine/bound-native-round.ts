@@ -40,13 +40,13 @@ export function addNativeRoundCost(
       passTokens += Math.min(model.contextLength, worst.inputTokens + results);
     }
   }
-  // The prompt's own rate (cache writes included when the request asks for them).
-  const tokenPicoUsd =
-    worst.inputTokens > 0 ? worst.inputPicoUsd / BigInt(worst.inputTokens) : model.prices.promptPicoUsd;
+  // At the prompt's own rate (cache writes included when the request asks for them).
   const added: WorstCase = {
     ...worst,
     inputPicoUsd:
-      worst.inputPicoUsd + BigInt(passTokens) * tokenPicoUsd + BigInt(callsMicroUsd) * PICO_PER_MICRO,
+      worst.inputPicoUsd +
+      BigInt(passTokens) * worst.inputTokenPicoUsd +
+      BigInt(callsMicroUsd) * PICO_PER_MICRO,
   };
   added.amountMicroUsd = computeReservation(added, added.outputCap);
   return added;

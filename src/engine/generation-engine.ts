@@ -1,12 +1,17 @@
 import type { CanonicalRequest, CanonicalResult } from "../canonical/index.js";
-import type { GatewayConfig } from "../config/types.js";
+import type { CatalogModel, GatewayConfig } from "../config/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
-import { computeReservation, estimateWorstCase, type WorstCase } from "../limits/worst-case-cost.js";
+import {
+  addFixedCost,
+  computeReservation,
+  estimateWorstCase,
+  type WorstCase,
+} from "../limits/worst-case-cost.js";
 import type { Logger } from "../logging/logger.js";
 import { boundInputTokens } from "../metering/bound-input-tokens.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
-import type { ProviderAdapter } from "../providers/provider-adapter.js";
+import { type ProviderAdapter, routeReadsPdf } from "../providers/provider-adapter.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import type {
   AdmittedGeneration,
@@ -25,7 +30,14 @@ import type { GenerationAttempt, GenerationOutcome, GenerationStart } from "./ge
 import { GenerationRun } from "./generation-run.js";
 import { type MeteredUsage, type MeterInput, meterUsage } from "./meter-usage.js";
 import { type NativeToolPlan, planNativeTools } from "./plan-native-tools.js";
-import type { AdapterRegistry, EngineStore, ServerToolSession, ServerTools } from "./ports.js";
+import type {
+  AdapterRegistry,
+  DocumentPreparer,
+  DocumentSession,
+  EngineStore,
+  ServerToolSession,
+  ServerTools,
+} from "./ports.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { listRouteCandidates, type RouteCandidate } from "./route-candidates.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
@@ -47,6 +59,8 @@ export interface EngineDependencies {
   random?: () => number;
   /** The server tools this gateway runs (absent: activating one is refused as not configured). */
   serverTools?: ServerTools;
+  /** PDFs as each route reads them (absent: every route gets them as sent). */
+  documents?: DocumentPreparer;
 }
 
 /** One route's breaker, as metrics label it. */
@@ -60,6 +74,29 @@ export interface RouteBreakerState {
 export const DEFAULT_MAX_TOOL_ROUNDS = 8;
 /** Calls of one tool a provider running it itself may make per round when the config says nothing. */
 export const DEFAULT_MAX_NATIVE_CALLS_PER_ROUND = 5;
+
+/**
+ * One candidate's worst case. A route that gets the documents' text is bounded by the rest of the
+ * prompt plus the most text they can give (whatever their pages would bill as files), and the
+ * price of reading them is reserved with its input.
+ */
+function estimateCandidate(
+  request: CanonicalRequest,
+  model: CatalogModel,
+  adapter: ProviderAdapter,
+  documents: DocumentSession | undefined,
+): WorstCase {
+  const outputCap = resolveOutputCap(model, request.maxOutputTokens);
+  const bounds = { rules: adapter.inputRules, contextLength: model.contextLength };
+  if (documents === undefined || !documents.sendsText(routeReadsPdf(adapter, model))) {
+    return estimateWorstCase(request, model.prices, outputCap, bounds);
+  }
+  const worst = estimateWorstCase(documents.withoutDocuments(request), model.prices, outputCap, {
+    ...bounds,
+    extraTokens: documents.maxTextTokens,
+  });
+  return addFixedCost(worst, documents.maxCostMicroUsd);
+}
 
 /** How each admitted generation's `settled` is resolved (only the engine resolves it). */
 const announcers = new WeakMap<AdmittedGeneration, (settled: SettledGeneration) => void>();
@@ -135,6 +172,7 @@ export class GenerationEngine {
       input.request,
       listRouteCandidates(models),
     );
+    const documents = this.deps.documents?.prepare(input.request);
     // The model is offered the tools the gateway runs as functions of its own.
     const upstreamRequest =
       serverTools === undefined
@@ -148,7 +186,7 @@ export class GenerationEngine {
       throw new GatewayError("internal_error", `No adapter for provider kind "${first.route.provider.kind}"`);
     }
     const bounding = performance.now();
-    const worstCase = this.estimateWorstCase(requestFor, candidates);
+    const worstCase = this.estimateWorstCase(requestFor, candidates, documents);
     // A large request took a while to bound: let other requests' I/O in before going on.
     if (performance.now() - bounding > YIELD_AFTER_MS) await yieldToEventLoop();
     const reservation = await spendGuard.admit({
@@ -194,6 +232,7 @@ export class GenerationEngine {
       deadlineMs: config.maxRequestMs,
       deadline: input.startedAt + config.maxRequestMs,
       ...(serverTools === undefined ? {} : { serverTools }),
+      ...(documents === undefined ? {} : { documents }),
       maxToolRounds: config.serverTools?.maxRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
       maxNativeCallsPerRound:
         config.serverTools?.maxNativeCallsPerRound ?? DEFAULT_MAX_NATIVE_CALLS_PER_ROUND,
@@ -252,6 +291,9 @@ export class GenerationEngine {
         this.deps.config.serverTools?.maxNativeCallsPerRound ?? DEFAULT_MAX_NATIVE_CALLS_PER_ROUND,
     });
     const session = this.deps.serverTools.prepare(request, plan.nativeEverywhere);
+    // Only `pdf` activated: it reads file parts before the call (`documents`), no tool loop runs.
+    const native = plan.candidates.some((candidate) => plan.toolsFor(candidate).length > 0);
+    if (session.definitions.length === 0 && !native) return { plan };
     // A provider's own tool carries the tool's name too (`web_search`), so it may not clash either.
     const names = [...session.definitions.map((definition) => definition.name), ...plan.nativeEverywhere];
     for (const name of names) {
@@ -274,20 +316,12 @@ export class GenerationEngine {
   private estimateWorstCase(
     requestFor: (candidate: RouteCandidate) => CanonicalRequest,
     candidates: readonly RouteCandidate[],
+    documents: DocumentSession | undefined,
   ): WorstCase {
     const estimate = (candidate: RouteCandidate, adapter: ProviderAdapter): WorstCase => {
-      const { model } = candidate;
       const request = requestFor(candidate);
-      const worst = estimateWorstCase(
-        request,
-        model.prices,
-        resolveOutputCap(model, request.maxOutputTokens),
-        {
-          rules: adapter.inputRules,
-          contextLength: model.contextLength,
-        },
-      );
-      return addNativeRoundCost(worst, request, model);
+      const worst = estimateCandidate(request, candidate.model, adapter, documents);
+      return addNativeRoundCost(worst, request, candidate.model);
     };
     if (candidates.length === 1) {
       const { route } = candidates[0];
@@ -318,6 +352,10 @@ export class GenerationEngine {
       combined = {
         inputTokens: Math.max(combined.inputTokens, worst.inputTokens),
         inputPicoUsd: combined.inputPicoUsd > worst.inputPicoUsd ? combined.inputPicoUsd : worst.inputPicoUsd,
+        inputTokenPicoUsd:
+          combined.inputTokenPicoUsd > worst.inputTokenPicoUsd
+            ? combined.inputTokenPicoUsd
+            : worst.inputTokenPicoUsd,
         outputTokenPicoUsd:
           combined.outputTokenPicoUsd > worst.outputTokenPicoUsd
             ? combined.outputTokenPicoUsd
@@ -424,7 +462,8 @@ export class GenerationEngine {
       );
       const resultTokens = Math.min(next.resultTokens, Math.max(0, model.contextLength - worst.inputTokens));
       needed +=
-        worst.amountMicroUsd + Number((BigInt(resultTokens) * worst.inputPicoUsd + 999_999n) / 1_000_000n);
+        worst.amountMicroUsd +
+        Number((BigInt(resultTokens) * worst.inputTokenPicoUsd + 999_999n) / 1_000_000n);
     }
     const shortfall = needed - admitted.reservation.amountMicroUsd;
     if (shortfall <= 0) return true;

@@ -30,13 +30,14 @@ import type { Settlement } from "../canonical/settlement.js";
 import { createGatewayErrorFromInfo, GatewayError, toGatewayError } from "../errors/gateway-error.js";
 import { estimateTextTokens } from "../metering/estimate-usage.js";
 import { convertResultToParts } from "../providers/convert-result-to-parts.js";
+import { foldStreamParts } from "../providers/fold-stream-parts.js";
+import { type ProviderAdapter, routeReadsPdf } from "../providers/provider-adapter.js";
 import type { AdmittedGeneration, ExecutedToolCall } from "./admitted-generation.js";
 import type { CircuitBreakers } from "./circuit-breaker.js";
 import { createDeadlineError } from "./create-deadline-error.js";
-import { foldStreamParts } from "./fold-stream-parts.js";
 import type { GenerationAttempt, GenerationOutcome } from "./generation-record.js";
 import { collectResultText, DeliveredOutput, type MeteredUsage, type MeterInput } from "./meter-usage.js";
-import type { AdapterRegistry } from "./ports.js";
+import type { AdapterRegistry, DocumentSession, DocumentsForRoute } from "./ports.js";
 import { computeBackoffMs, isFixableElsewhere, mayRetrySameRoute, type RetryPolicy } from "./retry-policy.js";
 import type { RouteCandidate } from "./route-candidates.js";
 import { createOutcome } from "./settle.js";
@@ -123,6 +124,8 @@ export class GenerationRun {
   private timing: RunTiming = { firstPartWaitMs: 0 };
   /** The server-tool loop, when the request activated server tools. */
   private readonly loop?: ToolLoop;
+  /** What reading the documents cost for the latest attempt's route (the serving one's, once one serves). */
+  private documentMicroUsd = 0;
   /** Rounds already ended and metered (tool loop), summed; undefined before the first one ends. */
   private completedUsage?: CanonicalUsage;
   private completedEstimated = false;
@@ -293,7 +296,12 @@ export class GenerationRun {
     admitted.adapter = adapter;
     // Later rounds of the serving attempt (server tools) keep its trace headers with the call.
     admitted.call = { ...admitted.call, ...admitted.callFor(candidate), traceHeaders };
-    // Failover may change the provider: the tools it runs itself are this route's.
+    if (admitted.documents !== undefined) {
+      const unreadable = await this.readDocuments(admitted.documents, adapter, candidate);
+      if (unreadable !== undefined) return unreadable;
+    }
+    // Failover may change the provider: the first round is this route's (its documents, the tools
+    // its provider runs itself) and so are the prices of those tools.
     this.loop?.useRoute(admitted.call.request, candidate.model.nativeServerTools ?? {});
     // Each attempt has its own signal: abandoning a failed one cancels its upstream I/O only.
     const attemptController = new AbortController();
@@ -333,6 +341,31 @@ export class GenerationRun {
       },
     };
     this.recordAttempt(candidate, "ok", startedAt);
+    return undefined;
+  }
+
+  /**
+   * Sets the call's request (the route's first request, from `callFor`) to what this route reads of
+   * the request's documents: the files, or their text. A document that cannot be read ends the run with its error (`invalid_request`
+   * naming the part); that is no upstream attempt, so none is recorded.
+   */
+  private async readDocuments(
+    documents: DocumentSession,
+    adapter: ProviderAdapter,
+    candidate: RouteCandidate,
+  ): Promise<GatewayError | undefined> {
+    let read: DocumentsForRoute;
+    try {
+      read = await documents.requestFor(
+        this.admitted.call.request,
+        routeReadsPdf(adapter, candidate.model),
+        this.controller.signal,
+      );
+    } catch (thrown) {
+      return this.stoppedWith ?? toGatewayError(thrown);
+    }
+    this.admitted.call.request = read.request;
+    this.documentMicroUsd = read.costMicroUsd;
     return undefined;
   }
 
@@ -565,7 +598,7 @@ export class GenerationRun {
   ): Promise<boolean> =>
     this.hooks.reserveRound(
       this.completedUsage ?? createEmptyUsage(),
-      this.loop?.toolCostMicroUsd ?? 0,
+      (this.loop?.toolCostMicroUsd ?? 0) + this.documentMicroUsd,
       toolsMicroUsd,
       next,
     );
@@ -618,7 +651,9 @@ export class GenerationRun {
         ? undefined
         : this.meterRun(status);
     const usage = metered?.usage ?? createEmptyUsage();
-    const toolMicroUsd = this.loop?.toolCostMicroUsd ?? 0;
+    // Reading the documents is billed with the prompt that carried their text, not without it.
+    const documentMicroUsd = metered === undefined ? 0 : this.documentMicroUsd;
+    const toolMicroUsd = (this.loop?.toolCostMicroUsd ?? 0) + documentMicroUsd;
     const costMicroUsd = metered || toolMicroUsd > 0 ? this.hooks.cost(usage, toolMicroUsd) : 0;
     this.closeServingAttempt(status);
     const outcome = createOutcome(
@@ -632,6 +667,10 @@ export class GenerationRun {
     outcome.usageEstimated = metered?.estimated === true;
     outcome.attempts = this.attempts;
     if (this.loop !== undefined) outcome.toolCostsMicroUsd = { ...this.loop.toolCosts };
+    if (documentMicroUsd > 0) {
+      const costs = outcome.toolCostsMicroUsd;
+      costs.pdf = (costs.pdf ?? 0) + documentMicroUsd;
+    }
     if (this.error && status === "error") outcome.errorCode = this.error.code;
     const served = this.serving === undefined ? undefined : this.attempts[this.serving.index];
     await this.hooks.settle(outcome, served, this.loop?.executed ?? []);

@@ -152,6 +152,7 @@ test("a native round holds its calls' prices and one pass per call over the prom
   const worst = {
     inputTokens: 1_000,
     inputPicoUsd: 1_000n * 1_000_000n,
+    inputTokenPicoUsd: 1_000_000n,
     outputTokenPicoUsd: 2_000_000n,
     outputCap: 1_000,
     amountMicroUsd: 1_000 + 2_000,

@@ -106,6 +106,55 @@ export interface ServerToolExecution {
   error?: { code: ServerToolErrorCode; message: string };
   /** 0 for a failed call. */
   costMicroUsd: number;
+  /**
+   * When part of `costMicroUsd` belongs to another tool's line (web_fetch of a PDF pays the pdf
+   * tool's pages): each tool's share, summing to `costMicroUsd`. Absent: all of it is the call's tool's.
+   */
+  costsByTool?: Partial<Record<ServerToolId, number>>;
   /** The tool result the model reads next round. */
   forModel: string;
+}
+
+/**
+ * The PDFs of a request as each route reads them (server-tools/ implements this): a route whose
+ * upstream reads PDFs gets the files (one given by URL fetched by the gateway first), any other
+ * the text the gateway extracts, with the file name and page markers. The run asks per route
+ * candidate, since failover may move a request to a kind that cannot read PDFs.
+ */
+export interface DocumentPreparer {
+  /**
+   * The request's documents, with its `pdf` activation's options checked (engine, caps); undefined
+   * when it has no file part. Throws GatewayError `invalid_request` naming the activation's field
+   * before anything is reserved or sent.
+   */
+  prepare(request: CanonicalRequest): DocumentSession | undefined;
+}
+
+/** The documents of one request. */
+export interface DocumentSession {
+  /** Whether a route gets the documents' text rather than the files (`routeReadsPdf`: it could read them). */
+  sendsText(routeReadsPdf: boolean): boolean;
+  /** The most reading the documents can cost, micro-USD: reserved before any of it runs. */
+  readonly maxCostMicroUsd: number;
+  /** The most prompt tokens the documents' text adds for a route that gets it (a token is at least a byte). */
+  readonly maxTextTokens: number;
+  /** `request` without the inline PDFs whose text `maxTextTokens` bounds: the rest of a text route's prompt. */
+  withoutDocuments(request: CanonicalRequest): CanonicalRequest;
+  /**
+   * `request` (the one this session was prepared from, or one built on it that keeps its parts) as
+   * a route reads it, and what reading cost. Each document is fetched and read at most once per
+   * session. Rejects with GatewayError `invalid_request` naming the part (`messages[0].content[1]`)
+   * for a document that cannot be fetched or read, and with the signal's reason once it aborts.
+   */
+  requestFor(
+    request: CanonicalRequest,
+    routeReadsPdf: boolean,
+    signal: AbortSignal,
+  ): Promise<DocumentsForRoute>;
+}
+
+export interface DocumentsForRoute {
+  request: CanonicalRequest;
+  /** Pages whose text the route gets × the price per page; 0 for a route that gets the files. */
+  costMicroUsd: number;
 }

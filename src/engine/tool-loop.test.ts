@@ -502,9 +502,11 @@ for (const stream of [false, true]) {
   });
 
   test(`${mode}: when the headroom cannot pay for the next round, the calls are not run and the answer ends`, async () => {
+    // Enough for the round spent and the search's price, not for the next round's worst case
+    // (about 2,500: its prompt, 100 tokens of result, the output cap).
     const harness = createHarness([[say("Searching."), search("c1", "one")], [say("never")]], {
       tools: { web_search: { price: 50_000 } },
-      headroom: 60_000,
+      headroom: 53_000,
     });
     const run = await harness.run({ stream, serverTools: [webSearch()] });
     const content = await collect(run, stream);
@@ -517,6 +519,26 @@ for (const stream of [false, true]) {
     const settlement = await run.settle();
     assert.equal(settlement.finishReason, "length");
     assert.equal(settlement.costMicroUsd, ROUND_COST);
+  });
+
+  test(`${mode}: a headroom that pays for the search and the next round's worst case lets the round run`, async () => {
+    // The next round's tool results are reserved per token at the prompt rate: 100 tokens, 100 µUSD.
+    const harness = createHarness([[say("Searching."), search("c1", "one")], [say("found")]], {
+      tools: { web_search: { price: 50_000 } },
+      headroom: 60_000,
+    });
+    const run = await harness.run({ stream, serverTools: [webSearch()] });
+    const content = await collect(run, stream);
+    assert.deepEqual(kinds(content), [
+      "text:Searching.",
+      "server-tool-call",
+      "result:completed",
+      "text:found",
+    ]);
+    assert.equal(harness.model.requests.length, 2);
+    const settlement = await run.settle();
+    assert.equal(settlement.finishReason, "stop");
+    assert.equal(settlement.costMicroUsd, 2 * ROUND_COST + 50_000);
   });
 
   test(`${mode}: a turn mixing a server call and a client call runs the server call, then returns the client call`, async () => {

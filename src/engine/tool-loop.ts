@@ -132,8 +132,9 @@ export class ToolLoop {
   }
 
   /**
-   * The serving route's first request (its native tools in place of their definitions) and the
-   * catalog price of each native tool's call. Later rounds build on that request.
+   * The first round's request as the serving route was sent it (its documents read as that route
+   * reads them, its native tools in place of their definitions) and the catalog price of each
+   * native tool's call. Later rounds build on that request, so they repeat what the model saw.
    */
   useRoute(
     request: CanonicalRequest,
@@ -499,7 +500,7 @@ export class ToolLoop {
     if (failed) {
       result.error = execution.error ?? { code: "unavailable", message: "The tool gave no result." };
     }
-    this.account(result, startedAt, false);
+    this.account(result, startedAt, false, execution.costsByTool);
     this.collectSources(result);
     return result;
   }
@@ -509,11 +510,17 @@ export class ToolLoop {
    * sources of the link finder: the provider cites them itself, and a link to one would be
    * cited twice.
    */
-  private account(result: ServerToolResult, startedAt: number, native: boolean): void {
+  private account(
+    result: ServerToolResult,
+    startedAt: number,
+    native: boolean,
+    shares: Partial<Record<ServerToolId, number>> = { [result.tool]: result.costMicroUsd },
+  ): void {
     this.callCounts[result.tool] = (this.callCounts[result.tool] ?? 0) + 1;
     this.toolCostMicroUsd += result.costMicroUsd;
-    if (result.costMicroUsd > 0) {
-      this.toolCosts[result.tool] = (this.toolCosts[result.tool] ?? 0) + result.costMicroUsd;
+    // Part of a call's cost may belong to another tool's line (web_fetch of a PDF pays pdf pages).
+    for (const [tool, micro] of Object.entries(shares)) {
+      if (micro !== undefined && micro > 0) this.toolCosts[tool] = (this.toolCosts[tool] ?? 0) + micro;
     }
     this.executed.push({
       tool: result.tool,

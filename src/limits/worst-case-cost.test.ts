@@ -5,7 +5,12 @@ import type { UpstreamInputRules } from "../metering/bound-input-tokens.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
 import { estimateInputTokens } from "../metering/estimate-usage.js";
 import { convertUsdPerMillionToPicoPerToken as price } from "../metering/prices.js";
-import { computeAffordableOutputCap, computeReservation, estimateWorstCase } from "./worst-case-cost.js";
+import {
+  addFixedCost,
+  computeAffordableOutputCap,
+  computeReservation,
+  estimateWorstCase,
+} from "./worst-case-cost.js";
 
 const prices = {
   promptPicoUsd: price("3"),
@@ -78,6 +83,11 @@ test("cache markers reserve the input at the cache-write rate; images of unknown
   );
   assert.equal(cached.inputPicoUsd, (plain.inputPicoUsd * 375n) / 300n);
   assert.equal(hour.inputPicoUsd, plain.inputPicoUsd * 2n);
+  // The rate of one more input token (a tool result added to the next round) is the same rate.
+  assert.equal(plain.inputTokenPicoUsd, prices.promptPicoUsd);
+  assert.equal(cached.inputTokenPicoUsd, prices.cacheWritePicoUsd);
+  assert.equal(hour.inputTokenPicoUsd, prices.cacheWrite1hPicoUsd);
+  assert.equal(plain.inputPicoUsd, BigInt(plain.inputTokens) * plain.inputTokenPicoUsd);
   const withImage = estimateWorstCase(
     request({
       messages: [
@@ -118,4 +128,26 @@ test("the input bound never passes the model's context length", () => {
     estimateWorstCase(huge, prices, 0, { rules: O200K, contextLength: 1_000_000 }).inputTokens > 500_000,
     true,
   );
+});
+
+test("tokens the gateway adds count toward the input, within the context length", () => {
+  const plain = estimateWorstCase(request(), prices, 1_000, BOUNDS);
+  const withText = estimateWorstCase(request(), prices, 1_000, { ...BOUNDS, extraTokens: 5_000 });
+  assert.equal(withText.inputTokens, plain.inputTokens + 5_000);
+  assert.equal(withText.amountMicroUsd, plain.amountMicroUsd + 15_000); // 5,000 tokens at $3/M
+  const capped = estimateWorstCase(request(), prices, 1_000, { ...BOUNDS, extraTokens: 1_000_000 });
+  assert.equal(capped.inputTokens, BOUNDS.contextLength);
+});
+
+test("a fixed cost rides with the input: reserved, and the affordable output cap leaves room for it", () => {
+  const worst = estimateWorstCase(request(), prices, 1_000, BOUNDS);
+  const withFee = addFixedCost(worst, 3_000);
+  assert.equal(withFee.amountMicroUsd, worst.amountMicroUsd + 3_000);
+  assert.equal(addFixedCost(worst, 0), worst);
+  // The headroom that affords the whole cap without the fee affords 200 tokens less with it
+  // (3,000 micro-USD at $15/M output).
+  const headroom = worst.amountMicroUsd;
+  assert.equal(computeAffordableOutputCap(worst, headroom), 1_000);
+  assert.equal(computeAffordableOutputCap(withFee, headroom), 800);
+  assert.equal(computeAffordableOutputCap(withFee, 3_000), 0);
 });

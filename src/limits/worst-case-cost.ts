@@ -16,12 +16,16 @@ const PICO_PER_MICRO = 1_000_000n;
 export interface InputBounds {
   rules: UpstreamInputRules;
   contextLength: number;
+  /** Tokens the upstream gets beyond what the request shows (text the gateway puts in its place). */
+  extraTokens?: number;
 }
 
 export interface WorstCase {
   inputTokens: number;
   /** Cost of the estimated input, pico-USD. */
   inputPicoUsd: bigint;
+  /** Price of one input token at the rate the input is reserved at, pico-USD. */
+  inputTokenPicoUsd: bigint;
   /** Price of one output token, pico-USD. */
   outputTokenPicoUsd: bigint;
   outputCap: number;
@@ -35,17 +39,32 @@ export function estimateWorstCase(
   outputCap: number,
   bounds: InputBounds,
 ): WorstCase {
-  const inputTokens = boundInputTokens(request, bounds.rules, bounds.contextLength);
-  const inputPicoUsd = BigInt(inputTokens) * selectInputPrice(request, prices);
+  const inputTokens = Math.min(
+    boundInputTokens(request, bounds.rules, bounds.contextLength) + (bounds.extraTokens ?? 0),
+    bounds.contextLength,
+  );
+  const inputTokenPicoUsd = selectInputPrice(request, prices);
   const worst = {
     inputTokens,
-    inputPicoUsd,
+    inputPicoUsd: BigInt(inputTokens) * inputTokenPicoUsd,
+    inputTokenPicoUsd,
     outputTokenPicoUsd: prices.completionPicoUsd,
     outputCap,
     amountMicroUsd: 0,
   };
   worst.amountMicroUsd = computeReservation(worst, outputCap);
   return worst;
+}
+
+/**
+ * `worst` with a cost that does not depend on tokens (reading a request's PDFs) added to its input,
+ * so the reservation and the affordable output cap both count it.
+ */
+export function addFixedCost(worst: WorstCase, microUsd: number): WorstCase {
+  if (microUsd <= 0) return worst;
+  const added = { ...worst, inputPicoUsd: worst.inputPicoUsd + BigInt(microUsd) * PICO_PER_MICRO };
+  added.amountMicroUsd = computeReservation(added, added.outputCap);
+  return added;
 }
 
 /** What reserving `outputCap` output tokens costs, micro-USD. */

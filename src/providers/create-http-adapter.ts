@@ -35,6 +35,8 @@ export interface HttpAdapterSpec<Context> {
   inputRules: UpstreamInputRules;
   /** The server tools the upstream can run itself (ProviderAdapter.nativeServerTools). */
   nativeServerTools?: ProviderAdapter["nativeServerTools"];
+  /** The upstream reads PDF files itself (ProviderAdapter.readsPdf). */
+  readsPdf: boolean;
   /** Throws GatewayError (before any I/O) for what the upstream API cannot express. */
   buildRequest(call: UpstreamCall, stream: boolean): BuiltUpstreamRequest<Context>;
   parseJson(json: unknown, call: UpstreamCall, context: Context): CanonicalResult;
@@ -66,6 +68,7 @@ export function createHttpAdapter<Context>(
     kind: spec.kind,
     inputRules: spec.inputRules,
     ...(spec.nativeServerTools === undefined ? {} : { nativeServerTools: spec.nativeServerTools }),
+    readsPdf: spec.readsPdf,
     async generate(call) {
       const request = spec.buildRequest(call, false);
       const response = await sendForText(spec, getClient(), call, request);

@@ -51,6 +51,12 @@ export interface ProviderAdapter {
    */
   readonly nativeServerTools?: Readonly<Partial<Record<NativeServerToolId, NativeToolSupport>>>;
   /**
+   * The upstream reads PDF files itself, for models with the catalog feature `vision` (it reads
+   * pages as pictures too); see {@link routeReadsPdf}. Absent or false: a route of this kind gets
+   * the text the gateway extracts from them instead.
+   */
+  readonly readsPdf?: boolean;
+  /**
    * Non-streaming call. Throws a GatewayError classified into the error catalog on any failure
    * (HTTP error, refused connection, deadline, unparseable body).
    */
@@ -61,4 +67,13 @@ export interface ProviderAdapter {
    * iteration ends. The last parts of a successful stream are `usage` (when known) and `finish`.
    */
   stream(call: UpstreamCall): AsyncIterable<CanonicalStreamPart>;
+}
+
+/**
+ * Whether a route's upstream gets a request's PDFs as files: its kind reads them (`readsPdf`) and
+ * its model sees images (a model without the `vision` feature reads no page pictures, so it gets
+ * the text whatever the kind).
+ */
+export function routeReadsPdf(adapter: Pick<ProviderAdapter, "readsPdf">, model: CatalogModel): boolean {
+  return adapter.readsPdf === true && model.features.includes("vision");
 }

@@ -10,7 +10,7 @@ import OpenAI from "openai";
 import type { AdminService } from "../../src/admin/admin-service.js";
 import { buildConfig } from "../../src/config/load-config.js";
 import type { Settings, TracingSettings } from "../../src/config/settings.js";
-import { type RunningGateway, startGateway } from "../../src/gateway.js";
+import { type GatewayOptions, type RunningGateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { IN_MEMORY_DATA_DIR } from "../../src/storage/open-store.js";
 import { type FakeOpenAiUpstream, startFakeOpenAiUpstream } from "./fake-openai-upstream.js";
@@ -80,6 +80,8 @@ export interface TestGatewayOptions {
   logLevel?: string;
   /** Where request spans go (default: tracing off). */
   tracing?: TracingSettings;
+  /** Server tools' clock and web_fetch's network (a tripwire network proves refusals). */
+  serverTools?: GatewayOptions["serverTools"];
 }
 
 export async function startTestGateway(
@@ -115,6 +117,7 @@ export async function startTestGateway(
       keepAliveMs: options.keepAliveMs,
       drainMs: 500,
       statePrefix: `test:${randomBytes(6).toString("hex")}:`,
+      serverTools: options.serverTools,
     });
   } catch (error) {
     await upstream.close();

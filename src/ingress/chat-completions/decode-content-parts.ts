@@ -76,6 +76,7 @@ function decodeFilePart(part: FilePartBody, param: string): FilePart {
     throw GatewayError.invalidRequest(`${param}.file must have file_data or file_url`, `${param}.file`);
   }
   if (filename !== undefined) file.filename = filename;
+  file.param = param;
   return withCacheControl(file, part.cache_control);
 }
 

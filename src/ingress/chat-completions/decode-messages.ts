@@ -8,8 +8,9 @@
  *   and SDKs send `content: ""` next to tool calls). Reasoning comes first, then text, then tool
  *   calls: the chat format does not record their interleaving.
  * - Each `tool` message becomes its own canonical `tool` message with one tool result.
- * - What a replayed answer carries beyond that (`refusal`, `annotations`) is accepted and dropped:
- *   no upstream reads citations back as input, so the canonical message has no place for them.
+ * - What a replayed answer carries beyond that (`refusal`, `annotations`, `images`) is accepted and
+ *   dropped: no upstream reads citations or generated images back in an assistant turn, so the
+ *   canonical message has no place for them.
  */
 import type {
   AssistantContentPart,

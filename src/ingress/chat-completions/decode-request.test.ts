@@ -87,8 +87,13 @@ test("user content parts: text, image URL, image data URL, file data and file UR
         type: "file",
         source: { kind: "base64", mediaType: "application/pdf", data: "JVBERi0=" },
         filename: "a.pdf",
+        param: "messages[0].content[3]",
       },
-      { type: "file", source: { kind: "url", url: "https://example.com/b.pdf" } },
+      {
+        type: "file",
+        source: { kind: "url", url: "https://example.com/b.pdf" },
+        param: "messages[0].content[4]",
+      },
     ],
   });
 });

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import {
+  AFTER_TEXT,
+  BEFORE_TEXT,
+  GENERATED_BASE64,
+  imageToolRunResult,
+} from "../../../test/helpers/image-tool-run.js";
 import { loadOpenApiValidator } from "../../../test/helpers/openapi-schema-validator.js";
 import type { CanonicalResult } from "../../canonical/index.js";
 import { createEmptyUsage } from "../../canonical/index.js";
@@ -260,5 +266,38 @@ test("an answer with annotations, sent back as the next turn's assistant message
       { type: "reasoning", text: "The source says Paris." },
       { type: "text", text: "Let me look. Paris 🇫🇷 is the capital (example.com). Big (wiki)." },
     ],
+  });
+});
+
+test("generated images: message.images lists each image made, in order, as data URLs; failed ones add nothing", (t) => {
+  const result = imageToolRunResult();
+  const encoded = encodeChatResult(result, settle(result, 64_000), context);
+  assert.deepEqual(encoded.choices[0].message, {
+    role: "assistant",
+    content: BEFORE_TEXT + AFTER_TEXT,
+    refusal: null,
+    images: [{ type: "image_url", image_url: { url: `data:image/png;base64,${GENERATED_BASE64}` } }],
+  });
+  assert.equal(encoded.usage.cost, 0.064);
+  assert.deepEqual(
+    chatCompletionResponseSchema.parse(encoded),
+    encoded,
+    "the schema behind /openapi.json lists it",
+  );
+  const validator = loadOpenApiValidator();
+  if (validator === undefined) return t.skip("../shared/specs/openai-openapi.yaml not present");
+  assert.deepEqual(validator.validate("CreateChatCompletionResponse", encoded), []);
+});
+
+test("an answer with images, sent back as the next turn's assistant message, decodes to its text alone", () => {
+  const result = imageToolRunResult();
+  const message = encodeChatResult(result, settle(result), context).choices[0].message;
+  const decoded = decodeChatRequest({
+    model: "a/b",
+    messages: [{ role: "user", content: "Draw a fox" }, message, { role: "user", content: "Thanks" }],
+  });
+  assert.deepEqual(decoded.messages[1], {
+    role: "assistant",
+    content: [{ type: "text", text: BEFORE_TEXT + AFTER_TEXT }],
   });
 });

@@ -1,11 +1,12 @@
 /**
  * A canonical result → the `chat.completion` object. Server-tool calls and results have no place in
  * this format and are not rendered; what they leave visible is the `url_citation` annotations of
- * the answer's text.
+ * the answer's text and the generated images, in `images` (encode-chat-image.ts).
  */
 import type { CanonicalResult } from "../../canonical/index.js";
 import type { Settlement } from "../../canonical/settlement.js";
 import type { EncodeContext } from "../ingress-format.js";
+import { type ChatImage, encodeChatImage } from "./encode-chat-image.js";
 import { type ChatUrlCitationAnnotation, encodeUrlCitation } from "./encode-url-citation.js";
 import { type ChatUsage, encodeChatUsage } from "./encode-usage.js";
 import { type ChatFinishReason, mapFinishReason } from "./map-finish-reason.js";
@@ -34,6 +35,8 @@ export interface ChatCompletion {
       tool_calls?: ChatToolCall[];
       /** Present only when the text cites a source; offsets index into `content`. */
       annotations?: ChatUrlCitationAnnotation[];
+      /** Present only when the image server tool made images, in the order they were made. */
+      images?: ChatImage[];
     };
     finish_reason: ChatFinishReason;
     logprobs: null;
@@ -50,6 +53,7 @@ export function encodeChatResult(
   let reasoning = "";
   const toolCalls: ChatToolCall[] = [];
   const annotations: ChatUrlCitationAnnotation[] = [];
+  const images: ChatImage[] = [];
   for (const part of result.content) {
     if (part.type === "text") {
       // A citation's offsets index into its own text entry; `content` joins the entries, so they
@@ -64,6 +68,10 @@ export function encodeChatResult(
         type: "function",
         function: { name: part.name, arguments: part.arguments },
       });
+    else if (part.type === "server-tool-result") {
+      const image = encodeChatImage(part.result);
+      if (image !== undefined) images.push(image);
+    }
   }
   const message: ChatCompletion["choices"][0]["message"] = {
     role: "assistant",
@@ -75,6 +83,7 @@ export function encodeChatResult(
   if (reasoningDetails.length > 0) message.reasoning_details = reasoningDetails;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   if (annotations.length > 0) message.annotations = annotations;
+  if (images.length > 0) message.images = images;
   return {
     id: `gen-${context.requestId}`,
     object: "chat.completion",

@@ -133,6 +133,11 @@ const assistantMessageSchema = z
     annotations: z.array(z.unknown()).nullish().meta({
       description: "`url_citation` annotations of the answer being replayed; accepted and ignored",
     }),
+    // Images the image server tool made: the model already read what they are, and no upstream
+    // takes an image in an assistant turn, so they are never read either.
+    images: z.array(z.unknown()).nullish().meta({
+      description: "images of the answer being replayed (data URLs); accepted and ignored",
+    }),
   })
   .loose()
   .meta({ id: "ChatAssistantMessage" });

@@ -33,6 +33,15 @@ const annotationsSchema = z
   .optional()
   .meta({ description: "present only when the answer cites a source" });
 
+const imagesSchema = z
+  .array(
+    z
+      .object({ type: z.literal("image_url"), image_url: z.object({ url: z.string() }) })
+      .meta({ id: "ChatGeneratedImage", description: "an image the image server tool made, as a data URL" }),
+  )
+  .optional()
+  .meta({ description: "present only when the image server tool made images" });
+
 /** The payload of a `hi.tool_event` frame (the same in every format). */
 const toolEventPayloadSchema = z.object({
   tool: z.string(),
@@ -82,6 +91,7 @@ export const chatCompletionResponseSchema = z
           reasoning_details: z.array(reasoningDetailSchema).optional(),
           tool_calls: z.array(toolCallSchema).optional(),
           annotations: annotationsSchema,
+          images: imagesSchema,
         }),
         finish_reason: finishReasonSchema,
         logprobs: z.null(),
@@ -117,6 +127,9 @@ export const chatCompletionChunkSchema = z
             .optional(),
           annotations: annotationsSchema.meta({
             description: "the whole array, once, in the chunk before the finish reason",
+          }),
+          images: imagesSchema.meta({
+            description: "the whole array, once, before the finish reason (or before an error)",
           }),
         }),
         finish_reason: finishReasonSchema.nullable(),

@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import OpenAI from "openai";
+import {
+  AFTER_TEXT,
+  BEFORE_TEXT,
+  GENERATED_BASE64,
+  GENERATED_PNG,
+  imageResults,
+  imageToolRunParts,
+} from "../../../test/helpers/image-tool-run.js";
 import { loadOpenApiValidator } from "../../../test/helpers/openapi-schema-validator.js";
 import type { CanonicalStreamPart, CanonicalUsage } from "../../canonical/index.js";
 import type { Settlement } from "../../canonical/settlement.js";
@@ -642,6 +650,96 @@ test("every chunk of a server-tool stream validates against CreateChatCompletion
   if (validator === undefined) return t.skip("../shared/specs/openai-openapi.yaml not present");
   const frames = parseNamedFrames(
     encodeStream(searchRun(true), (encoder) => encoder.finish(searchSettlement)),
+  );
+  for (const { event, data } of frames) {
+    if (data === "[DONE]") continue;
+    assert.deepEqual(validator.validate("CreateChatCompletionStreamResponse", data), [], event);
+  }
+});
+
+const imageSettlement: Settlement = {
+  usage,
+  costMicroUsd: 64_234,
+  finishReason: "stop",
+  serverToolCalls: { image: 2 },
+};
+const expectedImages = [
+  { type: "image_url", image_url: { url: `data:image/png;base64,${GENERATED_BASE64}` } },
+];
+
+test("generated images go out once, the whole list in one delta.images chunk before the finish; events summarise them", () => {
+  const frames = parseNamedFrames(
+    encodeStream(imageToolRunParts(true), (encoder) => encoder.finish(imageSettlement)),
+  );
+  const deltas = frames
+    .filter((frame) => frame.event === undefined && frame.data !== "[DONE]")
+    .map((frame) => (frame.data as ChunkFrame).choices[0])
+    .filter((choice) => choice !== undefined);
+  assert.deepEqual(
+    deltas.map((choice) => [choice.delta, choice.finish_reason]),
+    [
+      [{ role: "assistant", content: "" }, null],
+      [{ content: BEFORE_TEXT }, null],
+      [{ content: AFTER_TEXT }, null],
+      [{ images: expectedImages }, null],
+      [{}, "stop"],
+    ],
+  );
+  const events = frames
+    .filter((frame) => frame.event === "hi.tool_event")
+    .map((frame) => (frame.data as ChunkFrame & { hi_tool_event: Record<string, unknown> }).hi_tool_event);
+  assert.deepEqual(
+    events.map((event) => [event.phase, event.call_id, event.output ?? event.error]),
+    [
+      ["started", "call_img1", undefined],
+      ["started", "call_img2", undefined],
+      ["completed", "call_img1", { media_type: "image/png", size: "40x30", bytes: GENERATED_PNG.length }],
+      ["failed", "call_img2", imageResults(true)[1].error],
+    ],
+  );
+  for (const { data } of frames) {
+    if (data === "[DONE]") continue;
+    assert.deepEqual(chatCompletionChunkSchema.parse(data), data, "the chunk schema lists every field");
+  }
+});
+
+test("the SDK's stream helper ends with the images on the message (create and stream() alike)", async () => {
+  const sse = encodeStream(imageToolRunParts(false), (encoder) => encoder.finish(imageSettlement));
+  const stream = createClient(sse).chat.completions.stream(params);
+  const completion = await stream.finalChatCompletion();
+  const message = completion.choices[0].message as (typeof completion.choices)[0]["message"] & {
+    images?: unknown;
+  };
+  assert.equal(message.content, BEFORE_TEXT + AFTER_TEXT);
+  assert.deepEqual(message.images, expectedImages);
+  assert.equal(completion.usage?.total_tokens, 165);
+});
+
+test("a stream that fails after an image was made still sends the image, before the billed usage and the error", () => {
+  const parts = imageToolRunParts(false).filter((part) => part.type !== "finish");
+  const frames = parseNamedFrames(
+    encodeStream(parts, (encoder) =>
+      encoder.fail(new GatewayError("provider_unavailable", "upstream gone"), imageSettlement),
+    ),
+  );
+  const tail = frames.slice(-3).map(({ data }) => data as ChunkFrame);
+  assert.deepEqual(tail[0].choices[0].delta, { images: expectedImages });
+  assert.ok(tail[1].usage !== undefined && tail[1].choices.length === 0);
+  assert.ok(tail[2].error !== undefined);
+});
+
+test("a run whose image generations all failed sends no images chunk", () => {
+  const parts = imageToolRunParts(false).filter(
+    (part) => !(part.type === "server-tool-result" && part.result.status === "completed"),
+  );
+  assert.ok(!encodeStream(parts, (encoder) => encoder.finish(imageSettlement)).includes("images"));
+});
+
+test("every chunk of an image stream validates against CreateChatCompletionStreamResponse of OpenAI's OpenAPI document", (t) => {
+  const validator = loadOpenApiValidator();
+  if (validator === undefined) return t.skip("../shared/specs/openai-openapi.yaml not present");
+  const frames = parseNamedFrames(
+    encodeStream(imageToolRunParts(true), (encoder) => encoder.finish(imageSettlement)),
   );
   for (const { event, data } of frames) {
     if (data === "[DONE]") continue;

@@ -21,6 +21,9 @@
  *   round streams as one message's content, and the citations into it go out once, as one
  *   `delta.annotations` chunk just before the finish frame (offsets into the whole content; the SDK's
  *   accumulator keeps only the last chunk carrying an unknown delta field, as for reasoning_details).
+ *   Generated images go out the same way, the complete list in one `delta.images` chunk after the
+ *   annotations (encode-chat-image.ts); a stream that fails after an image was made still sends it,
+ *   before the error, since the image is paid for.
  * - `hi.tool_event` frames, only for calls that asked for them: `event: hi.tool_event` and a chunk
  *   envelope with this stream's id, `"choices": []` and the payload under `hi_tool_event`. The SDK's
  *   stream helper iterates every chunk's `choices` (a frame without them throws there) and copies
@@ -45,6 +48,7 @@ import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import type { GatewayError } from "../../errors/gateway-error.js";
 import type { EncodeContext, StreamEncoder } from "../ingress-format.js";
 import { createToolEndedPayload, createToolStartedPayload } from "../shared/tool-event-payload.js";
+import { type ChatImage, encodeChatImage } from "./encode-chat-image.js";
 import { type ChatUrlCitationAnnotation, encodeUrlCitation } from "./encode-url-citation.js";
 import { encodeChatUsage } from "./encode-usage.js";
 import { mapFinishReason } from "./map-finish-reason.js";
@@ -81,6 +85,8 @@ class ChatStreamEncoder implements StreamEncoder {
   /** Where each open text block starts in the message's content, for its citations' offsets. */
   private readonly textBlockStarts = new Map<string, number>();
   private readonly annotations: ChatUrlCitationAnnotation[] = [];
+  /** Generated images, sent once at the end (or before an error). */
+  private images: ChatImage[] = [];
 
   constructor(context: EncodeContext) {
     this.requestId = context.requestId;
@@ -111,6 +117,7 @@ class ChatStreamEncoder implements StreamEncoder {
       case "server-tool-call":
         return opening + this.encodeToolStarted(part.call);
       case "server-tool-result":
+        this.recordImage(part.result);
         return opening + this.encodeToolEnded(part.result);
       case "reasoning-delta":
         if (part.delta === "") return opening;
@@ -148,8 +155,9 @@ class ChatStreamEncoder implements StreamEncoder {
     const usage = settlement
       ? `${this.chunkPrefix}[],"usage":${JSON.stringify(encodeChatUsage(settlement.usage, settlement.costMicroUsd))}}\n\n`
       : "";
+    const images = this.encodeImages();
     // oai-node throws APIError for any frame whose JSON has a truthy top-level `error`.
-    return `${usage}data: ${JSON.stringify(createCommonErrorEnvelope(error, this.requestId))}\n\n`;
+    return `${images}${usage}data: ${JSON.stringify(createCommonErrorEnvelope(error, this.requestId))}\n\n`;
   }
 
   keepAlive(): string {
@@ -179,6 +187,7 @@ class ChatStreamEncoder implements StreamEncoder {
     if (this.annotations.length > 0) {
       frames += this.encodeDelta(`{"annotations":${JSON.stringify(this.annotations)}}`);
     }
+    frames += this.encodeImages();
     return `${frames}${this.deltaPrefix}{},"logprobs":null,"finish_reason":"${mapFinishReason(reason)}"}]}\n\n`;
   }
 
@@ -191,6 +200,19 @@ class ChatStreamEncoder implements StreamEncoder {
     // A citation always follows a delta of its open block; one for any other block has no place.
     if (start === undefined) return;
     this.annotations.push(encodeUrlCitation(citation, start));
+  }
+
+  private recordImage(result: ServerToolResult): void {
+    const image = encodeChatImage(result);
+    if (image !== undefined) this.images.push(image);
+  }
+
+  /** The images made so far, in one delta (nothing when none); each goes out once. */
+  private encodeImages(): string {
+    if (this.images.length === 0) return "";
+    const frame = this.encodeDelta(`{"images":${JSON.stringify(this.images)}}`);
+    this.images = [];
+    return frame;
   }
 
   private encodeToolStarted(call: ServerToolCall): string {

@@ -136,6 +136,15 @@ export const userBlockSchema = z
   .discriminatedUnion("type", [textBlockSchema, imageBlockSchema, documentBlockSchema, toolResultBlockSchema])
   .meta({ id: "MessagesUserContentBlock" });
 
+/**
+ * An image in an assistant turn: one the image server tool made, replayed. No upstream takes an
+ * image from the assistant, and the model already read what it was, so it is accepted and dropped.
+ */
+const assistantImageBlockSchema = z
+  .object({ type: z.literal("image") })
+  .loose()
+  .meta({ description: "a replayed image the image server tool made; dropped" });
+
 export const assistantBlockSchema = z
   .discriminatedUnion("type", [
     textBlockSchema,
@@ -145,6 +154,7 @@ export const assistantBlockSchema = z
     serverToolUseBlockSchema,
     webSearchToolResultBlockSchema,
     webFetchToolResultBlockSchema,
+    assistantImageBlockSchema,
   ])
   .meta({ id: "MessagesAssistantContentBlock" });
 

@@ -99,7 +99,7 @@ export function decodeAssistantBlocks(blocks: readonly MessagesAssistantBlockBod
         );
         break;
       default:
-        // Anthropic server-tool transcript blocks (content-block-schemas.ts says why they go).
+        // Server-tool transcript blocks and generated images (content-block-schemas.ts says why they go).
         break;
     }
   }
@@ -136,6 +136,7 @@ function decodeImageBlock(block: MessagesImageBlockBody, param: string): ImagePa
 function decodeDocumentBlock(block: DocumentBlockBody, param: string): FilePart {
   const file: FilePart = { type: "file", source: decodeMediaSource(block.source, `${param}.source`) };
   if (typeof block.title === "string" && block.title !== "") file.title = block.title;
+  file.param = param;
   return withCacheControl(file, block.cache_control);
 }
 

@@ -228,8 +228,13 @@ test("user blocks: text, base64 and URL images, PDF and text documents", () => {
         source: { kind: "base64", mediaType: "application/pdf", data: "JVBERi0=" },
         title: "Report",
         cacheControl: { type: "ephemeral" },
+        param: "messages[0].content[3]",
       },
-      { type: "file", source: { kind: "url", url: "https://example.com/b.pdf" } },
+      {
+        type: "file",
+        source: { kind: "url", url: "https://example.com/b.pdf" },
+        param: "messages[0].content[4]",
+      },
       {
         type: "file",
         source: {
@@ -237,6 +242,7 @@ test("user blocks: text, base64 and URL images, PDF and text documents", () => {
           mediaType: "text/plain",
           data: Buffer.from("Hello doc").toString("base64"),
         },
+        param: "messages[0].content[5]",
       },
     ],
   });

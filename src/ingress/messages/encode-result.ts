@@ -8,7 +8,8 @@
  * provider state follows the run of tool_use blocks it belongs to in a carrier thinking block
  * (tool-call-state-carrier.ts), so the calls of a turn stay together.
  *
- * Server tools (encode-server-tool-blocks.ts): each call and result is a block where it happened;
+ * Server tools (encode-server-tool-blocks.ts): each call and result is a block where it happened (a
+ * generated image an `image` block);
  * text on either side of one stays two blocks, even for a tool that renders no block (`datetime`),
  * because the stream shows them as two. A text entry's citations ride on its block: Anthropic's
  * web-search citation has no offsets, so the block's citations cite somewhere in its text.
@@ -21,6 +22,7 @@ import {
   encodeCitation,
   encodeServerToolResultBlock,
   encodeServerToolUseBlock,
+  type GeneratedImageBlock,
   type ServerToolResultBlock,
   type ServerToolUseBlock,
   type WebSearchResultLocation,
@@ -35,7 +37,8 @@ export type MessagesContentBlock =
   | MessagesReasoningBlock
   | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
   | ServerToolUseBlock
-  | ServerToolResultBlock;
+  | ServerToolResultBlock
+  | GeneratedImageBlock;
 
 export interface MessagesResponse {
   id: string;

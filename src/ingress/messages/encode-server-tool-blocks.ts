@@ -6,6 +6,10 @@
  * - Only `web_search` and `web_fetch` have blocks: `server_tool_use.name` is a closed set in the
  *   Messages types (Anthropic's own server tools), so a `datetime`, `pdf` or `image` call renders
  *   nothing (its `hi.tool_event` frames, when asked for, still tell it happened).
+ * - An image the `image` tool made is an `image` block with a base64 source where it was made:
+ *   Claude has no image output block, and this is the shape the SDK's types already know (an
+ *   input image), which `MessageStream` keeps as it comes. A failed generation has no block; the
+ *   model's text says so. A replayed `image` block in an assistant turn is accepted and dropped.
  * - Wire ids are `srvtoolu_<call id>`, Anthropic's prefix for server-tool calls.
  * - `encrypted_content` and `encrypted_index` are opaque in Anthropic's API and required non-empty;
  *   the gateway puts base64url JSON there: the result's URL and the snippet the model read, and the
@@ -63,6 +67,12 @@ export interface WebFetchToolResultBlock {
 
 export type ServerToolResultBlock = WebSearchToolResultBlock | WebFetchToolResultBlock;
 
+/** An image the image tool made, as Anthropic's input image block. */
+export interface GeneratedImageBlock {
+  type: "image";
+  source: { type: "base64"; media_type: string; data: string };
+}
+
 export interface WebSearchResultLocation {
   type: "web_search_result_location";
   url: string;
@@ -90,9 +100,16 @@ export function encodeServerToolUseBlock(call: ServerToolCall): ServerToolUseBlo
   return { type: "server_tool_use", id: serverToolWireId(call.tool, call.id), name, input: call.input };
 }
 
-export function encodeServerToolResultBlock(result: ServerToolResult): ServerToolResultBlock | undefined {
+/** The block that shows a call's result: a tool's result block, a generated image, or nothing. */
+export function encodeServerToolResultBlock(
+  result: ServerToolResult,
+): ServerToolResultBlock | GeneratedImageBlock | undefined {
   const toolUseId = serverToolWireId(result.tool, result.callId);
   const output = result.output;
+  if (result.tool === "image") {
+    if (result.status !== "completed" || output?.kind !== "image") return undefined;
+    return { type: "image", source: { type: "base64", media_type: output.mediaType, data: output.base64 } };
+  }
   if (result.tool === "web_search") {
     const content: WebSearchToolResultBlock["content"] =
       result.status === "completed" && output?.kind === "search"

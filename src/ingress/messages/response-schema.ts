@@ -128,6 +128,18 @@ const contentBlockSchema = z
       tool_use_id: z.string(),
       content: webFetchResultContentSchema,
     }),
+    z
+      .object({
+        type: z.literal("image"),
+        source: z.object({
+          type: z.literal("base64"),
+          media_type: z
+            .string()
+            .meta({ description: "`image/png`, `image/jpeg`, `image/webp` or `image/gif`" }),
+          data: z.string(),
+        }),
+      })
+      .meta({ description: "an image the image server tool made; accepted and dropped when replayed" }),
   ])
   .meta({ id: "MessagesResponseContentBlock" });
 

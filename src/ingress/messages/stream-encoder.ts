@@ -35,8 +35,8 @@
  * Server tools (encode-server-tool-blocks.ts for the blocks themselves):
  * - A `server-tool-call` is a `server_tool_use` block: start with `input: {}`, one `input_json_delta`
  *   with the whole input, stop. A `server-tool-result` is its result block sent whole in
- *   `content_block_start`, then stop, as Anthropic does. Both queue like any block and end the text
- *   blocks before them; indexes run on across rounds.
+ *   `content_block_start`, then stop, as Anthropic does; so is a generated image's `image` block.
+ *   Both queue like any block and end the text blocks before them; indexes run on across rounds.
  * - A `citation` becomes a `citations_delta` on the text block holding its canonical text id, after
  *   that block's text so far. The SDK appends a citations delta to the block at its index whatever
  *   came before, so the block starts without `citations` and nothing is held back for them. A
@@ -63,6 +63,7 @@ import {
   encodeCitation,
   encodeServerToolResultBlock,
   encodeServerToolUseBlock,
+  type GeneratedImageBlock,
   type ServerToolResultBlock,
   type ServerToolUseBlock,
   serverToolWireId,
@@ -91,7 +92,10 @@ type Block =
   | (BlockBase & { kind: "thinking"; state?: OpaqueReasoningState; redacted?: boolean })
   | (BlockBase & { kind: "tool_use"; id: string; name: string })
   /** A server-tool block, complete when queued; `content` is a `server_tool_use` block's input JSON. */
-  | (BlockBase & { kind: "server_tool"; block: ServerToolUseBlock | ServerToolResultBlock })
+  | (BlockBase & {
+      kind: "server_tool";
+      block: ServerToolUseBlock | ServerToolResultBlock | GeneratedImageBlock;
+    })
   /** A frame outside any block (`hi.tool_event`): queued in order, takes no index. */
   | (BlockBase & { kind: "frame" });
 

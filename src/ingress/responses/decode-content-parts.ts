@@ -106,6 +106,7 @@ function decodeFilePart(part: FilePartBody, param: string): FilePart {
     throw GatewayError.invalidRequest(`${param} must have file_data or file_url`, param);
   }
   if (isSet(part.filename)) file.filename = part.filename;
+  file.param = param;
   return file;
 }
 

@@ -16,9 +16,9 @@
  *   assistant turn, wherever the item stands in it, and is dropped when the turn has no such call.
  * - An `item_reference` to an item the gateway sealed into its id (item-seal.ts) is that item, in
  *   its place; a reference to anything else is `invalid_request` naming `input[i].id`, saying why.
- * - A `web_search_call` item, whole or by reference, is dropped: the gateway ran that tool itself
- *   and fed its result to the model in the same run, and the answer that followed holds what the
- *   model took from it; no upstream could take the item back anyway.
+ * - A `web_search_call` or `image_generation_call` item, whole or by reference, is dropped: the
+ *   gateway ran that tool itself and fed its result to the model in the same run, and the answer
+ *   that followed holds what the model took from it; no upstream could take the item back anyway.
  */
 import type {
   AssistantContentPart,
@@ -102,6 +102,7 @@ export function decodeInput(
         break;
       }
       case "web_search_call":
+      case "image_generation_call":
         break;
     }
   });
@@ -131,7 +132,7 @@ const PLAIN_OWN_ID = /^(?:rs|msg|fc)_[A-Za-z0-9_-]{22}_\d+$/;
 
 /**
  * The item an `item_reference` names, from the id the gateway sealed it into (only reasoning,
- * assistant message and web_search_call items are sealed). Clients send these when they believe the server stored the
+ * assistant message, web_search_call and image_generation_call items are sealed). Clients send these when they believe the server stored the
  * previous response (the AI SDK does, unless the request sets `store: false`).
  */
 function resolveItemReference(
@@ -146,6 +147,7 @@ function resolveItemReference(
     if (
       item?.type === "reasoning" ||
       item?.type === "web_search_call" ||
+      item?.type === "image_generation_call" ||
       (item?.type === "message" && item.role === "assistant")
     ) {
       return item;

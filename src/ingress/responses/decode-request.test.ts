@@ -92,8 +92,13 @@ test("user content parts: input_text, image URL and data URL with detail, file d
         type: "file",
         source: { kind: "base64", mediaType: "application/pdf", data: "JVBERi0=" },
         filename: "a.pdf",
+        param: "input[0].content[3]",
       },
-      { type: "file", source: { kind: "url", url: "https://example.com/b.pdf" } },
+      {
+        type: "file",
+        source: { kind: "url", url: "https://example.com/b.pdf" },
+        param: "input[0].content[4]",
+      },
     ],
   });
 });

@@ -1,6 +1,13 @@
-/** Server tools in non-streamed output: web_search_call items, their ids, and url_citation annotations. */
+/** Server tools in non-streamed output: web_search_call and image_generation_call items, their ids, and url_citation annotations. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import {
+  AFTER_TEXT,
+  BEFORE_TEXT,
+  GENERATED_BASE64,
+  imageCalls,
+  imageToolRunResult,
+} from "../../../test/helpers/image-tool-run.js";
 import { loadOpenApiValidator } from "../../../test/helpers/openapi-schema-validator.js";
 import type {
   CanonicalUsage,
@@ -290,4 +297,62 @@ test("a response with server-tool items and annotations validates against OpenAI
   // The check can fail: an item without its action is reported.
   const broken = { ...body, output: [{ id: "ws_x", type: "web_search_call", status: "completed" }] };
   assert.ok(validator.validate("Response", broken).some((violation) => violation.includes("action")));
+});
+
+test("an image call is one image_generation_call item where it happened: the image, its size and format; a failed one has no result", () => {
+  const items = encodeOutputItems(imageToolRunResult().content, "req_1");
+  assert.deepEqual(items, [
+    {
+      id: "msg_req_1_0",
+      type: "message",
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text: BEFORE_TEXT, annotations: [], logprobs: [] }],
+    },
+    {
+      id: "ig_call_img1",
+      type: "image_generation_call",
+      status: "completed",
+      result: GENERATED_BASE64,
+      revised_prompt: "A red fox in snow.",
+      size: "40x30",
+      output_format: "png",
+    },
+    { id: "ig_call_img2", type: "image_generation_call", status: "failed", result: null },
+    {
+      id: "msg_req_1_3",
+      type: "message",
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text: AFTER_TEXT, annotations: [], logprobs: [] }],
+    },
+  ]);
+});
+
+test("with a seal, an image_generation_call id carries nothing but its type (never the image)", () => {
+  const seal = createItemSeal(Buffer.alloc(32, 7));
+  const items = encodeOutputItems(imageToolRunResult().content, "req_1", seal);
+  const images = items.filter((item) => item.type === "image_generation_call");
+  assert.equal(images.length, 2);
+  for (const item of images) {
+    assert.match(item.id, /^ig_call_img\d\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
+    assert.ok(item.id.length < 120, "the id does not grow with the image");
+    assert.deepEqual(seal.open(item.id), { kind: "item", item: { type: "image_generation_call" } });
+  }
+});
+
+test("a response with image_generation_call items validates against OpenAI's Response schema and ours", (t) => {
+  const result = imageToolRunResult();
+  const body = encodeResponsesResult(
+    { ...result, content: [...result.content, { type: "server-tool-call", call: imageCalls(false)[0] }] },
+    { usage, costMicroUsd: 70_000, finishReason: "stop" },
+    context,
+  );
+  assert.deepEqual(responsesResponseSchema.parse(body), body, "our schema lists every field");
+  const validator = loadOpenApiValidator();
+  if (validator === undefined) return t.skip("../shared/specs/openai-openapi.yaml not present");
+  assert.deepEqual(validator.validate("Response", body), []);
+  // The check can fail: an image item without its result is reported.
+  const broken = { ...body, output: [{ id: "ig_x", type: "image_generation_call", status: "completed" }] };
+  assert.ok(validator.validate("Response", broken).some((violation) => violation.includes("result")));
 });

@@ -16,24 +16,24 @@
  *   after the run, not right after the call, so the calls of a turn stay together.
  *   decode-input.ts puts the state back on the call, wherever in the turn the carrier stands;
  * - empty text, and reasoning with neither text nor state, produce nothing;
- * - a server tool the format can show is one `web_search_call` item where the model called it (a
- *   search as a `search` action with the sources it found, a page read by web_fetch as an
- *   `open_page` action: the vocabulary has no fetch of its own), finished with its result's status
- *   and action; a call whose result never came is `failed`. It closes the text before it, so the
- *   next round's text is a new message, as OpenAI lays out its own searches. Other server tools
- *   (datetime, …) have no item in this vocabulary and change nothing in the layout: the model's text
- *   carries what they returned;
+ * - a server tool the format can show is one item where the model called it: a `web_search_call`
+ *   (a search as a `search` action with the sources it found, a page read by web_fetch as an
+ *   `open_page` action: the vocabulary has no fetch of its own) or an `image_generation_call` (the
+ *   image as base64 in `result`), finished with its result; a call whose result never came is
+ *   `failed`. It closes the text before it, so the next round's text is a new message, as OpenAI
+ *   lays out its own tool calls. Other server tools (datetime, …) have no item in this vocabulary
+ *   and change nothing in the layout: the model's text carries what they returned;
  * - a text entry's citations become `url_citation` annotations of the output_text, their offsets
  *   shifted by the text joined before the entry (offsets are UTF-16 code units, as JavaScript
  *   string indices are).
  *
  * For the usual turn (reasoning, text, tool calls) that is one reasoning item, one message item, one
  * function_call item per call. Item ids are derived from the request id and the output index, so they
- * are deterministic and unique within the response; a web_search_call's id is `ws_<call id>`. With an
- * {@link ItemSeal} (the caller may send `item_reference`s), reasoning and message items carry
- * themselves in their id (item-seal.ts), and a web_search_call's id carries only its type: a replay
- * drops the item (the model's text already holds what the tool found), so the seal only has to
- * prove the gateway issued it.
+ * are deterministic and unique within the response; a server tool's item id is `ws_<call id>` or
+ * `ig_<call id>`. With an {@link ItemSeal} (the caller may send `item_reference`s), reasoning and
+ * message items carry themselves in their id (item-seal.ts), and a server tool's item id carries
+ * only its type: a replay drops the item (the model's text already holds what the tool found or
+ * made), so the seal only has to prove the gateway issued it.
  */
 import type {
   OpaqueReasoningState,
@@ -98,11 +98,30 @@ export interface ResponsesWebSearchCallItem {
   action?: ResponsesWebSearchAction;
 }
 
+/**
+ * OpenAI's item for its hosted image tool. `size` and `output_format` are not in the SDK's type but
+ * OpenAI sends them; `revised_prompt` too, when the provider rewrote the prompt.
+ */
+export interface ResponsesImageGenerationCallItem {
+  id: string;
+  type: "image_generation_call";
+  status: "in_progress" | "completed" | "failed";
+  /** The image, base64; null when it failed. Absent while in progress (`output_item.added`). */
+  result?: string | null;
+  revised_prompt?: string;
+  /** `<width>x<height>`. */
+  size?: string;
+  /** `png`, `jpeg`, `webp` (the image's own type). */
+  output_format?: string;
+}
+
+export type ResponsesServerToolItem = ResponsesWebSearchCallItem | ResponsesImageGenerationCallItem;
+
 export type ResponsesOutputItem =
   | ResponsesReasoningItem
   | ResponsesMessageItem
   | ResponsesFunctionCallItem
-  | ResponsesWebSearchCallItem;
+  | ResponsesServerToolItem;
 
 const ITEM_ID_PREFIXES = { reasoning: "rs", message: "msg", function_call: "fc" } as const;
 
@@ -169,13 +188,47 @@ export function encodeFunctionCallItem(
   return { id, type: "function_call", status: "completed", call_id: callId, name, arguments: args };
 }
 
-/** Server tools shown as `web_search_call` items; the others have no item in this format. */
-export function isWebSearchCallTool(tool: ServerToolId): boolean {
-  return tool === "web_search" || tool === "web_fetch";
+/** The item that shows a server tool's call, or undefined for a tool this format has no item for. */
+export function serverToolItemType(tool: ServerToolId): ResponsesServerToolItem["type"] | undefined {
+  if (tool === "web_search" || tool === "web_fetch") return "web_search_call";
+  if (tool === "image") return "image_generation_call";
+  return undefined;
 }
 
-export function createWebSearchCallId(callId: string): string {
-  return `ws_${callId}`;
+/** `ws_<call id>` or `ig_<call id>`, OpenAI's prefixes for these items. */
+export function createServerToolItemId(type: ResponsesServerToolItem["type"], callId: string): string {
+  return `${type === "web_search_call" ? "ws" : "ig"}_${callId}`;
+}
+
+/** The finished item of a server tool's call that has one (see serverToolItemType). */
+export function encodeServerToolItem(
+  id: string,
+  tool: ServerToolId,
+  input: Record<string, unknown>,
+  result: ServerToolResult | undefined,
+): ResponsesServerToolItem {
+  return serverToolItemType(tool) === "image_generation_call"
+    ? encodeImageGenerationCallItem(id, result)
+    : encodeWebSearchCallItem(id, tool, input, result);
+}
+
+/** The finished item of an image call: the image with its size and format, or `failed` without one. */
+export function encodeImageGenerationCallItem(
+  id: string,
+  result: ServerToolResult | undefined,
+): ResponsesImageGenerationCallItem {
+  const output = result?.status === "completed" ? result.output : undefined;
+  if (output?.kind !== "image") return { id, type: "image_generation_call", status: "failed", result: null };
+  const item: ResponsesImageGenerationCallItem = {
+    id,
+    type: "image_generation_call",
+    status: "completed",
+    result: output.base64,
+  };
+  if (output.revisedPrompt !== undefined) item.revised_prompt = output.revisedPrompt;
+  item.size = output.size;
+  item.output_format = output.mediaType.replace(/^image\//, "");
+  return item;
 }
 
 /**
@@ -207,8 +260,8 @@ export function encodeWebSearchCallItem(
 
 /**
  * The item with its content sealed into its id (item-seal.ts): a reasoning item whole, a message
- * item as the role and text an `input` message needs, a web_search_call as its type alone (a replay
- * drops it); function calls are never referenced.
+ * item as the role and text an `input` message needs, a server tool's item as its type alone (a
+ * replay drops it; an image would not fit anyway); function calls are never referenced.
  */
 export function sealOutputItem<T extends ResponsesOutputItem>(item: T, seal: ItemSeal): T {
   if (item.type === "function_call") return item;
@@ -220,8 +273,8 @@ export function sealOutputItem<T extends ResponsesOutputItem>(item: T, seal: Ite
           role: "assistant",
           content: item.content.map(({ type, text }) => ({ type, text })),
         }
-      : item.type === "web_search_call"
-        ? { type: "web_search_call" }
+      : item.type === "web_search_call" || item.type === "image_generation_call"
+        ? { type: item.type }
         : content;
   return { ...item, id: seal.seal(id, sealed) };
 }
@@ -235,8 +288,8 @@ export function encodeOutputItems(
   const items: ResponsesOutputItem[] = [];
   let openText: string | undefined;
   let openAnnotations: ResponsesUrlCitation[] = [];
-  /** Position of each web_search_call item, by call id, for its result to finish it in place. */
-  const searchCalls = new Map<string, number>();
+  /** Position of each server tool's item, by call id, for its result to finish it in place. */
+  const toolItems = new Map<string, number>();
   /** States of the calls of the current run of function_call items, for the carriers after it. */
   let callStates: OpaqueReasoningState[] = [];
   const closeCalls = () => {
@@ -273,21 +326,25 @@ export function encodeOutputItems(
       if (part.providerState !== undefined) callStates.push(createCarrierState(part.providerState, part.id));
     } else if (part.type === "server-tool-call") {
       const { call } = part;
-      if (!isWebSearchCallTool(call.tool)) continue;
+      const type = serverToolItemType(call.tool);
+      if (type === undefined) continue;
       closeText();
       closeCalls();
-      searchCalls.set(call.id, items.length);
-      items.push(encodeWebSearchCallItem(createWebSearchCallId(call.id), call.tool, call.input, undefined));
+      toolItems.set(call.id, items.length);
+      items.push(
+        encodeServerToolItem(createServerToolItemId(type, call.id), call.tool, call.input, undefined),
+      );
     } else if (part.type === "server-tool-result") {
       const { result } = part;
-      if (!isWebSearchCallTool(result.tool)) continue;
-      const item = encodeWebSearchCallItem(
-        createWebSearchCallId(result.callId),
+      const type = serverToolItemType(result.tool);
+      if (type === undefined) continue;
+      const item = encodeServerToolItem(
+        createServerToolItemId(type, result.callId),
         result.tool,
         result.input,
         result,
       );
-      const index = searchCalls.get(result.callId);
+      const index = toolItems.get(result.callId);
       if (index !== undefined) {
         items[index] = item;
         continue;

@@ -8,8 +8,9 @@
  *   is checked in decode-content-parts.ts, where the error can say why.
  * - `item_reference` resolves only to an item the gateway sealed into the id (item-seal.ts); the
  *   decoder refuses any other with a message saying why.
- * - A `web_search_call` (a server tool's call in an earlier response) is accepted in any shape and
- *   dropped by the decoder: the answer that followed it already says what the tool found.
+ * - A `web_search_call` or `image_generation_call` (a server tool's call in an earlier response) is
+ *   accepted in any shape and dropped by the decoder: the answer that followed it already says what
+ *   the tool found or made.
  */
 import { z } from "zod";
 
@@ -122,14 +123,23 @@ const webSearchCallItemSchema = z
     description: "a server tool's call replayed from an earlier response; accepted and not sent to the model",
   });
 
+const imageGenerationCallItemSchema = z
+  .object({ type: z.literal("image_generation_call"), id: z.string().nullish() })
+  .loose()
+  .meta({
+    id: "ResponsesImageGenerationCallInput",
+    description: "an image made in an earlier response, replayed; accepted and not sent to the model",
+  });
+
 const itemReferenceSchema = z
   .object({ type: z.literal("item_reference"), id: z.string() })
   .loose()
   .meta({
     id: "ResponsesItemReference",
     description:
-      "a reasoning, message or web_search_call item of an earlier gateway response, by its id (which " +
-      "carries the item; a web_search_call is then dropped like the item itself); " +
+      "a reasoning, message, web_search_call or image_generation_call item of an earlier gateway " +
+      "response, by its id (which carries the item; a server tool's call is then dropped like the item " +
+      "itself); " +
       "other ids are refused: the gateway keeps no state",
   });
 
@@ -141,11 +151,13 @@ export const inputItemSchema = z
       functionCallOutputItemSchema,
       reasoningItemSchema,
       webSearchCallItemSchema,
+      imageGenerationCallItemSchema,
       itemReferenceSchema,
     ],
     {
       error:
-        "must be a message, function_call, function_call_output, reasoning, web_search_call or item_reference item",
+        "must be a message, function_call, function_call_output, reasoning, web_search_call, " +
+        "image_generation_call or item_reference item",
     },
   )
   .meta({ id: "ResponsesInputItem" });

@@ -89,12 +89,31 @@ const webSearchCallOutputSchema = z
     description: "a web_search (`search` action) or web_fetch (`open_page` action) call the gateway ran",
   });
 
+const imageGenerationCallOutputSchema = z
+  .object({
+    id: z
+      .string()
+      .meta({ description: "`ig_<call id>`, followed by a seal unless the request set `store: false`" }),
+    type: z.literal("image_generation_call"),
+    status: z.enum(["in_progress", "completed", "failed"]),
+    result: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: "the image, base64; null when it failed; absent only while in progress" }),
+    revised_prompt: z.string().optional().meta({ description: "the prompt as the provider rewrote it" }),
+    size: z.string().optional().meta({ description: "`<width>x<height>`" }),
+    output_format: z.string().optional().meta({ description: "`png`, `jpeg` or `webp`" }),
+  })
+  .meta({ id: "ResponsesImageGenerationCallOutput", description: "an image the gateway's image tool made" });
+
 export const responsesOutputItemSchema = z
   .discriminatedUnion("type", [
     reasoningOutputSchema,
     messageOutputSchema,
     functionCallOutputSchema,
     webSearchCallOutputSchema,
+    imageGenerationCallOutputSchema,
   ])
   .meta({ id: "ResponsesOutputItem" });
 
@@ -145,7 +164,7 @@ export const responsesResponseSchema = z
     output: z.array(responsesOutputItemSchema).meta({
       description:
         "in generation order: reasoning item(s), a message item, one function_call item per call; " +
-        "server-tool calls as web_search_call items where the model made them",
+        "server-tool calls as web_search_call or image_generation_call items where the model made them",
     }),
     parallel_tool_calls: z.boolean(),
     previous_response_id: z.null(),

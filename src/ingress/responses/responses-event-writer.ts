@@ -16,8 +16,11 @@
  *   web_search_call (a server tool's call): output_item.added (status in_progress, no action)
  *                  → web_search_call.in_progress → .searching; on its result: .completed (not for
  *                  a failed call: the format has no failed event) → output_item.done (status, action)
+ *   image_generation_call (the image tool's call): the same with image_generation_call.in_progress
+ *                  → .generating, then .completed (not for a failed call) → output_item.done
+ *                  (status, and the image in `result`); no partial images
  *
- * A web_search_call item is not "the open item": the calls of one round are all added before any
+ * A server tool's item is not "the open item": the calls of one round are all added before any
  * of them is done, so it keeps its slot in `output` (in progress) from the moment it is added, and
  * the next item's output index counts it. The stream encoder adds one only while no other item is
  * open, so output indexes stay contiguous.
@@ -38,15 +41,17 @@ import type { OpaqueReasoningState, ServerToolCall, ServerToolResult } from "../
 import type { ToolEventPayload } from "../shared/tool-event-payload.js";
 import {
   createItemId,
-  createWebSearchCallId,
+  createServerToolItemId,
   encodeFunctionCallItem,
   encodeMessageItem,
   encodeOutputText,
   encodeReasoningItem,
-  encodeWebSearchCallItem,
+  encodeServerToolItem,
   type ResponsesOutputItem,
+  type ResponsesServerToolItem,
   type ResponsesUrlCitation,
   sealOutputItem,
+  serverToolItemType,
 } from "./encode-output-items.js";
 import type { ItemSeal } from "./item-seal.js";
 
@@ -66,13 +71,20 @@ interface OpenItem {
   annotations: ResponsesUrlCitation[];
 }
 
-/** A web_search_call item added and not done yet. */
-interface OpenSearchCall {
+/** A server tool's item added and not done yet. */
+interface OpenToolItem {
+  type: ResponsesServerToolItem["type"];
   id: string;
   outputIndex: number;
   members: string;
   call: ServerToolCall;
 }
+
+/** The progress events of each server tool item: in progress, working, completed. */
+const TOOL_ITEM_EVENTS = {
+  web_search_call: ["in_progress", "searching", "completed"],
+  image_generation_call: ["in_progress", "generating", "completed"],
+} as const;
 
 export class ResponsesEventWriter {
   /** Items closed so far, in output order. */
@@ -80,7 +92,7 @@ export class ResponsesEventWriter {
   private sequence = 0;
   private item: OpenItem | undefined;
   /** By canonical call id. */
-  private readonly searchCalls = new Map<string, OpenSearchCall>();
+  private readonly toolItems = new Map<string, OpenToolItem>();
 
   /** With `seal`, reasoning items opened with their content carry it in their id. */
   constructor(
@@ -143,48 +155,51 @@ export class ResponsesEventWriter {
   }
 
   /**
-   * The wire id of a server tool call: its web_search_call item's id once it was added, else the
-   * id such an item gets (sealed with the writer's seal), which is what events name.
+   * The wire id of a server tool call that has an item (encode-output-items.ts
+   * `serverToolItemType`): its item's id once it was added, else the id such an item gets (sealed
+   * with the writer's seal), which is what events name.
    */
-  searchCallId(callId: string): string {
-    const open = this.searchCalls.get(callId);
+  serverToolItemId(call: Pick<ServerToolCall, "id" | "tool">): string {
+    const open = this.toolItems.get(call.id);
     if (open !== undefined) return open.id;
-    return this.createSearchCallId(callId);
+    return this.createServerToolItemId(toolItemType(call), call.id);
   }
 
-  hasSearchCall(callId: string): boolean {
-    return this.searchCalls.has(callId);
+  hasServerToolItem(callId: string): boolean {
+    return this.toolItems.has(callId);
   }
 
-  /** Adds a web_search_call item in progress; no other item may be open. */
-  openSearchCall(call: ServerToolCall): string {
-    const id = this.createSearchCallId(call.id);
+  /** Adds the call's item in progress; no other item may be open. */
+  openServerToolItem(call: ServerToolCall): string {
+    const type = toolItemType(call);
+    const id = this.createServerToolItemId(type, call.id);
     const outputIndex = this.output.length;
     const members = `"item_id":${JSON.stringify(id)},"output_index":${outputIndex}`;
-    this.searchCalls.set(call.id, { id, outputIndex, members, call });
-    const added = { id, type: "web_search_call", status: "in_progress" } as const;
+    this.toolItems.set(call.id, { type, id, outputIndex, members, call });
+    const added = { id, type, status: "in_progress" } as const;
     this.output.push(added);
+    const [inProgress, working] = TOOL_ITEM_EVENTS[type];
     return (
       this.writeEvent(
         "response.output_item.added",
         `"output_index":${outputIndex},"item":${JSON.stringify(added)}`,
       ) +
-      this.writeEvent("response.web_search_call.in_progress", members) +
-      this.writeEvent("response.web_search_call.searching", members)
+      this.writeEvent(`response.${type}.${inProgress}`, members) +
+      this.writeEvent(`response.${type}.${working}`, members)
     );
   }
 
   /**
-   * Finishes the call's web_search_call item with its result (`undefined`: the call never got one,
-   * so it failed); adds the item first when its call was never seen.
+   * Finishes the call's item with its result (`undefined`: the call never got one, so it failed);
+   * adds the item first when its call was never seen.
    */
-  closeSearchCall(call: ServerToolCall, result: ServerToolResult | undefined): string {
-    let frames = this.searchCalls.has(call.id) ? "" : this.openSearchCall(call);
-    const open = this.searchCalls.get(call.id)!;
-    this.searchCalls.delete(call.id);
-    const item = encodeWebSearchCallItem(open.id, call.tool, call.input, result);
+  closeServerToolItem(call: ServerToolCall, result: ServerToolResult | undefined): string {
+    let frames = this.toolItems.has(call.id) ? "" : this.openServerToolItem(call);
+    const open = this.toolItems.get(call.id)!;
+    this.toolItems.delete(call.id);
+    const item = encodeServerToolItem(open.id, call.tool, call.input, result);
     if (item.status === "completed")
-      frames += this.writeEvent("response.web_search_call.completed", open.members);
+      frames += this.writeEvent(`response.${open.type}.${TOOL_ITEM_EVENTS[open.type][2]}`, open.members);
     this.output[open.outputIndex] = item;
     return (
       frames +
@@ -195,10 +210,10 @@ export class ResponsesEventWriter {
     );
   }
 
-  /** Finishes, as failed, every web_search_call item whose result never came. */
-  closeUnansweredSearchCalls(): string {
+  /** Finishes, as failed, every server tool item whose result never came. */
+  closeUnansweredServerToolItems(): string {
     let frames = "";
-    for (const { call } of [...this.searchCalls.values()]) frames += this.closeSearchCall(call, undefined);
+    for (const { call } of [...this.toolItems.values()]) frames += this.closeServerToolItem(call, undefined);
     return frames;
   }
 
@@ -338,7 +353,7 @@ export class ResponsesEventWriter {
 
   private openItem(type: OpenItem["type"], callId: string, name: string): OpenItem {
     // Items open one at a time, so the next output index is the number of items added so far (closed
-    // ones and web_search_call items in progress).
+    // ones and server tool items in progress).
     const outputIndex = this.output.length;
     const id = createItemId(type, this.requestId, outputIndex);
     this.item = {
@@ -355,12 +370,8 @@ export class ResponsesEventWriter {
     return this.item;
   }
 
-  private createSearchCallId(callId: string): string {
-    const item = {
-      id: createWebSearchCallId(callId),
-      type: "web_search_call",
-      status: "in_progress",
-    } as const;
+  private createServerToolItemId(type: ResponsesServerToolItem["type"], callId: string): string {
+    const item = { id: createServerToolItemId(type, callId), type, status: "in_progress" } as const;
     return this.seal === undefined ? item.id : sealOutputItem(item, this.seal).id;
   }
 
@@ -383,4 +394,11 @@ export class ResponsesEventWriter {
       `"output_index":${item.outputIndex},"item":${JSON.stringify(finalItem)}`,
     );
   }
+}
+
+/** Only calls of tools that have an item reach the writer's item methods. */
+function toolItemType(call: Pick<ServerToolCall, "tool">): ResponsesServerToolItem["type"] {
+  const type = serverToolItemType(call.tool);
+  if (type === undefined) throw new Error(`server tool ${call.tool} has no Responses item`);
+  return type;
 }

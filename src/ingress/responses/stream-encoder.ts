@@ -24,10 +24,11 @@
  * item. Message ids cannot carry their text (they go out before it), function calls are never
  * referenced, and carriers are sent whole anyway.
  *
- * Server tools (the engine's tool loop): a `server-tool-call` of web_search or web_fetch closes the
- * open message and adds a web_search_call item in progress, which its `server-tool-result`
- * finishes (responses-event-writer.ts); a round's calls are all added before their results come,
- * so several such items may be in progress at once. Other server tools have no item. With the
+ * Server tools (the engine's tool loop): a `server-tool-call` of web_search or web_fetch (or image)
+ * closes the open message and adds a web_search_call (or image_generation_call) item in progress,
+ * which its `server-tool-result` finishes (responses-event-writer.ts); a round's calls are all
+ * added before their results come, so several such items may be in progress at once. Other server
+ * tools have no item. With the
  * call's `events`, each call and result also writes a `hi.tool_event` frame (payload from
  * tool-event-payload.ts, naming the item's id, or the call id when there is no item), after the
  * native events of the same moment. While another item blocks, these parts wait in the buffer
@@ -63,7 +64,7 @@ import {
   type ResponseState,
   type ResponsesEncodeContext,
 } from "./create-response-object.js";
-import { encodeUrlCitation, isWebSearchCallTool } from "./encode-output-items.js";
+import { encodeUrlCitation, serverToolItemType } from "./encode-output-items.js";
 import { readCompletedAt } from "./encode-result.js";
 import { encodeResponsesUsage } from "./encode-usage.js";
 import type { ItemSeal } from "./item-seal.js";
@@ -175,7 +176,10 @@ class ResponsesStreamEncoder implements StreamEncoder {
     if (this.closed) return "";
     let frames = this.started ? "" : this.start();
     frames +=
-      this.closeOpenItem() + this.drain(true) + this.closeCalls() + this.writer.closeUnansweredSearchCalls();
+      this.closeOpenItem() +
+      this.drain(true) +
+      this.closeCalls() +
+      this.writer.closeUnansweredServerToolItems();
     this.closed = true;
     const { status, incomplete_details } = mapResponseStatus(settlement.finishReason);
     const response = this.createResponse({
@@ -285,27 +289,27 @@ class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   /**
-   * A call adds its web_search_call item (after closing the open message and writing the carriers
-   * of the calls before it, as any other item does); its result finishes it. Only a message can be
-   * open here (the stream is not blocked).
+   * A call adds its item (after closing the open message and writing the carriers of the calls
+   * before it, as any other item does); its result finishes it. Only a message can be open here
+   * (the stream is not blocked).
    */
   private writeServerPart(part: ServerToolPart): string {
     if (part.type === "server-tool-call") {
       const { call } = part;
       this.serverCalls.set(call.id, call);
-      if (!isWebSearchCallTool(call.tool)) {
+      if (serverToolItemType(call.tool) === undefined) {
         return call.events ? this.writer.writeToolEvent(createToolStartedPayload(call, call.id)) : "";
       }
-      let frames = this.closeOpenItem() + this.closeCalls() + this.writer.openSearchCall(call);
+      let frames = this.closeOpenItem() + this.closeCalls() + this.writer.openServerToolItem(call);
       if (call.events) {
         frames += this.writer.writeToolEvent(
-          createToolStartedPayload(call, this.writer.searchCallId(call.id)),
+          createToolStartedPayload(call, this.writer.serverToolItemId(call)),
         );
       }
       return frames;
     }
     const { result } = part;
-    if (!isWebSearchCallTool(result.tool)) {
+    if (serverToolItemType(result.tool) === undefined) {
       return result.events ? this.writer.writeToolEvent(createToolEndedPayload(result, result.callId)) : "";
     }
     const call = this.serverCalls.get(result.callId) ?? {
@@ -315,9 +319,9 @@ class ResponsesStreamEncoder implements StreamEncoder {
       events: result.events,
     };
     // A result whose call was never seen adds its item here, so it needs the slot a call would.
-    let frames = this.writer.hasSearchCall(call.id) ? "" : this.closeOpenItem() + this.closeCalls();
-    const wireId = this.writer.searchCallId(call.id);
-    frames += this.writer.closeSearchCall(call, result);
+    let frames = this.writer.hasServerToolItem(call.id) ? "" : this.closeOpenItem() + this.closeCalls();
+    const wireId = this.writer.serverToolItemId(call);
+    frames += this.writer.closeServerToolItem(call, result);
     if (result.events) frames += this.writer.writeToolEvent(createToolEndedPayload(result, wireId));
     return frames;
   }

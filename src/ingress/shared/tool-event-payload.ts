@@ -1,8 +1,8 @@
 /**
  * The payload of a `hi.tool_event` frame, the same in every format (each format only chooses the
  * frame that carries it): which tool, which call, which phase, its input, and once it ended a
- * short summary of its output, its cost and its duration. Never the fetched text or a snippet:
- * the events tell what is happening, the answer carries the content.
+ * short summary of its output, its cost and its duration. Never the fetched text, a snippet or an
+ * image's data: the events tell what is happening, the answer carries the content.
  */
 import type { ServerToolCall, ServerToolOutput, ServerToolResult } from "../../canonical/index.js";
 
@@ -59,5 +59,13 @@ function summarizeOutput(output: ServerToolOutput): Record<string, unknown> {
       };
     case "datetime":
       return { utc: output.utc, timezones: output.timezones };
+    case "image":
+      return { media_type: output.mediaType, size: output.size, bytes: countBase64Bytes(output.base64) };
   }
+}
+
+/** The length of the data `base64` encodes (no decoding: an image may be megabytes). */
+function countBase64Bytes(base64: string): number {
+  const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
+  return Math.floor((base64.length * 3) / 4) - padding;
 }

@@ -31,6 +31,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions = {}): P
           withFunctionTools: true,
         },
       },
+      readsPdf: true,
       buildRequest(call, stream) {
         const request = buildAnthropicRequest(call, { stream });
         const context: AnthropicParseContext = {

@@ -15,11 +15,11 @@ import {
   startFakeGoogleUpstream,
 } from "../../../test/helpers/fake-google-upstream.js";
 import type { CanonicalMessage, CanonicalResult, CanonicalStreamPart } from "../../canonical/index.js";
+import { foldStreamParts } from "../fold-stream-parts.js";
 import { createUpstreamHttpClient } from "../http-client.js";
 import type { UpstreamCall } from "../provider-adapter.js";
 import { createGoogleAdapter } from "./adapter.js";
 import { buildGenerateContentBody } from "./build-request.js";
-import { foldStreamParts } from "./fold-stream-parts.js";
 
 const projectRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const fixtureDir = join(projectRoot, "..", "shared", "fixtures", "google", "gemini");

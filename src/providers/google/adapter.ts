@@ -35,6 +35,7 @@ export function createGoogleAdapter(options: GoogleAdapterOptions = {}): Provide
           withFunctionTools: false,
         },
       },
+      readsPdf: true,
       buildRequest: (call, stream) => ({
         ...buildGenerateContentRequest(call, { stream }),
         context: {

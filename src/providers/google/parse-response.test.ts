@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { AssistantContentPart, CanonicalResult } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import { foldStreamParts } from "../fold-stream-parts.js";
 import type { SseEvent } from "../sse-reader.js";
 import { convertAssistantParts } from "./convert-contents.js";
-import { foldStreamParts } from "./fold-stream-parts.js";
 import { convertJsonBodyToParts, parseGenerateContentResponse } from "./parse-response.js";
 import { parseGenerateContentStream } from "./parse-stream.js";
 

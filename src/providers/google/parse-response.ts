@@ -1,9 +1,9 @@
 /** A non-streamed Gemini body → canonical parts or a CanonicalResult. */
 import type { CanonicalResult, CanonicalStreamPart } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import { foldStreamParts } from "../fold-stream-parts.js";
 import { isRecord } from "../read-wire-values.js";
 import { type ChunkParserOptions, createChunkParser } from "./create-chunk-parser.js";
-import { foldStreamParts } from "./fold-stream-parts.js";
 import type { GenerateContentResponseWire } from "./wire-types.js";
 
 /**

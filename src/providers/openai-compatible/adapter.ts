@@ -26,6 +26,7 @@ export function createChatCompletionsAdapter(
     {
       kind: dialect.kind,
       inputRules: dialect.inputRules,
+      readsPdf: dialect.readsPdf,
       buildRequest: (call, stream) => ({
         ...buildChatCompletionsRequest(call, { stream, dialect }),
         context: undefined,

@@ -27,6 +27,11 @@ export interface ChatDialect {
   sendsReasoningText: boolean;
   /** What the host bills for input: OpenAI's rules, or those of an unknown host (input-rules.ts). */
   inputRules: UpstreamInputRules;
+  /**
+   * The host reads PDF `file` parts itself. OpenAI's does; an unknown host is not assumed to (most
+   * serve text and image models only), so its routes get the PDF's text from the gateway.
+   */
+  readsPdf: boolean;
 }
 
 /** Any host speaking OpenAI Chat Completions: forward what the caller asked for. */
@@ -37,6 +42,7 @@ export const OPENAI_COMPATIBLE_DIALECT: ChatDialect = {
   sendsExtendedSampling: true,
   sendsReasoningText: true,
   inputRules: UNKNOWN_HOST_INPUT_RULES,
+  readsPdf: false,
 };
 
 /** OpenAI's own Chat Completions API. */
@@ -47,4 +53,5 @@ export const OPENAI_CHAT_DIALECT: ChatDialect = {
   sendsExtendedSampling: false,
   sendsReasoningText: false,
   inputRules: OPENAI_INPUT_RULES,
+  readsPdf: true,
 };

@@ -27,6 +27,7 @@ export function createOpenAiResponsesAdapter(options: OpenAiResponsesAdapterOpti
           withFunctionTools: true,
         },
       },
+      readsPdf: true,
       // Built before sending: a request the format cannot express fails without an upstream call.
       buildRequest: (call, stream) => ({
         ...buildResponsesRequest(call, { stream }),

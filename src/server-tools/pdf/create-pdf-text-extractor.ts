@@ -31,6 +31,8 @@ export interface PdfExtractOptions {
   signal?: AbortSignal;
   /** A lower page cap for this call (a request's plugin option); never above the configured one. */
   maxPages?: number;
+  /** A lower byte cap for this call (a request's plugin option); never above the configured one. */
+  maxFileBytes?: number;
 }
 
 export interface PdfExtractorStats {
@@ -73,10 +75,7 @@ export function createPdfTextExtractor(
   let parses = 0;
   let cacheHits = 0;
 
-  function effectivePageCap(requested: number | undefined): number {
-    if (requested === undefined || !Number.isInteger(requested) || requested < 1) return settings.maxPages;
-    return Math.min(requested, settings.maxPages);
-  }
+  const effectivePageCap = (requested: number | undefined) => lowerCap(requested, settings.maxPages);
 
   async function extractText(input: PdfInput, options: PdfExtractOptions = {}): Promise<PdfExtraction> {
     const filename = cleanFilename(input.filename);
@@ -84,10 +83,11 @@ export function createPdfTextExtractor(
       ok: false,
       failure: { reason, message },
     });
-    if (input.bytes.byteLength > settings.maxFileBytes) {
+    const maxFileBytes = lowerCap(options.maxFileBytes, settings.maxFileBytes);
+    if (input.bytes.byteLength > maxFileBytes) {
       return fail(
         "too_large",
-        `"${filename}" is ${formatBytes(input.bytes.byteLength)}; PDFs are accepted up to ${formatBytes(settings.maxFileBytes)}.`,
+        `"${filename}" is ${formatBytes(input.bytes.byteLength)}; PDFs are accepted up to ${formatBytes(maxFileBytes)}.`,
       );
     }
     if (!hasPdfHeader(input.bytes)) {
@@ -175,6 +175,12 @@ export function createPdfTextExtractor(
     }),
     close: () => pool.close(),
   };
+}
+
+/** A caller's cap applies when it is a positive integer below the configured one. */
+function lowerCap(requested: number | undefined, configured: number): number {
+  if (requested === undefined || !Number.isInteger(requested) || requested < 1) return configured;
+  return Math.min(requested, configured);
 }
 
 function waitUnlessAborted(running: Promise<PdfPoolOutcome>, signal?: AbortSignal): Promise<PdfPoolOutcome> {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { formatPdfDocument } from "./format-pdf-document.js";
+import { formatPdfDocument, maxFormattedPdfBytes } from "./format-pdf-document.js";
 
 const base = { totalPages: 1, textCut: false, maxPages: 100, maxTextBytes: 1000 };
 
@@ -23,4 +23,24 @@ test("names a single left-out page without a range", () => {
 
 test("an empty name becomes document.pdf", () => {
   assert.match(formatPdfDocument({ ...base, filename: "  ", pages: ["x"] }), /^<file name="document\.pdf"/);
+});
+
+test("the size bound holds for the worst name, empty pages, defused text and the longest note", () => {
+  const maxPages = 50;
+  const maxTextBytes = 6_000;
+  const name = '"'.repeat(300);
+  // Every page empty but the last, whose text is all `</file` (each grows by a byte) up to the cap.
+  const pages = [...Array.from({ length: maxPages - 1 }, () => ""), "</file".repeat(maxTextBytes / 6)];
+  const text = formatPdfDocument({
+    filename: name,
+    totalPages: 99_999,
+    pages,
+    textCut: true,
+    maxPages,
+    maxTextBytes,
+  });
+  const bound = maxFormattedPdfBytes(maxPages, maxTextBytes);
+  assert.ok(Buffer.byteLength(text) <= bound, `${Buffer.byteLength(text)} > ${bound}`);
+  // Not a loose bound: the document uses most of it.
+  assert.ok(Buffer.byteLength(text) > bound * 0.8);
 });

@@ -30,6 +30,19 @@ export interface PdfDocumentLayout {
 
 export const DEFAULT_PDF_FILENAME = "document.pdf";
 const MAX_NAME_LENGTH = 200;
+/** The wrapper's lines and the note at most: the name (every character escaped), counts, `</file>`. */
+const MAX_WRAPPER_BYTES = MAX_NAME_LENGTH * 6 + 512;
+/** A page's marker and separator, or the line that says it has no text. */
+const MAX_PAGE_OVERHEAD_BYTES = 48;
+
+/**
+ * The most UTF-8 bytes `formatPdfDocument` gives for these caps, whatever the document: what a
+ * reservation counts for a PDF sent as text (a token is at least a byte). Defusing `</file` adds
+ * one byte per six of text.
+ */
+export function maxFormattedPdfBytes(maxPages: number, maxTextBytes: number): number {
+  return Math.ceil((maxTextBytes * 7) / 6) + maxPages * MAX_PAGE_OVERHEAD_BYTES + MAX_WRAPPER_BYTES;
+}
 
 export function formatPdfDocument(layout: PdfDocumentLayout): string {
   const parts: string[] = [

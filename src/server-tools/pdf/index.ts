@@ -9,7 +9,7 @@ export {
   type PdfInput,
   type PdfTextExtractor,
 } from "./create-pdf-text-extractor.js";
-export { DEFAULT_PDF_FILENAME, formatPdfDocument } from "./format-pdf-document.js";
+export { DEFAULT_PDF_FILENAME, formatPdfDocument, maxFormattedPdfBytes } from "./format-pdf-document.js";
 export {
   PDF_ENGINES,
   PDF_TOOL_DEFAULTS,

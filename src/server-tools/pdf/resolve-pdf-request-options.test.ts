@@ -8,23 +8,23 @@ import {
   toPdfGatewayError,
 } from "./resolve-pdf-request-options.js";
 
-const settings = { engine: "native" as const, maxPages: 50 };
+const settings = { engine: "native" as const, maxPages: 50, maxFileBytes: 1_000_000 };
 
-test("without parameters the configured engine and page cap apply", () => {
+test("without parameters the configured engine and caps apply", () => {
   assert.deepEqual(resolvePdfRequestOptions(undefined, settings), {
     ok: true,
-    options: { engine: "native", maxPages: 50 },
+    options: { engine: "native", maxPages: 50, maxFileBytes: 1_000_000 },
   });
 });
 
-test("a request picks the engine (plain, OpenRouter nesting and spelling) and lowers the page cap", () => {
-  assert.deepEqual(resolvePdfRequestOptions({ engine: "text", max_pages: 3 }, settings), {
-    ok: true,
-    options: { engine: "text", maxPages: 3 },
-  });
+test("a request picks the engine (plain, OpenRouter nesting and spelling) and lowers the caps", () => {
+  assert.deepEqual(
+    resolvePdfRequestOptions({ engine: "text", max_pages: 3, max_file_bytes: 5000 }, settings),
+    { ok: true, options: { engine: "text", maxPages: 3, maxFileBytes: 5000 } },
+  );
   assert.deepEqual(resolvePdfRequestOptions({ pdf: { engine: "pdf-text" } }, settings), {
     ok: true,
-    options: { engine: "text", maxPages: 50 },
+    options: { engine: "text", maxPages: 50, maxFileBytes: 1_000_000 },
   });
 });
 
@@ -36,6 +36,8 @@ test("bad parameters name the field", () => {
     [{ max_pages: 0 }, "max_pages", /positive integer/],
     [{ max_pages: 2.5 }, "max_pages", /positive integer/],
     [{ max_pages: 51 }, "max_pages", /at most 50/],
+    [{ max_file_bytes: "1MB" }, "max_file_bytes", /positive integer/],
+    [{ max_file_bytes: 1_000_001 }, "max_file_bytes", /at most 1000000 \(this gateway's byte cap\)/],
   ];
   for (const [parameters, param, message] of cases) {
     const result = resolvePdfRequestOptions(parameters, settings);
@@ -59,7 +61,8 @@ test("a document failure is invalid_request naming the part; an internal one is 
   assert.equal(error.code, "invalid_request");
   assert.equal(error.status, 400);
   assert.equal(error.param, "messages[0].content[1]");
-  assert.equal(error.message, '"a.pdf" is encrypted');
+  // The Messages envelope has no `param`: the message names the part itself.
+  assert.equal(error.message, 'messages[0].content[1]: "a.pdf" is encrypted');
   assert.equal(toPdfGatewayError({ reason: "internal", message: "x" }, "p").code, "internal_error");
 });
 

@@ -4,8 +4,8 @@
  * caller when the PDF was sent as a file part (outside the tool loop).
  *
  * Accepted: `engine: "native" | "text"` (also OpenRouter's `pdf: {engine}` nesting and its
- * `pdf-text` spelling), `max_pages` (may lower the configured cap, never raise it). Other fields
- * are left to other readers.
+ * `pdf-text` spelling), `max_pages` and `max_file_bytes` (each may lower the configured cap, never
+ * raise it). Other fields are left to other readers.
  */
 import { GatewayError } from "../../errors/gateway-error.js";
 import { PDF_ENGINES, type PdfEngine, type PdfToolSettings } from "./pdf-config.js";
@@ -14,6 +14,7 @@ import type { PdfFailure } from "./pdf-extraction.js";
 export interface PdfRequestOptions {
   engine: PdfEngine;
   maxPages: number;
+  maxFileBytes: number;
 }
 
 export type PdfRequestOptionsResult =
@@ -25,9 +26,13 @@ const ENGINE_ALIASES: Record<string, PdfEngine> = { native: "native", text: "tex
 
 export function resolvePdfRequestOptions(
   parameters: Record<string, unknown> | undefined,
-  settings: Pick<PdfToolSettings, "engine" | "maxPages">,
+  settings: Pick<PdfToolSettings, "engine" | "maxPages" | "maxFileBytes">,
 ): PdfRequestOptionsResult {
-  const options: PdfRequestOptions = { engine: settings.engine, maxPages: settings.maxPages };
+  const options: PdfRequestOptions = {
+    engine: settings.engine,
+    maxPages: settings.maxPages,
+    maxFileBytes: settings.maxFileBytes,
+  };
   if (!parameters) return { ok: true, options };
 
   const nested = parameters.pdf;
@@ -51,19 +56,24 @@ export function resolvePdfRequestOptions(
     options.engine = engine;
   }
 
-  const maxPages = parameters.max_pages;
-  if (maxPages !== undefined && maxPages !== null) {
-    if (typeof maxPages !== "number" || !Number.isInteger(maxPages) || maxPages < 1) {
-      return { ok: false, param: "max_pages", message: "max_pages must be a positive integer" };
+  const caps: Array<["max_pages" | "max_file_bytes", "maxPages" | "maxFileBytes", string]> = [
+    ["max_pages", "maxPages", "page cap"],
+    ["max_file_bytes", "maxFileBytes", "byte cap"],
+  ];
+  for (const [param, field, what] of caps) {
+    const value = parameters[param];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+      return { ok: false, param, message: `${param} must be a positive integer` };
     }
-    if (maxPages > settings.maxPages) {
+    if (value > settings[field]) {
       return {
         ok: false,
-        param: "max_pages",
-        message: `max_pages must be at most ${settings.maxPages} (this gateway's page cap)`,
+        param,
+        message: `${param} must be at most ${settings[field]} (this gateway's ${what})`,
       };
     }
-    options.maxPages = maxPages;
+    options[field] = value;
   }
   return { ok: true, options };
 }
@@ -78,12 +88,13 @@ export function shouldExtractPdfText(engine: PdfEngine, modelReadsPdf: boolean):
 
 /**
  * The caller-facing error for a PDF that could not be turned into text before the model call:
- * `invalid_request` naming the part (`param`), with the failure's sentence; a failure inside the
- * gateway is an `internal_error`. Inside the tool loop, give the model `failure.message` instead.
+ * `invalid_request` naming the part (`param`, and at the start of the message, since the Messages
+ * envelope has no `param`), with the failure's sentence; a failure inside the gateway is an
+ * `internal_error`. Inside the tool loop, give the model `failure.message` instead.
  */
 export function toPdfGatewayError(failure: PdfFailure, param: string): GatewayError {
   if (failure.reason === "internal") {
     return new GatewayError("internal_error", "Internal error while reading a PDF");
   }
-  return GatewayError.invalidRequest(failure.message, param);
+  return GatewayError.invalidRequest(`${param}: ${failure.message}`, param);
 }

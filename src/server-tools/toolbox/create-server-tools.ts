@@ -1,12 +1,24 @@
 /**
- * The server tools this gateway runs, built once from the config (web_search backends with their
- * keys from the environment, web_fetch settings, datetime), and prepared per request for the
- * engine's tool loop (engine/ports.ts `ServerTools`). `pdf` and `image` are not offered to models
- * yet: activating them is refused with a message that says so, never silently ignored.
+ * The server tools this gateway runs, built once from the config (web_search backends and image
+ * providers with their keys from the environment, web_fetch settings, datetime, the PDF reader),
+ * and prepared per request for the engine's tool loop (engine/ports.ts `ServerTools`). `pdf` is no
+ * function the model calls: its activation sets how the request's PDFs are read (`documents`, the
+ * `DocumentPreparer` port), and web_fetch reads a PDF it fetches with the same reader.
  */
 import type { CanonicalRequest, ServerToolActivation, ServerToolId } from "../../canonical/index.js";
-import type { ServerToolSession, ServerTools } from "../../engine/ports.js";
+import type { DocumentPreparer, ServerToolSession, ServerTools } from "../../engine/ports.js";
 import type { DatetimeConfigFile } from "../datetime/index.js";
+import { createDocumentPreparer, readPdfActivation } from "../documents/index.js";
+import { createImageGenerator, type ImageToolConfigFile, resolveImageToolSettings } from "../image/index.js";
+import {
+  createPdfTextExtractor,
+  type PdfExtractorStats,
+  type PdfRequestOptions,
+  type PdfTextExtractor,
+  type PdfToolConfigFile,
+  pdfToolConfigSchema,
+  resolvePdfToolSettings,
+} from "../pdf/index.js";
 import { type FetchNetwork, toWebFetchSettings, type WebFetchConfigFile } from "../web-fetch/index.js";
 import {
   createWebSearchBackends,
@@ -16,14 +28,18 @@ import {
 } from "../web-search/index.js";
 import { describeNativeTool } from "./describe-native-tool.js";
 import { prepareDatetimeTool } from "./prepare-datetime-tool.js";
+import { type ImageTool, prepareImageTool } from "./prepare-image-tool.js";
 import { prepareWebFetchTool } from "./prepare-web-fetch-tool.js";
 import { prepareWebSearchTool } from "./prepare-web-search-tool.js";
-import { createActivationError, type PreparedTool } from "./prepared-tool.js";
+import type { PreparedTool } from "./prepared-tool.js";
 
 export interface ServerToolsConfig {
   webSearch?: WebSearchConfigFile;
   webFetch: WebFetchConfigFile;
   datetime: DatetimeConfigFile;
+  /** Absent: the defaults (PDFs read for models that cannot read them, free). */
+  pdf?: PdfToolConfigFile;
+  image?: ImageToolConfigFile;
 }
 
 export interface ServerToolsOptions {
@@ -38,6 +54,10 @@ export interface ServerToolsOptions {
 export interface GatewayServerTools extends ServerTools {
   /** One line per tool setting that keeps a tool from working, for the start-up log. */
   readonly missingConfiguration: readonly string[];
+  /** The request's PDF file parts as each route reads them, with the same reader as web_fetch. */
+  readonly documents: DocumentPreparer;
+  /** The PDF reader's counters (parses, cache hits), for diagnostics. */
+  pdfStats(): PdfExtractorStats;
   close(): Promise<void>;
 }
 
@@ -48,28 +68,48 @@ export function createServerTools(
   const backends: WebSearchBackends | undefined =
     config.webSearch === undefined ? undefined : createWebSearchBackends(config.webSearch, options.env);
   const fetchSettings = toWebFetchSettings(config.webFetch);
+  const image = config.image === undefined ? undefined : createImageTool(config.image, options.env);
   const now = options.now ?? (() => new Date());
+  const extractor: PdfTextExtractor = createPdfTextExtractor(
+    resolvePdfToolSettings(config.pdf ?? pdfToolConfigSchema.parse({})),
+  );
+  const documents = createDocumentPreparer({
+    extractor,
+    settings: fetchSettings,
+    network: options.fetchNetwork,
+  });
 
-  const prepareOne = (activation: ServerToolActivation): PreparedTool => {
+  const prepareOne = (activation: ServerToolActivation, pdf: PdfRequestOptions): PreparedTool => {
     switch (activation.id) {
       case "web_search":
         return prepareWebSearchTool(activation, backends);
       case "web_fetch":
-        return prepareWebFetchTool(activation, fetchSettings, options.fetchNetwork);
+        return prepareWebFetchTool(activation, fetchSettings, options.fetchNetwork, {
+          extractor,
+          options: pdf,
+        });
       case "datetime":
         return prepareDatetimeTool(activation, config.datetime, now);
       case "pdf":
+        // `prepare` leaves pdf to `documents`: it has no function for the model.
+        throw new Error("the pdf activation has no tool definition");
       case "image":
-        throw createActivationError(
-          activation,
-          `The ${activation.id} server tool is not available on this gateway yet` +
-            (activation.id === "pdf" ? "; PDFs sent as file parts reach models that read them" : ""),
-        );
+        return prepareImageTool(activation, image);
     }
   };
 
   return {
-    missingConfiguration: backends?.missingConfiguration.map((line) => `web_search backend ${line}`) ?? [],
+    missingConfiguration: [
+      ...(backends?.missingConfiguration.map((line) => `web_search backend ${line}`) ?? []),
+      ...(image?.providers
+        .filter((provider) => provider.apiKeyEnv !== undefined && provider.apiKey === undefined)
+        .map(
+          (provider) =>
+            `image provider ${provider.id}: environment variable ${provider.apiKeyEnv} is not set`,
+        ) ?? []),
+    ],
+    documents,
+    pdfStats: () => extractor.stats(),
     runs(tool) {
       switch (tool) {
         case "web_search":
@@ -90,9 +130,13 @@ export function createServerTools(
     prepare(request: CanonicalRequest, native?: ReadonlySet<ServerToolId>): ServerToolSession {
       const tools = new Map<ServerToolId, PreparedTool>();
       const byName = new Map<string, ServerToolId>();
+      const pdf = readPdfActivation(request, extractor.settings);
       for (const activation of request.serverTools) {
+        // Not a function for the model: `documents` applies it to the request's file parts.
+        if (activation.id === "pdf") continue;
+        // Run at the provider on every route: nothing of the gateway's is needed.
         if (native?.has(activation.id)) continue;
-        const tool = prepareOne(activation);
+        const tool = prepareOne(activation, pdf);
         tools.set(activation.id, tool);
         byName.set(tool.definition.name, activation.id);
       }
@@ -111,7 +155,12 @@ export function createServerTools(
       };
     },
     async close() {
-      await backends?.close();
+      await Promise.all([backends?.close(), extractor.close(), image?.generator.close()]);
     },
   };
+}
+
+function createImageTool(file: ImageToolConfigFile, env: ServerToolsOptions["env"]): ImageTool {
+  const settings = resolveImageToolSettings(file, env);
+  return { generator: createImageGenerator(settings), providers: settings.providers };
 }

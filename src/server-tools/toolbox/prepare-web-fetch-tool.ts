@@ -2,17 +2,24 @@
  * web_fetch for one request. The activation may lower the text cap (`max_content_tokens`) and
  * restrict the destinations to domains (`allowed_domains` / `blocked_domains`, as Anthropic's
  * web_fetch tool takes them); every fetch goes through the safe fetcher, whose address rules no
- * activation can loosen.
+ * activation can loosen. A PDF it fetches is read by the pdf tool's reader (the request's page and
+ * byte caps, the same cache) and the model gets its text with page markers; its pages are billed
+ * on the pdf line. A PDF that cannot be read is a failed call whose result says why.
  */
 import type { ServerToolActivation, ServerToolErrorCode } from "../../canonical/index.js";
+import type { ServerToolExecution } from "../../engine/ports.js";
+import { filenameFromUrl } from "../documents/index.js";
+import type { PdfFailureReason, PdfRequestOptions, PdfTextExtractor } from "../pdf/index.js";
 import {
   executeWebFetch,
   type FetchNetwork,
   formatWebFetchResultForModel,
   readWebFetchArguments,
+  truncateToTokenBudget,
   WEB_FETCH_TOOL_DEFINITION,
   type WebFetchFailureReason,
   type WebFetchSettings,
+  type WebFetchSuccess,
 } from "../web-fetch/index.js";
 import { isUrlPermitted, readDomainList } from "../web-search/index.js";
 import { createActivationError, type PreparedTool, readArgumentsObject } from "./prepared-tool.js";
@@ -35,10 +42,29 @@ const FAILURE_CODES: Record<WebFetchFailureReason, ServerToolErrorCode> = {
   bad_response: "url_not_accessible",
 };
 
+const PDF_FAILURE_CODES: Record<PdfFailureReason, ServerToolErrorCode> = {
+  not_pdf: "unsupported_content_type",
+  too_large: "url_not_accessible",
+  encrypted: "unsupported_content_type",
+  malformed: "unsupported_content_type",
+  no_text_layer: "unsupported_content_type",
+  timeout: "unavailable",
+  too_complex: "unavailable",
+  aborted: "unavailable",
+  internal: "unavailable",
+};
+
+/** The pdf tool's reader and the request's choices for it. */
+export interface WebFetchPdfReader {
+  extractor: PdfTextExtractor;
+  options: PdfRequestOptions;
+}
+
 export function prepareWebFetchTool(
   activation: ServerToolActivation,
   settings: WebFetchSettings,
   network: FetchNetwork | undefined,
+  pdf?: WebFetchPdfReader,
 ): PreparedTool {
   if (!settings.enabled) {
     throw createActivationError(
@@ -52,9 +78,13 @@ export function prepareWebFetchTool(
     options.maxContentTokens ?? Number.POSITIVE_INFINITY,
   );
   const domains = { allowed_domains: options.allowedDomains, blocked_domains: options.blockedDomains };
+  const maxPdfCost =
+    pdf === undefined
+      ? 0
+      : pdf.extractor.estimateMaxCostMicroUsd(undefined, { maxPages: pdf.options.maxPages });
   return {
     definition: WEB_FETCH_TOOL_DEFINITION,
-    maxCallCostMicroUsd: settings.pricePerCallMicroUsd,
+    maxCallCostMicroUsd: settings.pricePerCallMicroUsd + maxPdfCost,
     maxResultTokens: maxContentTokens + RESULT_OVERHEAD_TOKENS,
     readInput: readArgumentsObject,
     async execute(argumentsJson, signal) {
@@ -77,14 +107,22 @@ export function prepareWebFetchTool(
         const message = "Failed: the request was cancelled before the page was read.";
         return { error: { code: "unavailable", message }, costMicroUsd: 0, forModel: message };
       }
-      const forModel = formatWebFetchResultForModel(result);
       if (!result.ok) {
         return {
           error: { code: FAILURE_CODES[result.reason], message: result.message },
           costMicroUsd: 0,
-          forModel,
+          forModel: formatWebFetchResultForModel(result),
         };
       }
+      let pdfMicroUsd = 0;
+      if (result.kind === "pdf" && result.pdf !== undefined && pdf !== undefined) {
+        const read = await readPdf(result, result.pdf.data, pdf, maxContentTokens, signal);
+        if ("execution" in read) return read.execution;
+        result = read.result;
+        pdfMicroUsd = read.costMicroUsd;
+      }
+      const forModel = formatWebFetchResultForModel(result);
+      const costMicroUsd = settings.pricePerCallMicroUsd + pdfMicroUsd;
       return {
         output: {
           kind: "fetch",
@@ -97,7 +135,10 @@ export function prepareWebFetchTool(
           text: result.text,
           truncated: result.truncated,
         },
-        costMicroUsd: settings.pricePerCallMicroUsd,
+        costMicroUsd,
+        ...(pdfMicroUsd === 0
+          ? {}
+          : { costsByTool: { web_fetch: settings.pricePerCallMicroUsd, pdf: pdfMicroUsd } }),
         forModel,
       };
     },
@@ -140,6 +181,49 @@ export function readWebFetchActivation(activation: ServerToolActivation): {
     allowedDomains: domains.allowed_domains,
     blockedDomains: domains.blocked_domains,
   };
+}
+
+/**
+ * A fetched PDF's text, cut at the call's token budget; billed for the pages whose text survives
+ * the cut. Or the failed call's execution when it cannot be read.
+ */
+async function readPdf(
+  result: WebFetchSuccess,
+  bytes: Buffer,
+  pdf: WebFetchPdfReader,
+  maxContentTokens: number,
+  signal: AbortSignal,
+): Promise<{ result: WebFetchSuccess; costMicroUsd: number } | { execution: ServerToolExecution }> {
+  const read = await pdf.extractor.extractText(
+    { bytes, filename: filenameFromUrl(result.finalUrl) },
+    { signal, maxPages: pdf.options.maxPages, maxFileBytes: pdf.options.maxFileBytes },
+  );
+  if (!read.ok) {
+    const message =
+      read.failure.reason === "aborted"
+        ? "Failed: the request was cancelled before the page was read."
+        : `Failed: ${read.failure.message}`;
+    return {
+      execution: {
+        error: { code: PDF_FAILURE_CODES[read.failure.reason], message },
+        costMicroUsd: 0,
+        forModel: `web_fetch of ${result.url}: ${message}`,
+      },
+    };
+  }
+  const capped = truncateToTokenBudget(read.text, maxContentTokens);
+  const pagesShown = capped.truncated ? countPagesShown(capped.text, read.pagesIncluded) : read.pagesIncluded;
+  return {
+    result: { ...result, text: capped.text, truncated: capped.truncated || read.pagesCut || read.textCut },
+    costMicroUsd: pagesShown * pdf.extractor.settings.pricePerPageMicroUsd,
+  };
+}
+
+/** Pages whose marker is in the cut text (the last marker's number), at most those read. */
+function countPagesShown(text: string, pagesIncluded: number): number {
+  let shown = 0;
+  for (const match of text.matchAll(/^--- page (\d+) ---$/gm)) shown = Number(match[1]);
+  return Math.min(shown, pagesIncluded);
 }
 
 /** A sentence for the model when the request's domain lists refuse the URL. */

@@ -28,12 +28,16 @@ export function readArgumentsObject(argumentsJson: string): Record<string, unkno
   }
 }
 
-/** `invalid_request` naming the activation (`plugins[0]`) or one of its options (`plugins[0].timezone`). */
+/**
+ * `invalid_request` naming the activation (`plugins[0]`) or one of its options (`plugins[0].timezone`),
+ * in `param` and in the message: the Messages envelope has no `param`, so its text names the field.
+ */
 export function createActivationError(
   activation: ServerToolActivation,
   message: string,
   option?: string,
 ): GatewayError {
   const field = activation.param ?? "tools";
-  return GatewayError.invalidRequest(message, option === undefined ? field : `${field}.${option}`);
+  const param = option === undefined ? field : `${field}.${option}`;
+  return GatewayError.invalidRequest(`${param}: ${message}`, param);
 }

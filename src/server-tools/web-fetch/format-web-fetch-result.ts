@@ -10,8 +10,9 @@ export function formatWebFetchResultForModel(result: WebFetchResult): string {
   if (result.title) header.push(`Title: ${result.title}`);
   header.push(`Content type: ${result.contentType}`);
   let body: string;
-  if (result.kind === "pdf") {
-    body = `[A PDF document of ${result.bytesFetched} bytes; web_fetch does not extract PDF text.]`;
+  if (result.kind === "pdf" && result.text === "") {
+    // The fetch itself reads no PDF: the text comes from the pdf tool's reader when it is there.
+    body = `[A PDF document of ${result.bytesFetched} bytes; its text was not read.]`;
   } else if (result.text.trim() === "") {
     body = "[The page has no readable text; it may need JavaScript to show its content.]";
   } else {

@@ -5,7 +5,7 @@
  */
 export { type AddressVerdict, checkAddress, checkHostName } from "./address-policy.js";
 export { checkFetchUrl, MAX_URL_LENGTH } from "./check-fetch-url.js";
-export type { ContentKind, ContentType } from "./content-type.js";
+export { type ContentKind, type ContentType, classifyMediaType } from "./content-type.js";
 export {
   executeWebFetch,
   type WebFetchContext,
@@ -39,7 +39,11 @@ export {
   type HostResolver,
   type HostResolverOptions,
 } from "./resolve-host.js";
-export { CONTENT_BYTES_PER_TOKEN, contentByteBudget } from "./truncate-to-token-budget.js";
+export {
+  CONTENT_BYTES_PER_TOKEN,
+  contentByteBudget,
+  truncateToTokenBudget,
+} from "./truncate-to-token-budget.js";
 export {
   defaultWebFetchSettings,
   toWebFetchSettings,

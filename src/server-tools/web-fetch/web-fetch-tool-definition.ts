@@ -12,9 +12,10 @@ export const WEB_FETCH_TOOL_DEFINITION: FunctionTool = {
   name: WEB_FETCH_TOOL_NAME,
   description:
     "Fetch a web page or document by URL and return its main content as markdown text (HTML pages), " +
-    "as is (plain text and JSON), or as a PDF document. Use it to read a page the user gave you or one " +
-    "found by a web search. Only public http(s) URLs are fetched; private, local and non-web addresses " +
-    "are refused. Long content is truncated. Cite what you use as a markdown link to its URL.",
+    "as is (plain text and JSON), or as its text with page markers (PDF). Use it to read a page the " +
+    "user gave you or one found by a web search. Only public http(s) URLs are fetched; private, local " +
+    "and non-web addresses are refused. Long content is truncated. Cite what you use as a markdown " +
+    "link to its URL.",
   parameters: {
     type: "object",
     properties: {

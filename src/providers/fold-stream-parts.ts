@@ -1,8 +1,9 @@
 /**
- * A run's parts folded into one result: how a non-streamed answer with server tools is assembled
- * from the same parts a stream would carry (each round's result turned into parts, passed through
- * the tool loop, folded back). Text and reasoning blocks keep their order; citations stay on the
- * text they cite; server-tool calls and results stand where they happened.
+ * Canonical stream parts folded into one result, so a non-streamed answer and a stream share one
+ * mapping: an adapter whose JSON answer is easiest read as parts (Gemini) folds them, and the
+ * engine assembles a non-streamed answer with server tools from each round's parts. Text and
+ * reasoning blocks keep their order; citations stay on the text they cite; server-tool calls and
+ * results stand where they happened. An `error` part throws its GatewayError.
  */
 import type {
   CanonicalResult,
@@ -12,11 +13,12 @@ import type {
   UrlCitation,
 } from "../canonical/index.js";
 import { createEmptyUsage } from "../canonical/index.js";
+import { createGatewayErrorFromInfo } from "../errors/gateway-error.js";
 
 type TextEntry = { type: "text"; text: string; citations?: UrlCitation[] };
 type ReasoningEntry = Extract<ResultContent, { type: "reasoning" }>;
 
-export function foldStreamParts(parts: readonly CanonicalStreamPart[]): CanonicalResult {
+export function foldStreamParts(parts: Iterable<CanonicalStreamPart>): CanonicalResult {
   const content: ResultContent[] = [];
   const texts = new Map<string, TextEntry>();
   const reasonings = new Map<string, ReasoningEntry>();
@@ -72,10 +74,18 @@ export function foldStreamParts(parts: readonly CanonicalStreamPart[]): Canonica
         });
         break;
       case "server-tool-call":
-        content.push({ type: "server-tool-call", call: part.call });
+        content.push({
+          type: "server-tool-call",
+          call: part.call,
+          ...(part.providerState === undefined ? {} : { providerState: part.providerState }),
+        });
         break;
       case "server-tool-result":
-        content.push({ type: "server-tool-result", result: part.result });
+        content.push({
+          type: "server-tool-result",
+          result: part.result,
+          ...(part.providerState === undefined ? {} : { providerState: part.providerState }),
+        });
         break;
       case "usage":
         usage = part.usage;
@@ -86,8 +96,10 @@ export function foldStreamParts(parts: readonly CanonicalStreamPart[]): Canonica
         if (part.stopSequence !== undefined) result.stopSequence = part.stopSequence;
         if (part.rawReason !== undefined) result.rawFinishReason = part.rawReason;
         break;
+      case "error":
+        throw createGatewayErrorFromInfo(part.error);
       default:
-        break;
+        break; // tool-input-* parts: the tool-call part carries the whole call
     }
   }
   return result;
