@@ -288,6 +288,8 @@ export class ToolLoop {
     }
     if (part.providerState !== undefined)
       this.content.push({ type: "native-tool", providerState: part.providerState });
+    // Not a source of the link finder: the provider cites its own results, and a link to one
+    // would be cited twice.
     this.account(result, startedAt, true);
     return { type: "server-tool-result", result };
   }
@@ -505,11 +507,7 @@ export class ToolLoop {
     return result;
   }
 
-  /**
-   * Counts an ended call for usage, cost and the record. The provider's own results are not
-   * sources of the link finder: the provider cites them itself, and a link to one would be
-   * cited twice.
-   */
+  /** Counts an ended call for usage, cost and the record. */
   private account(
     result: ServerToolResult,
     startedAt: number,
