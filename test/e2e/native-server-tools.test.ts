@@ -553,6 +553,29 @@ for (const recording of RECORDED) {
   }
 }
 
+for (const format of FORMATS) {
+  test(`recorded OpenAI native search, non-streamed body, ${format}: every client reads it`, async (t) => {
+    const body = readRecordedFixture("openai/responses/openai-web-search-tool.1.json");
+    if (body === undefined) return t.skip("../shared/fixtures is not present");
+    fakes.openai.enqueue(responsesReply.json(JSON.parse(body.toString("utf8"))));
+    const seen = await ask(format, "native/openai", false);
+    assert.ok(seen.citations.length >= 10, `${seen.citations.length} citations`);
+    for (const citation of seen.citations) assert.ok(citation.span.includes(citation.url.split("?")[0]));
+    // Three web_search_call items: a search, an open_page and a find_in_page.
+    if (format === "responses") assert.equal(seen.searches.length, 3);
+    if (format === "messages") {
+      assert.deepEqual(
+        seen.raw.content
+          .filter((block: Json) => block.type === "server_tool_use")
+          .map((block: Json) => block.name),
+        ["web_search", "web_fetch", "web_fetch"],
+      );
+    }
+    const record = await readRecord(seen.id);
+    assert.deepEqual(record.tool_costs_micro_usd, { web_search: String(SEARCH_PRICE.openai) });
+  });
+}
+
 test("recorded pause_turn after ten searches: resumed with the recorded blocks sent back, encrypted content and all", async (t) => {
   const body = readRecordedFixture("anthropic/messages/stream-pause-turn-web-search.response.sse");
   if (body === undefined) return t.skip("../shared/fixtures is not present");
