@@ -94,7 +94,7 @@ function convertBlock(
     case "text": {
       if (typeof block.text !== "string" || block.text === "") return undefined;
       const citations =
-        (context.nativeTools?.size ?? 0) === 0 ? [] : readBlockCitations(block.citations, block.text);
+        (context.nativeTools?.size ?? 0) === 0 ? [] : readBlockCitations(block.citations, block.text.length);
       return {
         content: { type: "text", text: block.text, ...(citations.length === 0 ? {} : { citations }) },
         isJsonTool: false,

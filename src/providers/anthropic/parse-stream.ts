@@ -51,7 +51,11 @@ import type {
 } from "./wire-types.js";
 
 type OpenBlock =
-  | { kind: "text"; content: ContentBlock; text: string; citations: unknown[] }
+  /**
+   * `textLength`: what a citation of the block spans (its text is never kept: a stream may be
+   * long); `citations` collects only while the provider runs tools, at most MAX_BLOCK_CITATIONS.
+   */
+  | { kind: "text"; content: ContentBlock; textLength: number; citations: unknown[] }
   | { kind: "server-call"; tool: NativeServerToolId; block: Record<string, unknown>; json: string }
   | { kind: "server-result"; tool: NativeServerToolId; block: Record<string, unknown> }
   | { kind: "json"; content: ContentBlock; initialInput: unknown }
@@ -113,11 +117,13 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
     switch (contentBlock.type) {
       case "text": {
         const block = createContentBlock("text", `text-${index}`);
-        const initial = Array.isArray(contentBlock.citations) ? [...contentBlock.citations] : [];
+        const initial = Array.isArray(contentBlock.citations)
+          ? contentBlock.citations.slice(0, MAX_BLOCK_CITATIONS)
+          : [];
         blocks.set(index, {
           kind: "text",
           content: block,
-          text: readString(contentBlock.text),
+          textLength: readString(contentBlock.text).length,
           citations: initial,
         });
         appendString(block, contentBlock.text, parts);
@@ -181,14 +187,24 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
     switch (block.kind) {
       case "text":
         if (delta.type === "text_delta" && typeof delta.text === "string") {
-          block.text += delta.text;
+          block.textLength += delta.text.length;
           appendString(block.content, delta.text, parts);
-        } else if (delta.type === "citations_delta" && delta.citation !== undefined) {
+        } else if (
+          delta.type === "citations_delta" &&
+          delta.citation !== undefined &&
+          block.citations.length < MAX_BLOCK_CITATIONS &&
+          (context.nativeTools?.size ?? 0) > 0
+        ) {
           block.citations.push(delta.citation);
         }
         return;
       case "server-call":
-        if (delta.type === "input_json_delta" && typeof delta.partial_json === "string") {
+        // A search query or URL is short; past the bound the block's own input stands.
+        if (
+          delta.type === "input_json_delta" &&
+          typeof delta.partial_json === "string" &&
+          block.json.length + delta.partial_json.length <= MAX_SERVER_INPUT_CHARS
+        ) {
           block.json += delta.partial_json;
         }
         return;
@@ -225,7 +241,7 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
     switch (block.kind) {
       case "text":
         if (block.content.started && (context.nativeTools?.size ?? 0) > 0) {
-          for (const citation of readBlockCitations(block.citations, block.text)) {
+          for (const citation of readBlockCitations(block.citations, block.textLength)) {
             parts.push({ type: "citation", id: block.content.id, citation });
           }
         }
@@ -370,6 +386,11 @@ export async function* parseAnthropicStream(
   }
   throw new GatewayError("provider_unavailable", "upstream stream ended early");
 }
+
+/** The longest streamed input of a provider's own tool call that is kept. */
+const MAX_SERVER_INPUT_CHARS = 64 * 1024;
+/** Citations kept per text block: a block cites a handful of pages; more is an upstream fault. */
+const MAX_BLOCK_CITATIONS = 100;
 
 /** Streamed JSON text of an object, parsed; undefined when it is empty or not an object. */
 function parseInputObject(json: string): Record<string, unknown> | undefined {

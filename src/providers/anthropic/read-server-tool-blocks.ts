@@ -130,8 +130,12 @@ export function readServerToolResult(
 }
 
 /** The `web_search_result_location` citations of a text block, each citing the whole block. */
-export function readBlockCitations(citations: unknown, text: string): UrlCitation[] {
-  if (text === "") return [];
+/**
+ * The citations of a text block of `textLength` UTF-16 units: Anthropic's citation has no offsets,
+ * so each one cites the whole block.
+ */
+export function readBlockCitations(citations: unknown, textLength: number): UrlCitation[] {
+  if (textLength === 0) return [];
   const out: UrlCitation[] = [];
   for (const citation of readRecords<Record<string, unknown>>(citations)) {
     if (citation.type !== "web_search_result_location" || typeof citation.url !== "string") continue;
@@ -139,7 +143,7 @@ export function readBlockCitations(citations: unknown, text: string): UrlCitatio
       url: citation.url,
       title: readTitle(citation.title, citation.url),
       startIndex: 0,
-      endIndex: text.length,
+      endIndex: textLength,
       citedText:
         typeof citation.cited_text === "string" ? citation.cited_text.slice(0, MAX_CITED_TEXT_CHARS) : "",
     });
