@@ -43,6 +43,9 @@ import { mapUsage } from "./map-usage.js";
 import { hasMetadata, readSearchCalls, readSupportCitations, readUrlContextCalls } from "./read-grounding.js";
 import type { GeminiCandidateWire, GeminiPartWire, GenerateContentResponseWire } from "./wire-types.js";
 
+/** The longest answer whose grounding is turned into citations (offsets need the text itself). */
+const MAX_GROUNDED_TEXT_CHARS = 2_000_000;
+
 export interface ChunkParserOptions {
   /** The model the request named; signatures are bound to it (isStateForUpstream). */
   upstreamModel: string;
@@ -80,6 +83,7 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
   const nativeTools = options.nativeTools ?? new Set<NativeServerToolId>();
   /** The answer's visible text so far, and where the open text block starts in it (UTF-16). */
   let answerText = "";
+  let answerTextDropped = false;
   let textBlockStart = 0;
   let grounding: Record<string, unknown> | undefined;
   let urlContext: Record<string, unknown> | undefined;
@@ -114,9 +118,15 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
       else emitSignatureCarrier(parts, signature);
       return;
     }
-    if (nativeTools.size > 0 && part.text !== "") {
+    if (nativeTools.size > 0 && part.text !== "" && !answerTextDropped) {
       if (!blocks.textOpen) textBlockStart = answerText.length;
       answerText += part.text;
+      // An upstream that ignores its output cap would make this grow without end: past the bound
+      // the answer is not kept, and its grounding gives no citations.
+      if (answerText.length > MAX_GROUNDED_TEXT_CHARS) {
+        answerText = "";
+        answerTextDropped = true;
+      }
     }
     blocks.appendText(parts, part.text);
     if (signature === undefined) return;
@@ -215,7 +225,7 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
       }
       const parts: CanonicalStreamPart[] = [];
       const textId = blocks.textId;
-      if (grounding !== undefined && textId !== undefined) {
+      if (grounding !== undefined && textId !== undefined && !answerTextDropped) {
         for (const citation of readSupportCitations(grounding, answerText, textBlockStart)) {
           parts.push({ type: "citation", id: textId, citation });
         }
