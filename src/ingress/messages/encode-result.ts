@@ -70,6 +70,10 @@ export function encodeMessagesResult(
     if (part.type === "text") {
       const citations = part.citations?.map(encodeCitation) ?? [];
       if (part.text === "" && citations.length === 0) continue;
+      // A block's citations speak for all of its text: cited text is never joined with other text.
+      if (openText !== undefined && (openText.citations !== undefined || citations.length > 0)) {
+        openText = undefined;
+      }
       if (openText === undefined) {
         const block: MessagesContentBlock = { type: "text", text: "" };
         push(block);
