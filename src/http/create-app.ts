@@ -16,7 +16,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createCommonErrorEnvelope } from "../errors/envelopes.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import type { Logger } from "../logging/logger.js";
+import { createUnredactedLogger, type Logger } from "../logging/logger.js";
 import type { GatewayMetrics, RequestTracer } from "../observability/index.js";
 import { createPublicApiCors } from "./cors.js";
 import { createRoutes, type RouteDependencies } from "./create-routes.js";
@@ -76,8 +76,10 @@ export function createRouter(
   const matcher = createRouteMatcher(routes);
   const cors = createPublicApiCors(routes, corsOrigins);
   const { metrics, tracer } = observers;
+  // The request line holds identifiers, counts and codes only (request-log.ts).
+  const requestLogger = createUnredactedLogger(logger);
   const report: RequestReporter = (entry) => {
-    writeRequestLine(logger, entry);
+    writeRequestLine(requestLogger, entry);
     try {
       metrics?.record(entry);
       tracer?.record(entry);

@@ -15,8 +15,9 @@ import type { ServerToolErrorCode } from "../canonical/server-tool.js";
 import type { BreakerState } from "../engine/circuit-breaker.js";
 import type { GenerationAttempt } from "../engine/generation-record.js";
 import { ERROR_CODES } from "../errors/catalog.js";
+import { CounterCells, HistogramCells } from "./metric-cells.js";
 import type { ObservedRequest } from "./observed-request.js";
-import { Counter, Gauge, Histogram, Registry } from "./prom-client-classes.js";
+import { Gauge, Registry } from "./prom-client-classes.js";
 import { type RuntimeMetrics, registerRuntimeMetrics } from "./runtime-metrics.js";
 
 /** What the metrics read from the running instance. */
@@ -82,77 +83,77 @@ export class GatewayMetrics {
   constructor(sources: MetricsSources) {
     this.catalogModels = new Set(sources.catalogModels);
     const registers = [this.registry];
-    this.requests = new Counter({
+    this.requests = new CounterCells({
       name: `${PREFIX}requests_total`,
       help: "Requests answered, by endpoint (route pattern), ingress format, requested catalog model, serving provider and status code.",
       labelNames: ["endpoint", "format", "model", "provider", "status_code"] as const,
       registers,
     });
-    this.requestDuration = new Histogram({
+    this.requestDuration = new HistogramCells({
       name: `${PREFIX}request_duration_seconds`,
       help: "Whole requests, from arrival to the response closing.",
       labelNames: ["endpoint", "format", "model"] as const,
       buckets: DURATION_BUCKETS,
       registers,
     });
-    this.timeToFirstByte = new Histogram({
+    this.timeToFirstByte = new HistogramCells({
       name: `${PREFIX}time_to_first_byte_seconds`,
       help: "Generations, from arrival to the answer's head being written (a stream's headers, a JSON answer's body).",
       labelNames: ["format", "model", "stream"] as const,
       buckets: DURATION_BUCKETS,
       registers,
     });
-    this.overhead = new Histogram({
+    this.overhead = new HistogramCells({
       name: `${PREFIX}overhead_seconds`,
       help: "The gateway's own time in a generation that called an upstream: the whole request less its upstream calls.",
       labelNames: ["format", "stream"] as const,
       buckets: OVERHEAD_BUCKETS,
       registers,
     });
-    this.upstreamAttempts = new Counter({
+    this.upstreamAttempts = new CounterCells({
       name: `${PREFIX}upstream_attempts_total`,
       help: "Upstream attempts by route and outcome: ok, error, cancelled (the client left), circuit_open (skipped).",
       labelNames: ["provider", "upstream_model", "outcome"] as const,
       registers,
     });
-    this.upstreamDuration = new Histogram({
+    this.upstreamDuration = new HistogramCells({
       name: `${PREFIX}upstream_duration_seconds`,
       help: "Upstream calls by route and outcome, from the call to its last byte (a stream's whole length).",
       labelNames: ["provider", "upstream_model", "outcome"] as const,
       buckets: DURATION_BUCKETS,
       registers,
     });
-    this.upstreamErrors = new Counter({
+    this.upstreamErrors = new CounterCells({
       name: `${PREFIX}upstream_errors_total`,
       help: "Failed upstream attempts by route and error catalog code.",
       labelNames: ["provider", "upstream_model", "code"] as const,
       registers,
     });
-    this.fallbackAttempts = new Counter({
+    this.fallbackAttempts = new CounterCells({
       name: `${PREFIX}fallback_attempts_total`,
       help: "Upstream calls made after a request's first attempt (failover to another route, or a retry), by the route called.",
       labelNames: ["provider", "upstream_model"] as const,
       registers,
     });
-    this.tokens = new Counter({
+    this.tokens = new CounterCells({
       name: `${PREFIX}tokens_total`,
       help: "Billed tokens by catalog model, provider and type: input and output, and the parts of them that were cached_input, cache_write_input and reasoning.",
       labelNames: ["model", "provider", "type"] as const,
       registers,
     });
-    this.cost = new Counter({
+    this.cost = new CounterCells({
       name: `${PREFIX}cost_micro_usd_total`,
       help: "Billed cost in micro-USD (model usage and server tools) by catalog model and provider.",
       labelNames: ["model", "provider"] as const,
       registers,
     });
-    this.toolCalls = new Counter({
+    this.toolCalls = new CounterCells({
       name: `${PREFIX}server_tool_calls_total`,
       help: "Server-tool calls by tool and outcome: completed, or the failure's code.",
       labelNames: ["tool", "outcome"] as const,
       registers,
     });
-    this.toolDuration = new Histogram({
+    this.toolDuration = new HistogramCells({
       name: `${PREFIX}server_tool_duration_seconds`,
       help: "Server-tool calls by tool.",
       labelNames: ["tool"] as const,
