@@ -18,23 +18,41 @@ export const REDACTED_PATHS = [
 ];
 
 /**
- * Lines are gathered into writes of at least this many bytes: one write per log line (pino's
- * default) made the per-request line a system call per request, a large share of a busy
- * instance's CPU.
+ * Lines to stdout are gathered into writes of at least this many bytes: one write per log line
+ * (pino's default) made the per-request line a system call per request, a large share of a busy
+ * instance's CPU. The writes stay synchronous: a write handed to libuv's thread pool costs the
+ * request thread more than the system call it saves.
  */
 const STDOUT_BATCH_BYTES = 4096;
 /** A batch is written after at most this long, however small: a quiet instance's lines still show promptly. */
 const STDOUT_FLUSH_MS = 100;
 
-/**
- * A logger writing to `destination`, or to stdout in batches. What is still gathered is written
- * synchronously when the process exits (pino registers that for asynchronous destinations), so a
- * `process.exit` or a crash loses no line.
- */
+let stdout: pino.DestinationStream | undefined;
+
+/** The process's one batched stdout destination; what it still holds is written when the process exits. */
+function batchedStdout(): pino.DestinationStream {
+  if (stdout !== undefined) return stdout;
+  const stream = pino.destination({
+    dest: 1,
+    sync: true,
+    minLength: STDOUT_BATCH_BYTES,
+    periodicFlush: STDOUT_FLUSH_MS,
+  });
+  // A process.exit, a crash or the end of the event loop loses no gathered line.
+  process.once("exit", () => {
+    try {
+      stream.flushSync();
+    } catch {
+      // stdout is gone (a closed pipe): nothing can be written anyway.
+    }
+  });
+  stdout = stream;
+  return stream;
+}
+
+/** A logger writing to `destination`, or to stdout in batches. */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
-  const stream =
-    (destination as pino.DestinationStream | undefined) ??
-    pino.destination({ dest: 1, sync: false, minLength: STDOUT_BATCH_BYTES, periodicFlush: STDOUT_FLUSH_MS });
+  const stream = (destination as pino.DestinationStream | undefined) ?? batchedStdout();
   return pino({ level, base: undefined, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } }, stream);
 }
 
