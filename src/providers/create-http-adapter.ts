@@ -18,8 +18,9 @@ import {
   type UpstreamHttpResponse,
   type UpstreamTextResponse,
 } from "./http-client.js";
+import { flattenBatches } from "./part-batches.js";
 import type { ProviderAdapter, UpstreamCall } from "./provider-adapter.js";
-import { readSseEvents, type SseEvent } from "./sse-reader.js";
+import { readSseEventBatches, type SseEvent } from "./sse-reader.js";
 
 export interface BuiltUpstreamRequest<Context> {
   url: string;
@@ -40,11 +41,12 @@ export interface HttpAdapterSpec<Context> {
   /** Throws GatewayError (before any I/O) for what the upstream API cannot express. */
   buildRequest(call: UpstreamCall, stream: boolean): BuiltUpstreamRequest<Context>;
   parseJson(json: unknown, call: UpstreamCall, context: Context): CanonicalResult;
+  /** The parts of each batch of events (the events of one network chunk), a batch per batch. */
   parseStream(
-    events: AsyncIterable<SseEvent>,
+    batches: AsyncIterable<readonly SseEvent[]>,
     call: UpstreamCall,
     context: Context,
-  ): AsyncIterable<CanonicalStreamPart>;
+  ): AsyncIterable<CanonicalStreamPart[]>;
   /**
    * Parts for a stream request the upstream answered with one JSON body (a host or relay that
    * ignores `stream: true`). Default: the parsed result replayed as parts.
@@ -74,15 +76,16 @@ export function createHttpAdapter<Context>(
       const response = await sendForText(spec, getClient(), call, request);
       return spec.parseJson(parseJsonBody(response.text), call, request.context);
     },
-    stream: (call) => streamParts(spec, getClient(), call),
+    stream: (call) => flattenBatches(streamBatches(spec, getClient(), call)),
   };
 }
 
-async function* streamParts<Context>(
+/** The stream's parts, a batch per network chunk (see part-batches.ts). */
+async function* streamBatches<Context>(
   spec: HttpAdapterSpec<Context>,
   client: UpstreamHttpClient,
   call: UpstreamCall,
-): AsyncGenerator<CanonicalStreamPart> {
+): AsyncGenerator<CanonicalStreamPart[]> {
   const request = spec.buildRequest(call, true);
   let response: UpstreamHttpResponse;
   try {
@@ -94,20 +97,20 @@ async function* streamParts<Context>(
   let partCount = 0;
   let finished = false;
   try {
-    const parts = isJsonResponse(response)
-      ? convertJson(spec, await readJson(response, call), call, request.context)
-      : spec.parseStream(readSseEvents(response.body), call, request.context);
-    for await (const part of parts) {
+    const batches = isJsonResponse(response)
+      ? [convertJson(spec, await readJson(response, call), call, request.context)]
+      : spec.parseStream(readSseEventBatches(response.body), call, request.context);
+    for await (const parts of batches) {
       if (call.signal.aborted) return;
-      partCount += 1;
-      if (part.type === "finish") finished = true;
-      yield part;
+      partCount += parts.length;
+      if (parts.some((part) => part.type === "finish")) finished = true;
+      yield parts;
     }
   } catch (error) {
     if (call.signal.aborted) return;
     const failure = mapNetworkError(error);
     if (partCount === 0) throw failure;
-    yield { type: "error", error: toUpstreamErrorInfo(failure) };
+    yield [{ type: "error", error: toUpstreamErrorInfo(failure) }];
   } finally {
     // The error a cut body emits has no reader left: it must not become an unhandled 'error'.
     response.body.on("error", ignoreError);

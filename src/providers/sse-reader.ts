@@ -25,16 +25,25 @@ export interface ReadSseOptions {
 
 const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024;
 
-/**
- * Yields the SSE events of `body` in order. Errors of the body (deadlines, resets, aborts) are
- * propagated unchanged so the caller can classify them with its own context. At the end of the
- * body an event still missing its blank-line terminator is delivered rather than dropped: some
- * servers close right after the last `data:` line.
- */
+/** Yields the SSE events of `body` in order (readSseEventBatches, one by one). */
 export async function* readSseEvents(
   body: AsyncIterable<Uint8Array | string>,
   options: ReadSseOptions = {},
 ): AsyncGenerator<SseEvent> {
+  for await (const events of readSseEventBatches(body, options)) yield* events;
+}
+
+/**
+ * Yields the SSE events of `body` in order, the events completed by each network chunk as one
+ * array (never an empty one). Errors of the body (deadlines, resets, aborts) are propagated
+ * unchanged so the caller can classify them with its own context. At the end of the body an event
+ * still missing its blank-line terminator is delivered rather than dropped: some servers close
+ * right after the last `data:` line.
+ */
+export async function* readSseEventBatches(
+  body: AsyncIterable<Uint8Array | string>,
+  options: ReadSseOptions = {},
+): AsyncGenerator<SseEvent[]> {
   // Swapped out whole after each chunk, never shifted: one network chunk can hold many thousands
   // of small events, and Array#shift is linear in what is left (quadratic per chunk).
   let pending: SseEvent[] = [];
@@ -61,13 +70,13 @@ export async function* readSseEvents(
     if (overflow) {
       throw new GatewayError("provider_unavailable", "The upstream stream sent an oversized event");
     }
-    yield* takePending();
+    if (pending.length > 0) yield takePending();
   }
 
   const rest = decoder.decode();
   // Two line ends dispatch a final unterminated event (one ends the line, one ends the event).
   parser.feed(`${rest}\n\n`);
-  yield* takePending();
+  if (pending.length > 0) yield takePending();
 
   function takePending(): SseEvent[] {
     const ready = pending;

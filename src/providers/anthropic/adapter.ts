@@ -7,7 +7,7 @@ import type { ProviderAdapter } from "../provider-adapter.js";
 import { buildAnthropicRequest } from "./build-request.js";
 import { ANTHROPIC_INPUT_RULES } from "./input-rules.js";
 import { type AnthropicParseContext, parseAnthropicResponse } from "./parse-response.js";
-import { parseAnthropicStream } from "./parse-stream.js";
+import { parseAnthropicBatches } from "./parse-stream.js";
 
 export type AnthropicAdapterOptions = HttpAdapterOptions;
 
@@ -42,7 +42,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions = {}): P
         return { ...request, context };
       },
       parseJson: (json, _call, context) => parseAnthropicResponse(json, context),
-      parseStream: (events, _call, context) => parseAnthropicStream(events, context),
+      parseStream: (batches, _call, context) => parseAnthropicBatches(batches, context),
     },
     options,
   );

@@ -34,6 +34,7 @@ import {
   startContentBlock,
 } from "../block-tracker.js";
 import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
+import { eachAsBatch, flattenBatches, parseEventBatches } from "../part-batches.js";
 import type { SseEvent } from "../sse-reader.js";
 import { mapStopReason } from "./map-stop-reason.js";
 import { mapUsage, mergeUsage } from "./map-usage.js";
@@ -362,29 +363,41 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
  * aborts) propagate unchanged. The caller decides whether a throw becomes an `error` part (after
  * the first part) or a plain error (before it).
  */
-export async function* parseAnthropicStream(
+export function parseAnthropicStream(
   events: AsyncIterable<SseEvent>,
   context: AnthropicParseContext,
 ): AsyncGenerator<CanonicalStreamPart> {
+  return flattenBatches(parseAnthropicBatches(eachAsBatch(events), context));
+}
+
+/** parseAnthropicStream over batches of events: a batch of parts per batch of events. */
+export function parseAnthropicBatches(
+  batches: AsyncIterable<readonly SseEvent[]>,
+  context: AnthropicParseContext,
+): AsyncGenerator<CanonicalStreamPart[]> {
   const parser = createAnthropicStreamParser(context);
-  for await (const event of events) {
-    const data = event.data.trim();
-    if (data === "") continue;
-    let payload: unknown;
-    try {
-      payload = JSON.parse(data);
-    } catch {
-      throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
-    }
-    if (typeof payload !== "object" || payload === null || Array.isArray(payload)) continue;
-    const wire = payload as AnthropicStreamEventWire;
-    // The `event:` name and `data.type` agree on Anthropic; either one marks an error.
-    if (event.event === "error") throw classifyStreamErrorFrame(wire);
-    const type = typeof wire.type === "string" ? wire.type : event.event;
-    yield* parser.acceptEvent({ ...wire, type });
-    if (parser.done) return;
-  }
-  throw new GatewayError("provider_unavailable", "upstream stream ended early");
+  return parseEventBatches(batches, {
+    accept(event, out) {
+      const data = event.data.trim();
+      if (data === "") return "more";
+      let payload: unknown;
+      try {
+        payload = JSON.parse(data);
+      } catch {
+        throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
+      }
+      if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return "more";
+      const wire = payload as AnthropicStreamEventWire;
+      // The `event:` name and `data.type` agree on Anthropic; either one marks an error.
+      if (event.event === "error") throw classifyStreamErrorFrame(wire);
+      const type = typeof wire.type === "string" ? wire.type : event.event;
+      for (const part of parser.acceptEvent({ ...wire, type })) out.push(part);
+      return parser.done ? "done" : "more";
+    },
+    finish() {
+      throw new GatewayError("provider_unavailable", "upstream stream ended early");
+    },
+  });
 }
 
 /** The longest streamed input of a provider's own tool call that is kept. */

@@ -9,7 +9,7 @@ import type { ChunkParserOptions } from "./create-chunk-parser.js";
 import { GOOGLE_PROVIDER_KIND } from "./google-provider-kind.js";
 import { GOOGLE_INPUT_RULES } from "./input-rules.js";
 import { convertJsonBodyToParts, parseGenerateContentResponse } from "./parse-response.js";
-import { parseGenerateContentStream } from "./parse-stream.js";
+import { parseGenerateContentBatches } from "./parse-stream.js";
 import { refineGoogleError } from "./refine-google-error.js";
 
 export type GoogleAdapterOptions = HttpAdapterOptions;
@@ -44,7 +44,7 @@ export function createGoogleAdapter(options: GoogleAdapterOptions = {}): Provide
         },
       }),
       parseJson: (json, _call, context) => parseGenerateContentResponse(json, context),
-      parseStream: (events, _call, context) => parseGenerateContentStream(events, context),
+      parseStream: (batches, _call, context) => parseGenerateContentBatches(batches, context),
       // `alt=sse` lost on the way: the body is one response or an array of chunks.
       convertJsonToParts: (json, _call, context) => convertJsonBodyToParts(json, context),
       refineSendError: refineGoogleError,

@@ -5,6 +5,7 @@
  */
 import type { CanonicalStreamPart } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import { eachAsBatch, flattenBatches, parseEventBatches } from "../part-batches.js";
 import type { SseEvent } from "../sse-reader.js";
 import { type ChunkParserOptions, createChunkParser } from "./create-chunk-parser.js";
 import type { GenerateContentResponseWire } from "./wire-types.js";
@@ -14,22 +15,35 @@ import type { GenerateContentResponseWire } from "./wire-types.js";
  * that ends without a finish reason; errors of `events` (network, deadlines, aborts) propagate
  * unchanged. The caller decides whether a throw becomes an `error` part or a plain error.
  */
-export async function* parseGenerateContentStream(
+export function parseGenerateContentStream(
   events: AsyncIterable<SseEvent>,
   options: ChunkParserOptions,
 ): AsyncGenerator<CanonicalStreamPart> {
+  return flattenBatches(parseGenerateContentBatches(eachAsBatch(events), options));
+}
+
+/** parseGenerateContentStream over batches of events: a batch of parts per batch of events. */
+export function parseGenerateContentBatches(
+  batches: AsyncIterable<readonly SseEvent[]>,
+  options: ChunkParserOptions,
+): AsyncGenerator<CanonicalStreamPart[]> {
   const parser = createChunkParser(options);
-  for await (const event of events) {
-    const data = event.data.trim();
-    if (data === "") continue;
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
-    }
-    if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) continue;
-    yield* parser.acceptChunk(chunk as GenerateContentResponseWire);
-  }
-  yield* parser.finish();
+  return parseEventBatches(batches, {
+    accept(event, out) {
+      const data = event.data.trim();
+      if (data === "") return "more";
+      let chunk: unknown;
+      try {
+        chunk = JSON.parse(data);
+      } catch {
+        throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
+      }
+      if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) return "more";
+      for (const part of parser.acceptChunk(chunk as GenerateContentResponseWire)) out.push(part);
+      return "more";
+    },
+    finish(out) {
+      for (const part of parser.finish()) out.push(part);
+    },
+  });
 }

@@ -8,7 +8,7 @@ import type { ProviderAdapter } from "../provider-adapter.js";
 import { buildChatCompletionsRequest } from "./build-request.js";
 import { type ChatDialect, OPENAI_COMPATIBLE_DIALECT } from "./chat-dialect.js";
 import { parseChatCompletionsResponse } from "./parse-response.js";
-import { parseChatCompletionsStream } from "./parse-stream.js";
+import { parseChatCompletionsBatches } from "./parse-stream.js";
 
 export type OpenAiCompatibleAdapterOptions = HttpAdapterOptions;
 
@@ -32,7 +32,7 @@ export function createChatCompletionsAdapter(
         context: undefined,
       }),
       parseJson: (json) => parseChatCompletionsResponse(json),
-      parseStream: (events) => parseChatCompletionsStream(events),
+      parseStream: (batches) => parseChatCompletionsBatches(batches),
     },
     options,
   );

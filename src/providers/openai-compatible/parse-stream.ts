@@ -11,6 +11,7 @@ import type { CanonicalStreamPart, CanonicalUsage } from "../../canonical/index.
 import { GatewayError } from "../../errors/gateway-error.js";
 import { createSequentialBlocks } from "../block-tracker.js";
 import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
+import { eachAsBatch, flattenBatches, parseEventBatches } from "../part-batches.js";
 import { isRecord, readRecords } from "../read-wire-values.js";
 import type { SseEvent } from "../sse-reader.js";
 import { createToolCallAccumulator } from "./accumulate-tool-calls.js";
@@ -118,25 +119,37 @@ export function createChatStreamParser(): ChatStreamParser {
  * deadlines, aborts) propagate unchanged. The caller decides whether a throw becomes an `error`
  * part (after the first part) or a plain error (before it).
  */
-export async function* parseChatCompletionsStream(
+export function parseChatCompletionsStream(
   events: AsyncIterable<SseEvent>,
 ): AsyncGenerator<CanonicalStreamPart> {
+  return flattenBatches(parseChatCompletionsBatches(eachAsBatch(events)));
+}
+
+/** parseChatCompletionsStream over batches of events: a batch of parts per batch of events. */
+export function parseChatCompletionsBatches(
+  batches: AsyncIterable<readonly SseEvent[]>,
+): AsyncGenerator<CanonicalStreamPart[]> {
   const parser = createChatStreamParser();
-  for await (const event of events) {
-    const data = event.data.trim();
-    if (data === "") continue;
-    if (data === "[DONE]") break;
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
-    }
-    if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) continue;
-    // oai-node treats a truthy top-level `error` (or an `error` event) as a failure; so do we.
-    if (event.event === "error" || (chunk as { error?: unknown }).error)
-      throw classifyStreamErrorFrame(chunk);
-    yield* parser.acceptChunk(chunk as ChatCompletionChunkWire);
-  }
-  yield* parser.finish();
+  return parseEventBatches(batches, {
+    accept(event, out) {
+      const data = event.data.trim();
+      if (data === "") return "more";
+      if (data === "[DONE]") return "break";
+      let chunk: unknown;
+      try {
+        chunk = JSON.parse(data);
+      } catch {
+        throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
+      }
+      if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) return "more";
+      // oai-node treats a truthy top-level `error` (or an `error` event) as a failure; so do we.
+      if (event.event === "error" || (chunk as { error?: unknown }).error)
+        throw classifyStreamErrorFrame(chunk);
+      for (const part of parser.acceptChunk(chunk as ChatCompletionChunkWire)) out.push(part);
+      return "more";
+    },
+    finish(out) {
+      for (const part of parser.finish()) out.push(part);
+    },
+  });
 }

@@ -8,7 +8,7 @@ import { OPENAI_INPUT_RULES } from "../openai-compatible/input-rules.js";
 import type { ProviderAdapter } from "../provider-adapter.js";
 import { buildResponsesRequest } from "./build-request.js";
 import { parseResponsesResponse, type ResponsesParseContext } from "./parse-response.js";
-import { parseResponsesStream } from "./parse-stream.js";
+import { parseResponsesBatches } from "./parse-stream.js";
 import { RESPONSES_PROVIDER_KIND } from "./provider-kind.js";
 
 export type OpenAiResponsesAdapterOptions = HttpAdapterOptions;
@@ -37,7 +37,7 @@ export function createOpenAiResponsesAdapter(options: OpenAiResponsesAdapterOpti
         },
       }),
       parseJson: (json, _call, context) => parseResponsesResponse(json, context),
-      parseStream: (events, _call, context) => parseResponsesStream(events, context),
+      parseStream: (batches, _call, context) => parseResponsesBatches(batches, context),
     },
     options,
   );

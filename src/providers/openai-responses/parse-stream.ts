@@ -35,6 +35,7 @@ import {
   endContentBlock,
 } from "../block-tracker.js";
 import { normalizeArguments } from "../openai-compatible/read-message-fields.js";
+import { eachAsBatch, flattenBatches, parseEventBatches } from "../part-batches.js";
 import type { SseEvent } from "../sse-reader.js";
 import { classifyErrorEvent, classifyResponseError } from "./classify-response-error.js";
 import { mapResponsesFinishReason, readRawFinishReason } from "./map-finish-reason.js";
@@ -401,25 +402,37 @@ function kindOf(item: ResponsesOutputItemWire | null | undefined): ItemKind {
  * terminal event; errors of `events` (network, deadlines, aborts) propagate unchanged. The caller
  * decides whether a throw becomes an `error` part (after the first part) or a plain error.
  */
-export async function* parseResponsesStream(
+export function parseResponsesStream(
   events: AsyncIterable<SseEvent>,
   context: ResponsesParseContext,
 ): AsyncGenerator<CanonicalStreamPart> {
+  return flattenBatches(parseResponsesBatches(eachAsBatch(events), context));
+}
+
+/** parseResponsesStream over batches of events: a batch of parts per batch of events. */
+export function parseResponsesBatches(
+  batches: AsyncIterable<readonly SseEvent[]>,
+  context: ResponsesParseContext,
+): AsyncGenerator<CanonicalStreamPart[]> {
   const parser = createResponsesStreamParser(context);
-  for await (const event of events) {
-    const data = event.data.trim();
-    if (data === "") continue;
-    if (data === "[DONE]") break;
-    let payload: unknown;
-    try {
-      payload = JSON.parse(data);
-    } catch {
-      throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
-    }
-    if (typeof payload !== "object" || payload === null || Array.isArray(payload)) continue;
-    yield* parser.acceptEvent(payload as ResponsesStreamEventWire, event.event);
-    if (parser.failure) throw parser.failure;
-    if (parser.finished) return;
-  }
-  throw new GatewayError("provider_unavailable", "upstream stream ended early");
+  return parseEventBatches(batches, {
+    accept(event, out) {
+      const data = event.data.trim();
+      if (data === "") return "more";
+      if (data === "[DONE]") return "break";
+      let payload: unknown;
+      try {
+        payload = JSON.parse(data);
+      } catch {
+        throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
+      }
+      if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return "more";
+      for (const part of parser.acceptEvent(payload as ResponsesStreamEventWire, event.event)) out.push(part);
+      if (parser.failure) throw parser.failure;
+      return parser.finished ? "done" : "more";
+    },
+    finish() {
+      throw new GatewayError("provider_unavailable", "upstream stream ended early");
+    },
+  });
 }
