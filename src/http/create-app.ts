@@ -16,7 +16,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createCommonErrorEnvelope } from "../errors/envelopes.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import { createUnredactedLogger, type Logger } from "../logging/logger.js";
+import { createInfoLineWriter, type Logger } from "../logging/logger.js";
 import type { GatewayMetrics, RequestTracer } from "../observability/index.js";
 import { createPublicApiCors } from "./cors.js";
 import { createRoutes, type RouteDependencies } from "./create-routes.js";
@@ -77,9 +77,9 @@ export function createRouter(
   const cors = createPublicApiCors(routes, corsOrigins);
   const { metrics, tracer } = observers;
   // The request line holds identifiers, counts and codes only (request-log.ts).
-  const requestLogger = createUnredactedLogger(logger);
+  const writeLine = createInfoLineWriter(logger);
   const report: RequestReporter = (entry) => {
-    writeRequestLine(requestLogger, entry);
+    writeRequestLine(writeLine, entry);
     try {
       metrics?.record(entry);
       tracer?.record(entry);

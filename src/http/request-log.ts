@@ -12,7 +12,7 @@ import type { ServerResponse } from "node:http";
 import type { ApiKeyWithWorkspace } from "../auth/accounts.js";
 import type { IngressFormatName } from "../canonical/ingress-format-name.js";
 import type { SettledGeneration } from "../engine/admitted-generation.js";
-import type { Logger } from "../logging/logger.js";
+import type { InfoLine } from "../logging/logger.js";
 import type { ObservedRequest, RequestTrace } from "../observability/index.js";
 
 /** The status logged for a client that left before its answer began (nginx's convention). */
@@ -83,9 +83,12 @@ export class RequestLogEntry implements ObservedRequest {
 }
 
 /** The request's one log line. */
-export function writeRequestLine(logger: Logger, entry: RequestLogEntry): void {
+export function writeRequestLine(write: (line: InfoLine) => void, entry: RequestLogEntry): void {
   const settled = entry.settledGeneration;
-  const line: Record<string, unknown> = {
+  const line: InfoLine = {
+    level: 30,
+    time: Date.now(),
+    msg: "request",
     requestId: entry.requestId,
     method: entry.method,
     route: entry.route ?? null,
@@ -117,5 +120,5 @@ export function writeRequestLine(logger: Logger, entry: RequestLogEntry): void {
     line.tokensOut = outcome.tokensCompletion;
     line.costMicroUsd = outcome.costMicroUsd;
   }
-  logger.info(line, "request");
+  write(line);
 }

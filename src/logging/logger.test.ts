@@ -69,3 +69,24 @@ test("secrets in a logged object are redacted", async () => {
   assert.doesNotMatch(lines.join("\n"), /sk-secret|sk-2/);
   assert.equal(JSON.parse(lines[0]).apiKey, "[redacted]");
 });
+
+test("an info line writer writes one JSON line on the logger's destination, and nothing when info is off", async () => {
+  const { PassThrough } = await import("node:stream");
+  const { createInfoLineWriter, createLogger } = await import("./logger.js");
+  const read = (level: string) => {
+    const destination = new PassThrough();
+    const chunks: string[] = [];
+    destination.on("data", (chunk: Buffer) => chunks.push(chunk.toString("utf8")));
+    const write = createInfoLineWriter(createLogger(level, destination));
+    write({ level: 30, time: 1, msg: "request", requestId: "gen_1", status: 200 });
+    return chunks.join("");
+  };
+  assert.deepEqual(JSON.parse(read("info")), {
+    level: 30,
+    time: 1,
+    msg: "request",
+    requestId: "gen_1",
+    status: 200,
+  });
+  assert.equal(read("warn"), "");
+});

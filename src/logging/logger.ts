@@ -56,12 +56,28 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
   return pino({ level, base: undefined, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } }, stream);
 }
 
+/** Where a logger writes (pino keeps it under a symbol). */
+function destinationOf(logger: Logger): pino.DestinationStream {
+  return (logger as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym];
+}
+
+/** A line for {@link createInfoLineWriter}, with the keys pino gives every line. */
+export interface InfoLine {
+  level: 30;
+  time: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
 /**
- * A logger on `logger`'s destination and level without redaction, for lines built only from
- * fields that cannot hold a secret (the request line): redaction copies and walks every line it
- * guards, which on a line per request is a measurable share of the CPU.
+ * Writes lines at info level to `logger`'s destination as one JSON.stringify each, with pino's
+ * `level`, `time` and `msg` keys, without pino's key-by-key serialisation and
+ * without redaction: for a line built only from fields that cannot hold a secret (the request
+ * line), written once per request, where pino's path was a large share of the allocations.
  */
-export function createUnredactedLogger(logger: Logger): Logger {
-  const stream = (logger as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym];
-  return pino({ level: logger.level, base: undefined }, stream);
+export function createInfoLineWriter(logger: Logger): (line: InfoLine) => void {
+  const destination = destinationOf(logger);
+  return (line) => {
+    if (logger.isLevelEnabled("info")) destination.write(`${JSON.stringify(line)}\n`);
+  };
 }
