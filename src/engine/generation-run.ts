@@ -186,7 +186,9 @@ export class GenerationRun {
     );
     run.deadlineTimer.unref();
     run.timing = timing;
-    const failure = (await run.runAttempts()) ?? (await run.continueNonStreamedLoop());
+    // Without a tool loop there is nothing to continue (and no await to pay for).
+    const failure =
+      (await run.runAttempts()) ?? (run.loop === undefined ? undefined : await run.continueNonStreamedLoop());
     if (failure === undefined) {
       if (!admitted.request.stream) await run.settle();
       return run;

@@ -24,24 +24,12 @@ class FakeOutgoing extends EventEmitter {
     return this;
   }
   flushHeaders() {}
-  /** cork() depth: frames of one event-loop turn are corked together, and always uncorked. */
-  corked = 0;
-  maxCorked = 0;
-  cork() {
-    this.corked++;
-    this.maxCorked = Math.max(this.maxCorked, this.corked);
-  }
-  /** As Node's Writable: uncorking an uncorked stream does nothing. */
-  uncork() {
-    if (this.corked > 0) this.corked--;
-  }
   write(text: string): boolean {
     this.written.push(text);
     return !this.socketFull;
   }
-  /** As Node's OutgoingMessage.end(): it uncorks the socket fully, whatever the cork depth. */
-  end() {
-    this.corked = 0;
+  end(text?: string) {
+    if (text !== undefined) this.written.push(text);
     this.ended = true;
     this.writableFinished = true;
     this.emit("finish");
@@ -74,7 +62,11 @@ const encoder: StreamEncoder = {
   keepAlive: () => ": keep-alive\n\n",
 };
 
-function createStream(parts: CanonicalStreamPart[], options: { slowStart?: boolean; hang?: boolean } = {}) {
+/** `turns`: each part after the first arrives in a later turn of the event loop (a network chunk each). */
+function createStream(
+  parts: CanonicalStreamPart[],
+  options: { slowStart?: boolean; hang?: boolean; turns?: boolean } = {},
+) {
   const events: string[] = [];
   let release: (() => void) | undefined;
   const stream = {
@@ -83,7 +75,8 @@ function createStream(parts: CanonicalStreamPart[], options: { slowStart?: boole
     events,
     startedBeforeFirstPart: options.slowStart ?? false,
     async *parts() {
-      for (const part of parts) {
+      for (const [index, part] of parts.entries()) {
+        if (options.turns && index > 0) await new Promise((resolve) => setImmediate(resolve));
         if (stream.cancelled) return;
         stream.pulled += 1;
         yield part;
@@ -129,7 +122,6 @@ test("headers, frames in order, then the final frame after settlement, then the 
   const stream = createStream([text("a"), { type: "text-end", id: "t" }, text("b")], { slowStart: true });
   start(outgoing, stream);
   await finished(outgoing);
-  assert.equal(outgoing.maxCorked, 1, "frames were corked, never nested");
   assert.equal(outgoing.status, 200);
   assert.deepEqual(outgoing.headers, {
     "Content-Type": "text/event-stream; charset=utf-8",
@@ -138,12 +130,8 @@ test("headers, frames in order, then the final frame after settlement, then the 
     "X-Accel-Buffering": "no",
     "X-Request-Id": "req-1",
   });
-  assert.deepEqual(outgoing.written, [
-    ": keep-alive\n\n",
-    "data: a\n\n",
-    "data: b\n\n",
-    "data: [DONE 3]\n\n",
-  ]);
+  // Frames made in one turn (here all of them) leave in one write; the last one goes with the end.
+  assert.deepEqual(outgoing.written, [": keep-alive\n\ndata: a\n\ndata: b\n\n", "data: [DONE 3]\n\n"]);
   assert.deepEqual(stream.events, ["settle", "settled"]);
   assert.equal(outgoing.listenerCount("drain"), 0, "listeners removed");
 });
@@ -157,22 +145,24 @@ test("an error part: settlement starts, the error frame is written, the end wait
   start(outgoing, stream);
   await new Promise((resolve) => setImmediate(resolve));
   await finished(outgoing);
-  assert.deepEqual(outgoing.written, ["data: a\n\n", "event: error\ndata: provider_overloaded\n\n"]);
+  assert.equal(outgoing.written.join(""), "data: a\n\nevent: error\ndata: provider_overloaded\n\n");
   assert.deepEqual(stream.events, ["settle", "settled"]);
 });
 
-test("a full socket holds the next part back until 'drain'", async () => {
+test("a full socket holds the parts of later turns back until 'drain'", async () => {
   const outgoing = new FakeOutgoing();
   outgoing.socketFull = true;
-  const stream = createStream([text("a"), text("b"), text("c")]);
+  const stream = createStream([text("a"), text("b"), text("c")], { turns: true });
   start(outgoing, stream);
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(stream.pulled, 1, "waits for drain after the first refused write");
+  for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+  // `a` was refused when its turn ended; `b`, made in the next turn, is the last part pulled.
+  assert.equal(stream.pulled, 2, "waits for drain after the refused write");
+  assert.deepEqual(outgoing.written, ["data: a\n\n", "data: b\n\n"]);
   outgoing.socketFull = false;
   outgoing.emit("drain");
   await finished(outgoing);
   assert.equal(stream.pulled, 3);
-  assert.deepEqual(outgoing.written, ["data: a\n\n", "data: b\n\n", "data: c\n\n", "data: [DONE 3]\n\n"]);
+  assert.equal(outgoing.written.join(""), "data: a\n\ndata: b\n\ndata: c\n\ndata: [DONE 3]\n\n");
 });
 
 test("the client leaving cancels the upstream, stops keep-alives, settles, and writes nothing more", async () => {
@@ -194,13 +184,13 @@ test("the client leaving cancels the upstream, stops keep-alives, settles, and w
 test("a client gone while the socket was full releases the waiting writer", async () => {
   const outgoing = new FakeOutgoing();
   outgoing.socketFull = true;
-  const stream = createStream([text("a"), text("b")]);
+  const stream = createStream([text("a"), text("b"), text("c")], { turns: true });
   const abort = start(outgoing, stream);
-  await new Promise((resolve) => setImmediate(resolve));
+  for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
   outgoing.leave(abort);
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.deepEqual(stream.events, ["cancel", "settle", "settled"]);
-  assert.deepEqual(outgoing.written, ["data: a\n\n"]);
+  assert.deepEqual(outgoing.written, ["data: a\n\n", "data: b\n\n"]);
 });
 
 test("on a real socket, the last frames and the chunked terminator leave in one write", async (t) => {

@@ -51,24 +51,30 @@ export function writeSseResponse(
     "X-Accel-Buffering": "no",
     "X-Request-Id": options.requestId,
   });
-  // Frames made from one upstream chunk are written in one turn of the event loop: corked until
-  // the turn ends, they leave in one socket write instead of one syscall per frame.
-  let corked = false;
-  const uncork = () => {
-    if (!corked) return;
-    corked = false;
-    outgoing.uncork();
+  // Frames made in one turn of the event loop (one upstream chunk's parts) leave as one write at
+  // the end of the turn: one chunk of the chunked encoding and one socket write, instead of a
+  // chunk (size line, frame, line end) per frame.
+  let pending = "";
+  let flushQueued = false;
+  /** The last write filled the socket buffer: the next frame waits for 'drain'. */
+  let blocked = false;
+  const flush = () => {
+    flushQueued = false;
+    if (pending === "") return;
+    const text = pending;
+    pending = "";
+    if (!closed && !outgoing.write(text)) blocked = true;
   };
   /** false: the socket buffer is full, wait for `drained()` before writing more. */
   const write = (text: string): boolean => {
     if (closed || text.length === 0) return true;
     wroteFrame = true;
-    if (!corked) {
-      corked = true;
-      outgoing.cork();
-      process.nextTick(uncork);
+    pending += text;
+    if (!flushQueued) {
+      flushQueued = true;
+      process.nextTick(flush);
     }
-    return outgoing.write(text);
+    return !blocked;
   };
   const reads = watchClientReads(
     outgoing,
@@ -85,6 +91,7 @@ export function writeSseResponse(
       reads.expect();
     });
   const onDrain = () => {
+    blocked = false;
     const resume = resumeWriter;
     resumeWriter = undefined;
     resume?.();
@@ -135,7 +142,7 @@ export function writeSseResponse(
           return;
         }
         if (!write(format.push(part))) {
-          uncork();
+          flush();
           await drained();
         }
       }
@@ -158,14 +165,15 @@ export function writeSseResponse(
       reads.stopWatchingDrains();
       clearInterval(keepAlive);
       if (!closed) {
+        // The last frames and the chunked terminator leave in one socket write.
+        const last = pending;
+        pending = "";
         closed = true;
-        // Ended while still corked: Node's end() uncorks fully, so the last frames and the
-        // chunked terminator leave in one socket write instead of two (one syscall per stream).
-        outgoing.end();
+        if (last === "") outgoing.end();
+        else outgoing.end(last);
         // The tail may still wait for a client that stopped reading: it gets the same deadline.
         if (!outgoing.writableFinished) reads.expect();
       }
-      uncork();
     }
   })();
 }

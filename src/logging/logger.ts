@@ -23,7 +23,7 @@ export const REDACTED_PATHS = [
  * instance's CPU. The writes stay synchronous: a write handed to libuv's thread pool costs the
  * request thread more than the system call it saves.
  */
-const STDOUT_BATCH_BYTES = 4096;
+const STDOUT_BATCH_BYTES = 12 * 1024;
 /** A batch is written after at most this long, however small: a quiet instance's lines still show promptly. */
 const STDOUT_FLUSH_MS = 100;
 
