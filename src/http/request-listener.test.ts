@@ -244,7 +244,18 @@ test("a request refused for want of room has one request line with its code and 
   });
   assert.equal(response.status, 429);
   await response.arrayBuffer();
-  const requestLines = lines.map((line) => JSON.parse(line)).filter((line) => line.msg === "request");
+  // Request lines are handed to the log in groups, within the log's flush interval.
+  const readRequestLines = () =>
+    lines
+      .join("")
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.msg === "request");
+  for (let waited = 0; readRequestLines().length === 0 && waited < 2000; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const requestLines = readRequestLines();
   assert.equal(requestLines.length, 1);
   assert.equal(requestLines[0].requestId, response.headers.get("x-request-id"));
   assert.equal(requestLines[0].status, 429);

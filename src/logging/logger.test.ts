@@ -79,14 +79,25 @@ test("an info line writer writes one JSON line on the logger's destination, and 
     destination.on("data", (chunk: Buffer) => chunks.push(chunk.toString("utf8")));
     const write = createInfoLineWriter(createLogger(level, destination));
     write({ level: 30, time: 1, msg: "request", requestId: "gen_1", status: 200 });
-    return chunks.join("");
+    // Handed over within the flush interval.
+    return new Promise<string>((resolve) => setTimeout(() => resolve(chunks.join("")), 300));
   };
-  assert.deepEqual(JSON.parse(read("info")), {
-    level: 30,
-    time: 1,
-    msg: "request",
-    requestId: "gen_1",
-    status: 200,
-  });
-  assert.equal(read("warn"), "");
+  const line = { level: 30, time: 1, msg: "request", requestId: "gen_1", status: 200 };
+  assert.deepEqual(JSON.parse(await read("info")), line);
+  assert.equal(await read("warn"), "");
+});
+
+test("info lines still gathered by their writer reach stdout when the process exits, after the lines before them", async () => {
+  const { lines, code } = await runChild(
+    [
+      `import { createInfoLineWriter } from ${JSON.stringify(LOGGER)};`,
+      'const log = createLogger("info"); const write = createInfoLineWriter(log);',
+      'log.info("first"); for (let i = 0; i < 5; i++) write({ level: 30, time: 1, msg: "request", i }); process.exit(0);',
+    ].join("\n"),
+  );
+  assert.equal(code, 0);
+  assert.deepEqual(
+    lines.map((line) => JSON.parse(line).i ?? JSON.parse(line).msg),
+    ["first", 0, 1, 2, 3, 4],
+  );
 });

@@ -28,6 +28,8 @@ const STDOUT_BATCH_BYTES = 12 * 1024;
 const STDOUT_FLUSH_MS = 100;
 
 let stdout: pino.DestinationStream | undefined;
+/** Info line writers' hand-overs, run at exit before stdout's last flush (weakly held: a writer may be dropped). */
+const handOversAtExit = new Set<WeakRef<() => void>>();
 
 /** The process's one batched stdout destination; what it still holds is written when the process exits. */
 function batchedStdout(): pino.DestinationStream {
@@ -40,6 +42,7 @@ function batchedStdout(): pino.DestinationStream {
   });
   // A process.exit, a crash or the end of the event loop loses no gathered line.
   process.once("exit", () => {
+    for (const handOver of handOversAtExit) handOver.deref()?.();
     try {
       stream.flushSync();
     } catch {
@@ -69,15 +72,37 @@ export interface InfoLine {
   [field: string]: unknown;
 }
 
+/** Lines an info line writer gathers before it hands them to the destination as one string. */
+const LINES_PER_HANDOVER = 32;
+
 /**
  * Writes lines at info level to `logger`'s destination as one JSON.stringify each, with pino's
- * `level`, `time` and `msg` keys, without pino's key-by-key serialisation and
- * without redaction: for a line built only from fields that cannot hold a secret (the request
- * line), written once per request, where pino's path was a large share of the allocations.
+ * `level`, `time` and `msg` keys, without pino's key-by-key serialisation and without redaction:
+ * for a line built only from fields that cannot hold a secret (the request line), written once per
+ * request, where pino's path was a large share of the allocations. Lines are handed to the
+ * destination in groups (the destination measures every string it takes), within
+ * `STDOUT_FLUSH_MS`, and when the process exits (before stdout's last flush).
  */
 export function createInfoLineWriter(logger: Logger): (line: InfoLine) => void {
   const destination = destinationOf(logger);
+  let lines: string[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const handOver = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (lines.length === 0) return;
+    const text = `${lines.join("\n")}\n`;
+    lines = [];
+    destination.write(text);
+  };
+  handOversAtExit.add(new WeakRef(handOver));
   return (line) => {
-    if (logger.isLevelEnabled("info")) destination.write(`${JSON.stringify(line)}\n`);
+    if (!logger.isLevelEnabled("info")) return;
+    lines.push(JSON.stringify(line));
+    if (lines.length >= LINES_PER_HANDOVER) handOver();
+    else if (timer === undefined) {
+      timer = setTimeout(handOver, STDOUT_FLUSH_MS);
+      timer.unref();
+    }
   };
 }
