@@ -9,6 +9,7 @@ import { GatewayError } from "../errors/gateway-error.js";
 import type { UpstreamInputRules } from "../metering/bound-input-tokens.js";
 import { toUpstreamErrorInfo } from "./classify-upstream-error.js";
 import { convertResultToParts } from "./convert-result-to-parts.js";
+import { encodeUtf8InSteps, LARGE_BODY_CHARS } from "./encode-in-steps.js";
 import {
   getSharedUpstreamHttpClient,
   mapNetworkError,
@@ -159,7 +160,7 @@ function send<Context>(
   call: UpstreamCall,
   request: BuiltUpstreamRequest<Context>,
 ): Promise<UpstreamHttpResponse> {
-  return refiningErrors(spec, client.send(toHttpRequest(call, request)));
+  return withBodyEncoded(toHttpRequest(call, request), (ready) => refiningErrors(spec, client.send(ready)));
 }
 
 /** A non-streamed call: the whole answer read by the client without a body stream. */
@@ -169,7 +170,22 @@ function sendForText<Context>(
   call: UpstreamCall,
   request: BuiltUpstreamRequest<Context>,
 ): Promise<UpstreamTextResponse> {
-  return refiningErrors(spec, client.sendForText(toHttpRequest(call, request)));
+  return withBodyEncoded(toHttpRequest(call, request), (ready) =>
+    refiningErrors(spec, client.sendForText(ready)),
+  );
+}
+
+/**
+ * Runs `sendIt` with the request as is, or, for a body of megabytes, once it is encoded in steps
+ * (encode-in-steps.ts: handed a string, undici would encode it in one go).
+ */
+function withBodyEncoded<T>(
+  request: UpstreamHttpRequest,
+  sendIt: (ready: UpstreamHttpRequest) => Promise<T>,
+): Promise<T> {
+  const { body } = request;
+  if (typeof body !== "string" || body.length < LARGE_BODY_CHARS) return sendIt(request);
+  return encodeUtf8InSteps(body).then((bytes) => sendIt({ ...request, body: bytes }));
 }
 
 /**

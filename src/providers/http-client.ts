@@ -30,7 +30,8 @@ export interface UpstreamHttpRequest {
   url: string;
   method?: "GET" | "POST";
   headers: Record<string, string>;
-  body?: string;
+  /** JSON text, or its UTF-8 bytes (a large body, encoded in steps by the caller). */
+  body?: string | Buffer;
   timeouts: ProviderTimeouts;
   /** Aborting cancels the request or the body being read (undici destroys the socket). */
   signal?: AbortSignal;
