@@ -141,9 +141,9 @@ export interface DocumentSession {
   /** `request` without the inline PDFs whose text `maxTextTokens` bounds: the rest of a text route's prompt. */
   withoutDocuments(request: CanonicalRequest): CanonicalRequest;
   /**
-   * `request` (the one this session was prepared from, or one built on it that keeps its parts) as
-   * a route reads it, and what reading cost. Each document is fetched and read at most once per
-   * session. Rejects with GatewayError `invalid_request` naming the part (`messages[0].content[1]`)
+   * `request` (the one these documents were prepared from, or one built on it that keeps its
+   * parts) as a route reads it, and what reading cost. Each document is fetched and read at most
+   * once per prepared request. Rejects with GatewayError `invalid_request` naming the part (`messages[0].content[1]`)
    * for a document that cannot be fetched or read, and with the signal's reason once it aborts.
    */
   requestFor(

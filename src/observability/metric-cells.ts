@@ -12,7 +12,7 @@ import type * as PromClient from "prom-client";
 import type { Registry } from "./prom-client-classes.js";
 
 /** Joins label values into a series key. */
-export const KEY_SEPARATOR = "\u0000";
+const KEY_SEPARATOR = "\u0000";
 
 type Labels<L extends string> = Readonly<Record<L, string>>;
 

@@ -5,6 +5,7 @@
  * an async generator of its own (one resolved promise per part).
  */
 import type { CanonicalStreamPart } from "../canonical/index.js";
+import { GatewayError } from "../errors/gateway-error.js";
 import type { SseEvent } from "./sse-reader.js";
 
 /**
@@ -105,4 +106,20 @@ export function flattenBatches<T>(batches: AsyncIterable<readonly T[]>): AsyncGe
     },
   } as AsyncGenerator<T>;
   return flat;
+}
+
+/**
+ * An event's JSON object (`data` trimmed); undefined for an empty frame or JSON that is not an
+ * object (skipped, as the official SDKs skip them). Throws `provider_unavailable` for a frame that
+ * is not JSON.
+ */
+export function readFrameObject(data: string): object | undefined {
+  if (data === "") return undefined;
+  let payload: unknown;
+  try {
+    payload = JSON.parse(data);
+  } catch {
+    throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
+  }
+  return typeof payload === "object" && payload !== null && !Array.isArray(payload) ? payload : undefined;
 }

@@ -34,7 +34,7 @@ import {
   startContentBlock,
 } from "../block-tracker.js";
 import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
-import { eachAsBatch, flattenBatches, parseEventBatches } from "../part-batches.js";
+import { eachAsBatch, flattenBatches, parseEventBatches, readFrameObject } from "../part-batches.js";
 import type { SseEvent } from "../sse-reader.js";
 import { mapStopReason } from "./map-stop-reason.js";
 import { mapUsage, mergeUsage } from "./map-usage.js";
@@ -379,14 +379,8 @@ export function parseAnthropicBatches(
   return parseEventBatches(batches, {
     accept(event, out) {
       const data = event.data.trim();
-      if (data === "") return "more";
-      let payload: unknown;
-      try {
-        payload = JSON.parse(data);
-      } catch {
-        throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
-      }
-      if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return "more";
+      const payload = readFrameObject(data);
+      if (payload === undefined) return "more";
       const wire = payload as AnthropicStreamEventWire;
       // The `event:` name and `data.type` agree on Anthropic; either one marks an error.
       if (event.event === "error") throw classifyStreamErrorFrame(wire);

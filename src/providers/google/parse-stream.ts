@@ -4,8 +4,7 @@
  * ends after the chunk carrying `finishReason`. The shared SSE reader handles the framing.
  */
 import type { CanonicalStreamPart } from "../../canonical/index.js";
-import { GatewayError } from "../../errors/gateway-error.js";
-import { eachAsBatch, flattenBatches, parseEventBatches } from "../part-batches.js";
+import { eachAsBatch, flattenBatches, parseEventBatches, readFrameObject } from "../part-batches.js";
 import type { SseEvent } from "../sse-reader.js";
 import { type ChunkParserOptions, createChunkParser } from "./create-chunk-parser.js";
 import type { GenerateContentResponseWire } from "./wire-types.js";
@@ -31,14 +30,8 @@ export function parseGenerateContentBatches(
   return parseEventBatches(batches, {
     accept(event, out) {
       const data = event.data.trim();
-      if (data === "") return "more";
-      let chunk: unknown;
-      try {
-        chunk = JSON.parse(data);
-      } catch {
-        throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
-      }
-      if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) return "more";
+      const chunk = readFrameObject(data);
+      if (chunk === undefined) return "more";
       for (const part of parser.acceptChunk(chunk as GenerateContentResponseWire)) out.push(part);
       return "more";
     },

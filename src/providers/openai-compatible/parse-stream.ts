@@ -11,7 +11,7 @@ import type { CanonicalStreamPart, CanonicalUsage } from "../../canonical/index.
 import { GatewayError } from "../../errors/gateway-error.js";
 import { createSequentialBlocks } from "../block-tracker.js";
 import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
-import { eachAsBatch, flattenBatches, parseEventBatches } from "../part-batches.js";
+import { eachAsBatch, flattenBatches, parseEventBatches, readFrameObject } from "../part-batches.js";
 import { isRecord, readRecords } from "../read-wire-values.js";
 import type { SseEvent } from "../sse-reader.js";
 import { createToolCallAccumulator } from "./accumulate-tool-calls.js";
@@ -133,15 +133,9 @@ export function parseChatCompletionsBatches(
   return parseEventBatches(batches, {
     accept(event, out) {
       const data = event.data.trim();
-      if (data === "") return "more";
       if (data === "[DONE]") return "break";
-      let chunk: unknown;
-      try {
-        chunk = JSON.parse(data);
-      } catch {
-        throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
-      }
-      if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) return "more";
+      const chunk = readFrameObject(data);
+      if (chunk === undefined) return "more";
       // oai-node treats a truthy top-level `error` (or an `error` event) as a failure; so do we.
       if (event.event === "error" || (chunk as { error?: unknown }).error)
         throw classifyStreamErrorFrame(chunk);

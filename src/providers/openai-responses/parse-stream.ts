@@ -35,7 +35,7 @@ import {
   endContentBlock,
 } from "../block-tracker.js";
 import { normalizeArguments } from "../openai-compatible/read-message-fields.js";
-import { eachAsBatch, flattenBatches, parseEventBatches } from "../part-batches.js";
+import { eachAsBatch, flattenBatches, parseEventBatches, readFrameObject } from "../part-batches.js";
 import type { SseEvent } from "../sse-reader.js";
 import { classifyErrorEvent, classifyResponseError } from "./classify-response-error.js";
 import { mapResponsesFinishReason, readRawFinishReason } from "./map-finish-reason.js";
@@ -418,15 +418,9 @@ export function parseResponsesBatches(
   return parseEventBatches(batches, {
     accept(event, out) {
       const data = event.data.trim();
-      if (data === "") return "more";
       if (data === "[DONE]") return "break";
-      let payload: unknown;
-      try {
-        payload = JSON.parse(data);
-      } catch {
-        throw new GatewayError("provider_unavailable", "The upstream stream sent a malformed frame");
-      }
-      if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return "more";
+      const payload = readFrameObject(data);
+      if (payload === undefined) return "more";
       for (const part of parser.acceptEvent(payload as ResponsesStreamEventWire, event.event)) out.push(part);
       if (parser.failure) throw parser.failure;
       return parser.finished ? "done" : "more";
