@@ -107,6 +107,10 @@ export async function startGatewayTarget(options: GatewayTargetOptions): Promise
         HOME: process.env.HOME,
         NODE_ENV: "production",
         ...nodeOptionsFor(name),
+        // The request-window profiler's settings (bench/profile-request-window.mjs), when given.
+        ...Object.fromEntries(
+          Object.entries(process.env).filter(([key]) => key.startsWith("PROFILE_WINDOW_")),
+        ),
         PORT: "0",
         HOST: "127.0.0.1",
         // Empty means unset: embedded PGlite and in-process state, whatever the caller's shell has.

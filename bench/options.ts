@@ -75,7 +75,8 @@ export const HELP = `npm run bench -- [options]
   --duration S         seconds measured per target, scenario and load (default 3, max 30)
   --warmup S           unmeasured seconds before each measurement (default 1, max 10)
   --concurrency N      connections of the fixed-concurrency load (default 32, max 512)
-  --rates R1,R2        fixed request rates, requests/s (default 400; each max 20000)
+  --rates R1,R2        fixed request rates, requests/s (default 400; each max 20000; none: only
+                       the fixed-concurrency load)
   --compare-dir DIR    A/B in one run: also run the gateway of another checkout as a fourth target,
                        "baseline", started like the gateway (own data, key and, with --distributed,
                        own database; same core) and measured in the same rounds, scenarios, loads
@@ -141,7 +142,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
   options.streams = integer("streams", 0, 5_000) ?? options.streams;
   options.slowTokens = integer("slow-tokens", 1, 300) ?? options.slowTokens;
   const rates = value("rates");
-  if (rates !== undefined) {
+  if (rates === "none") options.rates = [];
+  else if (rates !== undefined) {
     options.rates = rates.split(",").map((item) => {
       const rate = Number(item);
       if (!Number.isInteger(rate) || rate < 1 || rate > 20_000) throw new Error(`bad rate "${item}"`);
