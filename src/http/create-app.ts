@@ -23,7 +23,7 @@ import { createRoutes, type RouteDependencies } from "./create-routes.js";
 import { drainUnreadBody } from "./drain-unread-body.js";
 import { createUnhandledErrorAnswer } from "./error-response.js";
 import { createRequestId } from "./request-id.js";
-import { RequestLogEntry, type RequestReporter, writeRequestLine } from "./request-log.js";
+import { formatRequestLine, RequestLogEntry, type RequestReporter } from "./request-log.js";
 import { RouteContext, RouteRequest } from "./route-context.js";
 import { ANSWERED, type RouteAnswer, type RouteDefinition } from "./route-definition.js";
 import { createRouteMatcher } from "./route-matcher.js";
@@ -77,9 +77,9 @@ export function createRouter(
   const cors = createPublicApiCors(routes, corsOrigins);
   const { metrics, tracer } = observers;
   // The request line holds identifiers, counts and codes only (request-log.ts).
-  const writeLine = createInfoLineWriter(logger);
+  const writeLine = createInfoLineWriter(logger, formatRequestLine);
   const report: RequestReporter = (entry) => {
-    writeRequestLine(writeLine, entry);
+    writeLine(entry);
     try {
       metrics?.record(entry);
       tracer?.record(entry);

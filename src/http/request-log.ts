@@ -12,7 +12,7 @@ import type { ServerResponse } from "node:http";
 import type { ApiKeyWithWorkspace } from "../auth/accounts.js";
 import type { IngressFormatName } from "../canonical/ingress-format-name.js";
 import type { SettledGeneration } from "../engine/admitted-generation.js";
-import type { InfoLine } from "../logging/logger.js";
+import { startInfoLine } from "../logging/logger.js";
 import type { ObservedRequest, RequestTrace } from "../observability/index.js";
 
 /** The status logged for a client that left before its answer began (nginx's convention). */
@@ -82,43 +82,67 @@ export class RequestLogEntry implements ObservedRequest {
   }
 }
 
-/** The request's one log line. */
-export function writeRequestLine(write: (line: InfoLine) => void, entry: RequestLogEntry): void {
+/**
+ * The request's one log line, as JSON text: written out field by field (the fields are fixed and
+ * few kinds), which takes half the time of building an object and stringifying it. Strings go
+ * through JSON.stringify only when they hold a character it escapes; the text is what
+ * JSON.stringify would make of the same fields in the same order (request-log.test.ts).
+ */
+export function formatRequestLine(entry: RequestLogEntry): string {
   const settled = entry.settledGeneration;
-  const line: InfoLine = {
-    level: 30,
-    time: Date.now(),
-    msg: "request",
-    requestId: entry.requestId,
-    method: entry.method,
-    route: entry.route ?? null,
-    status: entry.status,
-    errorCode: entry.errorCode ?? settled?.outcome.errorCode ?? null,
-    latencyMs: Math.round(entry.endedAt - entry.startedAt),
-  };
-  if (entry.route === undefined) line.path = entry.path.slice(0, MAX_LOGGED_PATH);
+  let line = `${startInfoLine(Date.now())}"request","requestId":${quote(entry.requestId)}`;
+  line += `,"method":${quote(entry.method)},"route":${quoteOrNull(entry.route)}`;
+  line += `,"status":${entry.status},"errorCode":${quoteOrNull(entry.errorCode ?? settled?.outcome.errorCode ?? undefined)}`;
+  line += `,"latencyMs":${integer(entry.endedAt - entry.startedAt)}`;
+  if (entry.route === undefined) line += `,"path":${quote(entry.path.slice(0, MAX_LOGGED_PATH))}`;
   if (entry.caller !== undefined) {
-    line.keyPrefix = entry.caller.key.display;
-    line.workspaceId = entry.caller.workspace.id;
+    line += `,"keyPrefix":${quote(entry.caller.key.display)},"workspaceId":${quote(entry.caller.workspace.id)}`;
   }
   if (entry.model !== undefined) {
-    line.model = entry.model;
-    line.stream = entry.stream;
+    line += `,"model":${quote(entry.model)}`;
+    if (entry.stream !== undefined) line += `,"stream":${entry.stream}`;
   }
-  if (entry.firstByteAt !== undefined) line.ttfbMs = Math.round(entry.firstByteAt - entry.startedAt);
+  if (entry.firstByteAt !== undefined) line += `,"ttfbMs":${integer(entry.firstByteAt - entry.startedAt)}`;
   if (settled !== undefined) {
     const { outcome, served } = settled;
-    line.outcome = outcome.status;
-    line.servedModel = served?.model ?? null;
-    line.provider = served?.provider ?? null;
-    line.servedRoute = served === undefined ? null : `${served.provider}/${served.upstreamModel}`;
-    line.upstreamModel = served === undefined ? null : outcome.upstreamModel;
+    line += `,"outcome":${quote(outcome.status)},"servedModel":${quoteOrNull(served?.model)}`;
+    line += `,"provider":${quoteOrNull(served?.provider)}`;
+    line += `,"servedRoute":${served === undefined ? "null" : quote(`${served.provider}/${served.upstreamModel}`)}`;
+    line += `,"upstreamModel":${served === undefined ? "null" : quoteOrNull(outcome.upstreamModel ?? undefined)}`;
     const attempts = outcome.attempts ?? [];
-    line.attempts = attempts.length;
-    line.tried = attempts.map((attempt) => `${attempt.provider}:${attempt.outcome}`);
-    line.tokensIn = outcome.tokensPrompt;
-    line.tokensOut = outcome.tokensCompletion;
-    line.costMicroUsd = outcome.costMicroUsd;
+    line += `,"attempts":${attempts.length},"tried":[`;
+    for (let index = 0; index < attempts.length; index++) {
+      if (index > 0) line += ",";
+      line += quote(`${attempts[index].provider}:${attempts[index].outcome}`);
+    }
+    line += `],"tokensIn":${integer(outcome.tokensPrompt)},"tokensOut":${integer(outcome.tokensCompletion)}`;
+    line += `,"costMicroUsd":${integer(outcome.costMicroUsd)}`;
   }
-  write(line);
+  return `${line}}`;
+}
+
+function quote(text: string): string {
+  return needsEscaping(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
+/**
+ * Holds a character JSON.stringify writes escaped: a quote, a backslash, a control character, or
+ * a surrogate half (a lone one is escaped; a pair takes the slow path too, which is still exact).
+ */
+function needsEscaping(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return true;
+  }
+  return false;
+}
+
+function quoteOrNull(text: string | undefined): string {
+  return text === undefined ? "null" : quote(text);
+}
+
+/** A whole number of milliseconds, tokens or micro-dollars (JSON has no NaN: null, as JSON.stringify). */
+function integer(value: number): string {
+  const rounded = Math.round(value);
+  return Number.isFinite(rounded) ? String(rounded) : "null";
 }

@@ -77,7 +77,9 @@ test("an info line writer writes one JSON line on the logger's destination, and 
     const destination = new PassThrough();
     const chunks: string[] = [];
     destination.on("data", (chunk: Buffer) => chunks.push(chunk.toString("utf8")));
-    const write = createInfoLineWriter(createLogger(level, destination));
+    const write = createInfoLineWriter(createLogger(level, destination), (item: object) =>
+      JSON.stringify(item),
+    );
     write({ level: 30, time: 1, msg: "request", requestId: "gen_1", status: 200 });
     // Handed over within the flush interval.
     return new Promise<string>((resolve) => setTimeout(() => resolve(chunks.join("")), 300));
@@ -91,7 +93,7 @@ test("info lines still gathered by their writer reach stdout when the process ex
   const { lines, code } = await runChild(
     [
       `import { createInfoLineWriter } from ${JSON.stringify(LOGGER)};`,
-      'const log = createLogger("info"); const write = createInfoLineWriter(log);',
+      'const log = createLogger("info"); const write = createInfoLineWriter(log, JSON.stringify);',
       'log.info("first"); for (let i = 0; i < 5; i++) write({ level: 30, time: 1, msg: "request", i }); process.exit(0);',
     ].join("\n"),
   );

@@ -15,7 +15,7 @@ import type { ServerToolErrorCode } from "../canonical/server-tool.js";
 import type { BreakerState } from "../engine/circuit-breaker.js";
 import type { GenerationAttempt } from "../engine/generation-record.js";
 import { ERROR_CODES } from "../errors/catalog.js";
-import { CounterCells, HistogramCells } from "./metric-cells.js";
+import { CounterCells, type CounterSeries, HistogramCells, type HistogramSeries } from "./metric-cells.js";
 import type { ObservedRequest } from "./observed-request.js";
 import { Gauge, Registry } from "./prom-client-classes.js";
 import { type RuntimeMetrics, registerRuntimeMetrics } from "./runtime-metrics.js";
@@ -61,6 +61,35 @@ const SERVER_TOOL_ERROR_CODES: Record<ServerToolErrorCode, true> = {
   unsupported_content_type: true,
 };
 
+/** The series a request of one shape updates (see `requestSeriesFor`). */
+interface RequestSeries {
+  requests: CounterSeries;
+  duration: HistogramSeries;
+  /** Generations only. */
+  firstByte: HistogramSeries | undefined;
+  overhead: HistogramSeries | undefined;
+}
+
+/** The series an attempt of one route and result updates. */
+interface AttemptSeries {
+  attempts: CounterSeries;
+  /** Absent for a route its breaker skipped (no call was made). */
+  duration: HistogramSeries | undefined;
+  /** Failed attempts only. */
+  errors: CounterSeries | undefined;
+  fallbacks: CounterSeries;
+}
+
+/** The billed usage series of one model and provider. */
+interface UsageSeries {
+  input: CounterSeries;
+  output: CounterSeries;
+  cachedInput: CounterSeries;
+  cacheWriteInput: CounterSeries;
+  reasoning: CounterSeries;
+  cost: CounterSeries;
+}
+
 export class GatewayMetrics {
   readonly registry = new Registry();
   private readonly catalogModels: ReadonlySet<string>;
@@ -79,6 +108,10 @@ export class GatewayMetrics {
   private readonly cost;
   private readonly toolCalls;
   private readonly toolDuration;
+  /** Series found by a request's, an attempt's and a usage's shape (bounded like the labels). */
+  private readonly requestSeries = new Map<string, RequestSeries>();
+  private readonly attemptSeries = new Map<string, AttemptSeries>();
+  private readonly usageSeries = new Map<string, UsageSeries>();
 
   constructor(sources: MetricsSources) {
     this.catalogModels = new Set(sources.catalogModels);
@@ -197,25 +230,14 @@ export class GatewayMetrics {
 
   /** Counts one ended request (after its generation, if any, settled). */
   record(request: ObservedRequest): void {
-    const endpoint = request.route ?? UNMATCHED;
-    const format = request.format ?? "";
     const model = this.modelLabel(request.model);
     const settled = request.settledGeneration;
-    const served = settled?.served;
+    const series = this.requestSeriesFor(request, model, settled?.served?.provider ?? "");
     const durationMs = request.endedAt - request.startedAt;
-    this.requests.inc({
-      endpoint,
-      format,
-      model,
-      provider: served?.provider ?? "",
-      status_code: String(request.status),
-    });
-    this.requestDuration.observe({ endpoint, format, model }, durationMs / 1000);
-    if (request.format !== undefined && request.firstByteAt !== undefined) {
-      this.timeToFirstByte.observe(
-        { format, model, stream: String(request.stream === true) },
-        (request.firstByteAt - request.startedAt) / 1000,
-      );
+    series.requests.value++;
+    series.duration.observe(durationMs / 1000);
+    if (series.firstByte !== undefined && request.firstByteAt !== undefined) {
+      series.firstByte.observe((request.firstByteAt - request.startedAt) / 1000);
     }
     if (settled === undefined) return;
     const { outcome } = settled;
@@ -224,32 +246,27 @@ export class GatewayMetrics {
     let called = 0;
     for (let index = 0; index < attempts.length; index++) {
       const attempt = attempts[index];
-      const route = { provider: attempt.provider, upstream_model: attempt.upstreamModel };
-      const result = this.classifyAttempt(attempt.outcome);
-      this.upstreamAttempts.inc({ ...route, outcome: result });
-      if (result === "circuit_open") continue;
+      const route = this.attemptSeriesFor(attempt);
+      route.attempts.value++;
+      if (route.duration === undefined) continue; // skipped by its breaker: no call
       called++;
       upstreamMs += attempt.latencyMs;
-      this.upstreamDuration.observe({ ...route, outcome: result }, attempt.latencyMs / 1000);
-      if (result === "error")
-        this.upstreamErrors.inc({ ...route, code: this.errorCodeLabel(attempt.outcome) });
-      if (index > 0) this.fallbackAttempts.inc(route);
+      route.duration.observe(attempt.latencyMs / 1000);
+      if (route.errors !== undefined) route.errors.value++;
+      if (index > 0) route.fallbacks.value++;
     }
-    if (called > 0) {
-      this.overhead.observe(
-        { format, stream: String(request.stream === true) },
-        Math.max(0, durationMs - upstreamMs) / 1000,
-      );
+    if (called > 0 && series.overhead !== undefined) {
+      series.overhead.observe(Math.max(0, durationMs - upstreamMs) / 1000);
     }
     // The usage is billed at the serving route, or the one in flight when the client left.
-    const billed: GenerationAttempt | undefined = served ?? attempts.at(-1);
-    const usage = { model: billed?.model ?? model, provider: billed?.provider ?? "" };
-    this.addTokens(usage, "input", outcome.tokensPrompt);
-    this.addTokens(usage, "output", outcome.tokensCompletion);
-    this.addTokens(usage, "cached_input", outcome.tokensCachedPrompt);
-    this.addTokens(usage, "cache_write_input", outcome.tokensCacheWrite);
-    this.addTokens(usage, "reasoning", outcome.tokensReasoning);
-    if (outcome.costMicroUsd > 0) this.cost.inc(usage, outcome.costMicroUsd);
+    const billed: GenerationAttempt | undefined = settled.served ?? attempts.at(-1);
+    const usage = this.usageSeriesFor(billed?.model ?? model, billed?.provider ?? "");
+    usage.input.value += Math.max(0, outcome.tokensPrompt);
+    usage.output.value += Math.max(0, outcome.tokensCompletion);
+    usage.cachedInput.value += Math.max(0, outcome.tokensCachedPrompt);
+    usage.cacheWriteInput.value += Math.max(0, outcome.tokensCacheWrite);
+    usage.reasoning.value += Math.max(0, outcome.tokensReasoning);
+    usage.cost.value += Math.max(0, outcome.costMicroUsd);
     for (const call of settled.toolCalls) {
       const tool = Object.hasOwn(SERVER_TOOLS, call.tool) ? call.tool : OTHER;
       const failure = call.errorCode !== undefined && Object.hasOwn(SERVER_TOOL_ERROR_CODES, call.errorCode);
@@ -261,6 +278,74 @@ export class GatewayMetrics {
     }
   }
 
+  /**
+   * The series one request updates, by the request's shape (endpoint, format, model, provider,
+   * status, stream): found with one key instead of one per metric.
+   */
+  private requestSeriesFor(request: ObservedRequest, model: string, provider: string): RequestSeries {
+    const endpoint = request.route ?? UNMATCHED;
+    const format = request.format ?? "";
+    const stream = String(request.stream === true);
+    const statusCode = String(request.status);
+    const key = `${endpoint}\u0000${format}\u0000${model}\u0000${provider}\u0000${statusCode}\u0000${stream}`;
+    let series = this.requestSeries.get(key);
+    if (series === undefined) {
+      const generation = request.format !== undefined;
+      series = {
+        requests: this.requests.series({ endpoint, format, model, provider, status_code: statusCode }),
+        duration: this.requestDuration.series({ endpoint, format, model }),
+        firstByte: generation ? this.timeToFirstByte.series({ format, model, stream }) : undefined,
+        overhead: generation ? this.overhead.series({ format, stream }) : undefined,
+      };
+      this.requestSeries.set(key, series);
+    }
+    return series;
+  }
+
+  /** The series of one attempt's route and how it ended. */
+  private attemptSeriesFor(attempt: GenerationAttempt): AttemptSeries {
+    const result = this.classifyAttempt(attempt.outcome);
+    const code = result === "error" ? this.errorCodeLabel(attempt.outcome) : "";
+    const key = `${attempt.provider}\u0000${attempt.upstreamModel}\u0000${result}\u0000${code}`;
+    let series = this.attemptSeries.get(key);
+    if (series === undefined) {
+      const { provider, upstreamModel } = attempt;
+      const route = { provider, upstream_model: upstreamModel };
+      const outcome = { provider, upstream_model: upstreamModel, outcome: result };
+      const called = result !== "circuit_open";
+      series = {
+        attempts: this.upstreamAttempts.series(outcome),
+        duration: called ? this.upstreamDuration.series(outcome) : undefined,
+        errors:
+          result === "error"
+            ? this.upstreamErrors.series({ provider, upstream_model: upstreamModel, code })
+            : undefined,
+        fallbacks: this.fallbackAttempts.series(route),
+      };
+      this.attemptSeries.set(key, series);
+    }
+    return series;
+  }
+
+  /** The token and cost series of the model and provider a request is billed at. */
+  private usageSeriesFor(model: string, provider: string): UsageSeries {
+    const key = `${model}\u0000${provider}`;
+    let series = this.usageSeries.get(key);
+    if (series === undefined) {
+      const labels = { model, provider };
+      series = {
+        input: this.tokens.series({ model, provider, type: "input" }),
+        output: this.tokens.series({ model, provider, type: "output" }),
+        cachedInput: this.tokens.series({ model, provider, type: "cached_input" }),
+        cacheWriteInput: this.tokens.series({ model, provider, type: "cache_write_input" }),
+        reasoning: this.tokens.series({ model, provider, type: "reasoning" }),
+        cost: this.cost.series(labels),
+      };
+      this.usageSeries.set(key, series);
+    }
+    return series;
+  }
+
   /** The exposition in Prometheus' text format. */
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
@@ -269,10 +354,6 @@ export class GatewayMetrics {
   /** Stops the event-loop monitor. */
   close(): void {
     this.runtime.stop();
-  }
-
-  private addTokens(labels: { model: string; provider: string }, type: string, count: number): void {
-    if (count > 0) this.tokens.inc({ ...labels, type }, count);
   }
 
   private modelLabel(model: string | undefined): string {
