@@ -134,85 +134,57 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
     cap: number,
     lowered: boolean,
   ): Reservation {
-    const startedAt = Date.now();
-    const timer = setInterval(
-      () => {
-        if (Date.now() - startedAt > maxLeaseLifetimeMs) return clearInterval(timer);
-        counters
-          .refresh({ requestId: input.requestId, workspaceId: input.workspaceId, leaseTtlMs })
-          .catch(() => {}); // The next refresh tries again; an expired lease only re-seeds counters.
+    return new LeasedReservation(
+      {
+        counters,
+        retries,
+        leaseTtlMs,
+        maxLeaseLifetimeMs,
+        extend: (more, count) => extendReservation(input, more, count),
       },
-      Math.max(1_000, Math.floor(leaseTtlMs / 3)),
-    );
-    timer.unref();
-    let settled: Promise<void> | undefined;
-    const extensions = createExtensions(input);
-    return {
+      input,
+      windows,
       admittedAt,
-      get amountMicroUsd() {
-        return amount + extensions.amountMicroUsd;
-      },
-      outputCap: cap,
-      outputCapLowered: lowered,
-      extend: (more) => extensions.extend(more),
-      settle(costMicroUsd) {
-        settled ??= (async () => {
-          clearInterval(timer);
-          const settlement: SettleInput = {
-            requestId: input.requestId,
-            keyId: input.keyId,
-            workspaceId: input.workspaceId,
-            windows,
-            costMicroUsd,
-          };
-          try {
-            await counters.settle(settlement);
-          } catch {
-            retries.add(settlement);
-          }
-          // After the cost landed, never before: the extensions keep holding until it counts.
-          await extensions.release();
-        })();
-        return settled;
-      },
-    };
+      amount,
+      cap,
+      lowered,
+    );
   }
 
   /**
-   * The extensions of one reservation: each is a reservation of its own under a derived request
-   * id (`<id>~<n>`), admitted like the first (same limits, balance and clock handling, no rate
-   * slot), and released with cost 0 once the request's whole cost is settled on its first lease.
-   * Its lease lapses by itself if this instance dies, like any other.
+   * One extension of a reservation: a reservation of its own under a derived request id
+   * (`<id>~<n>`), admitted like the first (same limits, balance and clock handling, no rate slot),
+   * and released with cost 0 once the request's whole cost is settled on its first lease. Its
+   * lease lapses by itself if this instance dies, like any other. Undefined when a limit refuses.
    */
-  function createExtensions(input: AdmissionInput) {
-    const held: Reservation[] = [];
-    let total = 0;
-    return {
-      get amountMicroUsd() {
-        return total;
-      },
-      async extend(more: number): Promise<boolean> {
-        if (more <= 0) return true;
-        try {
-          const extension = await guard.admit({
-            ...input,
-            requestId: `${input.requestId}~${held.length + 1}`,
-            requestsPerMinute: null,
-            outputCapAdjustable: false,
-            worstCase: { ...input.worstCase, amountMicroUsd: more },
-          });
-          held.push(extension);
-          total += more;
-          return true;
-        } catch (error) {
-          if (isLimitRefusal(error)) return false;
-          throw error;
-        }
-      },
-      async release(): Promise<void> {
-        await Promise.all(held.map((extension) => extension.settle(0)));
-      },
-    };
+  async function extendReservation(
+    input: AdmissionInput,
+    more: number,
+    count: number,
+  ): Promise<Reservation | undefined> {
+    try {
+      const { worstCase } = input;
+      return await guard.admit({
+        requestId: `${input.requestId}~${count}`,
+        keyId: input.keyId,
+        workspaceId: input.workspaceId,
+        limits: input.limits,
+        requestsPerMinute: null,
+        checkBalance: input.checkBalance,
+        worstCase: {
+          inputTokens: worstCase.inputTokens,
+          inputPicoUsd: worstCase.inputPicoUsd,
+          inputTokenPicoUsd: worstCase.inputTokenPicoUsd,
+          outputTokenPicoUsd: worstCase.outputTokenPicoUsd,
+          outputCap: worstCase.outputCap,
+          amountMicroUsd: more,
+        },
+        outputCapAdjustable: false,
+      });
+    } catch (error) {
+      if (isLimitRefusal(error)) return undefined;
+      throw error;
+    }
   }
 
   /** Redis unreachable and nothing to enforce: admitted, its cost reaches the counters if it can. */
@@ -449,4 +421,90 @@ function raceDeadline<T>(promise: Promise<T>, milliseconds: number): Promise<T> 
 
 function sleep(milliseconds: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, milliseconds));
+}
+
+interface LeaseServices {
+  counters: LimitCounters;
+  retries: { add(input: SettleInput): void };
+  leaseTtlMs: number;
+  maxLeaseLifetimeMs: number;
+  /** Admits the `count`-th extension of `more`; undefined when a limit refuses it. */
+  extend(more: number, count: number): Promise<Reservation | undefined>;
+}
+
+/**
+ * An admitted reservation, held under a lease refreshed while the request runs. A class, not an
+ * object literal with a getter: one is made per request, and a literal with accessors takes the
+ * engine's slow path.
+ */
+class LeasedReservation implements Reservation {
+  private readonly timer: NodeJS.Timeout;
+  private readonly startedAt = Date.now();
+  /** The extensions granted so far (made only when the run asks for one). */
+  private extensions: Reservation[] | undefined;
+  private extendedMicroUsd = 0;
+  private settled: Promise<void> | undefined;
+
+  constructor(
+    private readonly services: LeaseServices,
+    private readonly input: AdmissionInput,
+    private readonly windows: LimitWindows,
+    readonly admittedAt: number,
+    private readonly amount: number,
+    readonly outputCap: number,
+    readonly outputCapLowered: boolean,
+  ) {
+    this.timer = setInterval(() => this.refresh(), Math.max(1_000, Math.floor(services.leaseTtlMs / 3)));
+    this.timer.unref();
+  }
+
+  get amountMicroUsd(): number {
+    return this.amount + this.extendedMicroUsd;
+  }
+
+  async extend(more: number): Promise<boolean> {
+    if (more <= 0) return true;
+    this.extensions ??= [];
+    const extension = await this.services.extend(more, this.extensions.length + 1);
+    if (extension === undefined) return false;
+    this.extensions.push(extension);
+    this.extendedMicroUsd += more;
+    return true;
+  }
+
+  settle(costMicroUsd: number): Promise<void> {
+    this.settled ??= this.settleOnce(costMicroUsd);
+    return this.settled;
+  }
+
+  private refresh(): void {
+    const { counters, leaseTtlMs, maxLeaseLifetimeMs } = this.services;
+    if (Date.now() - this.startedAt > maxLeaseLifetimeMs) {
+      clearInterval(this.timer);
+      return;
+    }
+    counters
+      .refresh({ requestId: this.input.requestId, workspaceId: this.input.workspaceId, leaseTtlMs })
+      .catch(() => {}); // The next refresh tries again; an expired lease only re-seeds counters.
+  }
+
+  private async settleOnce(costMicroUsd: number): Promise<void> {
+    clearInterval(this.timer);
+    const settlement: SettleInput = {
+      requestId: this.input.requestId,
+      keyId: this.input.keyId,
+      workspaceId: this.input.workspaceId,
+      windows: this.windows,
+      costMicroUsd,
+    };
+    try {
+      await this.services.counters.settle(settlement);
+    } catch {
+      this.services.retries.add(settlement);
+    }
+    // After the cost landed, never before: the extensions keep holding until it counts.
+    if (this.extensions !== undefined) {
+      await Promise.all(this.extensions.map((extension) => extension.settle(0)));
+    }
+  }
 }
