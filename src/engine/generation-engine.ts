@@ -27,7 +27,7 @@ import {
   DEFAULT_BREAKER_POLICY,
 } from "./circuit-breaker.js";
 import type { GenerationAttempt, GenerationOutcome, GenerationStart } from "./generation-record.js";
-import { GenerationRun } from "./generation-run.js";
+import { GenerationRun, type RunHooks, type RunServices } from "./generation-run.js";
 import { type MeteredUsage, type MeterInput, meterUsage } from "./meter-usage.js";
 import { type NativeToolPlan, planNativeTools } from "./plan-native-tools.js";
 import type {
@@ -92,14 +92,18 @@ function estimateCandidate(
     return estimateWorstCase(request, model.prices, outputCap, bounds);
   }
   const worst = estimateWorstCase(documents.withoutDocuments(request), model.prices, outputCap, {
-    ...bounds,
+    rules: bounds.rules,
+    contextLength: bounds.contextLength,
     extraTokens: documents.maxTextTokens,
   });
   return addFixedCost(worst, documents.maxCostMicroUsd);
 }
 
-/** How each admitted generation's `settled` is resolved (only the engine resolves it). */
-const announcers = new WeakMap<AdmittedGeneration, (settled: SettledGeneration) => void>();
+/** How an admitted generation's `settled` is resolved: a key only this module holds. */
+const ANNOUNCE_SETTLED = Symbol("announce settled");
+type Announcing = AdmittedGeneration & {
+  [ANNOUNCE_SETTLED]?: (settled: SettledGeneration) => void;
+};
 
 export class GenerationEngine {
   /** Admitted generations whose outcome is not written yet (see `whenSettled`). */
@@ -110,6 +114,17 @@ export class GenerationEngine {
   private readonly retryPolicy: RetryPolicy;
   /** The catalog's routes, each once (as its breaker knows it). */
   private catalogRoutes?: RouteCandidate[];
+  /** Each catalog model's candidates (see `routesOf`); weak, so a replaced catalog's models go. */
+  private readonly routesByModel = new WeakMap<CatalogModel, RouteCandidate[]>();
+  /** What every run is given (generation-run.ts): made once, not per request. */
+  private readonly runHooks: RunHooks = {
+    settle: (admitted, outcome, served, toolCalls) => this.settle(admitted, outcome, served, toolCalls),
+    cost: (admitted, usage, toolMicroUsd) => this.cost(admitted, usage, toolMicroUsd),
+    meter: (admitted, input, request) => this.meter(admitted, input, request),
+    reserveRound: (admitted, spent, toolMicroUsd, toolsMicroUsd, next) =>
+      this.reserveRound(admitted, spent, toolMicroUsd, toolsMicroUsd, next),
+  };
+  private readonly runServices: RunServices;
 
   constructor(private readonly deps: EngineDependencies) {
     const routing = deps.config.routing;
@@ -129,6 +144,25 @@ export class GenerationEngine {
           ? { failures: routing.breakerFailures, cooldownMs: routing.breakerCooldownMs }
           : DEFAULT_BREAKER_POLICY),
     );
+    this.runServices = {
+      adapters: deps.adapters,
+      breakers: this.breakers,
+      policy: this.retryPolicy,
+      random: deps.random,
+    };
+  }
+
+  /**
+   * One catalog model's route candidates (a request without alternatives): the list depends on
+   * the model alone, so it is made once per model, not per request.
+   */
+  private routesOf(model: CatalogModel): RouteCandidate[] {
+    let routes = this.routesByModel.get(model);
+    if (routes === undefined) {
+      routes = listRouteCandidates([model]);
+      this.routesByModel.set(model, routes);
+    }
+    return routes;
   }
 
   /** Admitted generations not settled yet: each holds its reservation on this instance. */
@@ -168,17 +202,16 @@ export class GenerationEngine {
   async admit(input: GenerationInput): Promise<AdmittedGeneration> {
     const { config, spendGuard } = this.deps;
     const { model, models, workspace, limits } = admitRequest(config, input.caller, input.request);
-    const { session: serverTools, plan } = this.prepareServerTools(
-      input.request,
-      listRouteCandidates(models),
-    );
+    const routes = models.length === 1 ? this.routesOf(model) : listRouteCandidates(models);
+    const { session: serverTools, plan } = this.prepareServerTools(input.request, routes);
     const documents = this.deps.documents?.prepare(input.request);
     // The model is offered the tools the gateway runs as functions of its own.
-    const upstreamRequest =
-      serverTools === undefined
-        ? input.request
-        : { ...input.request, tools: [...input.request.tools, ...serverTools.definitions] };
-    const candidates = plan?.candidates ?? listRouteCandidates(models);
+    let upstreamRequest = input.request;
+    if (serverTools !== undefined) {
+      upstreamRequest = { ...input.request };
+      upstreamRequest.tools = [...input.request.tools, ...serverTools.definitions];
+    }
+    const candidates = plan?.candidates ?? routes;
     const requestFor = createRouteRequests(upstreamRequest, serverTools, plan);
     const first = candidates[0];
     const adapter = this.deps.adapters.get(first.route.provider.kind);
@@ -221,8 +254,15 @@ export class GenerationEngine {
     const settled = new Promise<SettledGeneration>((resolve) => {
       announceSettled = resolve;
     });
-    const admitted: AdmittedGeneration = {
-      ...input,
+    // Every field written out, not `...input` first: a literal never starts with a spread
+    // (CONTRIBUTING.md, "Naming and layout").
+    const admitted: Announcing = {
+      requestId: input.requestId,
+      format: input.format,
+      caller: input.caller,
+      request: input.request,
+      startedAt: input.startedAt,
+      trace: input.trace,
       adapter,
       reservation,
       record,
@@ -231,8 +271,6 @@ export class GenerationEngine {
       estimatedInputTokens: worstCase.inputTokens,
       deadlineMs: config.maxRequestMs,
       deadline: input.startedAt + config.maxRequestMs,
-      ...(serverTools === undefined ? {} : { serverTools }),
-      ...(documents === undefined ? {} : { documents }),
       maxToolRounds: config.serverTools?.maxRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
       maxNativeCallsPerRound:
         config.serverTools?.maxNativeCallsPerRound ?? DEFAULT_MAX_NATIVE_CALLS_PER_ROUND,
@@ -260,8 +298,10 @@ export class GenerationEngine {
         ),
         requestId: input.requestId,
       },
+      serverTools,
+      documents,
     };
-    announcers.set(admitted, announceSettled);
+    admitted[ANNOUNCE_SETTLED] = announceSettled;
     return admitted;
   }
 
@@ -385,24 +425,9 @@ export class GenerationEngine {
     // Non-streamed requests wait for the record before the upstream call; streams only before
     // their headers, so the first attempt overlaps the write.
     if (!admitted.request.stream) await admitted.recorded;
-    const run = await GenerationRun.start(
-      admitted,
-      signal,
-      {
-        settle: (outcome, served, toolCalls) => this.settle(admitted, outcome, served, toolCalls),
-        cost: (usage, toolMicroUsd) => this.cost(admitted, usage, toolMicroUsd),
-        meter: (input, request) => this.meter(admitted, input, request),
-        reserveRound: (spent, toolMicroUsd, toolsMicroUsd, next) =>
-          this.reserveRound(admitted, spent, toolMicroUsd, toolsMicroUsd, next),
-      },
-      {
-        adapters: this.deps.adapters,
-        breakers: this.breakers,
-        policy: this.retryPolicy,
-        random: this.deps.random,
-      },
-      { firstPartWaitMs },
-    );
+    const run = await GenerationRun.start(admitted, signal, this.runHooks, this.runServices, {
+      firstPartWaitMs,
+    });
     // The id goes out with the headers: its record exists from then on. Embedded, the store
     // already answers lookups for it, so the headers need not wait for the row.
     if (admitted.request.stream && !this.deps.store.startedRecordsVisibleAtOnce) await admitted.recorded;
@@ -487,11 +512,9 @@ export class GenerationEngine {
   private estimatePrompt(admitted: AdmittedGeneration, roundRequest?: CanonicalRequest): number {
     const { model } = admitted.call;
     const request = roundRequest ?? admitted.call.request;
-    const estimate = boundInputTokens(
-      request,
-      { ...admitted.adapter.inputRules, tokenizer: "o200k" },
-      model.contextLength,
-    );
+    const rules = { ...admitted.adapter.inputRules };
+    rules.tokenizer = "o200k";
+    const estimate = boundInputTokens(request, rules, model.contextLength);
     // A later round of the tool loop reserved its own bound; the first one's was admission's.
     return roundRequest === undefined ? Math.min(estimate, admitted.estimatedInputTokens) : estimate;
   }
@@ -503,7 +526,9 @@ export class GenerationEngine {
     roundRequest?: CanonicalRequest,
   ): MeteredUsage {
     const metered = meterUsage({
-      ...input,
+      reported: input.reported,
+      finished: input.finished,
+      estimateOutputTokens: input.estimateOutputTokens,
       estimateInputTokens: () => this.estimatePrompt(admitted, roundRequest),
       outputCap: admitted.call.maxOutputTokens,
     });
@@ -528,8 +553,9 @@ export class GenerationEngine {
     toolCalls: ExecutedToolCall[],
   ): Promise<void> {
     // The numbers are final now: whoever reports on the request need not wait for the store.
-    announcers.get(admitted)?.({ outcome, served, toolCalls });
-    announcers.delete(admitted);
+    const announcing = admitted as Announcing;
+    announcing[ANNOUNCE_SETTLED]?.({ outcome, served, toolCalls });
+    announcing[ANNOUNCE_SETTLED] = undefined;
     // A start still being stored (a stream that failed at once) must land first, or it would be
     // left behind (in Redis, in the sweep's index) after its final record.
     await admitted.recorded;
@@ -573,11 +599,9 @@ function createRouteRequests(
       built = request;
     } else {
       const runsThere = new Set<string>(native.map((tool) => tool.tool));
-      built = {
-        ...request,
-        tools: request.tools.filter((tool) => !runsThere.has(session.toolNamed(tool.name) ?? "")),
-        nativeServerTools: native,
-      };
+      built = { ...request };
+      built.tools = request.tools.filter((tool) => !runsThere.has(session.toolNamed(tool.name) ?? ""));
+      built.nativeServerTools = native;
     }
     routed.set(candidate, built);
     return built;

@@ -31,7 +31,7 @@ import { createGatewayErrorFromInfo, GatewayError, toGatewayError } from "../err
 import { estimateTextTokens } from "../metering/estimate-usage.js";
 import { convertResultToParts } from "../providers/convert-result-to-parts.js";
 import { foldStreamParts } from "../providers/fold-stream-parts.js";
-import { type ProviderAdapter, routeReadsPdf } from "../providers/provider-adapter.js";
+import { type ProviderAdapter, routeReadsPdf, type UpstreamCall } from "../providers/provider-adapter.js";
 import type { AdmittedGeneration, ExecutedToolCall } from "./admitted-generation.js";
 import type { CircuitBreakers } from "./circuit-breaker.js";
 import { createDeadlineError } from "./create-deadline-error.js";
@@ -43,20 +43,23 @@ import type { RouteCandidate } from "./route-candidates.js";
 import { createOutcome } from "./settle.js";
 import { addUsage, type RoundDecision, ToolLoop } from "./tool-loop.js";
 
+/** What the engine does for a run; one set for all runs, each call names the generation. */
 export interface RunHooks {
   /**
    * Writes the outcome and settles the reservation; never rejects. `served`: the serving attempt;
    * `toolCalls`: the server-tool calls executed.
    */
   settle(
+    admitted: AdmittedGeneration,
     outcome: GenerationOutcome,
     served: GenerationAttempt | undefined,
     toolCalls: ExecutedToolCall[],
   ): Promise<void>;
   /** What `usage` and `toolMicroUsd` of server tools cost together, never above the reservation. */
-  cost(usage: CanonicalUsage, toolMicroUsd: number): number;
+  cost(admitted: AdmittedGeneration, usage: CanonicalUsage, toolMicroUsd: number): number;
   /** Meters one round; `request`: the round's own request when it is not the first one's. */
   meter(
+    admitted: AdmittedGeneration,
     input: Pick<MeterInput, "reported" | "finished" | "estimateOutputTokens">,
     request?: CanonicalRequest,
   ): MeteredUsage;
@@ -65,6 +68,7 @@ export interface RunHooks {
    * `toolMicroUsd` so far), `toolsMicroUsd` more, and the next round's worst case all fit.
    */
   reserveRound(
+    admitted: AdmittedGeneration,
     spent: CanonicalUsage,
     toolMicroUsd: number,
     toolsMicroUsd: number,
@@ -105,7 +109,15 @@ export class GenerationRun {
   private callInFlight = false;
   /** Set by `stop`: the error the run ends with once the upstream call is aborted. */
   private stoppedWith?: GatewayError;
-  private readonly controller = new AbortController();
+  /** Why the run was aborted (`cancel`, `stop`, a consumer that stopped early); undefined until then. */
+  private abortReason?: unknown;
+  /**
+   * The upstream call in flight, or the serving stream's: `cancel` and `stop` abort it directly
+   * (each attempt has its own signal, so abandoning a failed one cancels its I/O only).
+   */
+  private attemptController?: AbortController;
+  /** The run's own signal, for the waits and later rounds that need one (made when first asked for). */
+  private runController?: AbortController;
   private deadlineTimer?: NodeJS.Timeout;
   private settlement?: Promise<Settlement>;
   private iterator?: AsyncIterator<CanonicalStreamPart>;
@@ -281,8 +293,8 @@ export class GenerationRun {
 
   /** One upstream call; undefined when it serves (and the run is committed to it). */
   private async attempt(candidate: RouteCandidate): Promise<GatewayError | undefined> {
-    // Stopped or left since the last attempt: a listener added now would never fire.
-    if (this.controller.signal.aborted) return this.stoppedWith ?? toGatewayError(this.signal.reason);
+    // Stopped or left since the last attempt: no call is made.
+    if (this.abortReason !== undefined) return this.stoppedWith ?? toGatewayError(this.signal.reason);
     const adapter = this.services.adapters.get(candidate.route.provider.kind);
     const startedAt = performance.now();
     const traceHeaders = this.admitted.trace?.startAttempt(this.attempts.length);
@@ -296,8 +308,24 @@ export class GenerationRun {
     }
     const admitted = this.admitted;
     admitted.adapter = adapter;
+    // Admission built the call for the first candidate; any other attempt (a retry too: its
+    // documents are read afresh) starts from the route's own call.
+    if (this.attempts.length > 0 || candidate !== admitted.candidates[0]) {
+      const routed = admitted.callFor(candidate);
+      admitted.call = {
+        request: routed.request,
+        model: routed.model,
+        provider: routed.provider,
+        upstreamModel: routed.upstreamModel,
+        maxOutputTokens: routed.maxOutputTokens,
+        requestId: admitted.call.requestId,
+        traceHeaders: admitted.call.traceHeaders,
+      };
+    }
     // Later rounds of the serving attempt (server tools) keep its trace headers with the call.
-    admitted.call = { ...admitted.call, ...admitted.callFor(candidate), traceHeaders };
+    if (traceHeaders !== undefined || admitted.call.traceHeaders !== undefined) {
+      admitted.call.traceHeaders = traceHeaders;
+    }
     if (admitted.documents !== undefined) {
       const unreadable = await this.readDocuments(admitted.documents, adapter, candidate);
       if (unreadable !== undefined) return unreadable;
@@ -307,9 +335,10 @@ export class GenerationRun {
     this.loop?.useRoute(admitted.call.request, candidate.model.nativeServerTools ?? {});
     // Each attempt has its own signal: abandoning a failed one cancels its upstream I/O only.
     const attemptController = new AbortController();
-    const onStop = () => attemptController.abort(this.controller.signal.reason);
-    this.controller.signal.addEventListener("abort", onStop, { once: true });
-    const call = { ...admitted.call, signal: attemptController.signal };
+    this.attemptController = attemptController;
+    // Stopped or left while the documents were read: the call starts aborted.
+    if (this.abortReason !== undefined) attemptController.abort(this.abortReason);
+    const call = toUpstreamCall(admitted.call, admitted.call.request, attemptController.signal);
     let error: GatewayError | undefined;
     this.callInFlight = true;
     try {
@@ -324,13 +353,13 @@ export class GenerationRun {
     }
     this.callInFlight = false;
     if (error !== undefined) {
-      this.controller.signal.removeEventListener("abort", onStop);
+      this.attemptController = undefined;
       attemptController.abort(error);
       this.recordAttempt(candidate, this.cancelled ? "cancelled" : error.code, startedAt);
       return error;
     }
-    // A streamed attempt that serves keeps the link: a stop or a cancel still reaches its call.
-    if (!admitted.request.stream) this.controller.signal.removeEventListener("abort", onStop);
+    // A streamed attempt that serves stays the one a stop or a cancel aborts; a non-streamed one is over.
+    if (!admitted.request.stream) this.attemptController = undefined;
     this.services.breakers.recordSuccess(candidate.key);
     this.roundOpen = true;
     this.serving = {
@@ -338,7 +367,7 @@ export class GenerationRun {
       startedAt,
       candidate,
       abandon: () => {
-        this.controller.signal.removeEventListener("abort", onStop);
+        if (this.attemptController === attemptController) this.attemptController = undefined;
         attemptController.abort(new GatewayError("provider_timeout", "Attempt abandoned"));
       },
     };
@@ -361,7 +390,7 @@ export class GenerationRun {
       read = await documents.requestFor(
         this.admitted.call.request,
         routeReadsPdf(adapter, candidate.model),
-        this.controller.signal,
+        this.runSignal,
       );
     } catch (thrown) {
       return this.stoppedWith ?? toGatewayError(thrown);
@@ -474,7 +503,7 @@ export class GenerationRun {
       if (!completed && !this.cancelled && !this.error && this.finishReason === undefined) {
         // The consumer stopped before the end (a writer or encoder threw): stop the upstream.
         this.error = new GatewayError("internal_error", "Internal error");
-        this.controller.abort(this.error);
+        this.abort(this.error);
         void this.iterator?.return?.().catch(() => {});
       }
       void this.settle();
@@ -511,7 +540,7 @@ export class GenerationRun {
     loop: ToolLoop,
   ): AsyncGenerator<CanonicalStreamPart, CanonicalStreamPart | undefined> {
     this.closeRound(loop);
-    const decision: RoundDecision = yield* loop.finishRound(this.reserveRound, this.controller.signal);
+    const decision: RoundDecision = yield* loop.finishRound(this.reserveRound, this.runSignal);
     if (decision.kind === "end") {
       this.finishReason = decision.finish.reason;
       yield { type: "usage", usage: this.completedUsage ?? createEmptyUsage() };
@@ -521,7 +550,7 @@ export class GenerationRun {
     if (this.cancelled) return undefined;
     if (this.stoppedWith) return toErrorPart(this.stoppedWith);
     this.roundOpen = true;
-    const call = { ...this.admitted.call, request: decision.request, signal: this.controller.signal };
+    const call = toUpstreamCall(this.admitted.call, decision.request, this.runSignal);
     this.iterator = this.admitted.adapter.stream(call)[Symbol.asyncIterator]();
     return await this.take(this.iterator.next());
   }
@@ -541,7 +570,7 @@ export class GenerationRun {
     for (;;) {
       for (const part of convertResultToParts(result)) shown.push(...loop.transform(part));
       this.closeRound(loop);
-      const steps = loop.finishRound(this.reserveRound, this.controller.signal);
+      const steps = loop.finishRound(this.reserveRound, this.runSignal);
       let step = await steps.next();
       while (!step.done) {
         shown.push(step.value);
@@ -559,7 +588,7 @@ export class GenerationRun {
       this.roundOpen = true;
       this.callInFlight = true;
       try {
-        const call = { ...this.admitted.call, request: decision.request, signal: this.controller.signal };
+        const call = toUpstreamCall(this.admitted.call, decision.request, this.runSignal);
         result = await this.admitted.adapter.generate(call);
       } catch (thrown) {
         this.callInFlight = false;
@@ -577,6 +606,7 @@ export class GenerationRun {
   private closeRound(loop: ToolLoop): void {
     if (!this.roundOpen) return;
     const metered = this.hooks.meter(
+      this.admitted,
       {
         reported: this.usage,
         finished: this.finishReason !== undefined,
@@ -599,6 +629,7 @@ export class GenerationRun {
     next: { request: CanonicalRequest; resultTokens: number } | undefined,
   ): Promise<boolean> =>
     this.hooks.reserveRound(
+      this.admitted,
       this.completedUsage ?? createEmptyUsage(),
       (this.loop?.toolCostMicroUsd ?? 0) + this.documentMicroUsd,
       toolsMicroUsd,
@@ -614,7 +645,7 @@ export class GenerationRun {
     if (this.cancelled || this.settlement) return;
     this.cancelled = true;
     this.cancelledDuringCall = this.callInFlight;
-    this.controller.abort(new Error("client disconnected"));
+    this.abort(new Error("client disconnected"));
     void this.iterator?.return?.().catch(() => {});
     // Between attempts or mid-stream: nothing more will be observed, so settle now. During an
     // attempt the attempt loop settles when the aborted call returns.
@@ -629,7 +660,23 @@ export class GenerationRun {
   stop(error: GatewayError): void {
     if (this.cancelled || this.stoppedWith || this.settlement) return;
     this.stoppedWith = error;
-    this.controller.abort(error);
+    this.abort(error);
+  }
+
+  /** Aborts the call in flight (or the serving stream) and the run's own signal. */
+  private abort(reason: unknown): void {
+    this.abortReason = reason;
+    this.attemptController?.abort(reason);
+    this.runController?.abort(reason);
+  }
+
+  /** The run's signal, aborted with the run (already aborted when asked for after that). */
+  private get runSignal(): AbortSignal {
+    if (this.runController === undefined) {
+      this.runController = new AbortController();
+      if (this.abortReason !== undefined) this.runController.abort(this.abortReason);
+    }
+    return this.runController.signal;
   }
 
   /** The run's settlement, computed and written exactly once whoever asks first. */
@@ -656,7 +703,8 @@ export class GenerationRun {
     // Reading the documents is billed with the prompt that carried their text, not without it.
     const documentMicroUsd = metered === undefined ? 0 : this.documentMicroUsd;
     const toolMicroUsd = (this.loop?.toolCostMicroUsd ?? 0) + documentMicroUsd;
-    const costMicroUsd = metered || toolMicroUsd > 0 ? this.hooks.cost(usage, toolMicroUsd) : 0;
+    const costMicroUsd =
+      metered || toolMicroUsd > 0 ? this.hooks.cost(this.admitted, usage, toolMicroUsd) : 0;
     this.closeServingAttempt(status);
     const outcome = createOutcome(
       this.admitted,
@@ -675,7 +723,7 @@ export class GenerationRun {
     }
     if (this.error && status === "error") outcome.errorCode = this.error.code;
     const served = this.serving === undefined ? undefined : this.attempts[this.serving.index];
-    await this.hooks.settle(outcome, served, this.loop?.executed ?? []);
+    await this.hooks.settle(this.admitted, outcome, served, this.loop?.executed ?? []);
     const settlement: Settlement = {
       usage,
       costMicroUsd,
@@ -692,6 +740,7 @@ export class GenerationRun {
   private meterRun(status: GenerationOutcome["status"]): MeteredUsage {
     const current = () =>
       this.hooks.meter(
+        this.admitted,
         {
           reported: this.usage,
           finished: this.finishReason !== undefined,
@@ -766,7 +815,7 @@ export class GenerationRun {
   /** Waits between passes; a client that leaves or a deadline ends the wait at once. */
   private sleep(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
-      const signal = this.controller.signal;
+      const signal = this.runSignal;
       const done = () => {
         clearTimeout(timer);
         signal.removeEventListener("abort", done);
@@ -799,6 +848,27 @@ export class GenerationRun {
       { retryAfterSeconds: seconds },
     );
   }
+}
+
+/**
+ * The call as the adapter gets it: the attempt's call with `request` and its own signal, every
+ * field written out (a literal never starts with a spread: CONTRIBUTING.md).
+ */
+function toUpstreamCall(
+  call: Omit<UpstreamCall, "signal">,
+  request: CanonicalRequest,
+  signal: AbortSignal,
+): UpstreamCall {
+  return {
+    request,
+    model: call.model,
+    provider: call.provider,
+    upstreamModel: call.upstreamModel,
+    maxOutputTokens: call.maxOutputTokens,
+    signal,
+    requestId: call.requestId,
+    traceHeaders: call.traceHeaders,
+  };
 }
 
 function toErrorPart(error: GatewayError): CanonicalStreamPart {
