@@ -145,10 +145,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       ? createMemoryOutcomeOutbox()
       : await openFileOutcomeOutbox(join(settings.dataDir, "outbox"));
   const generations = createDurableGenerationRepository(rawStore.generations, {
-    ...options.outbox,
     outbox,
     ping: () => rawStore.ping(),
     onEvent: (event) => logOutboxEvent(logger, event),
+    ...options.outbox,
   });
   generations.startReplayer();
   const state = await openSharedState({
@@ -158,15 +158,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
   // Streams of several instances: their in-progress records are shared through Redis, so their
   // headers need not wait for a PostgreSQL commit (storage/usage-records/shared-in-progress-records.ts).
-  const store: Store = {
-    ...rawStore,
-    generations:
-      rawStore.mode === "postgres" && state.mode === "redis"
-        ? withSharedInProgressRecords(generations, state, {
-            onError: (error, what, requestId) => logger.warn({ err: error, requestId }, what),
-          })
-        : generations,
-  };
+  const store: Store = { ...rawStore };
+  store.generations =
+    rawStore.mode === "postgres" && state.mode === "redis"
+      ? withSharedInProgressRecords(generations, state, {
+          onError: (error, what, requestId) => logger.warn({ err: error, requestId }, what),
+        })
+      : generations;
   const spendGuard = await openSpendGuard({
     keyLimits: store.keyLimits,
     redisUrl: settings.redisUrl,
@@ -211,7 +209,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     state: evictBeforePublish(state, authenticator),
     spendGuard,
   });
-  const playgroundKeyPolicy = { ...DEFAULT_PLAYGROUND_KEY_POLICY, ...options.playgroundKeyPolicy };
+  const playgroundKeyPolicy = Object.assign({}, DEFAULT_PLAYGROUND_KEY_POLICY, options.playgroundKeyPolicy);
   const purge = startPlaygroundKeyPurge(store, {
     intervalMs: playgroundKeyPolicy.purgeIntervalMs,
     onError: (error) => logger.warn({ err: error }, "playground key purge failed"),

@@ -179,7 +179,7 @@ export function createAdminService({
         memberId,
         limits,
       });
-      return { ...created, limits: { ...limits, totalResetAt: null } };
+      return { key: created.key, secret: created.secret, limits: { totalResetAt: null, ...limits } };
     },
 
     async getKey(id) {

@@ -19,13 +19,12 @@ export function evictBeforePublish<State extends Announcements>(
   authenticator: Authenticator,
   ...caches: AnnouncedCache[]
 ): State {
-  // Everything but publish is the state itself (spread keeps every other method of the state).
-  return {
-    ...state,
+  // Everything but publish is the state itself (every other method of the state is copied).
+  return Object.assign({}, state, {
     async publish(channel: string, message: string) {
       authenticator.evictFor(channel, message);
       for (const cache of caches) cache.evictFor(channel, message);
       await state.publish(channel, message);
     },
-  };
+  });
 }

@@ -16,7 +16,9 @@ export async function mintPlaygroundKey(
   input: MintPlaygroundKeyInput,
 ): Promise<MintedPlaygroundKey> {
   const minted = await store.playgroundKeys.mint({
-    ...input,
+    workspaceId: input.workspaceId,
+    userId: input.userId,
+    source: input.source,
     ttlMs: policy.ttlMs,
     limit: policy.mintLimit,
     windowMs: policy.mintWindowMs,

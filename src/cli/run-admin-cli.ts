@@ -390,7 +390,7 @@ function parseCommandArguments(
   try {
     parsed = parseArgs({
       args: prepared,
-      options: { ...GLOBAL_OPTIONS, ...command.options },
+      options: Object.assign({}, GLOBAL_OPTIONS, command.options),
       allowPositionals: true,
       strict: true,
     });

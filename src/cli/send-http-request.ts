@@ -18,14 +18,13 @@ export function sendHttpRequest(
   const target = new URL(url);
   const send = target.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { ...options.headers };
+    if (options.body !== undefined) headers["Content-Length"] = Buffer.byteLength(options.body);
     const request = send(
       target,
       {
         method: options.method,
-        headers: {
-          ...options.headers,
-          ...(options.body === undefined ? {} : { "Content-Length": Buffer.byteLength(options.body) }),
-        },
+        headers,
         timeout: options.timeoutMs,
       },
       (response) => {

@@ -76,7 +76,7 @@ const INSTANCE_LIMIT_VARIABLES: Record<keyof InstanceLimits, { name: string; min
 
 /** The settings' limits with the defaults filled in. */
 export function resolveInstanceLimits(settings: Pick<Settings, "instanceLimits">): InstanceLimits {
-  return { ...DEFAULT_INSTANCE_LIMITS, ...settings.instanceLimits };
+  return Object.assign({}, DEFAULT_INSTANCE_LIMITS, settings.instanceLimits);
 }
 
 /** GATEWAY_PGLITE_THREAD: `auto` picks the worker thread when the process may use more than one CPU. */

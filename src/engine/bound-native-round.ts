@@ -42,11 +42,15 @@ export function addNativeRoundCost(
   }
   // At the prompt's own rate (cache writes included when the request asks for them).
   const added: WorstCase = {
-    ...worst,
+    inputTokens: worst.inputTokens,
     inputPicoUsd:
       worst.inputPicoUsd +
       BigInt(passTokens) * worst.inputTokenPicoUsd +
       BigInt(callsMicroUsd) * PICO_PER_MICRO,
+    inputTokenPicoUsd: worst.inputTokenPicoUsd,
+    outputTokenPicoUsd: worst.outputTokenPicoUsd,
+    outputCap: worst.outputCap,
+    amountMicroUsd: worst.amountMicroUsd,
   };
   added.amountMicroUsd = computeReservation(added, added.outputCap);
   return added;

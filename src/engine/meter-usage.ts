@@ -49,17 +49,22 @@ export function meterUsage(input: MeterInput): MeteredUsage {
   const estimatedOutput = Math.min(outputCap, input.estimateOutputTokens());
   const base = inputReported ? reported : createEmptyUsage();
   const usage: CanonicalUsage = {
-    ...base,
     inputTokens: inputReported ? reported.inputTokens : input.estimateInputTokens(),
     outputTokens: Math.max(reportedOutput, estimatedOutput),
+    cachedInputTokens: base.cachedInputTokens,
+    cacheWriteTokens: base.cacheWriteTokens,
+    cacheWrite1hTokens: base.cacheWrite1hTokens,
+    reasoningTokens: base.reasoningTokens,
   };
   return capOutput(usage, outputCap, !inputReported || estimatedOutput > reportedOutput);
 }
 
 /** The prompt was processed, nothing else is known: a request interrupted or left before its answer. */
 export function meterPromptOnly(estimatedInputTokens: number): MeteredUsage {
+  const usage = createEmptyUsage();
+  usage.inputTokens = estimatedInputTokens;
   return {
-    usage: { ...createEmptyUsage(), inputTokens: estimatedInputTokens },
+    usage,
     estimated: true,
     capped: false,
   };
@@ -69,8 +74,11 @@ function capOutput(usage: CanonicalUsage, outputCap: number, estimated: boolean)
   if (usage.outputTokens <= outputCap) return { usage, estimated, capped: false };
   return {
     usage: {
-      ...usage,
+      inputTokens: usage.inputTokens,
       outputTokens: outputCap,
+      cachedInputTokens: usage.cachedInputTokens,
+      cacheWriteTokens: usage.cacheWriteTokens,
+      cacheWrite1hTokens: usage.cacheWrite1hTokens,
       reasoningTokens: Math.min(usage.reasoningTokens, outputCap),
     },
     estimated,

@@ -106,14 +106,12 @@ export function planNativeTools(input: PlanInput): NativeToolPlan {
       const native = nativeOn.get(candidate);
       if (native === undefined || native.size === 0) return [];
       return [...native].map((id) => {
-        const tool = described.get(id)!;
-        return {
-          ...tool,
-          maxUses: Math.max(
-            1,
-            Math.min(tool.maxUses, input.maxCallsPerRound, request.maxToolCalls ?? Number.POSITIVE_INFINITY),
-          ),
-        };
+        const tool = { ...described.get(id)! };
+        tool.maxUses = Math.max(
+          1,
+          Math.min(tool.maxUses, input.maxCallsPerRound, request.maxToolCalls ?? Number.POSITIVE_INFINITY),
+        );
+        return tool;
       });
     },
   };
@@ -170,7 +168,9 @@ function refuse(
   }
   // The gateway's own refusal names what is missing (a backend, a key, a tool turned off).
   try {
-    serverTools.prepare({ ...request, serverTools: [culprit] });
+    const alone = { ...request };
+    alone.serverTools = [culprit];
+    serverTools.prepare(alone);
   } catch (error) {
     if (error instanceof GatewayError) return error;
     throw error;

@@ -199,14 +199,21 @@ export class ToolLoop {
               : { type: "reasoning", text, providerState: part.providerState },
           );
         }
-        return [{ ...part, id }];
+        const ended = { ...part };
+        ended.id = id;
+        return [ended];
       }
       case "tool-input-start":
         if (this.session.toolNamed(part.name) !== undefined) {
           this.hiddenInputs.add(part.id);
           return [];
         }
-        this.heldClientParts.push({ ...part, index: this.clientIndex(part.id) });
+        this.heldClientParts.push({
+          type: "tool-input-start",
+          id: part.id,
+          index: this.clientIndex(part.id),
+          name: part.name,
+        });
         return [];
       case "tool-input-delta":
       case "tool-input-end":
@@ -223,7 +230,9 @@ export class ToolLoop {
         const tool = this.session.toolNamed(part.name);
         if (tool === undefined) {
           this.clientCalls += 1;
-          this.heldClientParts.push({ ...part, index: this.clientIndex(part.id) });
+          const held = { ...part };
+          held.index = this.clientIndex(part.id);
+          this.heldClientParts.push(held);
           return [];
         }
         const call: ServerToolCall = {
@@ -240,7 +249,7 @@ export class ToolLoop {
       case "server-tool-result":
         return [this.acceptNativeResult(part)];
       case "citation":
-        return [{ ...part, id: this.blockId(part.id) }];
+        return [{ type: "citation", id: this.blockId(part.id), citation: part.citation }];
       case "usage":
         return [];
       case "finish":
@@ -255,7 +264,12 @@ export class ToolLoop {
   private acceptNativeCall(
     part: Extract<CanonicalStreamPart, { type: "server-tool-call" }>,
   ): CanonicalStreamPart {
-    const call: ServerToolCall = { ...part.call, events: this.wantsEvents(part.call.tool) };
+    const call: ServerToolCall = {
+      id: part.call.id,
+      tool: part.call.tool,
+      input: part.call.input,
+      events: this.wantsEvents(part.call.tool),
+    };
     this.uses.set(call.tool, (this.uses.get(call.tool) ?? 0) + 1);
     this.callsInAll += 1;
     if (part.providerState !== undefined)
@@ -274,17 +288,15 @@ export class ToolLoop {
     const startedAt = seen?.startedAt ?? now;
     const completed = part.result.status === "completed";
     const input = seen?.call.input ?? part.result.input;
-    const result: ServerToolResult = {
-      ...part.result,
-      input,
-      costMicroUsd: completed ? (this.nativePrices[part.result.tool] ?? 0) : 0,
-      durationMs: Math.round(now - startedAt),
-      events: seen?.call.events ?? this.wantsEvents(part.result.tool),
-    };
+    const result: ServerToolResult = { ...part.result };
+    result.input = input;
+    result.costMicroUsd = completed ? (this.nativePrices[part.result.tool] ?? 0) : 0;
+    result.durationMs = Math.round(now - startedAt);
+    result.events = seen?.call.events ?? this.wantsEvents(part.result.tool);
     // A paused turn's last call is answered in the next round, whose response does not repeat it.
     const output = result.output;
     if (output?.kind === "search" && output.query === "" && typeof input.query === "string") {
-      result.output = { ...output, query: input.query };
+      result.output = { kind: "search", query: input.query, sources: output.sources };
     }
     if (part.providerState !== undefined)
       this.content.push({ type: "native-tool", providerState: part.providerState });
@@ -401,7 +413,7 @@ export class ToolLoop {
       ...this.request.messages,
       { role: "assistant", content: this.content },
     ];
-    const request: CanonicalRequest = { ...this.request, messages, ...this.nextNativeTools() };
+    const request = this.continueRequest(messages);
     if (!(await reserve(0, { request, resultTokens: 0 }))) {
       return { kind: "end", finish: { type: "finish", reason: "length", rawReason: "server_tool_budget" } };
     }
@@ -409,14 +421,24 @@ export class ToolLoop {
     return { kind: "next", request };
   }
 
+  /** The next round's request: this round's with `messages` and the native tools left. */
+  private continueRequest(messages: CanonicalMessage[]): CanonicalRequest {
+    const request = { ...this.request };
+    request.messages = messages;
+    const nativeServerTools = this.nextNativeTools();
+    if (nativeServerTools !== undefined) request.nativeServerTools = nativeServerTools;
+    return request;
+  }
+
   /**
-   * The native tools of the next round, asking the provider for no more calls than the bounds
-   * leave; a tool with none left is not sent, unless the turn has a call of it still to answer
-   * (a paused turn's last call), which the provider runs as part of the next round.
+   * The native tools of the next round (undefined when this round has none), asking the provider
+   * for no more calls than the bounds leave; a tool with none left is not sent, unless the turn
+   * has a call of it still to answer (a paused turn's last call), which the provider runs as part
+   * of the next round.
    */
-  private nextNativeTools(): Pick<CanonicalRequest, "nativeServerTools"> {
+  private nextNativeTools(): NativeServerTool[] | undefined {
     const current = this.request.nativeServerTools;
-    if (current === undefined) return {};
+    if (current === undefined) return undefined;
     const unanswered = new Map<ServerToolId, number>();
     for (const { call } of this.nativeCalls.values()) {
       unanswered.set(call.tool, (unanswered.get(call.tool) ?? 0) + 1);
@@ -430,9 +452,13 @@ export class ToolLoop {
       );
       const pending = unanswered.get(tool.tool) ?? 0;
       const maxUses = Math.max(pending, Math.min(this.options.maxNativeCallsPerRound, left + pending));
-      if (maxUses >= 1) tools.push({ ...tool, maxUses });
+      if (maxUses >= 1) {
+        const next = { ...tool };
+        next.maxUses = maxUses;
+        tools.push(next);
+      }
     }
-    return { nativeServerTools: tools };
+    return tools;
   }
 
   private *releaseClientParts(): Generator<CanonicalStreamPart> {
@@ -555,7 +581,7 @@ export class ToolLoop {
       { role: "assistant", content: this.content },
       { role: "tool", content: toolResults },
     ];
-    const next: CanonicalRequest = { ...this.request, messages, ...this.nextNativeTools() };
+    const next = this.continueRequest(messages);
     const choice = this.request.toolChoice;
     // A forced tool call was made in this round; forcing it again would loop until the cap.
     if (choice?.type === "required" || choice?.type === "tool") next.toolChoice = { type: "auto" };

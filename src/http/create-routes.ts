@@ -98,7 +98,7 @@ export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
  * route: it sits under /api/v1 but takes the internal token, so it is called from servers only.
  */
 function asPublicApi(routes: RouteDefinition[]): RouteDefinition[] {
-  return routes.map((route) => ({ ...route, publicApi: true }));
+  return routes.map((route) => ({ publicApi: true, ...route }));
 }
 
 /** `GET /openapi.json`: the document of the table, this route included. */

@@ -97,9 +97,10 @@ function describeParameters(
 
 /** A parameter repeats its schema's description, where documentation viewers look for it. */
 function withDescription(parameter: JsonSchema, schema: JsonSchema): JsonSchema {
-  return typeof schema.description === "string"
-    ? { ...parameter, description: schema.description }
-    : parameter;
+  if (typeof schema.description !== "string") return parameter;
+  const described = { ...parameter };
+  described.description = schema.description;
+  return described;
 }
 
 function describeResponse(response: ResponseDescription, components: SchemaComponents): JsonSchema {

@@ -107,7 +107,7 @@ export class RouteContext {
   }
 
   private respond(body: string | null, status: number, headers: Record<string, string>): Response {
-    return new Response(body, { status, headers: { ...headers, ...this.#headers } });
+    return new Response(body, { status, headers: Object.assign({}, headers, this.#headers) });
   }
 }
 

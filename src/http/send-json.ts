@@ -10,7 +10,8 @@ export function sendJson(
   headers: Record<string, string>,
   body: string,
 ): void {
-  // A Content-Length for the whole body: no chunked encoding.
-  outgoing.writeHead(status, { ...headers, "Content-Length": Buffer.byteLength(body) });
+  // A Content-Length for the whole body: no chunked encoding. Written before the spread: a literal
+  // that starts with a spread is slow to extend on this V8.
+  outgoing.writeHead(status, { "Content-Length": Buffer.byteLength(body), ...headers });
   outgoing.end(body);
 }

@@ -62,7 +62,14 @@ export function estimateWorstCase(
  */
 export function addFixedCost(worst: WorstCase, microUsd: number): WorstCase {
   if (microUsd <= 0) return worst;
-  const added = { ...worst, inputPicoUsd: worst.inputPicoUsd + BigInt(microUsd) * PICO_PER_MICRO };
+  const added: WorstCase = {
+    inputTokens: worst.inputTokens,
+    inputPicoUsd: worst.inputPicoUsd + BigInt(microUsd) * PICO_PER_MICRO,
+    inputTokenPicoUsd: worst.inputTokenPicoUsd,
+    outputTokenPicoUsd: worst.outputTokenPicoUsd,
+    outputCap: worst.outputCap,
+    amountMicroUsd: worst.amountMicroUsd,
+  };
   added.amountMicroUsd = computeReservation(added, added.outputCap);
   return added;
 }

@@ -153,9 +153,8 @@ export function estimateInputTokens(request: CanonicalRequest, counter = new Tok
 
 export function estimateUsage(request: CanonicalRequest, deliveredOutput: string): CanonicalUsage {
   const counter = new TokenCounter();
-  return {
-    ...createEmptyUsage(),
-    inputTokens: estimateInputTokens(request, counter),
-    outputTokens: counter.estimate(deliveredOutput),
-  };
+  const usage = createEmptyUsage();
+  usage.inputTokens = estimateInputTokens(request, counter);
+  usage.outputTokens = counter.estimate(deliveredOutput);
+  return usage;
 }

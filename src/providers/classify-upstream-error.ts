@@ -213,14 +213,14 @@ function classifyErrorDetails(
       `The upstream provider rejected the request (HTTP ${status})`;
     if (CONTEXT_LENGTH_PATTERNS.some((pattern) => pattern.test(text))) {
       return new GatewayError("context_length_exceeded", message, {
-        ...options,
         param: details.param ?? null,
+        ...options,
       });
     }
     if (CONTENT_FILTER_PATTERNS.some((pattern) => pattern.test(text))) {
       return new GatewayError("content_filter", message, options);
     }
-    return new GatewayError("invalid_request", message, { ...options, param: details.param ?? null });
+    return new GatewayError("invalid_request", message, { param: details.param ?? null, ...options });
   }
   // 1xx/3xx: we never follow redirects, so a redirect means a misconfigured base URL.
   return new GatewayError("provider_unavailable", `Unexpected upstream response (HTTP ${status})`, options);

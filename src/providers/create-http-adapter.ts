@@ -185,7 +185,16 @@ function withBodyEncoded<T>(
 ): Promise<T> {
   const { body } = request;
   if (typeof body !== "string" || body.length < LARGE_BODY_CHARS) return sendIt(request);
-  return encodeUtf8InSteps(body).then((bytes) => sendIt({ ...request, body: bytes }));
+  return encodeUtf8InSteps(body).then((bytes) =>
+    sendIt({
+      url: request.url,
+      method: request.method,
+      headers: request.headers,
+      body: bytes,
+      timeouts: request.timeouts,
+      signal: request.signal,
+    }),
+  );
 }
 
 /**
@@ -207,7 +216,10 @@ function toHttpRequest<Context>(
   return {
     url: request.url,
     method: "POST",
-    headers: call.traceHeaders === undefined ? request.headers : { ...request.headers, ...call.traceHeaders },
+    headers:
+      call.traceHeaders === undefined
+        ? request.headers
+        : Object.assign({ ...request.headers }, call.traceHeaders),
     body: JSON.stringify(request.body),
     timeouts: call.provider.timeouts,
     signal: call.signal,

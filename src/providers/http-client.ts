@@ -104,7 +104,7 @@ export function createUpstreamHttpClient(options: UpstreamHttpClientOptions = {}
     const pool = getPool(target.origin, request.timeouts.connectMs);
     let response: Dispatcher.ResponseData;
     try {
-      response = await pool.request({ ...toDispatchOptions(request, target), signal: request.signal });
+      response = await pool.request({ signal: request.signal, ...toDispatchOptions(request, target) });
     } catch (error) {
       throw toUpstreamFailure(error, request.signal);
     }

@@ -34,13 +34,12 @@ export async function openSpendGuard(options: OpenSpendGuardOptions): Promise<Sp
     const workspaceId = decodeBalanceChange(message);
     if (workspaceId !== undefined) void guard.forgetBalance(workspaceId);
   });
-  return {
-    ...guard,
+  return Object.assign({}, guard, {
     async close() {
       await unsubscribe().catch(() => {});
       await guard.close();
     },
-  };
+  });
 }
 
 async function openGuard(options: OpenSpendGuardOptions): Promise<SpendGuard> {

@@ -84,10 +84,10 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
     definition: Omit<RouteDefinition, "handler" | "tags" | "security">,
     answer: AdminAnswer,
   ): RouteDefinition => ({
-    ...definition,
-    path: `${ADMIN}${definition.path}`,
     tags: ["internal"],
     security: INTERNAL_TOKEN,
+    ...definition,
+    path: `${ADMIN}${definition.path}`,
     handler: async (c) => {
       const token = c.req.header("x-internal-token");
       if (!internalSecret || token === undefined || !isSameSecret(token, internalSecret)) {

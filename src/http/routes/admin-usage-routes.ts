@@ -40,7 +40,10 @@ export interface AdminUsageRoutesDeps {
 
 /** A request record as admins see it: the public lookup's fields plus whose it is. */
 export function renderAdminGeneration(record: GenerationRecord) {
-  return { ...renderGeneration(record), workspace_id: record.workspaceId, api_key_id: record.apiKeyId };
+  return Object.assign(renderGeneration(record), {
+    workspace_id: record.workspaceId,
+    api_key_id: record.apiKeyId,
+  });
 }
 
 const idParams = z.object({ id: z.string() });
@@ -51,11 +54,11 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
     definition: Pick<RouteDefinition, "path" | "summary" | "request" | "responses">,
     answer: (c: RouteContext) => Promise<unknown>,
   ): RouteDefinition => ({
-    ...definition,
     method: "GET",
-    path: `/internal/admin${definition.path}`,
     tags: ["internal"],
     security: INTERNAL_TOKEN,
+    ...definition,
+    path: `/internal/admin${definition.path}`,
     handler: async (c) => {
       const requestId = c.get("requestId");
       try {

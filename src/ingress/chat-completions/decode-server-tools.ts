@@ -35,7 +35,7 @@ export function decodeServerTools(request: ServerToolFields): ServerToolActivati
   for (const [index, plugin] of (request.plugins ?? []).entries())
     sources.push(decodePluginActivation(plugin, `plugins[${index}]`));
   if (request.web_search_options)
-    sources.push({ ...decodeWebSearchOptions(request.web_search_options), param: "web_search_options" });
+    sources.push(decodeWebSearchOptions(request.web_search_options, "web_search_options"));
   return mergeServerToolActivations(sources);
 }
 
@@ -45,9 +45,9 @@ export function decodePluginActivation(plugin: ChatPluginBody, param: string): A
   return { id, maxUses, events, parameters: Object.keys(extra).length > 0 ? extra : undefined, param };
 }
 
-function decodeWebSearchOptions(options: ChatWebSearchOptionsBody): ActivationSource {
+function decodeWebSearchOptions(options: ChatWebSearchOptionsBody, param: string): ActivationSource {
   const parameters: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options))
     if (value !== null && value !== undefined) parameters[key] = value;
-  return { id: "web_search", parameters: Object.keys(parameters).length > 0 ? parameters : undefined };
+  return { id: "web_search", parameters: Object.keys(parameters).length > 0 ? parameters : undefined, param };
 }

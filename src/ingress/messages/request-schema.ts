@@ -187,12 +187,14 @@ const sharedFields = {
 };
 
 export const messagesRequestSchema = z
-  .object({ ...sharedFields, max_tokens: positiveIntegerSchema })
+  .object(sharedFields)
+  .extend({ max_tokens: positiveIntegerSchema })
   .loose()
   .meta({ id: "MessagesRequest" });
 
 export const messagesCountTokensRequestSchema = z
-  .object({ ...sharedFields, max_tokens: positiveIntegerSchema.nullish() })
+  .object(sharedFields)
+  .extend({ max_tokens: positiveIntegerSchema.nullish() })
   .loose()
   .meta({ id: "MessagesCountTokensRequest", description: "a messages request; max_tokens is optional" });
 

@@ -195,7 +195,9 @@ class MessagesStreamEncoder implements StreamEncoder {
     return encodeFrame(
       "error",
       settlement
-        ? { ...envelope, usage: encodeMessagesUsage(settlement.usage, settlement.serverToolCalls) }
+        ? Object.assign(envelope, {
+            usage: encodeMessagesUsage(settlement.usage, settlement.serverToolCalls),
+          })
         : envelope,
     );
   }
@@ -403,7 +405,10 @@ class MessagesStreamEncoder implements StreamEncoder {
     let contentBlock: unknown;
     if (block.kind === "text") contentBlock = { type: "text", text: "" };
     else if (block.kind === "server_tool")
-      contentBlock = block.block.type === "server_tool_use" ? { ...block.block, input: {} } : block.block;
+      contentBlock =
+        block.block.type === "server_tool_use"
+          ? { type: "server_tool_use", id: block.block.id, name: block.block.name, input: {} }
+          : block.block;
     else if (block.kind === "tool_use")
       contentBlock = { type: "tool_use", id: block.id, name: block.name, input: {} };
     else {
@@ -472,7 +477,7 @@ class MessagesStreamEncoder implements StreamEncoder {
 }
 
 function createBlock(fields: { kind: "thinking" }): Block {
-  return { ...fields, content: "", sent: 0, ended: false };
+  return { kind: fields.kind, content: "", sent: 0, ended: false };
 }
 
 function createToolBlock(id: string, name: string): Block {

@@ -11,7 +11,9 @@ import type { AssistantContentPart, OpaqueReasoningState } from "../../canonical
 
 /** The carrier's state: the call's state plus the call id. */
 export function createCarrierState(state: OpaqueReasoningState, toolCallId: string): OpaqueReasoningState {
-  return { ...state, toolCallId };
+  const carried = { ...state };
+  carried.toolCallId = toolCallId;
+  return carried;
 }
 
 /** Moves carrier states onto their tool calls and removes the carriers. */

@@ -276,7 +276,9 @@ export function sealOutputItem<T extends ResponsesOutputItem>(item: T, seal: Ite
       : item.type === "web_search_call" || item.type === "image_generation_call"
         ? { type: item.type }
         : content;
-  return { ...item, id: seal.seal(id, sealed) };
+  const sealedItem = { ...item };
+  sealedItem.id = seal.seal(id, sealed);
+  return sealedItem;
 }
 
 /** A result's content → its output items, by the rule above. */

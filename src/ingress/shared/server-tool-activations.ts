@@ -35,7 +35,11 @@ export function mergeServerToolActivations(sources: readonly ActivationSource[])
     }
     if (source.events === true) entry.activation.events = true;
     if (source.parameters !== undefined) {
-      entry.activation.parameters = { ...entry.activation.parameters, ...source.parameters };
+      // Later keys win. Defined, never assigned: a caller's `__proto__` key stays a plain key.
+      entry.activation.parameters = Object.fromEntries([
+        ...Object.entries(entry.activation.parameters ?? {}),
+        ...Object.entries(source.parameters),
+      ]);
     }
   }
   return [...merged.values()].map((entry) => entry.activation);

@@ -39,7 +39,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions = {}): P
           nativeTools: new Set((call.request.nativeServerTools ?? []).map((tool) => tool.tool)),
           ...(request.jsonToolName === undefined ? {} : { jsonToolName: request.jsonToolName }),
         };
-        return { ...request, context };
+        return { url: request.url, headers: request.headers, body: request.body, context };
       },
       parseJson: (json, _call, context) => parseAnthropicResponse(json, context),
       parseStream: (batches, _call, context) => parseAnthropicBatches(batches, context),

@@ -82,7 +82,9 @@ export function buildAnthropicBody(
   }
   if (setup.outputFormat !== undefined) {
     const callerConfig = body.output_config;
-    body.output_config = { ...(isRecord(callerConfig) ? callerConfig : {}), format: setup.outputFormat };
+    const outputConfig: Record<string, unknown> = { ...(isRecord(callerConfig) ? callerConfig : {}) };
+    outputConfig.format = setup.outputFormat;
+    body.output_config = outputConfig;
   }
   if (options.stream) body.stream = true;
   return { body, ...(setup.jsonToolName === undefined ? {} : { jsonToolName: setup.jsonToolName }) };

@@ -32,10 +32,8 @@ export function convertImage(part: ImagePart, param: string): AnthropicImageBloc
 
 export function convertFile(part: FilePart, param: string): AnthropicDocumentBlock {
   const title = part.title ?? part.filename;
-  const common = {
-    ...(title === undefined || title === "" ? {} : { title }),
-    ...withCacheControl(part.cacheControl),
-  };
+  const cacheControl = withCacheControl(part.cacheControl);
+  const common = title === undefined || title === "" ? cacheControl : { title, ...cacheControl };
   const { source } = part;
   if (source.kind === "url") return { type: "document", source: { type: "url", url: source.url }, ...common };
   const mediaType = baseMediaType(source.mediaType);

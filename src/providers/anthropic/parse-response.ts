@@ -72,9 +72,9 @@ export function parseAnthropicResponse(json: unknown, context: AnthropicParseCon
   });
   const stopSequence = typeof message.stop_sequence === "string" ? message.stop_sequence : undefined;
   return {
+    content,
     ...(typeof message.id === "string" && message.id !== "" ? { upstreamId: message.id } : {}),
     ...(typeof message.model === "string" && message.model !== "" ? { upstreamModel: message.model } : {}),
-    content,
     finishReason,
     ...(finishReason === "stop-sequence" && stopSequence !== undefined ? { stopSequence } : {}),
     ...(rawFinishReason === undefined ? {} : { rawFinishReason }),

@@ -250,8 +250,9 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
         return;
       case "server-call": {
         // The input streams as JSON text; the block's record carries it whole.
-        const input = parseInputObject(block.json) ?? block.block.input;
-        const { call, providerState } = readServerToolUse({ ...block.block, input }, block.tool, context);
+        const use = { ...block.block };
+        use.input = parseInputObject(block.json) ?? block.block.input;
+        const { call, providerState } = readServerToolUse(use, block.tool, context);
         if (typeof block.block.id === "string") serverInputs.set(block.block.id, call.input);
         parts.push({ type: "server-tool-call", call, providerState });
         return;
@@ -384,8 +385,9 @@ export function parseAnthropicBatches(
       const wire = payload as AnthropicStreamEventWire;
       // The `event:` name and `data.type` agree on Anthropic; either one marks an error.
       if (event.event === "error") throw classifyStreamErrorFrame(wire);
-      const type = typeof wire.type === "string" ? wire.type : event.event;
-      for (const part of parser.acceptEvent({ ...wire, type })) out.push(part);
+      const typed = { ...wire };
+      typed.type = typeof wire.type === "string" ? wire.type : event.event;
+      for (const part of parser.acceptEvent(typed)) out.push(part);
       return parser.done ? "done" : "more";
     },
     finish() {

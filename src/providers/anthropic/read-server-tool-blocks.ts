@@ -120,13 +120,13 @@ export function readServerToolResult(
   if (output === undefined) {
     const code = ERROR_CODES[errorCode ?? ""] ?? "unavailable";
     const result: ServerToolResult = {
-      ...base,
       status: "failed",
+      ...base,
       error: { code, message: `The provider's ${tool} failed (${errorCode ?? "no result"}).` },
     };
     return { result, providerState };
   }
-  return { result: { ...base, status: "completed", output }, providerState };
+  return { result: { status: "completed", ...base, output }, providerState };
 }
 
 /** The `web_search_result_location` citations of a text block, each citing the whole block. */

@@ -36,13 +36,14 @@ export function createGoogleAdapter(options: GoogleAdapterOptions = {}): Provide
         },
       },
       readsPdf: true,
-      buildRequest: (call, stream) => ({
-        ...buildGenerateContentRequest(call, { stream }),
-        context: {
+      buildRequest: (call, stream) => {
+        const { url, headers, body } = buildGenerateContentRequest(call, { stream });
+        const context = {
           upstreamModel: call.upstreamModel,
           nativeTools: new Set((call.request.nativeServerTools ?? []).map((tool) => tool.tool)),
-        },
-      }),
+        };
+        return { url, headers, body, context };
+      },
       parseJson: (json, _call, context) => parseGenerateContentResponse(json, context),
       parseStream: (batches, _call, context) => parseGenerateContentBatches(batches, context),
       // `alt=sse` lost on the way: the body is one response or an array of chunks.

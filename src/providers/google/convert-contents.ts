@@ -69,10 +69,8 @@ export function convertContents(
     }
   });
   const systemParts = system.filter((part) => part.text !== "").map((part) => ({ text: part.text }));
-  return {
-    ...(systemParts.length > 0 ? { systemInstruction: { parts: systemParts } } : {}),
-    contents: mergeTurns(turns),
-  };
+  if (systemParts.length === 0) return { contents: mergeTurns(turns) };
+  return { systemInstruction: { parts: systemParts }, contents: mergeTurns(turns) };
 }
 
 /**

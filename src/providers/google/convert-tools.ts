@@ -18,10 +18,17 @@ export function convertTools(
     return {
       name: tool.name,
       ...(tool.description === undefined ? {} : { description: tool.description }),
-      ...(parameters?.properties === undefined ? {} : { parameters: { ...parameters, type: "object" } }),
+      ...(parameters?.properties === undefined ? {} : { parameters: withObjectType(parameters) }),
     };
   });
   return [{ functionDeclarations }];
+}
+
+/** The schema with `type: "object"`, where its own `type` stood or else after its other keys. */
+function withObjectType(schema: Record<string, unknown>): Record<string, unknown> {
+  const typed = { ...schema };
+  typed.type = "object";
+  return typed;
 }
 
 /** Each tool's parameters cleaned on their own budget (the request builder passes its own). */

@@ -85,8 +85,8 @@ export function readUrlContextCalls(metadata: Record<string, unknown>): Groundin
       const result: ServerToolResult =
         status === "URL_RETRIEVAL_STATUS_SUCCESS"
           ? {
-              ...base,
               status: "completed",
+              ...base,
               output: {
                 kind: "fetch",
                 url,
@@ -100,8 +100,8 @@ export function readUrlContextCalls(metadata: Record<string, unknown>): Groundin
               },
             }
           : {
-              ...base,
               status: "failed",
+              ...base,
               error: {
                 code: URL_STATUS_ERRORS[status] ?? "unavailable",
                 message: `The provider could not read the page (${status || "no status"}).`,

@@ -27,10 +27,10 @@ export function createChatCompletionsAdapter(
       kind: dialect.kind,
       inputRules: dialect.inputRules,
       readsPdf: dialect.readsPdf,
-      buildRequest: (call, stream) => ({
-        ...buildChatCompletionsRequest(call, { stream, dialect }),
-        context: undefined,
-      }),
+      buildRequest: (call, stream) => {
+        const { url, headers, body } = buildChatCompletionsRequest(call, { stream, dialect });
+        return { url, headers, body, context: undefined };
+      },
       parseJson: (json) => parseChatCompletionsResponse(json),
       parseStream: (batches) => parseChatCompletionsBatches(batches),
     },

@@ -109,7 +109,9 @@ export function buildChatCompletionsBody(
     // Usage is always requested: metering needs it even when the caller did not ask.
     // Other stream options the caller passed through (e.g. include_obfuscation) are kept.
     const callerOptions = passthrough.stream_options;
-    body.stream_options = { ...(isRecord(callerOptions) ? callerOptions : {}), include_usage: true };
+    body.stream_options = isRecord(callerOptions)
+      ? Object.fromEntries([...Object.entries(callerOptions), ["include_usage", true]])
+      : { include_usage: true };
   }
 
   // Last, so a parameter the host rejects never goes out, whether we or the caller set it.

@@ -48,11 +48,11 @@ export function parseChatCompletionsResponse(json: unknown): CanonicalResult {
       ? "refusal"
       : mapFinishReason(rawFinishReason, { hasToolCalls, hasRefusal: false });
   return {
+    content,
     ...(typeof completion.id === "string" && completion.id !== "" ? { upstreamId: completion.id } : {}),
     ...(typeof completion.model === "string" && completion.model !== ""
       ? { upstreamModel: completion.model }
       : {}),
-    content,
     finishReason,
     ...(rawFinishReason === undefined ? {} : { rawFinishReason }),
     usage: mapUsage(completion.usage),

@@ -29,13 +29,14 @@ export function createOpenAiResponsesAdapter(options: OpenAiResponsesAdapterOpti
       },
       readsPdf: true,
       // Built before sending: a request the format cannot express fails without an upstream call.
-      buildRequest: (call, stream) => ({
-        ...buildResponsesRequest(call, { stream }),
-        context: {
+      buildRequest: (call, stream) => {
+        const { url, headers, body } = buildResponsesRequest(call, { stream });
+        const context = {
           upstreamModel: call.upstreamModel,
           nativeSearch: (call.request.nativeServerTools ?? []).some((tool) => tool.tool === "web_search"),
-        },
-      }),
+        };
+        return { url, headers, body, context };
+      },
       parseJson: (json, _call, context) => parseResponsesResponse(json, context),
       parseStream: (batches, _call, context) => parseResponsesBatches(batches, context),
     },

@@ -108,7 +108,7 @@ export function buildResponsesBody(call: UpstreamCall, options: { stream: boolea
     (entry) => entry !== ENCRYPTED_REASONING_INCLUDE,
   );
   if (reasoningModel) {
-    body.reasoning = { ...(effort === undefined ? {} : { effort }), summary: "auto" };
+    body.reasoning = effort === undefined ? { summary: "auto" } : { effort, summary: "auto" };
     include.push(ENCRYPTED_REASONING_INCLUDE);
   }
   // A search's sources come only when asked for; the caller's formats show them.

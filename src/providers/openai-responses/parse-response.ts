@@ -49,9 +49,9 @@ export function parseResponsesResponse(json: unknown, context: ResponsesParseCon
   const incompleteReason = response.incomplete_details?.reason;
   const rawFinishReason = readRawFinishReason(response.status, incompleteReason);
   return {
+    content,
     ...(typeof response.id === "string" && response.id !== "" ? { upstreamId: response.id } : {}),
     ...(typeof response.model === "string" && response.model !== "" ? { upstreamModel: response.model } : {}),
-    content,
     finishReason: mapResponsesFinishReason(response.status, incompleteReason, { hasToolCalls, hasRefusal }),
     ...(rawFinishReason === undefined ? {} : { rawFinishReason }),
     usage: mapResponsesUsage(response.usage),

@@ -58,14 +58,14 @@ export function readWebSearchCall(item: ResponsesOutputItemWire, upstreamModel: 
   const result: ServerToolResult =
     output === undefined
       ? {
-          ...base,
           status: "failed",
+          ...base,
           error: {
             code: "unavailable",
             message: `The provider's web search ended ${item.status ?? "without a status"}.`,
           },
         }
-      : { ...base, status: "completed", output };
+      : { status: "completed", ...base, output };
   return { call, providerState, result };
 }
 

@@ -63,7 +63,17 @@ export function getZonedDateTime(timezone: string, epochMs: number): ZonedDateTi
   const wholeSecondMs = Math.floor(epochMs / 1000) * 1000;
   const offsetSeconds = Math.round((toEpochMsAsUtc(wall) - wholeSecondMs) / 1000);
   const weekday = WEEKDAYS[new Date(toEpochMsAsUtc(wall)).getUTCDay()];
-  return { ...wall, timezone, offsetSeconds, weekday };
+  return {
+    year: wall.year,
+    month: wall.month,
+    day: wall.day,
+    hour: wall.hour,
+    minute: wall.minute,
+    second: wall.second,
+    timezone,
+    offsetSeconds,
+    weekday,
+  };
 }
 
 /** The instant a wall-clock time in `timezone` denotes (see the module comment for gaps and overlaps). */

@@ -229,9 +229,14 @@ function replaceParts(
     });
     if (content === undefined) return message;
     changed = true;
-    return { ...message, content };
+    const replaced = { ...message };
+    replaced.content = content;
+    return replaced;
   });
-  return changed ? { ...request, messages } : request;
+  if (!changed) return request;
+  const replaced = { ...request };
+  replaced.messages = messages;
+  return replaced;
 }
 
 /** `run` over `items`, `limit` at a time, in order; after the first failure nothing new starts. */

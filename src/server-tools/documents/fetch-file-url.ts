@@ -33,8 +33,10 @@ export async function fetchFileUrl(
   context: FileFetchContext,
   signal: AbortSignal,
 ): Promise<FetchedFile> {
+  const settings = { ...context.settings };
+  settings.maxBytes = maxFileBytes;
   const fetched = await fetchSafely(url, {
-    settings: { ...context.settings, maxBytes: maxFileBytes },
+    settings,
     signal,
     network: context.network,
     acceptContentType: (type) => {

@@ -128,11 +128,16 @@ export function createImageGenerator(
   ): Promise<ImageGenerationOutcome> {
     const started = performance.now();
     const wire = WIRES[provider.kind];
-    const failWith = (failure: ImageFailure): ImageGenerationOutcome =>
-      fail({ ...failure, providerId: provider.id });
+    const failWith = (failure: ImageFailure): ImageGenerationOutcome => {
+      const attributed = { ...failure };
+      attributed.providerId = provider.id;
+      return fail(attributed);
+    };
     const outgoing = wire.build(provider, prompt, size);
     const response = await sendImageRequest({
-      ...outgoing,
+      url: outgoing.url,
+      headers: outgoing.headers,
+      body: outgoing.body,
       timeoutMs: provider.timeoutMs,
       signal,
       dispatcher,

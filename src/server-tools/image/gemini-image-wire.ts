@@ -34,7 +34,8 @@ export function buildGeminiImageRequest(
   prompt: string,
   size: ImageSize,
 ): ProviderImageRequest {
-  const headers: Record<string, string> = { ...provider.headers, "content-type": "application/json" };
+  const headers: Record<string, string> = { ...provider.headers };
+  headers["content-type"] = "application/json";
   if (provider.apiKey) headers["x-goog-api-key"] = provider.apiKey;
   const body = {
     contents: [{ role: "user", parts: [{ text: prompt }] }],

@@ -16,7 +16,8 @@ export function buildOpenAiImageRequest(
   prompt: string,
   size: ImageSize,
 ): ProviderImageRequest {
-  const headers: Record<string, string> = { ...provider.headers, "content-type": "application/json" };
+  const headers: Record<string, string> = { ...provider.headers };
+  headers["content-type"] = "application/json";
   if (provider.apiKey) headers.authorization = `Bearer ${provider.apiKey}`;
   const body: Record<string, unknown> = { model: provider.model, prompt, n: 1, size };
   if (provider.quality) body.quality = provider.quality;

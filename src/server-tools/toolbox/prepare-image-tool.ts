@@ -67,7 +67,7 @@ export function prepareImageTool(
           forModel: args.message,
         };
       }
-      const request = size === undefined ? args.request : { ...args.request, size };
+      const request = size === undefined ? args.request : { prompt: args.request.prompt, size };
       const outcome = await generator.generate(request, { signal });
       const forModel = cap(describeImageOutcomeForModel(outcome));
       if (!outcome.ok) {
@@ -112,7 +112,11 @@ function readSizeOption(activation: ServerToolActivation): ImageSize | undefined
 function withoutSizeArgument(definition: FunctionTool): FunctionTool {
   const parameters = definition.parameters as { properties: Record<string, unknown> };
   const { size: _, ...properties } = parameters.properties;
-  return { ...definition, parameters: { ...definition.parameters, properties } };
+  const trimmed = { ...definition.parameters };
+  trimmed.properties = properties;
+  const tool = { ...definition };
+  tool.parameters = trimmed;
+  return tool;
 }
 
 function classifyImageFailure(failure: ImageFailure): ServerToolErrorCode {

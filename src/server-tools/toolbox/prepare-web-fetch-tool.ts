@@ -176,11 +176,11 @@ export function readWebFetchActivation(activation: ServerToolActivation): {
     if (typeof list === "string") throw createActivationError(activation, `${field} ${list}`, field);
     domains[field] = list;
   }
-  return {
-    ...(maxContentTokens === undefined ? {} : { maxContentTokens }),
-    allowedDomains: domains.allowed_domains,
-    blockedDomains: domains.blocked_domains,
-  };
+  const allowedDomains = domains.allowed_domains;
+  const blockedDomains = domains.blocked_domains;
+  return maxContentTokens === undefined
+    ? { allowedDomains, blockedDomains }
+    : { maxContentTokens, allowedDomains, blockedDomains };
 }
 
 /**
@@ -213,8 +213,11 @@ async function readPdf(
   }
   const capped = truncateToTokenBudget(read.text, maxContentTokens);
   const pagesShown = capped.truncated ? countPagesShown(capped.text, read.pagesIncluded) : read.pagesIncluded;
+  const shown = { ...result };
+  shown.text = capped.text;
+  shown.truncated = capped.truncated || read.pagesCut || read.textCut;
   return {
-    result: { ...result, text: capped.text, truncated: capped.truncated || read.pagesCut || read.textCut },
+    result: shown,
     costMicroUsd: pagesShown * pdf.extractor.settings.pricePerPageMicroUsd,
   };
 }

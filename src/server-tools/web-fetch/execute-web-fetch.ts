@@ -126,7 +126,6 @@ export async function executeWebFetch(
     return fail("unsupported_type", `Failed: content of type ${shown} is not supported.`, shown);
   }
   const base = {
-    ok: true as const,
     url: input.url,
     finalUrl: fetched.url,
     status: fetched.status,
@@ -138,7 +137,7 @@ export async function executeWebFetch(
   };
   if (kind === "pdf") {
     const pdf = { mediaType: "application/pdf" as const, data: fetched.body };
-    return { ...base, title: null, text: "", pdf, truncated: false, durationMs: elapsed() };
+    return { ok: true, ...base, title: null, text: "", pdf, truncated: false, durationMs: elapsed() };
   }
 
   let title: string | null = null;
@@ -165,5 +164,5 @@ export async function executeWebFetch(
     text = decodeText(fetched.body, fetched.contentType.charset, false);
   }
   const capped = truncateToTokenBudget(text, maxTokens);
-  return { ...base, title, text: capped.text, truncated: capped.truncated, durationMs: elapsed() };
+  return { ok: true, ...base, title, text: capped.text, truncated: capped.truncated, durationMs: elapsed() };
 }

@@ -83,7 +83,7 @@ export async function fetchSafely(input: string, options: SafeFetchOptions): Pro
   const started = performance.now();
   const { settings } = options;
   const elapsed = () => Math.round(performance.now() - started);
-  const finish = (failure: FetchFailure) => ({ ...failure, durationMs: elapsed() });
+  const finish = (failure: FetchFailure) => Object.assign({ ...failure }, { durationMs: elapsed() });
   options.signal?.throwIfAborted();
 
   const policy: UrlPolicy = {

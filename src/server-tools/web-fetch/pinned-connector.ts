@@ -83,7 +83,7 @@ async function vetAndConnect(
   let lastError: Error | undefined;
   for (const candidate of candidates.slice(0, MAX_CONNECT_ATTEMPTS)) {
     options.signal.throwIfAborted();
-    const target: VettedTarget = { ...candidate, port, protocol, hostname: connect.hostname };
+    const target: VettedTarget = { port, protocol, hostname: connect.hostname, ...candidate };
     try {
       return await openSocket(options.openSocket, target, options.connectTimeoutMs);
     } catch (error) {

@@ -91,10 +91,10 @@ export function createSearchBackend<Options>(
     const { plan } = planned;
     const call = protocol.buildCall(plan, settings, options);
     const answer = await requestSearchJson(dependencies.dispatcher, {
-      ...call,
       timeoutMs: settings.timeoutMs,
       maxResponseBytes: settings.maxResponseBytes,
       signal,
+      ...call,
     });
     if (!answer.ok) {
       if (answer.reason === "http_status" && answer.status !== undefined) {

@@ -32,13 +32,12 @@ export async function createPgliteClient(
     checkpointIfDue(client).catch(() => {}); // Closing, or busy: the next tick tries again.
   }, CHECKPOINT_CHECK_INTERVAL_MS);
   timer.unref();
-  return {
-    ...client,
+  return Object.assign({}, client, {
     async close() {
       clearInterval(timer);
       await client.close();
     },
-  };
+  });
 }
 
 /**

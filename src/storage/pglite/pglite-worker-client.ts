@@ -115,7 +115,7 @@ export async function createPgliteWorkerClient(
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
-      thread.postMessage({ ...request, id } as WorkerRequest);
+      thread.postMessage({ id, ...request } as WorkerRequest);
     });
   };
 
@@ -152,8 +152,7 @@ export async function createPgliteWorkerClient(
   }
 
   const root = clientFor(undefined);
-  return {
-    ...root,
+  return Object.assign({}, root, {
     async close() {
       closing = true;
       clearTimeout(restartTimer);
@@ -162,7 +161,7 @@ export async function createPgliteWorkerClient(
       await send({ op: "close" });
       await thread.terminate();
     },
-  };
+  });
 }
 
 /** Under tsx (tests, the CLI) the worker's entry is TypeScript: a worker does not inherit tsx's hooks. */

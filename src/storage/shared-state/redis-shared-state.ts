@@ -40,7 +40,7 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
     autoResubscribe: false,
   };
   // keyPrefix covers keys only; channel names are prefixed by hand below.
-  const commands = new Redis(options.redisUrl, { ...connectionOptions, keyPrefix: prefix || undefined });
+  const commands = new Redis(options.redisUrl, { keyPrefix: prefix || undefined, ...connectionOptions });
   const subscriber = new Redis(options.redisUrl, connectionOptions);
   commands.on("error", onError);
   subscriber.on("error", onError);

@@ -22,5 +22,11 @@ export async function openSharedState(options: OpenSharedStateOptions = {}): Pro
   if (!options.redisUrl) return createInProcessSharedState();
   // Loaded only here: an embedded gateway never needs ioredis.
   const { createRedisSharedState } = await import("./redis-shared-state.js");
-  return createRedisSharedState({ ...options, redisUrl: options.redisUrl });
+  return createRedisSharedState({
+    redisUrl: options.redisUrl,
+    prefix: options.prefix,
+    connectTimeoutMs: options.connectTimeoutMs,
+    commandTimeoutMs: options.commandTimeoutMs,
+    onError: options.onError,
+  });
 }

@@ -238,7 +238,8 @@ export function createKeyLimitRepository(client: SqlClient): KeyLimitRepository 
         });
         return { previousSpendMicroUsd, resetAt: new Date(resetAt) };
       });
-      return { ...(await readKeyAndLimits(keyId)), ...result };
+      const { key, limits } = await readKeyAndLimits(keyId);
+      return { key, limits, previousSpendMicroUsd: result.previousSpendMicroUsd, resetAt: result.resetAt };
     },
 
     sumSpend: (keyId, windows) => sumSpend(client, keyId, windows),

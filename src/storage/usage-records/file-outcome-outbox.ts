@@ -202,8 +202,12 @@ export async function openFileOutcomeOutbox(directory: string): Promise<OutcomeO
     },
 
     async setAside(entry, reason) {
-      const record = typeof entry === "string" ? { line: entry } : { id: entry.id, entry };
-      const line = JSON.stringify({ ...record, reason, setAsideAt: new Date().toISOString() });
+      const setAsideAt = new Date().toISOString();
+      const line = JSON.stringify(
+        typeof entry === "string"
+          ? { line: entry, reason, setAsideAt }
+          : { id: entry.id, entry, reason, setAsideAt },
+      );
       await appendDurably(join(directory, SET_ASIDE_FILE_NAME), `${line}\n`);
     },
 

@@ -69,8 +69,8 @@ export function readGenerationRow(row: GenerationRow): GenerationRecord {
   }
   const latencyMs = readNullableInteger(row.latency_ms, "latency_ms");
   return {
-    ...readStartRow(row),
     status: row.status,
+    ...readStartRow(row),
     errorCode: row.error_code,
     upstreamProvider: row.upstream_provider,
     upstreamModel: row.upstream_model,

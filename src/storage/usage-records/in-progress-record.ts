@@ -6,8 +6,8 @@ import type { GenerationRecord, GenerationStart } from "../../engine/generation-
 
 export function toInProgressRecord(start: GenerationStart, submittedAt: Date): GenerationRecord {
   return {
-    ...start,
     status: "in_progress",
+    ...start,
     errorCode: null,
     upstreamProvider: null,
     upstreamModel: null,

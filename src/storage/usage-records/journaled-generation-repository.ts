@@ -92,7 +92,7 @@ export function createJournaledGenerationRepository(
   journal: UsageJournal,
   options: JournaledGenerationOptions = {},
 ): JournaledGenerationRepository {
-  const settings = { ...DEFAULTS, ...options };
+  const settings = Object.assign({}, DEFAULTS, options);
   const loopUtilization = options.loopUtilization ?? measureLoopUtilization();
   let lingerMs = settings.lingerMs;
   /** Journaled and not yet written, by id; a finish replaces its start. */
@@ -110,7 +110,11 @@ export function createJournaledGenerationRepository(
   function journalEntry(start: GenerationStart, outcome: GenerationOutcome | undefined): Entry {
     const at = new Date();
     // The admission time is part of the record; a replay after a crash must not move it.
-    const stamped = start.createdAt ? start : { ...start, createdAt: at };
+    let stamped = start;
+    if (!start.createdAt) {
+      stamped = { ...start };
+      stamped.createdAt = at;
+    }
     const line = encodeJournalLine(stamped, outcome, at);
     const segment = journal.append(line);
     return { id: start.id, start: stamped, outcome, at, line, segment, inFlight: false, done: false };
@@ -410,11 +414,11 @@ function decodeJournalLine(
 function toFinalRecord(entry: Entry): GenerationRecord {
   const outcome = entry.outcome as GenerationOutcome;
   return {
+    finishedAt: entry.at,
     ...entry.start,
     ...outcome,
     toolCostsMicroUsd: { ...outcome.toolCostsMicroUsd },
     usageEstimated: outcome.usageEstimated === true,
     createdAt: entry.start.createdAt ?? entry.at,
-    finishedAt: entry.at,
   };
 }

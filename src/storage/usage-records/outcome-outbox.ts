@@ -83,8 +83,7 @@ export function decodeParkedOutcome(line: string): ParkedOutcome | null {
 /** JSON turned `createdAt` into a string; the rest is checked by the repository on replay. */
 export function decodeStart(start: Record<string, unknown>): GenerationStart {
   const { createdAt, ...rest } = start;
-  return {
-    ...(rest as unknown as GenerationStart),
-    ...(typeof createdAt === "string" ? { createdAt: new Date(createdAt) } : {}),
-  };
+  const decoded = rest as unknown as GenerationStart;
+  if (typeof createdAt === "string") decoded.createdAt = new Date(createdAt);
+  return decoded;
 }

@@ -45,8 +45,7 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
   /** Ids whose value this instance wrote (or the sweep listed) and has not deleted yet. */
   const announced = new Set<string>();
 
-  return {
-    ...inner,
+  const overrides: Pick<GenerationRepository, "start" | "finish" | "get" | "listInProgress"> = {
     async start(record) {
       const written = record.stream ? inner.start(record) : undefined;
       const at = new Date();
@@ -120,6 +119,7 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
       return [...found.values()];
     },
   };
+  return Object.assign({}, inner, overrides);
 }
 
 function decodeValue(value: string): { start: GenerationStart; at: Date } | null {
