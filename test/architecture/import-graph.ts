@@ -12,7 +12,8 @@ export interface SourceFile {
   packages: string[];
 }
 
-function listSourceFiles(folder: string, out: string[]): string[] {
+/** Every `.ts` file under `folder` that is not a test or a declaration file, appended to `out`. */
+export function listSourceFiles(folder: string, out: string[]): string[] {
   for (const entry of readdirSync(folder)) {
     const path = join(folder, entry);
     if (statSync(path).isDirectory()) listSourceFiles(path, out);

@@ -1,20 +1,12 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { test } from "node:test";
 import ts from "typescript";
+import { listSourceFiles } from "./import-graph.js";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const SOURCE = join(ROOT, "src");
-
-function listSourceFiles(folder: string, out: string[]): string[] {
-  for (const entry of readdirSync(folder)) {
-    const path = join(folder, entry);
-    if (statSync(path).isDirectory()) listSourceFiles(path, out);
-    else if (entry.endsWith(".ts") && !entry.endsWith(".test.ts") && !entry.endsWith(".d.ts")) out.push(path);
-  }
-  return out;
-}
 
 /**
  * The lines (1-based) of the object literals in `text` whose first member is a spread and that
