@@ -38,12 +38,10 @@ export interface AdmittedGeneration extends GenerationInput {
   /** The routes it may be served by, in the order they are tried. */
   candidates: RouteCandidate[];
   /**
-   * The call's route-dependent fields for one candidate; `request` is the first round's as that
-   * route is sent it (the tools its provider runs itself, `request.nativeServerTools`).
+   * The call for one candidate, before its attempt adds its trace headers; `request` is the first
+   * round's as that route is sent it (the tools its provider runs itself, `request.nativeServerTools`).
    */
-  callFor(
-    candidate: RouteCandidate,
-  ): Pick<UpstreamCall, "request" | "model" | "provider" | "upstreamModel" | "maxOutputTokens">;
+  callFor(candidate: RouteCandidate): Omit<UpstreamCall, "signal">;
   /** Its worst-case cost held against the key's limits and the balance until settlement. */
   reservation: Reservation;
   /** The usage record's identity; settlement writes it final whether or not it was started. */

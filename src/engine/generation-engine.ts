@@ -254,6 +254,20 @@ export class GenerationEngine {
     const settled = new Promise<SettledGeneration>((resolve) => {
       announceSettled = resolve;
     });
+    const callFor = (candidate: RouteCandidate): AdmittedGeneration["call"] => ({
+      request: requestFor(candidate),
+      model: candidate.model,
+      provider: candidate.route.provider,
+      upstreamModel: candidate.route.upstreamModel,
+      // The caller's cap, or what the limits' headroom affords when the caller set none; never
+      // above what the candidate's model can produce.
+      maxOutputTokens: Math.min(
+        reservation.outputCap,
+        resolveOutputCap(candidate.model, input.request.maxOutputTokens),
+      ),
+      requestId: input.requestId,
+      traceHeaders: undefined,
+    });
     // Every field written out, not `...input` first: a literal never starts with a spread
     // (CONTRIBUTING.md, "Naming and layout").
     const admitted: Announcing = {
@@ -275,29 +289,8 @@ export class GenerationEngine {
       maxNativeCallsPerRound:
         config.serverTools?.maxNativeCallsPerRound ?? DEFAULT_MAX_NATIVE_CALLS_PER_ROUND,
       candidates,
-      callFor: (candidate) => ({
-        request: requestFor(candidate),
-        model: candidate.model,
-        provider: candidate.route.provider,
-        upstreamModel: candidate.route.upstreamModel,
-        // The caller's cap, or what the limits' headroom affords when the caller set none; never
-        // above what the candidate's model can produce.
-        maxOutputTokens: Math.min(
-          reservation.outputCap,
-          resolveOutputCap(candidate.model, input.request.maxOutputTokens),
-        ),
-      }),
-      call: {
-        request: requestFor(first),
-        model: first.model,
-        provider: first.route.provider,
-        upstreamModel: first.route.upstreamModel,
-        maxOutputTokens: Math.min(
-          reservation.outputCap,
-          resolveOutputCap(first.model, input.request.maxOutputTokens),
-        ),
-        requestId: input.requestId,
-      },
+      callFor,
+      call: callFor(first),
       serverTools,
       documents,
     };

@@ -311,21 +311,10 @@ export class GenerationRun {
     // Admission built the call for the first candidate; any other attempt (a retry too: its
     // documents are read afresh) starts from the route's own call.
     if (this.attempts.length > 0 || candidate !== admitted.candidates[0]) {
-      const routed = admitted.callFor(candidate);
-      admitted.call = {
-        request: routed.request,
-        model: routed.model,
-        provider: routed.provider,
-        upstreamModel: routed.upstreamModel,
-        maxOutputTokens: routed.maxOutputTokens,
-        requestId: admitted.call.requestId,
-        traceHeaders: admitted.call.traceHeaders,
-      };
+      admitted.call = admitted.callFor(candidate);
     }
     // Later rounds of the serving attempt (server tools) keep its trace headers with the call.
-    if (traceHeaders !== undefined || admitted.call.traceHeaders !== undefined) {
-      admitted.call.traceHeaders = traceHeaders;
-    }
+    admitted.call.traceHeaders = traceHeaders;
     if (admitted.documents !== undefined) {
       const unreadable = await this.readDocuments(admitted.documents, adapter, candidate);
       if (unreadable !== undefined) return unreadable;
