@@ -126,6 +126,15 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
       ),
   });
 
+  /** What every reservation of this guard shares (one object, not one per request). */
+  const leases: LeaseServices = {
+    counters,
+    retries,
+    leaseTtlMs,
+    maxLeaseLifetimeMs,
+    extend: extendReservation,
+  };
+
   function holdLease(
     input: AdmissionInput,
     windows: LimitWindows,
@@ -134,21 +143,7 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
     cap: number,
     lowered: boolean,
   ): Reservation {
-    return new LeasedReservation(
-      {
-        counters,
-        retries,
-        leaseTtlMs,
-        maxLeaseLifetimeMs,
-        extend: (more, count) => extendReservation(input, more, count),
-      },
-      input,
-      windows,
-      admittedAt,
-      amount,
-      cap,
-      lowered,
-    );
+    return new LeasedReservation(leases, input, windows, admittedAt, amount, cap, lowered);
   }
 
   /**
@@ -163,24 +158,15 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
     count: number,
   ): Promise<Reservation | undefined> {
     try {
-      const { worstCase } = input;
-      return await guard.admit({
-        requestId: `${input.requestId}~${count}`,
-        keyId: input.keyId,
-        workspaceId: input.workspaceId,
-        limits: input.limits,
-        requestsPerMinute: null,
-        checkBalance: input.checkBalance,
-        worstCase: {
-          inputTokens: worstCase.inputTokens,
-          inputPicoUsd: worstCase.inputPicoUsd,
-          inputTokenPicoUsd: worstCase.inputTokenPicoUsd,
-          outputTokenPicoUsd: worstCase.outputTokenPicoUsd,
-          outputCap: worstCase.outputCap,
-          amountMicroUsd: more,
-        },
-        outputCapAdjustable: false,
-      });
+      // The admission's own input, with what differs for an extension (objects this module built).
+      return await guard.admit(
+        Object.assign({}, input, {
+          requestId: `${input.requestId}~${count}`,
+          requestsPerMinute: null,
+          outputCapAdjustable: false,
+          worstCase: Object.assign({}, input.worstCase, { amountMicroUsd: more }),
+        }),
+      );
     } catch (error) {
       if (isLimitRefusal(error)) return undefined;
       throw error;
@@ -428,8 +414,8 @@ interface LeaseServices {
   retries: { add(input: SettleInput): void };
   leaseTtlMs: number;
   maxLeaseLifetimeMs: number;
-  /** Admits the `count`-th extension of `more`; undefined when a limit refuses it. */
-  extend(more: number, count: number): Promise<Reservation | undefined>;
+  /** Admits the `count`-th extension of `more` to `input`'s reservation; undefined when a limit refuses it. */
+  extend(input: AdmissionInput, more: number, count: number): Promise<Reservation | undefined>;
 }
 
 /**
@@ -465,7 +451,7 @@ class LeasedReservation implements Reservation {
   async extend(more: number): Promise<boolean> {
     if (more <= 0) return true;
     this.extensions ??= [];
-    const extension = await this.services.extend(more, this.extensions.length + 1);
+    const extension = await this.services.extend(this.input, more, this.extensions.length + 1);
     if (extension === undefined) return false;
     this.extensions.push(extension);
     this.extendedMicroUsd += more;
