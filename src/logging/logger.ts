@@ -93,6 +93,9 @@ export function createInfoLineWriter<T>(logger: Logger, format: (item: T) => str
     lines = [];
     destination.write(text);
   };
+  // Writers dropped since (a test's routers) leave only their empty references behind: cleared here.
+  for (const reference of handOversAtExit)
+    if (reference.deref() === undefined) handOversAtExit.delete(reference);
   handOversAtExit.add(new WeakRef(handOver));
   return (item) => {
     if (!logger.isLevelEnabled("info")) return;
