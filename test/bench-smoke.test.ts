@@ -239,6 +239,15 @@ test("--warm-start sets the unmeasured load per target before round 1, and the e
   );
 });
 
+test("--rates none measures only the fixed-concurrency load; a rate out of range is refused", () => {
+  const parse = (argv: string[]) => parseBenchOptions(argv) as BenchOptions;
+  assert.deepEqual(parse([]).rates, [400]);
+  assert.deepEqual(parse(["--rates", "none"]).rates, []);
+  assert.deepEqual(parse(["--rates", "200,800"]).rates, [200, 800]);
+  assert.ok(estimateRunMs(parse(["--rates", "none"])) < estimateRunMs(parse([])));
+  assert.throws(() => parseBenchOptions(["--rates", "0"]), /bad rate "0"/);
+});
+
 test("gateway children take BENCH_GATEWAY_NODE_OPTIONS; the baseline its own flags when set, even empty", (t) => {
   const saved = {
     gateway: process.env.BENCH_GATEWAY_NODE_OPTIONS,

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { createTestOutcome } from "../../test/helpers/generation-records.js";
 import type { ApiKeyWithWorkspace } from "../auth/accounts.js";
 import type { SettledGeneration } from "../engine/admitted-generation.js";
-import type { GenerationOutcome } from "../engine/generation-record.js";
 import { formatRequestLine, RequestLogEntry } from "./request-log.js";
 
 /** The line as an object, field by field in the documented order: what the text must parse to. */
@@ -65,25 +65,6 @@ const CALLER = {
   workspace: { id: "ws_1" },
 } as unknown as ApiKeyWithWorkspace;
 
-function createOutcome(overrides: Partial<GenerationOutcome>): GenerationOutcome {
-  return {
-    status: "ok",
-    errorCode: null,
-    upstreamProvider: "openai",
-    upstreamModel: "gpt-4o-mini-2024-07-18",
-    tokensPrompt: 31,
-    tokensCompletion: 24,
-    tokensReasoning: 0,
-    tokensCachedPrompt: 0,
-    tokensCacheWrite: 0,
-    costMicroUsd: 19,
-    toolCostsMicroUsd: {},
-    latencyMs: 12,
-    finishReason: "stop",
-    ...overrides,
-  };
-}
-
 test("the request line is the JSON of its fields, byte for byte, for an unmatched path with characters JSON escapes", () => {
   for (const path of [
     '/a"b\\c',
@@ -125,7 +106,7 @@ test("the request line of a settled generation carries its caller, model, attemp
     },
   ];
   const settled: SettledGeneration = {
-    outcome: createOutcome({ attempts }),
+    outcome: createTestOutcome({ attempts }),
     served: attempts[1],
     toolCalls: [],
   };
@@ -144,7 +125,7 @@ test("the request line of a generation no route served, or that failed before se
   failed.caller = CALLER;
   failed.model = 'odd "model"';
   failed.settledGeneration = {
-    outcome: createOutcome({
+    outcome: createTestOutcome({
       status: "error",
       errorCode: "provider_unavailable",
       upstreamModel: null,

@@ -36,3 +36,33 @@ test("cells render as prom-client renders its own: counters per series, cumulati
   assert.match(text, /^t_duration_seconds_sum\{endpoint="\/a"\} 5.55$/m);
   assert.match(text, /^t_duration_seconds_count\{endpoint="\/a"\} 3$/m);
 });
+
+test("a series handed out is shown once it is added to, not before, and updates the same series as inc and observe", async () => {
+  const registry = new Registry();
+  const tokens = new CounterCells({
+    name: "t_tokens_total",
+    help: "Tokens.",
+    labelNames: ["type"] as const,
+    registers: [registry],
+  });
+  const duration = new HistogramCells({
+    name: "t_seconds",
+    help: "Duration.",
+    labelNames: ["endpoint"] as const,
+    buckets: [1],
+    registers: [registry],
+  });
+  const cached = tokens.series({ type: "cached_input" });
+  const slow = duration.series({ endpoint: "/b" });
+  let text = await registry.metrics();
+  assert.doesNotMatch(text, /t_tokens_total\{/);
+  assert.doesNotMatch(text, /t_seconds_count\{/);
+  cached.value += 5;
+  tokens.inc({ type: "cached_input" }, 2);
+  slow.observe(2);
+  duration.observe({ endpoint: "/b" }, 0.5);
+  text = await registry.metrics();
+  assert.match(text, /^t_tokens_total\{type="cached_input"\} 7$/m);
+  assert.match(text, /^t_seconds_bucket\{endpoint="\/b",le="1"\} 1$/m);
+  assert.match(text, /^t_seconds_count\{endpoint="\/b"\} 2$/m);
+});
