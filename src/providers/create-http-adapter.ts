@@ -185,16 +185,7 @@ function withBodyEncoded<T>(
 ): Promise<T> {
   const { body } = request;
   if (typeof body !== "string" || body.length < LARGE_BODY_CHARS) return sendIt(request);
-  return encodeUtf8InSteps(body).then((bytes) =>
-    sendIt({
-      url: request.url,
-      method: request.method,
-      headers: request.headers,
-      body: bytes,
-      timeouts: request.timeouts,
-      signal: request.signal,
-    }),
-  );
+  return encodeUtf8InSteps(body).then((bytes) => sendIt(Object.assign({}, request, { body: bytes })));
 }
 
 /**
