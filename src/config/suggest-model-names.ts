@@ -5,7 +5,7 @@
 import type { CatalogModel, ModelNames } from "./types.js";
 
 /** Longer names are compared by their start only: no catalog name is this long. */
-const MAX_COMPARED_LENGTH = 100;
+const MAX_COMPARED_LENGTH = 64;
 
 export interface ModelNameSuggestion {
   /** The catalog name closest to the unknown one. */
@@ -42,17 +42,24 @@ export function measureEditDistance(a: string, b: string): number {
   if (a === b) return 0;
   if (a.length === 0) return b.length;
   if (b.length === 0) return a.length;
-  let previous = new Array<number>(b.length + 1);
-  let current = new Array<number>(b.length + 1);
+  // Two rows of the table, typed so that the inner loop stays on small integers.
+  let previous = new Uint32Array(b.length + 1);
+  let current = new Uint32Array(b.length + 1);
   for (let j = 0; j <= b.length; j++) previous[j] = j;
   for (let i = 1; i <= a.length; i++) {
     current[0] = i;
     const code = a.charCodeAt(i - 1);
     for (let j = 1; j <= b.length; j++) {
-      const substitution = previous[j - 1] + (code === b.charCodeAt(j - 1) ? 0 : 1);
-      current[j] = Math.min(substitution, previous[j] + 1, current[j - 1] + 1);
+      let best = previous[j - 1] + (code === b.charCodeAt(j - 1) ? 0 : 1);
+      const deletion = previous[j] + 1;
+      if (deletion < best) best = deletion;
+      const insertion = current[j - 1] + 1;
+      if (insertion < best) best = insertion;
+      current[j] = best;
     }
-    [previous, current] = [current, previous];
+    const swap = previous;
+    previous = current;
+    current = swap;
   }
   return previous[b.length];
 }
