@@ -91,7 +91,7 @@ export interface GatewayConfig {
   providers: ProviderConfig[];
   models: CatalogModel[];
   modelsBySlug: Map<string, CatalogModel>;
-  /** Every name a request may use for a model, built once at load (model-names.ts). */
+  /** Every name a request may use for a model, built once at load (build-model-names.ts). */
   modelNames: ModelNames;
   maxBodyBytes: number;
   /** Caps on one request's messages, content blocks (all messages together) and tools. */

@@ -45,7 +45,7 @@ export const catalogModelSchema = z
     aliases: z.array(z.string()).meta({
       description:
         "other names that resolve to this model in a request's `model` (the provider's own ids, dated snapshots, the operator's names); its slug's model part resolves too when no other slug shares it",
-      example: ["gpt-4-1", "gpt-4.1-2025-04-14"],
+      example: ["gpt-4.1-2025-04-14"],
     }),
     name: z.string(),
     provider: z.object({ slug: z.string(), name: z.string(), brand_color: z.string().optional() }),

@@ -250,7 +250,11 @@ test("model names: the shipped catalog answers the names clients send by default
       assert.equal(found.id, "anthropic/claude-opus-5.5");
       const missing = await fetch(`${harness.url}/api/v1/models/claude-opus-6`);
       assert.equal(missing.status, 404);
-      assert.match(((await missing.json()) as { error: { message: string } }).error.message, /claude-opus-/);
+      // This route needs no key: an unknown name gets a plain 404, no suggestions computed.
+      assert.match(
+        ((await missing.json()) as { error: { message: string } }).error.message,
+        /^No model "claude-opus-6" in the catalog$/,
+      );
     },
   );
 

@@ -7,7 +7,6 @@
  * name), and answered under its slug. Rendered once; the catalog is static.
  */
 import { z } from "zod";
-import { resolveModelName } from "../../config/resolve-model-name.js";
 import type { CatalogModel, GatewayConfig } from "../../config/types.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError } from "../../errors/gateway-error.js";
@@ -87,17 +86,27 @@ export function createModelsRoutes(config: GatewayConfig): RouteDefinition[] {
       },
       handler: (c) => {
         const name = c.req.param("slug") ?? "";
-        let model: string | undefined;
-        try {
-          model = bodies.get(name) ?? bodies.get(resolveModelName(config.modelNames, name, "slug").slug);
-        } catch (thrown) {
-          if (!(thrown instanceof GatewayError)) throw thrown;
-          return c.json(createCommonErrorEnvelope(thrown, c.get("requestId")), 404);
+        const slug = config.modelNames.byName.get(name)?.slug;
+        const model = slug === undefined ? undefined : bodies.get(slug);
+        if (model === undefined) {
+          // No suggestions here: the route needs no key, so an unknown name costs one lookup.
+          const candidates = config.modelNames.ambiguous.get(name);
+          const message =
+            candidates === undefined
+              ? `No model "${truncateName(name)}" in the catalog`
+              : `Model name "${name}" is ambiguous: it names ${candidates.map((entry) => entry.slug).join(", ")}`;
+          const error = GatewayError.invalidRequest(message, "slug");
+          return c.json(createCommonErrorEnvelope(error, c.get("requestId")), 404);
         }
         c.header("Content-Type", "application/json");
         c.header("Cache-Control", "public, max-age=60");
-        return c.body(model ?? "");
+        return c.body(model);
       },
     },
   ];
+}
+
+/** An unknown name as the 404 repeats it: at most 200 characters. */
+function truncateName(name: string): string {
+  return name.length > 200 ? `${name.slice(0, 200)}…` : name;
 }
