@@ -27,6 +27,30 @@ export const MODEL_FEATURES = [
   "prompt_caching",
 ] as const;
 
+/**
+ * Another name of a model (docs/configuration.md, "Model names"): a provider's own id, its dotted
+ * or dashed spelling, a dated snapshot. No slash: `<creator>/<alias>` is derived from it.
+ */
+export const modelAliasSchema = z
+  .string()
+  .max(200)
+  .regex(/^[a-zA-Z0-9][a-zA-Z0-9._:-]*$/, "letters, digits, '.', '_', ':' and '-', no slash");
+
+/** A family of models (`claude-opus`): a name can stand for its newest member. */
+const modelFamilySchema = z
+  .string()
+  .max(100)
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, "lowercase letters, digits, '.', '_' and '-'");
+
+/** A name of the operator's `aliases` map: a bare name, or one of the `<creator>/<model>` form. */
+const operatorAliasNameSchema = z
+  .string()
+  .max(200)
+  .regex(
+    /^[a-zA-Z0-9][a-zA-Z0-9._:-]*(\/[a-zA-Z0-9][a-zA-Z0-9._:-]*)?$/,
+    "a model name: letters, digits, '.', '_', ':', '-', at most one '/'",
+  );
+
 /** A price in USD per 1M tokens; kept as the decimal text of the file so conversion is exact. */
 const priceSchema = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)]);
 
@@ -87,6 +111,13 @@ export const modelConfigSchema = z.strictObject({
   }),
   description: z.string(),
   release_date: z.union([z.literal(""), z.iso.date()]).default(""),
+  /**
+   * Other names that resolve to this model, shown in `GET /api/v1/models` as `aliases` (the
+   * provider's own ids, dotted and dashed spellings, dated snapshots).
+   */
+  aliases: z.array(modelAliasSchema).max(50).default([]),
+  /** The family a name of the operator's `aliases` map may stand for (its newest member). */
+  family: modelFamilySchema.optional(),
   context_length: z.int().positive(),
   max_output_tokens: z.int().positive(),
   pricing: z.strictObject({
@@ -122,6 +153,16 @@ export const modelConfigSchema = z.strictObject({
 export const gatewayConfigSchema = z.strictObject({
   providers: z.array(providerConfigSchema).min(1),
   models: z.array(modelConfigSchema).min(1),
+  /**
+   * The operator's names: each maps to a catalog slug, or to `{ family }`, the newest model of
+   * that family by release_date (docs/configuration.md, "Model names").
+   */
+  aliases: z
+    .record(
+      operatorAliasNameSchema,
+      z.union([z.string().min(1), z.strictObject({ family: modelFamilySchema })]),
+    )
+    .default({}),
   limits: z
     .strictObject({
       /** Largest accepted request body; larger → payload_too_large 413. */

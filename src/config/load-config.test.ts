@@ -225,3 +225,100 @@ test("native_server_tools: each tool's price per call becomes exact integer micr
     (error: Error) => error instanceof ConfigError && error.message.includes("models[0].native_server_tools"),
   );
 });
+
+test("aliases: a name that would stand for two models, or take a slug or another model's name, is refused naming the field", () => {
+  const other = { ...model, slug: "acme/model-2", routes: [{ provider: "p", model: "model-2" }] };
+  const withAliases = (first: string[], second: string[], aliases?: Record<string, unknown>) => ({
+    providers: [provider],
+    models: [
+      { ...model, aliases: first, family: "acme-models" },
+      { ...other, aliases: second, family: "acme-models" },
+    ],
+    ...(aliases === undefined ? {} : { aliases }),
+  });
+  const cases: Array<[unknown, RegExp]> = [
+    // Two models claim one alias.
+    [
+      withAliases(["m1"], ["m2", "m1"]),
+      /models\[1\]\.aliases\[1\]: "m1" already names acme\/model-1 \(models\[0\]\.aliases\[0\]\)/,
+    ],
+    // An alias takes another model's bare name.
+    [withAliases(["model-2"], []), /models\[0\]\.aliases\[0\]: "model-2" is the model part of acme\/model-2/],
+    // The operator's name is a slug, or already an alias of another model.
+    [withAliases([], [], { "acme/model-1": "acme/model-2" }), /aliases\.acme\/model-1: .* is a catalog slug/],
+    [withAliases(["m1"], [], { m1: "acme/model-2" }), /aliases\.m1: "m1" already names acme\/model-1/],
+    [withAliases(["m1"], [], { "acme/m1": "acme/model-2" }), /aliases\.acme\/m1: "acme\/m1" already names/],
+    [
+      withAliases([], [], { "model-1": "acme/model-2" }),
+      /aliases\.model-1: .* is the model part of acme\/model-1/,
+    ],
+    // What the operator's name stands for must exist.
+    [
+      withAliases([], [], { fast: "acme/model-9" }),
+      /aliases\.fast: no catalog model has the slug "acme\/model-9"/,
+    ],
+    [
+      withAliases([], [], { fast: { family: "nope" } }),
+      /aliases\.fast\.family: no catalog model has the family "nope"/,
+    ],
+    // Shapes: an alias has no slash; a family is lowercase.
+    [withAliases(["acme/m1"], []), /models\[0\]\.aliases\[0\]: .*no slash/],
+    [{ providers: [provider], models: [{ ...model, family: "Big Models" }] }, /models\[0\]\.family/],
+  ];
+  for (const [raw, pattern] of cases) {
+    assert.throws(
+      () => buildConfig(raw, {}),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError, String(error));
+        assert.match(error.message, pattern);
+        return true;
+      },
+    );
+  }
+  // Redundant names are not collisions: a model's alias equal to its own bare name, and an
+  // operator's name for the model the alias already names.
+  const config = buildConfig(withAliases(["model-1", "m1"], [], { m1: "acme/model-1" }), {});
+  assert.equal(config.modelNames.byName.get("m1")?.slug, "acme/model-1");
+});
+
+test("an operator's name may settle a bare name two slugs share, for one of them", () => {
+  const shared = (creator: string) => ({
+    ...model,
+    slug: `${creator}/shared`,
+    routes: [{ provider: "p", model: "shared" }],
+  });
+  const ambiguous = buildConfig({ providers: [provider], models: [shared("a"), shared("b")] }, {});
+  assert.deepEqual(
+    ambiguous.modelNames.ambiguous.get("shared")?.map((entry) => entry.slug),
+    ["a/shared", "b/shared"],
+  );
+  const settled = buildConfig(
+    { providers: [provider], models: [shared("a"), shared("b")], aliases: { shared: "b/shared" } },
+    {},
+  );
+  assert.equal(settled.modelNames.byName.get("shared")?.slug, "b/shared");
+  assert.equal(settled.modelNames.ambiguous.size, 0);
+});
+
+test("the shipped catalog resolves the names Claude Code and Codex send by default", () => {
+  const config = loadConfigFile(DEFAULT_CONFIG_PATH, {});
+  const resolved = (name: string) => config.modelNames.byName.get(name)?.slug;
+  // Claude Code 2.1.332: no --model and `opus`, `sonnet`, `haiku`, and the ids it sends for them.
+  assert.equal(resolved("claude-opus-5-5"), "anthropic/claude-opus-5.5");
+  assert.equal(resolved("claude-sonnet-5-5"), "anthropic/claude-sonnet-5.5");
+  assert.equal(resolved("claude-haiku-5-5"), "anthropic/claude-haiku-5.5");
+  assert.equal(resolved("opus"), "anthropic/claude-opus-5.5");
+  assert.equal(resolved("sonnet"), "anthropic/claude-sonnet-5.5");
+  assert.equal(resolved("haiku"), "anthropic/claude-haiku-5.5");
+  // Codex CLI 0.171's default model.
+  assert.equal(resolved("gpt-6.2-sol"), "openai/gpt-6.2-sol");
+  // The providers' own ids of the other models, and a dated snapshot.
+  assert.equal(resolved("claude-sonnet-4-6"), "anthropic/claude-sonnet-4.6");
+  assert.equal(resolved("claude-haiku-4-5-20251001"), "anthropic/claude-haiku-4.5");
+  assert.equal(config.modelNames.ambiguous.size, 0);
+  // Every model's route id is one of its names, so a client that sends the provider's id finds it.
+  for (const entry of config.models) {
+    for (const route of entry.routes)
+      assert.equal(resolved(route.upstreamModel), entry.slug, route.upstreamModel);
+  }
+});

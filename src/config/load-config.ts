@@ -8,6 +8,7 @@ import type { z } from "zod";
 import { tryParseUsdToMicroUsd } from "../metering/money.js";
 import { convertUsdPerMillionToPicoPerToken } from "../metering/prices.js";
 import { isImageGenerationConfigured, resolveImageToolSettings } from "../server-tools/image/image-config.js";
+import { buildModelNames, ModelNameError } from "./build-model-names.js";
 import { type GatewayConfigFile, gatewayConfigSchema, type ModelConfigFile } from "./config-schema.js";
 import type { CatalogModel, GatewayConfig, ProviderConfig } from "./types.js";
 
@@ -86,11 +87,20 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
     if (modelsBySlug.has(model.slug)) throw new ConfigError(`${where}.slug: duplicate slug "${model.slug}"`);
     modelsBySlug.set(model.slug, resolveModel(model, providers, where));
   });
+  const models = [...modelsBySlug.values()];
+  let modelNames: GatewayConfig["modelNames"];
+  try {
+    modelNames = buildModelNames(models, file.aliases);
+  } catch (error) {
+    if (error instanceof ModelNameError) throw new ConfigError(`${origin}: ${error.message}`);
+    throw error;
+  }
 
   return {
     providers: [...providers.values()],
-    models: [...modelsBySlug.values()],
+    models,
     modelsBySlug,
+    modelNames,
     maxBodyBytes: file.limits.max_body_bytes,
     requestShape: {
       maxMessages: file.limits.max_messages,
@@ -158,6 +168,8 @@ function resolveModel(
   return {
     slug: model.slug,
     name: model.name,
+    aliases: [...new Set(model.aliases)],
+    family: model.family,
     provider: {
       slug: model.provider.slug,
       name: model.provider.name,

@@ -45,6 +45,13 @@ export interface ModelRoute {
 export interface CatalogModel {
   slug: string;
   name: string;
+  /**
+   * The names besides the slug that resolve to this model, as configured: its own `aliases`, then
+   * the names of the operator's `aliases` map that stand for it (docs/configuration.md, "Model names").
+   */
+  aliases: string[];
+  /** The family an operator's name may stand for (its newest member by release date). */
+  family?: string;
   provider: { slug: string; name: string; brandColor?: string };
   description: string;
   releaseDate: string;
@@ -70,10 +77,22 @@ export interface CatalogModel {
   routes: ModelRoute[];
 }
 
+/**
+ * The names a request may use, each mapped once at load: slugs, aliases, `<creator>/<alias>`,
+ * the operator's names, and a slug's model part where only one model has it. A model part that
+ * several slugs share is kept apart, for the error that lists them.
+ */
+export interface ModelNames {
+  byName: ReadonlyMap<string, CatalogModel>;
+  ambiguous: ReadonlyMap<string, readonly CatalogModel[]>;
+}
+
 export interface GatewayConfig {
   providers: ProviderConfig[];
   models: CatalogModel[];
   modelsBySlug: Map<string, CatalogModel>;
+  /** Every name a request may use for a model, built once at load (build-model-names.ts). */
+  modelNames: ModelNames;
   maxBodyBytes: number;
   /** Caps on one request's messages, content blocks (all messages together) and tools. */
   requestShape: { maxMessages: number; maxContentParts: number; maxTools: number };

@@ -1,12 +1,14 @@
 /**
  * Admission: the checks that decide whether a request may reach an upstream at all. Order:
- * model (and each alternative it names) exists → key allowlist (all of them) → workspace lock →
- * balance → spend and rate limits (the order is documented in docs/architecture.md). This file holds the checks that need no
- * shared state; the limits are `SpendGuard.admit` (src/limits), called by the engine right after.
+ * model (and each alternative it names) resolves to a catalog model → key allowlist (all of them,
+ * by slug) → workspace lock → balance → spend and rate limits (the order is documented in
+ * docs/architecture.md). This file holds the checks that need no shared state; the limits are
+ * `SpendGuard.admit` (src/limits), called by the engine right after.
  */
 
 import type { Workspace } from "../auth/accounts.js";
 import type { CanonicalRequest } from "../canonical/index.js";
+import { resolveModelName } from "../config/resolve-model-name.js";
 import type { CatalogModel, GatewayConfig } from "../config/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { KeyLimits } from "../limits/ports.js";
@@ -20,15 +22,12 @@ export interface Admission {
   limits: KeyLimits;
 }
 
-export function resolveModel(config: GatewayConfig, slug: string): CatalogModel {
-  const model = config.modelsBySlug.get(slug);
-  if (!model) {
-    throw GatewayError.invalidRequest(
-      `Unknown model "${slug}". GET /api/v1/models lists the available models.`,
-      "model",
-    );
-  }
-  return model;
+/**
+ * A requested name (slug, alias, bare model name, operator alias) → its catalog model; every
+ * later check (allowlist, limits, the record) uses the model's slug, never the name as sent.
+ */
+export function resolveModel(config: GatewayConfig, name: string, param = "model"): CatalogModel {
+  return resolveModelName(config.modelNames, name, param);
 }
 
 export function admitRequest(
@@ -37,25 +36,24 @@ export function admitRequest(
   request: CanonicalRequest,
 ): Admission {
   const model = resolveModel(config, request.model);
-  const alternatives = (request.models ?? []).map((slug, index) => {
-    const found = config.modelsBySlug.get(slug);
-    if (!found) {
-      throw GatewayError.invalidRequest(
-        `Unknown model "${slug}". GET /api/v1/models lists the available models.`,
-        `models[${index}]`,
-      );
-    }
-    return found;
-  });
+  const alternatives = (request.models ?? []).map((name, index) =>
+    resolveModel(config, name, `models[${index}]`),
+  );
   // Allowlist, lock and limits as the authenticator's cache has them (one cache of key state); the
   // balance here is only a first answer, the limit counters decide exactly.
   const allowed = caller.key.allowedModels;
   if (allowed && allowed.length > 0) {
     // Every candidate is checked before anything is sent, so a fallback never escapes the allowlist.
-    if (!allowed.includes(model.slug)) throw createNotAllowedError(model.slug, "model");
+    // Checked against the resolved slug: a name is allowed exactly when the model it names is.
+    if (!allowed.includes(model.slug)) throw createNotAllowedError(model.slug, request.model, "model");
     alternatives.forEach((alternative, index) => {
-      if (!allowed.includes(alternative.slug))
-        throw createNotAllowedError(alternative.slug, `models[${index}]`);
+      if (!allowed.includes(alternative.slug)) {
+        throw createNotAllowedError(
+          alternative.slug,
+          request.models?.[index] ?? alternative.slug,
+          `models[${index}]`,
+        );
+      }
     });
   }
   const { workspace } = caller;
@@ -71,8 +69,10 @@ export function admitRequest(
   return { model, models, workspace, limits: caller.limits };
 }
 
-function createNotAllowedError(slug: string, param: string): GatewayError {
-  return new GatewayError("model_not_allowed", `This API key may not use model "${slug}"`, { param });
+/** `model_not_allowed` for a model the key may not use, saying the name it was asked by. */
+export function createNotAllowedError(slug: string, requested: string, param: string): GatewayError {
+  const named = requested === slug ? "" : ` (requested as "${requested}")`;
+  return new GatewayError("model_not_allowed", `This API key may not use model "${slug}"${named}`, { param });
 }
 
 /** The cap sent upstream: the caller's cap, never above the model's maximum output. */

@@ -4,9 +4,9 @@
  */
 import type { Authenticator } from "../auth/authenticate.js";
 import type { GatewayConfig } from "../config/types.js";
-import { resolveModel } from "../engine/admit-request.js";
+import { createNotAllowedError, resolveModel } from "../engine/admit-request.js";
 import { createMessagesErrorEnvelope } from "../errors/envelopes.js";
-import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
+import { toGatewayError } from "../errors/gateway-error.js";
 import type { HeaderReader } from "../ingress/ingress-format.js";
 import { countMessagesTokens } from "../ingress/messages/index.js";
 import { checkRequestShape } from "../ingress/shared/check-request-shape.js";
@@ -32,9 +32,7 @@ export function createCountTokensHandler(
         const entry = resolveModel(config, model);
         const allowed = caller.key.allowedModels;
         if (allowed && allowed.length > 0 && !allowed.includes(entry.slug)) {
-          throw new GatewayError("model_not_allowed", `This API key may not use model "${entry.slug}"`, {
-            param: "model",
-          });
+          throw createNotAllowedError(entry.slug, model, "model");
         }
       }
       return c.json(countMessagesTokens(body, c.req.headers));

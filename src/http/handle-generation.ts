@@ -84,11 +84,14 @@ export function createGenerationHandler(
         trace: requestLog.trace,
       });
       requestLog.settled = admitted.settled;
+      // From here the line and the metrics name the catalog slug the name resolved to.
+      requestLog.model = admitted.record.model;
       // The run decides everything from here: which route serves, and (with `stream`) whether
       // the answer is parts or one folded result. It settles itself on every way out.
       const run = await deps.engine.run(admitted, signal, deps.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS);
-      // The response names the model that served (an alternative, after a fallback).
-      const model = run.servedBy?.model.slug ?? request.model;
+      // The response names the catalog slug that served (an alternative, after a fallback), never
+      // the name as the client sent it.
+      const model = run.servedBy?.model.slug ?? admitted.record.model;
       const context = { requestId, model, createdAt: Math.floor(Date.now() / 1000), request };
       if (run.result === undefined) {
         answer = { kind: "stream", run, encoder: format.createStreamEncoder(context) };

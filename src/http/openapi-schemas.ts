@@ -42,6 +42,11 @@ export const catalogModelSchema = z
       .string()
       .meta({ description: "the slug again, for OpenAI-style clients", example: "openai/gpt-4.1" }),
     slug: z.string().meta({ example: "openai/gpt-4.1" }),
+    aliases: z.array(z.string()).meta({
+      description:
+        "other names that resolve to this model in a request's `model` (the provider's own ids, dated snapshots, the operator's names); its slug's model part resolves too when no other slug shares it",
+      example: ["gpt-4.1-2025-04-14"],
+    }),
     name: z.string(),
     provider: z.object({ slug: z.string(), name: z.string(), brand_color: z.string().optional() }),
     description: z.string(),

@@ -35,6 +35,7 @@ export function createTestModel(): CatalogModel {
   return {
     slug: "test/model",
     name: "Test model",
+    aliases: [],
     provider: { slug: "test", name: "Test" },
     description: "",
     releaseDate: "",

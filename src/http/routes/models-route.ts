@@ -2,7 +2,9 @@
  * `GET /api/v1/models`: the public catalog, and `GET /api/v1/models/{slug}`: one model
  * (the slug holds a slash, sent as is or percent-encoded as `%2F`, as the openai SDK's
  * `models.retrieve` does). Each entry also carries `id`, the slug again, because OpenAI-style
- * clients (`openai.models.list()`) read a model's name from `id`. Rendered once; the catalog is static.
+ * clients (`openai.models.list()`) read a model's name from `id`, and `aliases`, the other names a
+ * request may use for it. One model is found by any name a request may use (an alias, a bare
+ * name), and answered under its slug. Rendered once; the catalog is static.
  */
 import { z } from "zod";
 import type { CatalogModel, GatewayConfig } from "../../config/types.js";
@@ -16,6 +18,7 @@ export function renderCatalogModel(model: CatalogModel) {
   return {
     id: model.slug,
     slug: model.slug,
+    aliases: model.aliases,
     name: model.name,
     provider: {
       slug: model.provider.slug,
@@ -74,17 +77,25 @@ export function createModelsRoutes(config: GatewayConfig): RouteDefinition[] {
       path: "/api/v1/models/{slug}",
       paramPatterns: { slug: ".+" },
       summary: "One model of the catalog",
-      description: "The slug contains a slash; send it as is or percent-encoded (`openai%2Fgpt-4.1`).",
+      description:
+        "The slug contains a slash; send it as is or percent-encoded (`openai%2Fgpt-4.1`). Any name a request may use for the model (an alias, a bare model name) finds it too.",
       request: { params: z.object({ slug: z.string().meta({ example: "openai/gpt-4.1" }) }) },
       responses: {
         200: jsonResponse(catalogModelSchema, "The model"),
         404: jsonResponse(commonErrorSchema, "No such model (invalid_request)"),
       },
       handler: (c) => {
-        const slug = c.req.param("slug") ?? "";
-        const model = bodies.get(slug);
+        const name = c.req.param("slug") ?? "";
+        const slug = config.modelNames.byName.get(name)?.slug;
+        const model = slug === undefined ? undefined : bodies.get(slug);
         if (model === undefined) {
-          const error = GatewayError.invalidRequest(`No model "${slug}" in the catalog`, "slug");
+          // No suggestions here: the route needs no key, so an unknown name costs one lookup.
+          const candidates = config.modelNames.ambiguous.get(name);
+          const message =
+            candidates === undefined
+              ? `No model "${truncateName(name)}" in the catalog`
+              : `Model name "${name}" is ambiguous: it names ${candidates.map((entry) => entry.slug).join(", ")}`;
+          const error = GatewayError.invalidRequest(message, "slug");
           return c.json(createCommonErrorEnvelope(error, c.get("requestId")), 404);
         }
         c.header("Content-Type", "application/json");
@@ -93,4 +104,9 @@ export function createModelsRoutes(config: GatewayConfig): RouteDefinition[] {
       },
     },
   ];
+}
+
+/** An unknown name as the 404 repeats it: at most 200 characters. */
+function truncateName(name: string): string {
+  return name.length > 200 ? `${name.slice(0, 200)}…` : name;
 }
