@@ -51,6 +51,8 @@ export interface HtmlConversionJob {
 }
 
 export interface HtmlConverterStats {
+  /** Conversions asked for since the start. */
+  submitted: number;
   workers: number;
   ready: number;
   running: number;
@@ -311,6 +313,7 @@ export function createHtmlConverter(options: Partial<HtmlConversionSettings> = {
     },
     stats() {
       return {
+        submitted: nextId - 1,
         workers: slots.length,
         ready: slots.filter((slot) => slot.ready).length,
         running: slots.filter((slot) => slot.job !== undefined).length,
