@@ -168,6 +168,7 @@ export async function executeWebFetch(
       pageUrl: fetched.url,
       owner: context.owner ?? "",
       timeoutMs: remaining,
+      signal: context.signal,
     });
     context.signal?.throwIfAborted();
     if (!converted.ok) {
@@ -230,6 +231,7 @@ function conversionFailure(converted: Extract<HtmlConversion, { ok: false }>): {
           "Failed: the page waited too long to be converted to text; too many pages are being converted.",
         cut: true,
       };
+    case "aborted":
     case "closed":
       return {
         reason: "bad_response",

@@ -88,7 +88,7 @@ test("two workers: one owner's slow pages hold one worker and wait in a bounded 
   }
 });
 
-test("one worker: owners take turns, a newcomer before the owner just served; a page that waits past its deadline ends without running", async () => {
+test("one worker: owners take turns, a newcomer before the owner just served; a page that waits past its deadline or its request ends without running", async () => {
   const converter = createHtmlConverter({ workers: 1, timeoutMs: 400, ...UNBOUNDED });
   const endings: string[] = [];
   const run = tracked(converter, endings);
@@ -97,6 +97,11 @@ test("one worker: owners take turns, a newcomer before the owner just served; a 
     const pages = [run("a1", huge, "a"), run("a2", huge, "a"), run("a3", huge, "a")];
     await waitFor(() => converter.stats().running === 1, "a1 to start");
     pages.push(run("b", small, "b"), run("c", small, "c", 200));
+    // A page whose request is cancelled while it waits leaves the queue.
+    const cancelled = new AbortController();
+    const dropped = converter.convert({ ...job(small, "d"), signal: cancelled.signal });
+    cancelled.abort();
+    assert.equal(outcome(await dropped), "aborted");
     // b is converted by the worker that replaced the one a1 ran on.
     assert.equal(outcome(await pages[3]), "tiny page");
     assert.deepEqual(

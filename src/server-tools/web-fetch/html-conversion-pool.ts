@@ -33,6 +33,8 @@ export type HtmlConversionFailure =
   | "busy"
   /** The worker failed on the page (an error, the heap cap). */
   | "failed"
+  /** Its caller gave up (the request was cancelled) while it waited. */
+  | "aborted"
   /** The converter was closed. */
   | "closed";
 
@@ -48,6 +50,8 @@ export interface HtmlConversionJob {
   owner: string;
   /** Time left for waiting and converting together (the rest of the fetch's deadline). */
   timeoutMs: number;
+  /** The request's: a page still waiting when it aborts is dropped (a running one runs out). */
+  signal?: AbortSignal;
 }
 
 export interface HtmlConverterStats {
@@ -93,6 +97,8 @@ interface Slot {
   /** The owner a restart is charged to, until the new worker is ready. */
   restartFor: Lane | undefined;
 }
+
+const ABORTED: HtmlConversion = { ok: false, reason: "aborted", message: "the request was cancelled" };
 
 /** How long a worker that failed to start waits before the next attempt. */
 const RESTART_BACKOFF_MS = 1000;
@@ -236,31 +242,25 @@ export function createHtmlConverter(options: Partial<HtmlConversionSettings> = {
       pump();
     }, runMs);
     slot.worker.ref();
-    // A copy of the page's bytes only, moved rather than copied again.
-    const html = new Uint8Array(job.request.html);
-    const request: ConversionRequest = {
-      id: job.request.id,
-      html,
-      charset: job.request.charset,
-      pageUrl: job.request.pageUrl,
-      maxDepth: job.request.maxDepth,
-      maxElements: job.request.maxElements,
-    };
-    slot.worker.postMessage(request, [html.buffer]);
+    // The page's own copy of its bytes moves to the worker rather than being copied again.
+    slot.worker.postMessage(job.request, [job.request.html.buffer as ArrayBuffer]);
   }
 
-  function expire(job: Job): void {
+  /** Ends a job that is still waiting; false when it has started (or ended). */
+  function withdraw(job: Job, result: HtmlConversion): boolean {
     const index = job.lane.waiting.indexOf(job);
-    if (index === -1) return;
+    if (index === -1) return false;
     job.lane.waiting.splice(index, 1);
     queued--;
-    job.settle({ ok: false, reason: "expired", message: "the page waited too long for a worker" });
+    job.settle(result);
     forgetIfIdle(job.lane);
+    return true;
   }
 
   return {
     convert(input) {
       if (closed) return Promise.resolve({ ok: false, reason: "closed", message: "converter closed" });
+      if (input.signal?.aborted) return Promise.resolve(ABORTED);
       if (slots.length === 0) {
         for (let count = 0; count < settings.workers; count++) slots.push(spawnInto(undefined));
       }
@@ -279,7 +279,8 @@ export function createHtmlConverter(options: Partial<HtmlConversionSettings> = {
           lane: owner,
           request: {
             id,
-            html: input.html,
+            // A copy of just these bytes: a waiting page does not keep the whole response alive.
+            html: new Uint8Array(input.html),
             charset: input.charset,
             pageUrl: input.pageUrl,
             maxDepth: settings.maxDepth,
@@ -294,7 +295,21 @@ export function createHtmlConverter(options: Partial<HtmlConversionSettings> = {
             resolve(result);
           },
         };
-        job.timer = setTimeout(() => expire(job), timeoutMs);
+        job.timer = setTimeout(
+          () =>
+            withdraw(job, { ok: false, reason: "expired", message: "the page waited too long for a worker" }),
+          timeoutMs,
+        );
+        const signal = input.signal;
+        if (signal !== undefined) {
+          const onAbort = () => withdraw(job, ABORTED);
+          signal.addEventListener("abort", onAbort, { once: true });
+          const settle = job.settle;
+          job.settle = (result) => {
+            signal.removeEventListener("abort", onAbort);
+            settle(result);
+          };
+        }
         owner.waiting.push(job);
         queued++;
         pump();
