@@ -76,7 +76,7 @@ export interface ServerTools {
    * run. Throws GatewayError `invalid_request` naming the activation's field (a tool not configured
    * here, a malformed option) before anything is reserved or sent. `native`: the activated tools
    * that run at the provider on every route of the request; they get no definition and need no
-   * configuration here.
+   * configuration here. `caller`: whose request it is (absent for a check that runs no call).
    */
   prepare(
     request: CanonicalRequest,
