@@ -35,7 +35,11 @@ import { createOpenAiResponsesAdapter } from "./providers/openai-responses/adapt
 import type { ProviderAdapter } from "./providers/provider-adapter.js";
 import type { PdfExtractorStats } from "./server-tools/pdf/index.js";
 import { createServerTools, type ServerToolsOptions } from "./server-tools/toolbox/index.js";
-import { toWebFetchSettings, warnIfWebFetchUnsafe } from "./server-tools/web-fetch/index.js";
+import {
+  type HtmlConverterStats,
+  toWebFetchSettings,
+  warnIfWebFetchUnsafe,
+} from "./server-tools/web-fetch/index.js";
 import { writeAdminToken } from "./storage/data-dir/admin-token.js";
 import { readItemSealSecret } from "./storage/data-dir/item-seal-secret.js";
 import { openSpendGuard } from "./storage/open-spend-guard.js";
@@ -103,6 +107,8 @@ export interface RunningGateway {
   sweepInterrupted(): Promise<number>;
   /** The PDF reader's counters (parses, cache hits); undefined without server tools. */
   pdfStats(): PdfExtractorStats | undefined;
+  /** web_fetch's HTML conversion pool (workers, jobs, workers terminated); undefined without server tools. */
+  htmlConversionStats(): HtmlConverterStats | undefined;
   close(): Promise<void>;
 }
 
@@ -310,6 +316,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     purgeExpiredPlaygroundKeys: () => purge.runNow(),
     sweepInterrupted: () => sweep.runNow(),
     pdfStats: () => serverTools?.pdfStats(),
+    htmlConversionStats: () => serverTools?.htmlConversionStats(),
     close() {
       closing ??= (async () => {
         await drainInstance({

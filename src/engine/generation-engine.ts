@@ -35,6 +35,7 @@ import type {
   DocumentPreparer,
   DocumentSession,
   EngineStore,
+  ServerToolCaller,
   ServerToolSession,
   ServerTools,
 } from "./ports.js";
@@ -203,7 +204,10 @@ export class GenerationEngine {
     const { config, spendGuard } = this.deps;
     const { model, models, workspace, limits } = admitRequest(config, input.caller, input.request);
     const routes = models.length === 1 ? this.routesOf(model) : listRouteCandidates(models);
-    const { session: serverTools, plan } = this.prepareServerTools(input.request, routes);
+    const { session: serverTools, plan } = this.prepareServerTools(input.request, routes, {
+      keyId: input.caller.key.id,
+      workspaceId: workspace.id,
+    });
     const documents = this.deps.documents?.prepare(input.request);
     // The model is offered the tools the gateway runs as functions of its own.
     let upstreamRequest = input.request;
@@ -306,6 +310,7 @@ export class GenerationEngine {
   private prepareServerTools(
     request: CanonicalRequest,
     candidates: readonly RouteCandidate[],
+    caller: ServerToolCaller,
   ): { session?: ServerToolSession; plan?: NativeToolPlan } {
     if (request.serverTools.length === 0) return {};
     if (this.deps.serverTools === undefined) {
@@ -323,7 +328,7 @@ export class GenerationEngine {
       maxCallsPerRound:
         this.deps.config.serverTools?.maxNativeCallsPerRound ?? DEFAULT_MAX_NATIVE_CALLS_PER_ROUND,
     });
-    const session = this.deps.serverTools.prepare(request, plan.nativeEverywhere);
+    const session = this.deps.serverTools.prepare(request, plan.nativeEverywhere, caller);
     // Only `pdf` activated: it reads file parts before the call (`documents`), no tool loop runs.
     const native = plan.candidates.some((candidate) => plan.toolsFor(candidate).length > 0);
     if (session.definitions.length === 0 && !native) return { plan };

@@ -76,9 +76,22 @@ export interface ServerTools {
    * run. Throws GatewayError `invalid_request` naming the activation's field (a tool not configured
    * here, a malformed option) before anything is reserved or sent. `native`: the activated tools
    * that run at the provider on every route of the request; they get no definition and need no
-   * configuration here.
+   * configuration here. `caller`: whose request it is (absent for a check that runs no call).
    */
-  prepare(request: CanonicalRequest, native?: ReadonlySet<ServerToolId>): ServerToolSession;
+  prepare(
+    request: CanonicalRequest,
+    native?: ReadonlySet<ServerToolId>,
+    caller?: ServerToolCaller,
+  ): ServerToolSession;
+}
+
+/**
+ * Who a request's tool calls are made for: tools that share a resource between callers (web_fetch's
+ * HTML conversion workers) share it out per key.
+ */
+export interface ServerToolCaller {
+  keyId: string;
+  workspaceId: string;
 }
 
 /** The activated server tools of one request. */
@@ -104,7 +117,10 @@ export interface ServerToolSession {
 export interface ServerToolExecution {
   output?: ServerToolOutput;
   error?: { code: ServerToolErrorCode; message: string };
-  /** 0 for a failed call. */
+  /**
+   * 0 for a failed call, unless the tool did its work and then had to stop (web_fetch of a page
+   * too large or complex to convert): such a call costs its price.
+   */
   costMicroUsd: number;
   /**
    * When part of `costMicroUsd` belongs to another tool's line (web_fetch of a PDF pays the pdf

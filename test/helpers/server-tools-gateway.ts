@@ -70,6 +70,11 @@ export interface ScriptedUpstream {
   readonly calls: readonly UpstreamRequest[];
   /** Answers the next requests with `replies` in order; any further one gets an HTTP 500 naming it. */
   serve(...replies: UpstreamReply[]): void;
+  /**
+   * Answers every request by what it carries, until the next `serve`: for requests of several
+   * clients at once, whose order of arrival no script can know.
+   */
+  respond(answer: (request: UpstreamRequest) => UpstreamReply): void;
 }
 
 export interface Account {
@@ -284,8 +289,10 @@ export async function startServerToolsGateway(
 
 function createScriptedUpstream(kind: LoopKind, fake: FakeOpenAiUpstream): ScriptedUpstream {
   let pending: UpstreamReply[] = [];
+  let responder: ((request: UpstreamRequest) => UpstreamReply) | undefined;
   let mark = 0;
   fake.setHandler((request) => {
+    if (responder !== undefined) return responder(request as UpstreamRequest);
     const next = pending.shift();
     if (next !== undefined) return next;
     return {
@@ -302,7 +309,13 @@ function createScriptedUpstream(kind: LoopKind, fake: FakeOpenAiUpstream): Scrip
       return fake.requests.slice(mark) as readonly UpstreamRequest[];
     },
     serve(...replies) {
+      responder = undefined;
       pending = [...replies];
+      mark = fake.requests.length;
+    },
+    respond(answer) {
+      responder = answer;
+      pending = [];
       mark = fake.requests.length;
     },
   };

@@ -6,7 +6,12 @@
  * `DocumentPreparer` port), and web_fetch reads a PDF it fetches with the same reader.
  */
 import type { CanonicalRequest, ServerToolActivation, ServerToolId } from "../../canonical/index.js";
-import type { DocumentPreparer, ServerToolSession, ServerTools } from "../../engine/ports.js";
+import type {
+  DocumentPreparer,
+  ServerToolCaller,
+  ServerToolSession,
+  ServerTools,
+} from "../../engine/ports.js";
 import type { DatetimeConfigFile } from "../datetime/index.js";
 import { createDocumentPreparer, readPdfActivation } from "../documents/index.js";
 import { createImageGenerator, type ImageToolConfigFile, resolveImageToolSettings } from "../image/index.js";
@@ -19,7 +24,13 @@ import {
   pdfToolConfigSchema,
   resolvePdfToolSettings,
 } from "../pdf/index.js";
-import { type FetchNetwork, toWebFetchSettings, type WebFetchConfigFile } from "../web-fetch/index.js";
+import {
+  createHtmlConverter,
+  type FetchNetwork,
+  type HtmlConverterStats,
+  toWebFetchSettings,
+  type WebFetchConfigFile,
+} from "../web-fetch/index.js";
 import {
   createWebSearchBackends,
   MAX_RESULT_COUNT,
@@ -58,6 +69,8 @@ export interface GatewayServerTools extends ServerTools {
   readonly documents: DocumentPreparer;
   /** The PDF reader's counters (parses, cache hits), for diagnostics. */
   pdfStats(): PdfExtractorStats;
+  /** web_fetch's HTML conversion pool: workers, jobs running and waiting, workers terminated. */
+  htmlConversionStats(): HtmlConverterStats;
   close(): Promise<void>;
 }
 
@@ -73,21 +86,31 @@ export function createServerTools(
   const extractor: PdfTextExtractor = createPdfTextExtractor(
     resolvePdfToolSettings(config.pdf ?? pdfToolConfigSchema.parse({})),
   );
+  // One pool per gateway; its workers start with the first HTML page.
+  const htmlConverter = createHtmlConverter(fetchSettings.htmlConversion);
   const documents = createDocumentPreparer({
     extractor,
     settings: fetchSettings,
     network: options.fetchNetwork,
   });
 
-  const prepareOne = (activation: ServerToolActivation, pdf: PdfRequestOptions): PreparedTool => {
+  const prepareOne = (
+    activation: ServerToolActivation,
+    pdf: PdfRequestOptions,
+    caller: ServerToolCaller | undefined,
+  ): PreparedTool => {
     switch (activation.id) {
       case "web_search":
         return prepareWebSearchTool(activation, backends);
       case "web_fetch":
-        return prepareWebFetchTool(activation, fetchSettings, options.fetchNetwork, {
-          extractor,
-          options: pdf,
-        });
+        return prepareWebFetchTool(
+          activation,
+          fetchSettings,
+          options.fetchNetwork,
+          { extractor, options: pdf },
+          // Fetches are shared out between keys; a request without a caller (a check) fetches nothing.
+          { converter: htmlConverter, owner: caller?.keyId ?? "" },
+        );
       case "datetime":
         return prepareDatetimeTool(activation, config.datetime, now);
       case "pdf":
@@ -110,6 +133,7 @@ export function createServerTools(
     ],
     documents,
     pdfStats: () => extractor.stats(),
+    htmlConversionStats: () => htmlConverter.stats(),
     runs(tool) {
       switch (tool) {
         case "web_search":
@@ -127,7 +151,11 @@ export function createServerTools(
         maxResultCount: backends?.maxResultCount ?? MAX_RESULT_COUNT,
         maxContentTokens: fetchSettings.maxContentTokens,
       }),
-    prepare(request: CanonicalRequest, native?: ReadonlySet<ServerToolId>): ServerToolSession {
+    prepare(
+      request: CanonicalRequest,
+      native?: ReadonlySet<ServerToolId>,
+      caller?: ServerToolCaller,
+    ): ServerToolSession {
       const tools = new Map<ServerToolId, PreparedTool>();
       const byName = new Map<string, ServerToolId>();
       const pdf = readPdfActivation(request, extractor.settings);
@@ -136,7 +164,7 @@ export function createServerTools(
         if (activation.id === "pdf") continue;
         // Run at the provider on every route: nothing of the gateway's is needed.
         if (native?.has(activation.id)) continue;
-        const tool = prepareOne(activation, pdf);
+        const tool = prepareOne(activation, pdf, caller);
         tools.set(activation.id, tool);
         byName.set(tool.definition.name, activation.id);
       }
@@ -155,7 +183,12 @@ export function createServerTools(
       };
     },
     async close() {
-      await Promise.all([backends?.close(), extractor.close(), image?.generator.close()]);
+      await Promise.all([
+        backends?.close(),
+        extractor.close(),
+        image?.generator.close(),
+        htmlConverter.close(),
+      ]);
     },
   };
 }

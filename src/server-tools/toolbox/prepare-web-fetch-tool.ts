@@ -14,6 +14,7 @@ import {
   executeWebFetch,
   type FetchNetwork,
   formatWebFetchResultForModel,
+  type HtmlConverter,
   readWebFetchArguments,
   truncateToTokenBudget,
   WEB_FETCH_TOOL_DEFINITION,
@@ -40,6 +41,8 @@ const FAILURE_CODES: Record<WebFetchFailureReason, ServerToolErrorCode> = {
   http_status: "url_not_accessible",
   unsupported_type: "unsupported_content_type",
   bad_response: "url_not_accessible",
+  too_complex: "unavailable",
+  busy: "too_many_requests",
 };
 
 const PDF_FAILURE_CODES: Record<PdfFailureReason, ServerToolErrorCode> = {
@@ -54,6 +57,12 @@ const PDF_FAILURE_CODES: Record<PdfFailureReason, ServerToolErrorCode> = {
   internal: "unavailable",
 };
 
+/** The gateway's HTML conversion pool, and whose fetches these are (its fairness unit). */
+export interface WebFetchHtmlConversion {
+  converter: HtmlConverter;
+  owner: string;
+}
+
 /** The pdf tool's reader and the request's choices for it. */
 export interface WebFetchPdfReader {
   extractor: PdfTextExtractor;
@@ -65,6 +74,7 @@ export function prepareWebFetchTool(
   settings: WebFetchSettings,
   network: FetchNetwork | undefined,
   pdf?: WebFetchPdfReader,
+  html?: WebFetchHtmlConversion,
 ): PreparedTool {
   if (!settings.enabled) {
     throw createActivationError(
@@ -102,7 +112,10 @@ export function prepareWebFetchTool(
       }
       let result: Awaited<ReturnType<typeof executeWebFetch>>;
       try {
-        result = await executeWebFetch({ url: args.url, maxContentTokens }, { settings, signal, network });
+        result = await executeWebFetch(
+          { url: args.url, maxContentTokens },
+          { settings, signal, network, htmlConverter: html?.converter, owner: html?.owner },
+        );
       } catch {
         const message = "Failed: the request was cancelled before the page was read.";
         return { error: { code: "unavailable", message }, costMicroUsd: 0, forModel: message };
@@ -110,7 +123,9 @@ export function prepareWebFetchTool(
       if (!result.ok) {
         return {
           error: { code: FAILURE_CODES[result.reason], message: result.message },
-          costMicroUsd: 0,
+          // A page the gateway read and then had to stop converting costs the call's price: the
+          // fetch and the conversion ran. Any other failure costs nothing.
+          costMicroUsd: result.cut ? settings.pricePerCallMicroUsd : 0,
           forModel: formatWebFetchResultForModel(result),
         };
       }

@@ -24,6 +24,15 @@ let htmlConverter: HtmlConverter;
 before(async () => {
   canary = await startCanary();
   htmlConverter = createHtmlConverter();
+  // The workers start with the first page; under tsx on a loaded machine that takes seconds.
+  const warm = Buffer.from("<p>warm</p>");
+  await htmlConverter.convert({
+    html: warm,
+    charset: null,
+    pageUrl: "http://x.test/",
+    owner: "",
+    timeoutMs: 60_000,
+  });
 });
 
 after(async () => {
@@ -200,6 +209,33 @@ describe("web_fetch caps and failures", () => {
     assert.equal(raised.text, configured.text);
     const whole = page(await run("http://public.test/long.txt"));
     assert.equal(whole.truncated, false);
+  });
+
+  test("HTML past the conversion's size bound is not read; what is read is converted and says so", async () => {
+    const html = `<html><body><article><p>The first part.</p>${"<p>filler words</p>".repeat(200)}<p>The hidden end.</p></article></body></html>`;
+    serve("/large.html", "text/html", html);
+    const htmlConversion = { ...defaultWebFetchSettings().htmlConversion, maxBytes: 2048 };
+    const result = page(await run("http://public.test/large.html", { htmlConversion }));
+    assert.equal(result.bytesFetched, Buffer.byteLength(html));
+    assert.equal(result.truncated, true);
+    assert.match(result.text, /^The first part\./);
+    assert.ok(!result.text.includes("hidden end"));
+    assert.match(
+      result.text,
+      /\n\n\[Truncated: the page is larger than web_fetch converts to text \(2048 bytes or 20000 elements of HTML\); the rest was not read\.\]$/,
+    );
+  });
+
+  test("a page of 200,000 nested elements converts to its text", async () => {
+    serve(
+      "/deep.html",
+      "text/html",
+      `<html><body>${"<div>".repeat(200_000)}Deep text.${"</div>".repeat(200_000)}</body></html>`,
+    );
+    const result = page(await run("http://public.test/deep.html", { timeoutMs: 60_000 }));
+    assert.match(result.text, /^Deep text\./);
+    // 2.2 MB of HTML: past the default size bound, in its closing tags.
+    assert.equal(result.truncated, true);
   });
 
   test("a refused destination is a typed failure whose model text says refused and leaks no detail", async () => {

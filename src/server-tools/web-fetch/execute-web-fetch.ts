@@ -1,15 +1,15 @@
 /**
  * One web_fetch call: fetch the URL safely, then make text of it. HTML becomes markdown of the main
- * content (in a worker thread), plain text and JSON pass through, a PDF comes back as bytes for the
- * pdf tool, any other type is refused before its body is downloaded. The text is capped at the
- * call's token budget. Every page problem is a {@link WebFetchFailure}; only the caller's abort
- * rejects (with `signal.reason`).
+ * content (in the conversion pool's workers, its size and shape bounded first), plain text and
+ * JSON pass through, a PDF comes back as bytes for the pdf tool, any other type is refused before
+ * its body is downloaded. The text is capped at the call's token budget. Every page problem is a
+ * {@link WebFetchFailure}; only the caller's abort rejects (with `signal.reason`).
  */
 import { type ContentKind, type ContentType, classifyMediaType, sniffContentKind } from "./content-type.js";
 import { decodeText } from "./decode-text.js";
 import { type FetchFailureReason, timeoutMessage } from "./fetch-failure.js";
 import { type FetchNetwork, fetchSafely } from "./fetch-safely.js";
-import { getSharedHtmlConverter, type HtmlConverter } from "./html-conversion-pool.js";
+import { getSharedHtmlConverter, type HtmlConversion, type HtmlConverter } from "./html-conversion-pool.js";
 import { truncateToTokenBudget } from "./truncate-to-token-budget.js";
 import type { WebFetchSettings } from "./web-fetch-config.js";
 
@@ -25,6 +25,8 @@ export interface WebFetchContext {
   signal?: AbortSignal;
   /** Default: the process-wide converter. */
   htmlConverter?: HtmlConverter;
+  /** Whose fetch this is (the API key's id): the converter shares its workers out between owners. */
+  owner?: string;
   /** Tests: stub DNS and a connect tripwire. */
   network?: FetchNetwork;
   /** Default: the system clock. */
@@ -56,7 +58,12 @@ export interface WebFetchSuccess {
   retrievedAt: string;
 }
 
-export type WebFetchFailureReason = FetchFailureReason;
+export type WebFetchFailureReason =
+  | FetchFailureReason
+  /** The page was read but is too large or complex to convert to text within the bounds. */
+  | "too_complex"
+  /** The page was read but too many pages are waiting to be converted. */
+  | "busy";
 
 export interface WebFetchFailure {
   ok: false;
@@ -70,6 +77,11 @@ export interface WebFetchFailure {
   contentType?: string;
   /** For operators' logs only (which rule refused the destination, an error code). */
   detail?: string;
+  /**
+   * The page was downloaded, then the gateway's conversion bounds stopped it (`too_complex`,
+   * `busy`): the work was done, so the call costs its price like a page that was read.
+   */
+  cut?: true;
   durationMs: number;
   retrievedAt: string;
 }
@@ -142,27 +154,89 @@ export async function executeWebFetch(
 
   let title: string | null = null;
   let text: string;
+  let htmlCut = false;
   if (kind === "html") {
     const converter = context.htmlConverter ?? getSharedHtmlConverter();
     const remaining = settings.timeoutMs - elapsed();
     if (remaining <= 0) return fail("timeout", timeoutMessage(settings.timeoutMs));
-    const converted = await converter.convert(
-      fetched.body,
-      fetched.contentType.charset,
-      fetched.url,
-      remaining,
-    );
+    // HTML past the conversion's size bound is not read; what is read is converted.
+    const { maxBytes } = settings.htmlConversion;
+    const oversized = fetched.body.length > maxBytes;
+    const converted = await converter.convert({
+      html: oversized ? fetched.body.subarray(0, maxBytes) : fetched.body,
+      charset: fetched.contentType.charset,
+      pageUrl: fetched.url,
+      owner: context.owner ?? "",
+      timeoutMs: remaining,
+      signal: context.signal,
+    });
     context.signal?.throwIfAborted();
     if (!converted.ok) {
-      return converted.reason === "timeout"
-        ? fail("timeout", timeoutMessage(settings.timeoutMs))
-        : fail("bad_response", "Failed: the page could not be converted to text.");
+      const failure = conversionFailure(converted);
+      const failed = fail(failure.reason, failure.message);
+      if (failure.cut) failed.cut = true;
+      return failed;
     }
     title = converted.title;
     text = converted.markdown;
+    htmlCut = oversized || converted.cut;
   } else {
     text = decodeText(fetched.body, fetched.contentType.charset, false);
   }
+  if (htmlCut) text = `${text}\n\n${pageCutNote(settings)}`;
   const capped = truncateToTokenBudget(text, maxTokens);
-  return { ok: true, ...base, title, text: capped.text, truncated: capped.truncated, durationMs: elapsed() };
+  const truncated = capped.truncated || htmlCut;
+  return { ok: true, ...base, title, text: capped.text, truncated, durationMs: elapsed() };
+}
+
+/** Ends the text of a page whose HTML was cut at the conversion's bounds. */
+function pageCutNote(settings: WebFetchSettings): string {
+  const { maxBytes, maxElements } = settings.htmlConversion;
+  return (
+    `[Truncated: the page is larger than web_fetch converts to text (${maxBytes} bytes or ` +
+    `${maxElements} elements of HTML); the rest was not read.]`
+  );
+}
+
+/** A conversion that did not finish, for the model; `cut` when the call is billed all the same. */
+function conversionFailure(converted: Extract<HtmlConversion, { ok: false }>): {
+  reason: WebFetchFailureReason;
+  message: string;
+  cut: boolean;
+} {
+  switch (converted.reason) {
+    case "timeout":
+      return {
+        reason: "too_complex",
+        message: "Failed: the page is too large or too complex to convert to text in time.",
+        cut: true,
+      };
+    case "failed":
+      return {
+        reason: "too_complex",
+        message: "Failed: the page is too large or too complex to convert to text.",
+        cut: true,
+      };
+    case "busy":
+      return {
+        reason: "busy",
+        message:
+          "Failed: too many pages fetched with this key are waiting to be converted to text; fetch fewer at once.",
+        cut: true,
+      };
+    case "expired":
+      return {
+        reason: "busy",
+        message:
+          "Failed: the page waited too long to be converted to text; too many pages are being converted.",
+        cut: true,
+      };
+    case "aborted":
+    case "closed":
+      return {
+        reason: "bad_response",
+        message: "Failed: the page could not be converted to text.",
+        cut: false,
+      };
+  }
 }

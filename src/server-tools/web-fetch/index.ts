@@ -27,10 +27,20 @@ export {
 } from "./fetch-safely.js";
 export { formatWebFetchResultForModel } from "./format-web-fetch-result.js";
 export {
+  defaultHtmlConversionSettings,
+  HTML_CONVERSION_DEFAULTS,
+  type HtmlConversionConfigFile,
+  type HtmlConversionSettings,
+  htmlConversionConfigSchema,
+} from "./html-conversion-config.js";
+export {
   createHtmlConverter,
   getSharedHtmlConverter,
   type HtmlConversion,
+  type HtmlConversionFailure,
+  type HtmlConversionJob,
   type HtmlConverter,
+  type HtmlConverterStats,
 } from "./html-conversion-pool.js";
 export type { SocketOpener, VettedTarget } from "./pinned-connector.js";
 export {

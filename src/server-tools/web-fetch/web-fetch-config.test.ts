@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { availableParallelism } from "node:os";
 import { test } from "node:test";
 import {
   defaultWebFetchSettings,
@@ -18,8 +19,36 @@ test("an absent block gives the documented safe defaults", () => {
     maxRedirects: 5,
     maxContentTokens: 25_000,
     pricePerCallMicroUsd: 0,
+    htmlConversion: {
+      workers: Math.min(8, Math.max(2, availableParallelism())),
+      timeoutMs: 10_000,
+      maxBytes: 2 * 1024 * 1024,
+      maxDepth: 128,
+      maxElements: 20_000,
+      perKeyRunning: Math.min(8, Math.max(2, availableParallelism())) - 1,
+      perKeyQueued: 16,
+      maxHeapMb: 512,
+    },
     unsafeAllowLoopbackForTests: false,
   });
+});
+
+test("the HTML conversion pool's size and per-key shares follow the workers unless set", () => {
+  const set = (html_conversion: Record<string, unknown>) =>
+    toWebFetchSettings(webFetchConfigSchema.parse({ html_conversion })).htmlConversion;
+  assert.deepEqual(
+    { workers: set({ workers: 6 }).workers, perKeyRunning: set({ workers: 6 }).perKeyRunning },
+    { workers: 6, perKeyRunning: 5 },
+  );
+  assert.equal(set({ workers: 1 }).perKeyRunning, 1);
+  assert.equal(set({ workers: 4, per_key_running: 9 }).perKeyRunning, 4);
+  for (const bad of [{ workers: 0 }, { timeout_ms: 50 }, { max_depth: 2 }, { max_bytes: 10 }, { speed: 1 }]) {
+    assert.equal(
+      webFetchConfigSchema.safeParse({ html_conversion: bad }).success,
+      false,
+      JSON.stringify(bad),
+    );
+  }
 });
 
 test("settings are validated: unknown keys, out-of-range caps and fractional money are refused", () => {

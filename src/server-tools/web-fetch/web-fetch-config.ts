@@ -4,6 +4,11 @@
  * available with the safe defaults below (docs/server-tools.md lists them).
  */
 import { z } from "zod";
+import {
+  type HtmlConversionSettings,
+  htmlConversionConfigSchema,
+  toHtmlConversionSettings,
+} from "./html-conversion-config.js";
 
 export const WEB_FETCH_DEFAULTS = {
   enabled: true,
@@ -45,6 +50,8 @@ export const webFetchConfigSchema = z.strictObject({
     .min(0)
     .max(1_000_000_000)
     .default(WEB_FETCH_DEFAULTS.pricePerCallMicroUsd),
+  /** The bounds of HTML conversion: workers, deadline, page size and shape, per-key shares. */
+  html_conversion: htmlConversionConfigSchema.prefault({}),
   /**
    * TESTS ONLY: also allow loopback destinations (127.0.0.0/8 and ::1). Private, link-local,
    * metadata and every other refused range stay refused. Logged as a warning at start when on.
@@ -64,6 +71,7 @@ export interface WebFetchSettings {
   maxRedirects: number;
   maxContentTokens: number;
   pricePerCallMicroUsd: number;
+  htmlConversion: HtmlConversionSettings;
   unsafeAllowLoopbackForTests: boolean;
 }
 
@@ -77,6 +85,7 @@ export function toWebFetchSettings(file: WebFetchConfigFile): WebFetchSettings {
     maxRedirects: file.max_redirects,
     maxContentTokens: file.max_content_tokens,
     pricePerCallMicroUsd: file.price_per_call_micro_usd,
+    htmlConversion: toHtmlConversionSettings(file.html_conversion),
     unsafeAllowLoopbackForTests: file.unsafe_allow_loopback_for_tests,
   };
 }
