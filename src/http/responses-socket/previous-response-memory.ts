@@ -41,9 +41,10 @@ export function buildTurnBody(
   kept: KeptResponse | undefined,
   maxBytes: number,
 ): TurnBody {
-  // `stream` first: the event's fields cannot hold it (read-client-event.ts takes it out).
-  const body: Record<string, unknown> = { stream: true };
+  const body: Record<string, unknown> = {};
   for (const key of Object.keys(event.fields)) body[key] = event.fields[key];
+  // Every turn streams, whatever the message said.
+  body.stream = true;
   const input = event.fields.input;
   if (event.previousResponseId === undefined) {
     return { body, items: readInputItems(input) ?? [], bytes: messageBytes };
