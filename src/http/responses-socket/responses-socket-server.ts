@@ -57,11 +57,11 @@ export function createResponsesSockets(deps: ResponsesSocketSessionDeps): Respon
   /** Handshakes the library is completing: how each would be refused. */
   const refusals = new WeakMap<IncomingMessage, (error: GatewayError) => void>();
   // A handshake the library itself finds wrong (an unparsable header): answered like ours.
-  server.on("wsClientError", (error, _socket, incoming) =>
-    refusals.get(incoming)?.(
-      GatewayError.invalidRequest(`Invalid WebSocket handshake: ${error.message}`, null),
-    ),
-  );
+  server.on("wsClientError", (error, socket, incoming) => {
+    const refuse = refusals.get(incoming);
+    if (refuse === undefined) socket.destroy();
+    else refuse(GatewayError.invalidRequest(`Invalid WebSocket handshake: ${error.message}`, null));
+  });
   let draining = false;
 
   const handleUpgrade = (incoming: IncomingMessage, socket: Duplex, head: Buffer): void => {
