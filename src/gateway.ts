@@ -21,6 +21,10 @@ import { createApp } from "./http/create-app.js";
 import { drainInstance } from "./http/drain-instance.js";
 import { createInFlightRequests } from "./http/in-flight-requests.js";
 import { createRequestListener } from "./http/request-listener.js";
+import { createResponsesSockets } from "./http/responses-socket/responses-socket-server.js";
+import { WebSocketAwareIncomingMessage } from "./http/responses-socket/websocket-aware-incoming-message.js";
+import { KEEP_ALIVE_INTERVAL_MS } from "./http/sse-response.js";
+import { createResponsesFormat } from "./ingress/responses/index.js";
 import { createItemSeal, deriveItemSealKey } from "./ingress/responses/item-seal.js";
 import type { SpendGuard } from "./limits/spend-guard.js";
 import { startEventLoopWatchdog } from "./logging/event-loop-watchdog.js";
@@ -247,6 +251,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     : undefined;
   // The OpenTelemetry modules are loaded only here, and only when an endpoint is configured.
   const tracer = settings.tracing ? await loadRequestTracer(settings.tracing, logger) : undefined;
+  const itemSeal = createItemSeal(deriveItemSealKey(itemSealSecret));
   const router = createApp({
     config,
     store,
@@ -261,9 +266,23 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     keepAliveMs: options.keepAliveMs,
     internalSharedSecret: settings.internalSharedSecret,
     playgroundKeyPolicy,
-    itemSeal: createItemSeal(deriveItemSealKey(itemSealSecret)),
+    itemSeal,
     metrics,
     tracer,
+  });
+  // The Responses WebSocket mode on /api/v1/responses (docs/formats.md, "WebSocket mode").
+  const sockets = createResponsesSockets({
+    format: createResponsesFormat(itemSeal),
+    authenticator,
+    generation: { engine, requestShape: config.requestShape, keepAliveMs: options.keepAliveMs },
+    maxMessageBytes: config.maxBodyBytes,
+    clientReadTimeoutMs: config.clientReadTimeoutMs,
+    idleTimeoutMs: config.webSocketIdleTimeoutMs,
+    pingIntervalMs: options.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS,
+    logger,
+    report: router.report,
+    tracer,
+    inFlight,
   });
 
   const listener = createRequestListener({ router, inFlight });
@@ -280,9 +299,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         // Stated, not assumed: Content-Length with Transfer-Encoding, a repeated or malformed
         // Content-Length and obs-folded headers are refused with 400 (request smuggling).
         insecureHTTPParser: false,
+        // Only WebSocket handshakes go to the 'upgrade' listener; `Upgrade: h2c` stays a request.
+        IncomingMessage: WebSocketAwareIncomingMessage,
       },
       listener,
     );
+    instance.on("upgrade", sockets.handleUpgrade);
     // Connections beyond the cap are closed as they are accepted.
     instance.maxConnections = limits.maxConnections;
     instance.once("error", reject);
@@ -325,6 +347,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           engine,
           logger,
           drainTimeoutMs: options.drainMs ?? limits.drainTimeoutMs,
+          sockets,
         });
         watchdog.stop();
         metrics?.close();

@@ -195,6 +195,11 @@ export const gatewayConfigSchema = z.strictObject({
        * is disconnected, its upstream request aborted and its record settled (docs/metering.md).
        */
       client_read_timeout_seconds: z.int().min(1).max(3600).default(60),
+      /**
+       * A Responses WebSocket with no turn running and no message from its client for this long is
+       * closed; what it kept of its last response goes with it (docs/formats.md, "WebSocket mode").
+       */
+      websocket_idle_timeout_seconds: z.int().min(1).max(86_400).default(300),
     })
     .prefault({}),
   /**

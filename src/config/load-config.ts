@@ -111,6 +111,7 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
     reservationTtlMs: file.limits.reservation_ttl_seconds * 1000,
     maxRequestMs: file.limits.max_request_seconds * 1000,
     clientReadTimeoutMs: file.limits.client_read_timeout_seconds * 1000,
+    webSocketIdleTimeoutMs: file.limits.websocket_idle_timeout_seconds * 1000,
     routing: {
       retries: file.routing.retries,
       retryBaseDelayMs: file.routing.retry_base_delay_ms,

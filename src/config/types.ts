@@ -104,6 +104,8 @@ export interface GatewayConfig {
   maxRequestMs: number;
   /** How long a streaming client may take no bytes before it is dropped. */
   clientReadTimeoutMs: number;
+  /** How long a Responses WebSocket may sit with no turn and no message before it is closed. */
+  webSocketIdleTimeoutMs: number;
   defaultWorkspaceCreditsMicroUsd: number;
   /** Failover, retries and circuit breaking across routes (`routing.*`). */
   routing: {

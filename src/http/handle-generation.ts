@@ -1,7 +1,7 @@
 /**
- * The HTTP side of every generation endpoint: authenticate, read and decode the body in the
- * endpoint's format, hand the canonical request to the engine, and render the result, stream or
- * error in that same format.
+ * The HTTP side of every generation endpoint: authenticate, read the body, decode it in the
+ * endpoint's format and hand it to the engine (start-generation.ts, the steps a Responses WebSocket
+ * turn shares), and render the result, stream or error in that same format.
  *
  * The hottest path of the gateway, so it works on the Node request and response: body,
  * client-gone signal and answer, never a web Request, body stream or Response. Its route in the
@@ -11,17 +11,17 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Authenticator } from "../auth/authenticate.js";
 import type { GenerationEngine } from "../engine/generation-engine.js";
 import type { GenerationRun } from "../engine/generation-run.js";
-import { YIELD_AFTER_MS, yieldToEventLoop } from "../engine/yield-to-event-loop.js";
 import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
 import type { HeaderReader, IngressFormat, StreamEncoder } from "../ingress/ingress-format.js";
-import { checkRequestShape, type RequestShapeLimits } from "../ingress/shared/check-request-shape.js";
+import type { RequestShapeLimits } from "../ingress/shared/check-request-shape.js";
 import type { Logger } from "../logging/logger.js";
 import { createClientGoneSignal } from "./client-gone-signal.js";
 import { createErrorResponseHeaders } from "./error-response.js";
 import { readNodeJsonBody } from "./read-json-body.js";
 import type { RequestLogEntry } from "./request-log.js";
 import { sendJson } from "./send-json.js";
-import { KEEP_ALIVE_INTERVAL_MS, writeSseResponse } from "./sse-response.js";
+import { writeSseResponse } from "./sse-response.js";
+import { startGeneration } from "./start-generation.js";
 
 export interface GenerationRouteDeps {
   engine: GenerationEngine;
@@ -67,32 +67,15 @@ export function createGenerationHandler(
       const caller = await deps.authenticator.authenticate(readApiKey(headers));
       requestLog.caller = caller;
       const body = await readNodeJsonBody(incoming, deps.maxBodyBytes);
-      const decodeStarted = performance.now();
-      checkRequestShape(body, format.name, deps.requestShape);
-      const request = format.decode(body, headers);
-      requestLog.model = request.model;
-      requestLog.stream = request.stream;
-      if (performance.now() - decodeStarted > YIELD_AFTER_MS) await yieldToEventLoop();
-      // Ended by the instance (shutdown) while the body was read: not admitted, nothing to settle.
-      if (signal.reason instanceof GatewayError) throw signal.reason;
-      const admitted = await deps.engine.admit({
-        requestId,
-        format: format.name,
+      const { run, context } = await startGeneration(format, deps, {
         caller,
-        request,
+        body,
+        headers,
+        requestId,
         startedAt,
-        trace: requestLog.trace,
+        requestLog,
+        signal,
       });
-      requestLog.settled = admitted.settled;
-      // From here the line and the metrics name the catalog slug the name resolved to.
-      requestLog.model = admitted.record.model;
-      // The run decides everything from here: which route serves, and (with `stream`) whether
-      // the answer is parts or one folded result. It settles itself on every way out.
-      const run = await deps.engine.run(admitted, signal, deps.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS);
-      // The response names the catalog slug that served (an alternative, after a fallback), never
-      // the name as the client sent it.
-      const model = run.servedBy?.model.slug ?? admitted.record.model;
-      const context = { requestId, model, createdAt: Math.floor(Date.now() / 1000), request };
       if (run.result === undefined) {
         answer = { kind: "stream", run, encoder: format.createStreamEncoder(context) };
       } else {

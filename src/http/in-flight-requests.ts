@@ -8,7 +8,8 @@
  *   way and its connection closed, so the caller retries on another instance; the shutdown waits
  *   for the requests in flight (`waitForIdle`) and past its deadline ends them (`abortAll`).
  *
- * A request counts from its arrival until its response closes (finished, or the connection gone).
+ * A request counts from its arrival until its response closes (finished, or the connection gone);
+ * a turn of a Responses WebSocket counts as a request from its `response.create` to its end.
  * Health probes are not counted and never refused (request-listener.ts): a saturated or draining
  * instance still says so.
  */
@@ -28,6 +29,11 @@ export interface InFlightRequests {
    * instance is full or draining); a refused request is not counted.
    */
   enter(outgoing: ServerResponse): GatewayError | undefined;
+  /**
+   * The same for a request that has no HTTP response of its own (a turn of a Responses WebSocket):
+   * counted until `leave()`, ended through `abort` by `abortAll`.
+   */
+  enterTurn(abort: (reason: GatewayError) => void): InFlightTurn | GatewayError;
   /** From now on every new request is refused. */
   startDraining(): void;
   /** Resolves true once no request is in flight, false when `timeoutMs` passed first. */
@@ -40,18 +46,27 @@ export interface InFlightRequests {
   abortAll(reason: GatewayError): void;
 }
 
+/** A counted WebSocket turn; `leave()` once it has ended (more calls do nothing). */
+export interface InFlightTurn {
+  leave(): void;
+}
+
 export function createInFlightRequests(maxInFlight: number): InFlightRequests {
   const open = new Set<ServerResponse>();
+  const turns = new Set<(reason: GatewayError) => void>();
   let draining = false;
   let idleWaiters: Array<() => void> = [];
-  // One function for every response (`this` is the response): no closure per request.
-  function onClose(this: ServerResponse): void {
-    open.delete(this);
-    if (open.size === 0 && idleWaiters.length > 0) {
+  const wakeIfIdle = () => {
+    if (open.size + turns.size === 0 && idleWaiters.length > 0) {
       const waiters = idleWaiters;
       idleWaiters = [];
       for (const wake of waiters) wake();
     }
+  };
+  // One function for every response (`this` is the response): no closure per request.
+  function onClose(this: ServerResponse): void {
+    open.delete(this);
+    wakeIfIdle();
   }
   const overloaded = new GatewayError(
     "rate_limit_exceeded",
@@ -64,25 +79,43 @@ export function createInFlightRequests(maxInFlight: number): InFlightRequests {
     { retryAfterSeconds: OVERLOAD_RETRY_AFTER_SECONDS },
   );
 
+  const refusal = (): GatewayError | undefined => {
+    if (draining) return shuttingDown;
+    if (open.size + turns.size >= maxInFlight) return overloaded;
+    return undefined;
+  };
+
   return {
     get size() {
-      return open.size;
+      return open.size + turns.size;
     },
     get draining() {
       return draining;
     },
     enter(outgoing) {
-      if (draining) return shuttingDown;
-      if (open.size >= maxInFlight) return overloaded;
+      const refused = refusal();
+      if (refused !== undefined) return refused;
       open.add(outgoing);
       outgoing.on("close", onClose);
       return undefined;
+    },
+    enterTurn(abort) {
+      const refused = refusal();
+      if (refused !== undefined) return refused;
+      // Its own function per turn, so the same `abort` entered twice still counts twice.
+      const entry = (reason: GatewayError) => abort(reason);
+      turns.add(entry);
+      return {
+        leave() {
+          if (turns.delete(entry)) wakeIfIdle();
+        },
+      };
     },
     startDraining() {
       draining = true;
     },
     waitForIdle(timeoutMs) {
-      if (open.size === 0) return Promise.resolve(true);
+      if (open.size + turns.size === 0) return Promise.resolve(true);
       return new Promise<boolean>((resolve) => {
         const wake = () => {
           clearTimeout(timer);
@@ -97,6 +130,7 @@ export function createInFlightRequests(maxInFlight: number): InFlightRequests {
     },
     abortAll(reason) {
       for (const outgoing of open) abortExchange(outgoing, reason);
+      for (const abort of [...turns]) abort(reason);
     },
   };
 }

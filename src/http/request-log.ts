@@ -69,8 +69,13 @@ export class RequestLogEntry implements ObservedRequest {
 
   /** Reports the request once the response has closed (and the generation, if any, has settled). */
   end(outgoing: ServerResponse, report: RequestReporter): void {
+    this.endAs(outgoing.headersSent ? outgoing.statusCode : CLIENT_CLOSED_STATUS, report);
+  }
+
+  /** The same for a request with no HTTP response of its own (a WebSocket turn): `status` as answered. */
+  endAs(status: number, report: RequestReporter): void {
     this.endedAt = performance.now();
-    this.status = outgoing.headersSent ? outgoing.statusCode : CLIENT_CLOSED_STATUS;
+    this.status = status;
     if (this.settled === undefined) {
       report(this);
       return;

@@ -74,6 +74,8 @@ export interface TestGatewayOptions {
   /** Replaces top-level config sections; a function gets the fake upstream's base URL first. */
   configOverrides?: Record<string, unknown> | ((upstreamBaseUrl: string) => Record<string, unknown>);
   keepAliveMs?: number;
+  /** How long `close()` waits for requests in flight before it ends them (default 500 ms). */
+  drainMs?: number;
   credits?: string;
   /** Where the gateway's log goes (default: pino's stdout), and its level (default: TEST_LOG_LEVEL or silent). */
   logDestination?: NodeJS.WritableStream;
@@ -115,7 +117,7 @@ export async function startTestGateway(
       config,
       logger: createLogger(settings.logLevel, options.logDestination),
       keepAliveMs: options.keepAliveMs,
-      drainMs: 500,
+      drainMs: options.drainMs ?? 500,
       statePrefix: `test:${randomBytes(6).toString("hex")}:`,
       serverTools: options.serverTools,
     });

@@ -67,6 +67,10 @@ export function createGenerationRoutes(deps: GenerationRoutesDeps): RouteDefinit
       method: "POST",
       path: "/api/v1/responses",
       summary: "Create a response (stateless; any catalog model)",
+      description:
+        "Also served in the Responses WebSocket mode: GET /api/v1/responses with Upgrade: websocket " +
+        "and the same bearer key, then one response.create message per turn; the events of each turn " +
+        "come back as messages, and previous_response_id may name the socket's own last response.",
       security: BEARER,
       request: { body: responsesRequestSchema },
       responses: {
