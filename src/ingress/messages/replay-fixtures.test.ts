@@ -1,9 +1,9 @@
 /**
  * Decodes the recorded Anthropic Messages traffic in `test/fixtures/recorded/anthropic/messages/`:
- * every recorded request body, and every recorded
- * answer sent back as the assistant turn of a follow-up request — the non-streamed `*.response.json`
- * bodies as they are, the `*.sse` streams as the official SDK assembles them. Real traffic carries
- * shapes hand-written tests miss (null server-tool options, citations, server-tool transcripts).
+ * every recorded request body, and every recorded answer sent back as the assistant turn of a
+ * follow-up request — the non-streamed `*.response.json` bodies as they are, the `*.sse` streams as
+ * the official SDK assembles them. Real traffic carries shapes hand-written tests miss (null
+ * server-tool options, citations, server-tool transcripts).
  */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
