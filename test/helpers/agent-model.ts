@@ -95,7 +95,11 @@ function toolResultTexts(kind: ProviderKind, body: Json): string[] {
       return (body.contents ?? [])
         .flatMap((content: Json) => content.parts ?? [])
         .filter((part: Json) => part.functionResponse !== undefined)
-        .map((part: Json) => resultText(part.functionResponse.response));
+        .map((part: Json) => {
+          // The gateway wraps a result as `{output}` (or `{error}`) for Gemini, which wants an object.
+          const response = part.functionResponse.response ?? {};
+          return resultText(response.output ?? response.error ?? response);
+        });
   }
 }
 
