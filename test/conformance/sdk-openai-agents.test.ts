@@ -27,7 +27,9 @@ describe("@openai/agents at default settings", () => {
       context.upstreams[kind].answerWith((request) => answerAsAgentModel(kind, request));
     }
     setTracingDisabled(true);
-    setDefaultOpenAIClient(new OpenAI({ apiKey: context.apiKey, baseURL: `${context.url}/api/v1`, maxRetries: 0 }));
+    setDefaultOpenAIClient(
+      new OpenAI({ apiKey: context.apiKey, baseURL: `${context.url}/api/v1`, maxRetries: 0 }),
+    );
   });
   after(() => context?.close());
 
