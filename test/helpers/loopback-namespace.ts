@@ -11,8 +11,13 @@ const RELAY = new URL("./loopback-relay.mjs", import.meta.url).pathname;
 
 let available: boolean | undefined;
 
-/** Whether a loopback-only network namespace can be made here (checked once). */
+/**
+ * Whether a loopback-only network namespace can be made here (checked once).
+ * `CLIENTS_WITHOUT_NAMESPACE=1` runs the CLIs in the test's own network instead (to watch one with
+ * tools of the host, or to try the path taken where `unshare` is missing).
+ */
 export function loopbackNamespaceAvailable(): boolean {
+  if (process.env.CLIENTS_WITHOUT_NAMESPACE === "1") return false;
   if (available === undefined) {
     const probe = spawnSync("unshare", ["-rn", "sh", "-c", "ip link set lo up"], { timeout: 10_000 });
     available = probe.status === 0;
