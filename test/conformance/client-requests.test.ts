@@ -23,8 +23,10 @@ const TODO: Record<string, string> = {};
 for (const kind of PROVIDER_KINDS) {
   TODO[`claude-code-text-turn.json → ${kind}`] =
     "thinking.display 'updates' refused with 400 until the leniency branch (i28-lenient) is merged";
-  TODO[`codex-exec-first-turn.json → ${kind}`] =
-    "the namespace tool and web_search without a backend refused with 400 until the leniency branch (i28-lenient) is merged";
+  for (const file of ["codex-exec-first-turn.json", "codex-exec-tool-result.json"]) {
+    TODO[`${file} → ${kind}`] =
+      "the namespace tool and web_search without a backend refused with 400 until the leniency branch (i28-lenient) is merged";
+  }
 }
 
 /** The event that ends a complete streamed answer, by endpoint. */
