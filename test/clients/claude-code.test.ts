@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import type { ProviderKind } from "../../src/config/types.js";
 import { CLAUDE_CODE_BINARY, CLAUDE_CODE_VERSION, missingCli } from "../helpers/agent-clis.js";
 import { AGENT_MODEL_TEXT, TOOL_ANSWER_PREFIX } from "../helpers/agent-model.js";
 import { recordingClientFixtures, writeClientRecordings } from "../helpers/client-fixtures.js";
@@ -55,7 +56,7 @@ describe("Claude Code against the gateway", { skip }, () => {
   });
   after(() => suite?.close());
 
-  async function runClaude(kind: string, prompt: string): Promise<{ run: ClientRun; home: string }> {
+  async function runClaude(kind: ProviderKind, prompt: string): Promise<{ run: ClientRun; home: string }> {
     const home = await mkdtemp(join(suite.scratch, "claude-"));
     await mkdir(join(home, ".claude"));
     await writeFile(join(home, "notes.txt"), `${SECRET}\n`);
@@ -65,7 +66,7 @@ describe("Claude Code against the gateway", { skip }, () => {
         "-p",
         prompt.replace("NOTES", join(home, "notes.txt")),
         "--model",
-        conformanceModel(kind as never),
+        conformanceModel(kind),
         "--output-format",
         "stream-json",
         "--verbose",

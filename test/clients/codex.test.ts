@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import type { ProviderKind } from "../../src/config/types.js";
 import { CODEX_BINARY, CODEX_PATH_DIR, CODEX_VERSION, missingCli } from "../helpers/agent-clis.js";
 import { TOOL_ANSWER_PREFIX } from "../helpers/agent-model.js";
 import { recordingClientFixtures, writeClientRecordings } from "../helpers/client-fixtures.js";
@@ -43,7 +44,7 @@ describe("Codex against the gateway", { skip }, () => {
   });
   after(() => suite?.close());
 
-  async function runCodex(kind: string, transport: (typeof TRANSPORTS)[number]): Promise<ClientRun> {
+  async function runCodex(kind: ProviderKind, transport: (typeof TRANSPORTS)[number]): Promise<ClientRun> {
     const home = await mkdtemp(join(suite.scratch, "codex-"));
     const codexHome = join(home, ".codex");
     await mkdir(codexHome);
@@ -52,7 +53,7 @@ describe("Codex against the gateway", { skip }, () => {
       join(codexHome, "config.toml"),
       [
         'model_provider = "hi"',
-        `model = "${conformanceModel(kind as never)}"`,
+        `model = "${conformanceModel(kind)}"`,
         "check_for_update_on_startup = false",
         "[analytics]",
         "enabled = false",
