@@ -18,3 +18,6 @@ export function recordedPath(...segments: string[]): string {
 
 /** OpenAI's published OpenAPI document, for validating what the gateway sends in OpenAI's formats. */
 export const OPENAI_OPENAPI_PATH = join(FIXTURES_ROOT, "specs", "openai-openapi.yaml");
+
+/** Requests agent CLIs really sent, recorded by the client suite (`clients/README.md`). */
+export const CLIENT_RECORDINGS_DIR = join(FIXTURES_ROOT, "clients");
