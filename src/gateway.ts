@@ -17,6 +17,7 @@ import { resolveInstanceLimits, type Settings } from "./config/settings.js";
 import type { GatewayConfig, ProviderKind } from "./config/types.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { settleInterrupted, startInterruptedSweep } from "./engine/interrupted-sweep.js";
+import { manageConnectionRoom } from "./http/connection-room.js";
 import { createApp } from "./http/create-app.js";
 import { drainInstance } from "./http/drain-instance.js";
 import { createInFlightRequests } from "./http/in-flight-requests.js";
@@ -305,8 +306,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       listener,
     );
     instance.on("upgrade", sockets.handleUpgrade);
-    // Connections beyond the cap are closed as they are accepted.
-    instance.maxConnections = limits.maxConnections;
+    // At the connection cap the longest-idle connection makes room (not Node's maxConnections,
+    // which refuses every new one); a connection that asks nothing is closed early.
+    manageConnectionRoom(instance, limits, (pressure) =>
+      logger.warn(pressure, "connection cap reached: idle connections closed to make room"),
+    );
     instance.once("error", reject);
     instance.listen(settings.port, settings.host, () => resolve(instance));
   });
