@@ -22,6 +22,7 @@ import { createApp } from "./http/create-app.js";
 import { drainInstance } from "./http/drain-instance.js";
 import { createInFlightRequests } from "./http/in-flight-requests.js";
 import { createRequestListener } from "./http/request-listener.js";
+import { RESPONSE_HIGH_WATER_BYTES } from "./http/response-high-water.js";
 import { createResponsesSockets } from "./http/responses-socket/responses-socket-server.js";
 import { WebSocketAwareIncomingMessage } from "./http/responses-socket/websocket-aware-incoming-message.js";
 import { KEEP_ALIVE_INTERVAL_MS } from "./http/sse-response.js";
@@ -295,6 +296,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
         requestTimeout: limits.requestTimeoutMs,
         connectionsCheckingInterval: CONNECTION_CHECK_INTERVAL_MS,
+        // What a response queues for its client before `write` says to wait (backpressure).
+        highWaterMark: RESPONSE_HIGH_WATER_BYTES,
         // Request line and headers together; larger → 431 and the connection closed.
         maxHeaderSize: limits.maxHeaderBytes,
         // Stated, not assumed: Content-Length with Transfer-Encoding, a repeated or malformed
