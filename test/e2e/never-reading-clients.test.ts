@@ -162,7 +162,8 @@ before(async () => {
     }),
     { FAKE_UPSTREAM_KEY: "sk-upstream" },
   );
-  gateway = await startGatewayProcess({ env: setup.env });
+  // Starting a process that compiles its TypeScript is slow on a busy machine; not what is tested.
+  gateway = await startGatewayProcess({ env: setup.env, readyTimeoutMs: 120_000 });
   const admin = createHttpAdminClient(gateway.url, setup.secret);
   const workspace = await admin.createWorkspace({ name: "never-reading", creditsUsd: "100000" });
   ({ secret: apiKey } = await admin.createKey({ workspaceId: workspace.id }));
