@@ -17,10 +17,12 @@ import { resolveInstanceLimits, type Settings } from "./config/settings.js";
 import type { GatewayConfig, ProviderKind } from "./config/types.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { settleInterrupted, startInterruptedSweep } from "./engine/interrupted-sweep.js";
+import { manageConnectionRoom } from "./http/connection-room.js";
 import { createApp } from "./http/create-app.js";
 import { drainInstance } from "./http/drain-instance.js";
 import { createInFlightRequests } from "./http/in-flight-requests.js";
 import { createRequestListener } from "./http/request-listener.js";
+import { RESPONSE_HIGH_WATER_BYTES } from "./http/response-high-water.js";
 import { createResponsesSockets } from "./http/responses-socket/responses-socket-server.js";
 import { WebSocketAwareIncomingMessage } from "./http/responses-socket/websocket-aware-incoming-message.js";
 import { KEEP_ALIVE_INTERVAL_MS } from "./http/sse-response.js";
@@ -295,6 +297,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
         requestTimeout: limits.requestTimeoutMs,
         connectionsCheckingInterval: CONNECTION_CHECK_INTERVAL_MS,
+        // What a response queues for its client before `write` says to wait (backpressure).
+        highWaterMark: RESPONSE_HIGH_WATER_BYTES,
         // Request line and headers together; larger → 431 and the connection closed.
         maxHeaderSize: limits.maxHeaderBytes,
         // Stated, not assumed: Content-Length with Transfer-Encoding, a repeated or malformed
@@ -306,8 +310,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       listener,
     );
     instance.on("upgrade", sockets.handleUpgrade);
-    // Connections beyond the cap are closed as they are accepted.
-    instance.maxConnections = limits.maxConnections;
+    // At the connection cap the longest-idle connection makes room (not Node's maxConnections,
+    // which refuses every new one); a connection that asks nothing is closed early.
+    manageConnectionRoom(instance, limits, (pressure) =>
+      logger.warn(pressure, "connection cap reached: idle connections closed to make room"),
+    );
     instance.once("error", reject);
     instance.listen(settings.port, settings.host, () => resolve(instance));
   });
