@@ -14,7 +14,7 @@ import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "./auth/
 import { startPlaygroundKeyPurge } from "./auth/playground-key-purge.js";
 import { loadConfigFile } from "./config/load-config.js";
 import { resolveInstanceLimits, type Settings } from "./config/settings.js";
-import type { GatewayConfig, ProviderKind } from "./config/types.js";
+import type { ConfiguredProviderKind, GatewayConfig } from "./config/types.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { settleInterrupted, startInterruptedSweep } from "./engine/interrupted-sweep.js";
 import { createApp } from "./http/create-app.js";
@@ -32,6 +32,7 @@ import { createLogger, type Logger } from "./logging/logger.js";
 import { loadO200kCounter } from "./metering/count-o200k-tokens.js";
 import { GatewayMetrics, loadRequestTracer } from "./observability/index.js";
 import { createAnthropicAdapter } from "./providers/anthropic/adapter.js";
+import { createDemoAdapter } from "./providers/demo/demo-adapter.js";
 import { createGoogleAdapter } from "./providers/google/adapter.js";
 import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/adapter.js";
 import { createOpenAiChatAdapter } from "./providers/openai-compatible/openai-chat-adapter.js";
@@ -116,13 +117,14 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-export function createAdapters(): Map<ProviderKind, ProviderAdapter> {
-  return new Map<ProviderKind, ProviderAdapter>([
+export function createAdapters(): Map<ConfiguredProviderKind, ProviderAdapter> {
+  return new Map<ConfiguredProviderKind, ProviderAdapter>([
     ["openai-compatible", createOpenAiCompatibleAdapter()],
     ["anthropic", createAnthropicAdapter()],
     ["google", createGoogleAdapter()],
     ["openai-chat", createOpenAiChatAdapter()],
     ["openai-responses", createOpenAiResponsesAdapter()],
+    ["demo", createDemoAdapter()],
   ]);
 }
 

@@ -114,6 +114,11 @@ test("npm start: first-start key, admin CLI against the running gateway, SIGTERM
     assert.equal(announcement.includes("HOST_PORT"), false);
     assert.match(
       announcement,
+      /Gateway listening on (http:\/\/\S+) \(web console: \1\/console, API reference: \1\/docs\)/,
+      "the banner names the console and the API reference",
+    );
+    assert.match(
+      announcement,
       /No API key for provider "keyless" \(UNSET_PROVIDER_KEY is unset\): 1 model cannot answer: test\/stranded-model\./,
     );
 
