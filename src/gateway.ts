@@ -46,6 +46,7 @@ import {
   warnIfWebFetchUnsafe,
 } from "./server-tools/web-fetch/index.js";
 import { writeAdminToken } from "./storage/data-dir/admin-token.js";
+import { removeGatewayUrl, writeGatewayUrl } from "./storage/data-dir/gateway-address.js";
 import { readItemSealSecret } from "./storage/data-dir/item-seal-secret.js";
 import { openSpendGuard } from "./storage/open-spend-guard.js";
 import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
@@ -316,6 +317,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const watchdog = startEventLoopWatchdog(logger, limits.eventLoopStallMs);
   const port = (server.address() as AddressInfo).port;
   const url = `http://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${port}`;
+  // The admin CLI finds this gateway from its data folder (storage/data-dir/gateway-address.ts).
+  const addressFolder =
+    store.mode === "embedded" && settings.dataDir !== IN_MEMORY_DATA_DIR ? settings.dataDir : undefined;
+  if (addressFolder !== undefined) await writeGatewayUrl(addressFolder, url);
   logger.info(
     {
       url,
@@ -352,6 +357,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           drainTimeoutMs: options.drainMs ?? limits.drainTimeoutMs,
           sockets,
         });
+        if (addressFolder !== undefined) await removeGatewayUrl(addressFolder);
         watchdog.stop();
         metrics?.close();
         // After the drain: the last requests' spans are queued by now.

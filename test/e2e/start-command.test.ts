@@ -132,6 +132,18 @@ test("npm start: first-start key, admin CLI against the running gateway, SIGTERM
     });
     assert.ok(completion.choices[0].message.content);
 
+    // With only the data folder (no GATEWAY_URL; PORT=0 probes nothing): the CLI finds the gateway
+    // holding the folder at the address it wrote there, and says so.
+    const found = runCli(["workspace", "list", "--json"], env);
+    assert.equal(found.status, 0, found.stderr);
+    assert.ok(
+      found.stderr.includes(
+        `gateway-admin: using the gateway at ${first.url}, which holds ${env.GATEWAY_DATA_DIR}`,
+      ),
+      found.stderr,
+    );
+    assert.equal((JSON.parse(found.stdout) as { data: unknown[] }).data.length, 1);
+
     const cliEnv = { ...env, GATEWAY_URL: first.url };
     const listed = runCli(["key", "list", "--workspace", workspaceId, "--json"], cliEnv);
     assert.equal(listed.status, 0, listed.stderr);
