@@ -12,15 +12,26 @@ import {
   type FinishReason,
 } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import type { UpstreamInputRules } from "../../metering/bound-input-tokens.js";
 import { estimateTextTokens, estimateUsage } from "../../metering/estimate-usage.js";
-import { OPENAI_INPUT_RULES } from "../openai-compatible/input-rules.js";
 import type { ProviderAdapter, UpstreamCall } from "../provider-adapter.js";
 import { buildDemoReply } from "./demo-reply.js";
+
+/**
+ * The demo bills the o200k estimate of the request's texts (estimateUsage) and nothing for images,
+ * pages or tool prompts, so the o200k bound of the texts bounds it.
+ */
+const DEMO_INPUT_RULES: UpstreamInputRules = {
+  tokenizer: "o200k",
+  imageTokens: () => 0,
+  pdfPageTokens: 0,
+  toolPromptTokens: 0,
+};
 
 export function createDemoAdapter(): ProviderAdapter {
   return {
     kind: "demo",
-    inputRules: OPENAI_INPUT_RULES,
+    inputRules: DEMO_INPUT_RULES,
     async generate(call) {
       const parts = answer(call);
       const result: CanonicalResult = {
