@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -174,6 +174,11 @@ test("npm start: first-start key, admin CLI against the running gateway, SIGTERM
     assert.match(bad.stderr, /USD/);
 
     assert.equal(await stop(first), "code=0 signal=null", `SIGTERM shuts down cleanly:\n${first.output()}`);
+    assert.equal(
+      existsSync(join(dir, "data", "gateway-url")),
+      false,
+      "a stopped gateway leaves no address for the CLI to try",
+    );
 
     const second = await startMain(env);
     assert.equal(second.output().includes("Created workspace"), false, "no second bootstrap");
