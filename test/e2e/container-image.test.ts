@@ -142,6 +142,18 @@ test("the image's build steps, run in a scratch folder, give a tree that serves 
   const completion = (await response.json()) as { choices: Array<{ message: { content: string } }> };
   assert.equal(completion.choices[0].message.content, DEFAULT_REPLY_TEXT);
 
+  // The web pages and the reference's renderer come from the image's tree too.
+  for (const path of ["/console", "/docs", "/openapi.json"]) {
+    const page = await fetch(`${url}${path}`);
+    assert.equal(page.status, 200, path);
+    await page.arrayBuffer();
+  }
+  const renderer = /src="(\/docs\/swagger-ui\/[^"]+\.js)"/.exec(
+    await (await fetch(`${url}/docs`)).text(),
+  )?.[1];
+  assert.ok(renderer);
+  assert.equal((await fetch(`${url}${renderer}`)).status, 200, renderer);
+
   // The image's HEALTHCHECK command, as Docker would run it.
   const [program, ...healthArgs] = JSON.parse(healthcheck!.args.slice(healthcheck!.args.indexOf("CMD") + 3));
   assert.equal(program, "node");
