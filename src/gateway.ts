@@ -14,7 +14,7 @@ import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "./auth/
 import { startPlaygroundKeyPurge } from "./auth/playground-key-purge.js";
 import { loadConfigFile } from "./config/load-config.js";
 import { resolveInstanceLimits, type Settings } from "./config/settings.js";
-import type { GatewayConfig, ProviderKind } from "./config/types.js";
+import type { ConfiguredProviderKind, GatewayConfig } from "./config/types.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { settleInterrupted, startInterruptedSweep } from "./engine/interrupted-sweep.js";
 import { manageConnectionRoom } from "./http/connection-room.js";
@@ -34,6 +34,7 @@ import { createLogger, type Logger } from "./logging/logger.js";
 import { loadO200kCounter } from "./metering/count-o200k-tokens.js";
 import { GatewayMetrics, loadRequestTracer } from "./observability/index.js";
 import { createAnthropicAdapter } from "./providers/anthropic/adapter.js";
+import { createDemoAdapter } from "./providers/demo/demo-adapter.js";
 import { createGoogleAdapter } from "./providers/google/adapter.js";
 import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/adapter.js";
 import { createOpenAiChatAdapter } from "./providers/openai-compatible/openai-chat-adapter.js";
@@ -47,6 +48,7 @@ import {
   warnIfWebFetchUnsafe,
 } from "./server-tools/web-fetch/index.js";
 import { writeAdminToken } from "./storage/data-dir/admin-token.js";
+import { removeGatewayUrl, writeGatewayUrl } from "./storage/data-dir/gateway-address.js";
 import { readItemSealSecret } from "./storage/data-dir/item-seal-secret.js";
 import { openSpendGuard } from "./storage/open-spend-guard.js";
 import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
@@ -118,13 +120,14 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-export function createAdapters(): Map<ProviderKind, ProviderAdapter> {
-  return new Map<ProviderKind, ProviderAdapter>([
+export function createAdapters(): Map<ConfiguredProviderKind, ProviderAdapter> {
+  return new Map<ConfiguredProviderKind, ProviderAdapter>([
     ["openai-compatible", createOpenAiCompatibleAdapter()],
     ["anthropic", createAnthropicAdapter()],
     ["google", createGoogleAdapter()],
     ["openai-chat", createOpenAiChatAdapter()],
     ["openai-responses", createOpenAiResponsesAdapter()],
+    ["demo", createDemoAdapter()],
   ]);
 }
 
@@ -321,6 +324,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const watchdog = startEventLoopWatchdog(logger, limits.eventLoopStallMs);
   const port = (server.address() as AddressInfo).port;
   const url = `http://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${port}`;
+  // The admin CLI finds this gateway from its data folder (storage/data-dir/gateway-address.ts).
+  const addressFolder =
+    store.mode === "embedded" && settings.dataDir !== IN_MEMORY_DATA_DIR ? settings.dataDir : undefined;
+  if (addressFolder !== undefined) await writeGatewayUrl(addressFolder, url);
   logger.info(
     {
       url,
@@ -357,6 +364,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           drainTimeoutMs: options.drainMs ?? limits.drainTimeoutMs,
           sockets,
         });
+        if (addressFolder !== undefined) await removeGatewayUrl(addressFolder);
         watchdog.stop();
         metrics?.close();
         // After the drain: the last requests' spans are queued by now.
