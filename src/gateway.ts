@@ -182,6 +182,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     leaseTtlMs: config.reservationTtlMs,
     // Every request ends by max_request_seconds; its lease must not stop being refreshed before.
     maxLeaseLifetimeMs: config.maxRequestMs + config.reservationTtlMs,
+    recoveryMs: config.limitStoreRecoveryMs,
     logger,
     state,
   });

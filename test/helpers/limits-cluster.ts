@@ -112,9 +112,19 @@ export interface CounterView {
   leases: number;
 }
 
-/** The Redis counters of a key's total window (never reset) and of its workspace. */
-export async function readCounters(keyId: string, workspaceId: string): Promise<CounterView> {
-  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+/**
+ * The Redis counters of a key's total window (never reset) and of its workspace; by default on the
+ * shared Redis without a prefix (what gateway processes use).
+ */
+export async function readCounters(
+  keyId: string,
+  workspaceId: string,
+  where: { redisUrl?: string; prefix?: string } = {},
+): Promise<CounterView> {
+  const redis = new Redis(where.redisUrl ?? TEST_REDIS_URL, {
+    maxRetriesPerRequest: 1,
+    keyPrefix: where.prefix || undefined,
+  });
   try {
     const [total, balance, reserved, leases] = await Promise.all([
       redis.hget(LIMIT_KEYS.spend(keyId, "t0"), "v"),
