@@ -49,22 +49,54 @@ export function computeInterruptedAgeMs(config: GatewayConfig): number {
   return config.maxRequestMs + Math.min(SETTLE_GRACE_MS, config.maxRequestMs);
 }
 
-/** Settles every record in progress admitted before `admittedBefore`; returns how many it settled. */
+/**
+ * Settles every record in progress admitted before `admittedBefore`; returns how many it settled.
+ * A record that cannot be settled (the database refuses it: a record of another deployment
+ * sharing the Redis, say) is logged and skipped, so it never blocks the records listed after it.
+ */
 export async function settleInterrupted(deps: InterruptedSweepDeps, admittedBefore: Date): Promise<number> {
-  let settled = 0;
-  while (settled < MAX_PER_SWEEP) {
-    const starts = await deps.store.generations.listInProgress(admittedBefore, SWEEP_BATCH);
-    for (const start of starts) {
-      await settleOne(deps, start);
-      settled++;
-    }
-    if (starts.length < SWEEP_BATCH) break;
-  }
-  if (settled > 0) deps.logger.warn({ settled }, "settled requests interrupted by a crashed instance");
-  return settled;
+  return settleListed(deps, (limit) => deps.store.generations.listInProgress(admittedBefore, limit)).then(
+    ({ settled }) => {
+      if (settled > 0) deps.logger.warn({ settled }, "settled requests interrupted by a crashed instance");
+      return settled;
+    },
+  );
 }
 
-async function settleOne(deps: InterruptedSweepDeps, start: GenerationStart): Promise<void> {
+/**
+ * Settles what `list` lists until it lists nothing new: `settled` records, and `exhausted` when the
+ * last listing had nothing left (every record settled, none skipped).
+ */
+export async function settleListed(
+  deps: InterruptedSweepDeps,
+  list: (limit: number) => Promise<GenerationStart[]>,
+): Promise<{ settled: number; exhausted: boolean }> {
+  // Ids settled (their index entries are deleted in the background) or skipped in this sweep.
+  const seen = new Set<string>();
+  let settled = 0;
+  while (seen.size < MAX_PER_SWEEP) {
+    // Past the ones seen: a skipped record stays listed, a settled one may for a moment.
+    const starts = await list(SWEEP_BATCH + seen.size);
+    const fresh = starts.filter((start) => !seen.has(start.id));
+    if (fresh.length === 0) return { settled, exhausted: starts.length === 0 };
+    for (const start of fresh) {
+      seen.add(start.id);
+      try {
+        await settleInterruptedRecord(deps, start);
+        settled++;
+      } catch (error) {
+        deps.logger.warn({ err: error, requestId: start.id }, "interrupted request could not be settled");
+      }
+    }
+  }
+  return { settled, exhausted: false };
+}
+
+/** Writes one record final as interrupted, then settles its reservation with that cost. */
+export async function settleInterruptedRecord(
+  deps: InterruptedSweepDeps,
+  start: GenerationStart,
+): Promise<void> {
   const model = deps.config.modelsBySlug.get(start.model);
   const { usage } = meterPromptOnly(start.estimatedInputTokens ?? 0);
   const outcome: GenerationOutcome = {

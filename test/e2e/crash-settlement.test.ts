@@ -69,10 +69,12 @@ async function sendInFlight(
   gatewayUrl: string,
   apiKey: string,
   upstream: FakeOpenAiUpstream,
+  signal?: AbortSignal,
 ): Promise<InFlight> {
   const before = upstream.requests.length;
   const send = (stream: boolean) =>
     fetch(`${gatewayUrl}/api/v1/chat/completions`, {
+      signal,
       method: "POST",
       headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
       body: JSON.stringify({
@@ -246,3 +248,79 @@ test("distributed: one of two gateways killed mid-stream and mid-request; the su
   assert.equal(counters.totalSpendMicroUsd, total, "the key's spend counter equals the ledger");
   assert.equal(counters.balanceMicroUsd, 1_000_000 - total, "the balance counter equals the ledger");
 });
+
+test("distributed, default max_request_seconds: one of two gateways killed mid-stream and mid-request; once its lease expires the survivor settles every request as interrupted, and none of its own", async (t) => {
+  if (!(await requireMode(t, "postgres")) || !(await requireMode(t, "redis"))) return;
+  const upstream = await startHoldingUpstream();
+  t.after(() => upstream.close());
+  // Requests may run an hour (the default): only the lease, 3 s here (60 s by default), tells a dead
+  // instance. Reservations outlive the test: whatever releases them is the sweep.
+  const leaseSeconds = 3;
+  const cluster = await startGatewayCluster({
+    count: 2,
+    config: createTestConfigFile(upstream.baseUrl, {
+      limits: { instance_lease_seconds: leaseSeconds, reservation_ttl_seconds: 600 },
+    }),
+    env: { FAKE_UPSTREAM_KEY: "sk-upstream" },
+  });
+  t.after(() => cluster.stop());
+  const [victim, survivor] = cluster.gateways as [GatewayProcess, GatewayProcess];
+  const workspace = await cluster.admin.createWorkspace({ name: "lease", creditsUsd: "1" });
+  const { key, secret: apiKey } = await cluster.admin.createKey({
+    workspaceId: workspace.id,
+    totalLimitUsd: "0.9",
+  });
+  t.after(() => deleteLimitKeys([key.id], [workspace.id]).catch(() => {}));
+
+  // The survivor's own requests, held upstream as long as the victim's: alive, never swept.
+  const ownClients = new AbortController();
+  const own = await sendInFlight(survivor.url, apiKey, upstream, ownClients.signal);
+  const { ids } = await sendInFlight(victim.url, apiKey, upstream);
+  process.kill(victim.pid, "SIGKILL");
+  const killedAt = Date.now();
+  assert.match(await victim.stop(0), /signal=SIGKILL/);
+
+  const settled = await waitFor(async () => {
+    const records = await Promise.all(ids.map((id) => readGeneration(survivor.url, apiKey, id)));
+    return records.every((record) => record.status !== "in_progress");
+  }, 30_000);
+  const tookMs = Date.now() - killedAt;
+  t.diagnostic(`the survivor settled the victim's requests ${tookMs} ms after the kill`);
+  assert.ok(settled, "the survivor settled every record of the dead instance");
+  assert.ok(tookMs >= leaseSeconds * 1000 - 1_000, `not before the lease expired (${tookMs} ms)`);
+  const records = await Promise.all(ids.map((id) => readGeneration(survivor.url, apiKey, id)));
+  let total = assertInterrupted(records);
+  for (const id of own.ids) {
+    const record = await readGeneration(survivor.url, apiKey, id);
+    assert.equal(record.status, "in_progress", "a live instance's request is left alone");
+  }
+
+  // The survivor's clients leave: their requests end as cancelled, settled by the survivor itself.
+  ownClients.abort();
+  const ended = await waitFor(async () => {
+    const own_ = await Promise.all(own.ids.map((id) => readGeneration(survivor.url, apiKey, id)));
+    return own_.every((record) => record.status === "cancelled");
+  }, 20_000);
+  assert.ok(ended, "the survivor's own requests end as cancelled");
+  for (const id of own.ids) total += Number((await readGeneration(survivor.url, apiKey, id)).cost_micro_usd);
+
+  const ledger = await readLedger(cluster.databaseUrl, key.id, workspace.id);
+  assert.deepEqual(ledger.byStatus, { interrupted: ids.length, cancelled: own.ids.length });
+  assert.equal(ledger.keySpendMicroUsd, total, "the ledger equals the records");
+  assert.equal(ledger.balanceMicroUsd, 1_000_000 - total, "the balance equals the ledger");
+  const counters = await waitForCounters(key.id, workspace.id);
+  assert.equal(counters.leases, 0, "no lease left");
+  assert.equal(counters.reservedMicroUsd, 0, "nothing reserved");
+  assert.equal(counters.totalSpendMicroUsd, total, "the key's spend counter equals the ledger");
+  assert.equal(counters.balanceMicroUsd, 1_000_000 - total, "the balance counter equals the ledger");
+});
+
+/** The counters once every settlement reached them (a cancelled request settles after its record). */
+async function waitForCounters(keyId: string, workspaceId: string) {
+  let counters = await readCounters(keyId, workspaceId);
+  await waitFor(async () => {
+    counters = await readCounters(keyId, workspaceId);
+    return counters.leases === 0;
+  }, 10_000);
+  return counters;
+}
