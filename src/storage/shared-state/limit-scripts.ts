@@ -46,8 +46,9 @@ local request_id, key_id, amount = ARGV[1], ARGV[2], ARGV[3]
 -- is new) adopts it first; while a new epoch recovers, nothing is admitted against a limit.
 local epoch = redis.call('HMGET', KEYS[10], 'id', 'until')
 if epoch[1] ~= ARGV[19] then return {'epoch'} end
+local recovering = now < tonumber(epoch[2])
 local enforces = ARGV[10] ~= '' or ARGV[11] ~= '' or ARGV[12] ~= '' or ARGV[13] == '1'
-if enforces and now < tonumber(epoch[2]) then return {'recovering', tonumber(epoch[2]) - now} end
+if recovering and enforces then return {'recovering', tonumber(epoch[2]) - now} end
 
 -- Leases past their deadline belong to an instance that crashed or lost Redis: release them, and
 -- mark the counters they may have missed for re-seeding from Postgres.
@@ -97,6 +98,12 @@ for i = 1, 4 do
   if states[i][3] then return {'wait'} end
 end
 local missing = {}
+for i = 1, 4 do
+  -- Nothing is seeded while leases of the lost memory may still be on their way back.
+  if recovering and wanted[i] and (not states[i][1] or now - tonumber(states[i][2]) >= max_age[i]) then
+    return {'recovering', tonumber(epoch[2]) - now}
+  end
+end
 for i = 1, 4 do
   if wanted[i] and (not states[i][1] or now - tonumber(states[i][2]) >= max_age[i]) then
     redis.call('DEL', counters[i])
