@@ -50,8 +50,10 @@ export class HeldLeases {
 
   constructor(private readonly options: HeldLeasesOptions) {
     if (options.checkIntervalMs > 0) {
+      // Learnt at once, so the first admissions do not each meet `epoch` first.
+      this.adopt().catch(() => {}); // Unreachable: the next check tries again.
       this.timer = setInterval(() => {
-        this.adopt().catch(() => {}); // Unreachable: the next check tries again.
+        this.adopt().catch(() => {});
       }, options.checkIntervalMs);
       this.timer.unref();
     }
