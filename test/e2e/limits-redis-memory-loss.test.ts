@@ -59,6 +59,16 @@ async function send(gateway: RunningGateway, secret: string): Promise<Answer> {
   }
 }
 
+/** A 429 of a limit store slow to answer on a loaded machine is retried: the answer after it counts. */
+async function sendPast429(gateway: RunningGateway, secret: string): Promise<Answer> {
+  let answer = await send(gateway, secret);
+  for (let attempt = 0; attempt < 10 && answer.status === 429; attempt++) {
+    await sleep(500);
+    answer = await send(gateway, secret);
+  }
+  return answer;
+}
+
 test("Redis killed and restarted empty under load, 50 requests in flight holding a key's whole limit: settled spend stays within it, counters equal the ledger", async (t) => {
   if (!(await requireMode(t, "postgres"))) return;
   if (!isCommandAvailable("redis-server")) {
@@ -94,7 +104,7 @@ test("Redis killed and restarted empty under load, 50 requests in flight holding
   // 50 × $0.001 reserved: the whole limit, half on each instance.
   const inFlight = Array.from({ length: IN_FLIGHT }, (_, index) => send(instances[index % 2], secret));
   await upstream.waitForRequests(IN_FLIGHT, 20_000);
-  assert.equal((await send(a, secret)).status, 402, "the limit is held by the requests in flight");
+  assert.equal((await sendPast429(a, secret)).status, 402, "the limit is held by the requests in flight");
 
   await redis.signal("SIGKILL");
   const killedAt = Date.now();
@@ -131,7 +141,7 @@ test("Redis killed and restarted empty under load, 50 requests in flight holding
   );
 
   // One more request seeds whatever counter is still missing; then counters and ledger must agree.
-  assert.equal((await send(b, secret)).status, 402);
+  assert.equal((await sendPast429(b, secret)).status, 402);
   let last: unknown;
   const agreed = await waitFor(async () => {
     const ledger = await readLedger(database.url, key.id, workspace.id);
