@@ -7,7 +7,9 @@
  * holds every request open, the request ids learnt from what the upstream received.
  */
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { test } from "node:test";
+import { Redis } from "ioredis";
 import { createHttpAdminClient } from "../../src/cli/http-admin-client.js";
 import { openStoreWithSqlClient } from "../../src/storage/open-store.js";
 import {
@@ -23,7 +25,7 @@ import {
   startGatewayProcess,
 } from "../helpers/gateway-process.js";
 import { deleteLimitKeys, readCounters, readLedger, waitFor } from "../helpers/limits-cluster.js";
-import { requireMode } from "../helpers/storage-modes.js";
+import { requireMode, TEST_REDIS_URL } from "../helpers/storage-modes.js";
 import { createTestConfigFile, TEST_MODEL } from "../helpers/test-gateway.js";
 
 const STREAMS = 3;
@@ -212,6 +214,11 @@ test("distributed: one of two gateways killed mid-stream and mid-request; the su
   });
   t.after(() => deleteLimitKeys([key.id], [workspace.id]).catch(() => {}));
 
+  // A record this database refuses (another deployment's on the same Redis), older than all: the
+  // sweep skips it rather than stopping there.
+  const foreign = await plantForeignRecord();
+  t.after(() => foreign.remove());
+
   // The survivor's own requests, held upstream too, end at the deadline (504 provider_timeout, the
   // stream with its error event), so no sweep ever settles a request that is still running.
   const own = await sendInFlight(survivor.url, apiKey, upstream);
@@ -326,4 +333,45 @@ async function waitForCounters(keyId: string, workspaceId: string) {
     return counters.leases === 0;
   }, 10_000);
   return counters;
+}
+
+/**
+ * Lists an in-progress record of a workspace that does not exist here in the shared Redis's index
+ * (the gateway processes use no prefix), admitted a minute ago: finishing it breaks a foreign key.
+ */
+async function plantForeignRecord(): Promise<{ remove(): Promise<void> }> {
+  const id = `req_foreign_${randomBytes(6).toString("hex")}`;
+  const key = `gen-in-progress:${id}`;
+  const admittedAt = new Date(Date.now() - 60_000);
+  const start = {
+    id,
+    workspaceId: `ws_elsewhere_${randomBytes(4).toString("hex")}`,
+    apiKeyId: "key_elsewhere",
+    model: TEST_MODEL,
+    ingressFormat: "chat_completions",
+    source: "api",
+    stream: false,
+    createdAt: admittedAt.toISOString(),
+    estimatedInputTokens: 10,
+  };
+  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    await redis
+      .multi()
+      .set(key, JSON.stringify({ start, at: admittedAt.toISOString() }), "PX", 600_000)
+      .zadd("gen-in-progress", admittedAt.getTime(), key)
+      .exec();
+  } finally {
+    redis.disconnect();
+  }
+  return {
+    async remove() {
+      const cleanup = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+      try {
+        await cleanup.multi().del(key).zrem("gen-in-progress", key).exec();
+      } finally {
+        cleanup.disconnect();
+      }
+    },
+  };
 }
