@@ -46,6 +46,8 @@ export class HeldLeases {
   private readonly held = new Map<string, HeldEntry>();
   private known = "";
   private adopting: Promise<void> | undefined;
+  /** Set from the moment held leases are listed for a re-publish until it is done. */
+  private publishing: Promise<boolean> | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: HeldLeasesOptions) {
@@ -74,9 +76,9 @@ export class HeldLeases {
     this.held.delete(requestId);
   }
 
-  /** Resolves once no re-publish is in progress. */
+  /** Resolves once no re-publish is in progress (at once, nearly always). */
   async settled(): Promise<void> {
-    await this.adopting?.catch(() => {});
+    if (this.publishing !== undefined) await this.publishing.catch(() => {});
   }
 
   /**
@@ -107,7 +109,17 @@ export class HeldLeases {
           "the limit store lost its memory; publishing the reservations in flight again",
         );
       }
-      if (await this.publish(epoch, stale)) {
+      // Listed and published with no await between: a settlement that starts after the listing
+      // waits for the publication (`settled`), one that started before is not in it.
+      const publishing = this.publish(epoch, stale);
+      this.publishing = publishing;
+      let published: boolean;
+      try {
+        published = await publishing;
+      } finally {
+        this.publishing = undefined;
+      }
+      if (published) {
         for (const entry of stale) entry.epoch = epoch;
         this.known = epoch;
       }
