@@ -51,6 +51,12 @@ export function startDeadInstanceSweep(deps: DeadInstanceSweepDeps): DeadInstanc
       const { nowMs, wasListed } = await deps.leases.renew(deps.instanceId);
       // A renewal that comes late (the store or this event loop stalled) breaks the contact too.
       const late = Date.now() - lastRenewedAt > 2 * renewMs + 1_000;
+      if (!wasListed && lastRenewedAt > 0) {
+        deps.logger.warn(
+          { instanceId: deps.instanceId },
+          "this instance's lease was gone: Redis lost its memory, or the other instances took this one for dead and settled its requests",
+        );
+      }
       if (contactSince === undefined || !wasListed || late) contactSince = nowMs;
       lastRenewedAt = Date.now();
       return nowMs;
