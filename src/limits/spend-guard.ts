@@ -9,6 +9,8 @@
  * Redis unreachable: a request that needs no limit (no key limits, no rate limit, invoicing) is
  * admitted without a reservation; every other request is refused with `rate_limit_exceeded` and
  * Retry-After, so spend can never run past a limit while the shared counters are out of sight.
+ * Redis back without its memory: the reservations this instance holds are published again before
+ * it admits, and nothing is admitted against a limit while every instance does so (held-leases.ts).
  */
 import type { Logger } from "../logging/logger.js";
 import { HeldLeases } from "./held-leases.js";
