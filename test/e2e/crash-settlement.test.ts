@@ -24,7 +24,7 @@ import {
   startGatewayCluster,
   startGatewayProcess,
 } from "../helpers/gateway-process.js";
-import { deleteLimitKeys, readCounters, readLedger, waitFor } from "../helpers/limits-cluster.js";
+import { readCounters, readLedger, waitFor } from "../helpers/limits-cluster.js";
 import { requireMode, TEST_REDIS_URL } from "../helpers/storage-modes.js";
 import { createTestConfigFile, TEST_MODEL } from "../helpers/test-gateway.js";
 
@@ -212,11 +212,10 @@ test("distributed: one of two gateways killed mid-stream and mid-request; the su
     workspaceId: workspace.id,
     totalLimitUsd: "0.9",
   });
-  t.after(() => deleteLimitKeys([key.id], [workspace.id]).catch(() => {}));
 
   // A record this database refuses (another deployment's on the same Redis), older than all: the
   // sweep skips it rather than stopping there.
-  const foreign = await plantForeignRecord();
+  const foreign = await plantForeignRecord(cluster.redisPrefix);
   t.after(() => foreign.remove());
 
   // The survivor's own requests, held upstream too, end at the deadline (504 provider_timeout, the
@@ -249,7 +248,7 @@ test("distributed: one of two gateways killed mid-stream and mid-request; the su
   assert.deepEqual(ledger.byStatus, { interrupted: ids.length, error: own.ids.length });
   assert.equal(ledger.keySpendMicroUsd, total, "the ledger equals the records");
   assert.equal(ledger.balanceMicroUsd, 1_000_000 - total, "the balance equals the ledger");
-  const counters = await readCounters(key.id, workspace.id);
+  const counters = await readCounters(cluster.redisPrefix, key.id, workspace.id);
   assert.equal(counters.leases, 0, "no lease left");
   assert.equal(counters.reservedMicroUsd, 0, "nothing reserved");
   assert.equal(counters.totalSpendMicroUsd, total, "the key's spend counter equals the ledger");
@@ -281,7 +280,6 @@ test("distributed, default max_request_seconds: one of two gateways killed mid-s
     workspaceId: workspace.id,
     totalLimitUsd: "0.9",
   });
-  t.after(() => deleteLimitKeys([key.id], [workspace.id]).catch(() => {}));
 
   // The survivor's own requests, held upstream as long as the victim's: alive, never swept.
   const ownClients = new AbortController();
@@ -318,7 +316,7 @@ test("distributed, default max_request_seconds: one of two gateways killed mid-s
   assert.deepEqual(ledger.byStatus, { interrupted: ids.length, cancelled: own.ids.length });
   assert.equal(ledger.keySpendMicroUsd, total, "the ledger equals the records");
   assert.equal(ledger.balanceMicroUsd, 1_000_000 - total, "the balance equals the ledger");
-  const counters = await waitForCounters(key.id, workspace.id);
+  const counters = await waitForCounters(cluster.redisPrefix, key.id, workspace.id);
   assert.equal(counters.leases, 0, "no lease left");
   assert.equal(counters.reservedMicroUsd, 0, "nothing reserved");
   assert.equal(counters.totalSpendMicroUsd, total, "the key's spend counter equals the ledger");
@@ -326,20 +324,20 @@ test("distributed, default max_request_seconds: one of two gateways killed mid-s
 });
 
 /** The counters once every settlement reached them (a cancelled request settles after its record). */
-async function waitForCounters(keyId: string, workspaceId: string) {
-  let counters = await readCounters(keyId, workspaceId);
+async function waitForCounters(prefix: string, keyId: string, workspaceId: string) {
+  let counters = await readCounters(prefix, keyId, workspaceId);
   await waitFor(async () => {
-    counters = await readCounters(keyId, workspaceId);
+    counters = await readCounters(prefix, keyId, workspaceId);
     return counters.leases === 0;
   }, 10_000);
   return counters;
 }
 
 /**
- * Lists an in-progress record of a workspace that does not exist here in the shared Redis's index
- * (the gateway processes use no prefix), admitted a minute ago: finishing it breaks a foreign key.
+ * Lists an in-progress record of a workspace that does not exist here in the cluster's index
+ * (under its Redis prefix), admitted a minute ago: finishing it breaks a foreign key.
  */
-async function plantForeignRecord(): Promise<{ remove(): Promise<void> }> {
+async function plantForeignRecord(prefix: string): Promise<{ remove(): Promise<void> }> {
   const id = `req_foreign_${randomBytes(6).toString("hex")}`;
   const key = `gen-in-progress:${id}`;
   const admittedAt = new Date(Date.now() - 60_000);
@@ -354,7 +352,7 @@ async function plantForeignRecord(): Promise<{ remove(): Promise<void> }> {
     createdAt: admittedAt.toISOString(),
     estimatedInputTokens: 10,
   };
-  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1, keyPrefix: prefix });
   try {
     await redis
       .multi()
@@ -366,7 +364,7 @@ async function plantForeignRecord(): Promise<{ remove(): Promise<void> }> {
   }
   return {
     async remove() {
-      const cleanup = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+      const cleanup = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1, keyPrefix: prefix });
       try {
         await cleanup.multi().del(key).zrem("gen-in-progress", key).exec();
       } finally {

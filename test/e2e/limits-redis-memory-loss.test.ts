@@ -145,7 +145,7 @@ test("Redis killed and restarted empty under load, 50 requests in flight holding
   let last: unknown;
   const agreed = await waitFor(async () => {
     const ledger = await readLedger(database.url, key.id, workspace.id);
-    const counters = await readCounters(key.id, workspace.id, { redisUrl: redis.url, prefix });
+    const counters = await readCounters(prefix, key.id, workspace.id, redis.url);
     last = { ledger, counters };
     return (
       ledger.inProgress === 0 &&
