@@ -85,7 +85,7 @@ export async function settleListed(
         await settleInterruptedRecord(deps, start);
         settled++;
       } catch (error) {
-        deps.logger.warn({ err: error, requestId: start.id }, "interrupted request could not be settled");
+        deps.logger.warn({ err: error, requestId: start.id }, "interrupted request not settled");
       }
     }
   }
