@@ -3,6 +3,7 @@
  * shutdown. `main.ts` calls it with the process settings; tests call it with their own.
  */
 
+import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import { startPlaygroundKeyPurge } from "./auth/playground-key-purge.js";
 import { loadConfigFile } from "./config/load-config.js";
 import { resolveInstanceLimits, type Settings } from "./config/settings.js";
 import type { ConfiguredProviderKind, GatewayConfig } from "./config/types.js";
+import { startDeadInstanceSweep } from "./engine/dead-instance-sweep.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { settleInterrupted, startInterruptedSweep } from "./engine/interrupted-sweep.js";
 import { manageConnectionRoom } from "./http/connection-room.js";
@@ -53,6 +55,7 @@ import { readItemSealSecret } from "./storage/data-dir/item-seal-secret.js";
 import { openSpendGuard } from "./storage/open-spend-guard.js";
 import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
 import { resolvePgliteThread } from "./storage/pglite/pglite-client.js";
+import { createInstanceLeases } from "./storage/shared-state/instance-leases.js";
 import { openSharedState } from "./storage/shared-state/shared-state.js";
 import type { SharedState, Store } from "./storage/store.js";
 import {
@@ -113,6 +116,8 @@ export interface RunningGateway {
   purgeExpiredPlaygroundKeys(): Promise<number>;
   /** One sweep of requests interrupted by a crashed instance now (it also runs by itself). */
   sweepInterrupted(): Promise<number>;
+  /** One sweep of the requests of instances whose lease expired now (distributed; it also runs by itself). */
+  sweepDeadInstances(): Promise<number>;
   /** The PDF reader's counters (parses, cache hits); undefined without server tools. */
   pdfStats(): PdfExtractorStats | undefined;
   /** web_fetch's HTML conversion pool (workers, jobs, workers terminated); undefined without server tools. */
@@ -188,6 +193,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     leaseTtlMs: config.reservationTtlMs,
     // Every request ends by max_request_seconds; its lease must not stop being refreshed before.
     maxLeaseLifetimeMs: config.maxRequestMs + config.reservationTtlMs,
+    recoveryMs: config.limitStoreRecoveryMs,
     logger,
     state,
   });
@@ -203,6 +209,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     await settleInterrupted(sweepDeps, new Date(Date.now() + ONE_DAY_MS));
   }
   const sweep = startInterruptedSweep(sweepDeps);
+  // Distributed: a lease per instance in Redis; the records of one whose lease expired are settled
+  // within about limits.instance_lease_seconds, whatever max_request_seconds is.
+  const instanceId = `inst_${randomBytes(9).toString("base64url")}`;
+  const deadInstances =
+    store.generations.listInProgressOf === undefined
+      ? undefined
+      : startDeadInstanceSweep({ instanceId, leases: createInstanceLeases(state), ...sweepDeps });
 
   const internalSecret =
     settings.internalSharedSecret ??
@@ -245,6 +258,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     logger,
     spendGuard,
     ...(serverTools === undefined ? {} : { serverTools, documents: serverTools.documents }),
+    ...(deadInstances === undefined ? {} : { instanceId }),
   });
   const inFlight = createInFlightRequests(limits.maxRequestsInFlight);
   const metrics = config.metrics.enabled
@@ -352,6 +366,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     replayParkedOutcomes: () => generations.replayNow(),
     purgeExpiredPlaygroundKeys: () => purge.runNow(),
     sweepInterrupted: () => sweep.runNow(),
+    sweepDeadInstances: () => deadInstances?.runNow() ?? Promise.resolve(0),
     pdfStats: () => serverTools?.pdfStats(),
     htmlConversionStats: () => serverTools?.htmlConversionStats(),
     close() {
@@ -371,6 +386,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         await tracer?.shutdown();
         await purge.stop();
         await sweep.stop();
+        await deadInstances?.stop();
         await authenticator.close();
         await spendGuard.close();
         await serverTools?.close();

@@ -187,6 +187,16 @@ export const gatewayConfigSchema = z.strictObject({
        */
       reservation_ttl_seconds: z.int().min(10).max(3600).default(120),
       /**
+       * After Redis comes back without its memory, how long nothing is admitted against a spend
+       * limit or balance while every instance publishes its reservations in flight again.
+       */
+      limit_store_recovery_seconds: z.int().min(1).max(120).default(5),
+      /**
+       * Instances renew a lease (heartbeat) in Redis; one whose lease is this old has died, and
+       * another instance settles its requests as interrupted (docs/durability.md).
+       */
+      instance_lease_seconds: z.int().min(2).max(3600).default(60),
+      /**
        * Caps on what one request may carry, refused with `invalid_request` before it is validated
        * (validating and converting cost time in proportion; docs/limits.md, "Bounded work").
        */

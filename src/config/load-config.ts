@@ -109,6 +109,8 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
     },
     defaultRequestsPerMinute: file.limits.default_requests_per_minute ?? null,
     reservationTtlMs: file.limits.reservation_ttl_seconds * 1000,
+    limitStoreRecoveryMs: file.limits.limit_store_recovery_seconds * 1000,
+    instanceLeaseMs: file.limits.instance_lease_seconds * 1000,
     maxRequestMs: file.limits.max_request_seconds * 1000,
     clientReadTimeoutMs: file.limits.client_read_timeout_seconds * 1000,
     webSocketIdleTimeoutMs: file.limits.websocket_idle_timeout_seconds * 1000,

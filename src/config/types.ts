@@ -103,6 +103,10 @@ export interface GatewayConfig {
   defaultRequestsPerMinute: number | null;
   /** Lifetime of a spend reservation that is no longer refreshed (its instance is gone). */
   reservationTtlMs: number;
+  /** After Redis lost its memory: no admission against a limit for this long (`limits.limit_store_recovery_seconds`). */
+  limitStoreRecoveryMs: number;
+  /** An instance silent in Redis this long has died (`limits.instance_lease_seconds`). */
+  instanceLeaseMs: number;
   /** The longest one generation may run (`limits.max_request_seconds`). */
   maxRequestMs: number;
   /** How long a streaming client may take no bytes before it is dropped. */

@@ -63,6 +63,8 @@ export interface EngineDependencies {
   serverTools?: ServerTools;
   /** PDFs as each route reads them (absent: every route gets them as sent). */
   documents?: DocumentPreparer;
+  /** This instance's id, written into every in-progress record (dead-instance-sweep.ts). */
+  instanceId?: string;
 }
 
 /** One route's breaker, as metrics label it. */
@@ -250,6 +252,7 @@ export class GenerationEngine {
       // The reservation's clock decides the day and month the spend belongs to.
       createdAt: new Date(reservation.admittedAt),
       estimatedInputTokens: worstCase.inputTokens,
+      instanceId: this.deps.instanceId,
     };
     // Every admitted request is recorded before its upstream is called, so a crash of this
     // instance leaves a record another one settles. Streams wait for it only before their headers,

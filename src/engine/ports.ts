@@ -36,6 +36,11 @@ export interface GenerationRepository {
    * `limit`: what the sweep of interrupted requests settles (engine/interrupted-sweep.ts).
    */
   listInProgress(admittedBefore: Date, limit: number): Promise<GenerationStart[]>;
+  /**
+   * Up to `limit` records in progress of one instance, whatever their age; absent where records
+   * carry no instance (embedded mode, PostgreSQL without Redis).
+   */
+  listInProgressOf?(instanceId: string, limit: number): Promise<GenerationStart[]>;
 }
 
 export interface EngineStore {
@@ -173,4 +178,18 @@ export interface DocumentsForRoute {
   request: CanonicalRequest;
   /** Pages whose text the route gets × the price per page; 0 for a route that gets the files. */
   costMicroUsd: number;
+}
+
+/**
+ * Instance leases in the shared store (distributed mode): every instance renews its own while it
+ * runs; one not renewed for `limits.instance_lease_seconds` belongs to an instance that died.
+ * Times are the store's clock (Redis TIME), shared by every instance.
+ */
+export interface InstanceLeases {
+  /** Renews this instance's lease; `wasListed` false: new, or the store lost its memory. */
+  renew(instanceId: string): Promise<{ nowMs: number; wasListed: boolean }>;
+  /** Every listed instance with its last renewal. */
+  list(): Promise<Array<{ instanceId: string; renewedAt: number }>>;
+  /** Unlists an instance whose records are all settled. */
+  forget(instanceId: string): Promise<void>;
 }
