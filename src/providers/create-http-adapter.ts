@@ -21,6 +21,7 @@ import {
 } from "./http-client.js";
 import { flattenBatches } from "./part-batches.js";
 import type { ProviderAdapter, UpstreamCall } from "./provider-adapter.js";
+import { selectHeadDeadlineMs } from "./select-head-deadline.js";
 import { readSseEventBatches, type SseEvent } from "./sse-reader.js";
 
 export interface BuiltUpstreamRequest<Context> {
@@ -160,7 +161,9 @@ function send<Context>(
   call: UpstreamCall,
   request: BuiltUpstreamRequest<Context>,
 ): Promise<UpstreamHttpResponse> {
-  return withBodyEncoded(toHttpRequest(call, request), (ready) => refiningErrors(spec, client.send(ready)));
+  return withBodyEncoded(toHttpRequest(call, request, true), (ready) =>
+    refiningErrors(spec, client.send(ready)),
+  );
 }
 
 /** A non-streamed call: the whole answer read by the client without a body stream. */
@@ -170,7 +173,7 @@ function sendForText<Context>(
   call: UpstreamCall,
   request: BuiltUpstreamRequest<Context>,
 ): Promise<UpstreamTextResponse> {
-  return withBodyEncoded(toHttpRequest(call, request), (ready) =>
+  return withBodyEncoded(toHttpRequest(call, request, false), (ready) =>
     refiningErrors(spec, client.sendForText(ready)),
   );
 }
@@ -203,7 +206,9 @@ async function refiningErrors<Context, T>(spec: HttpAdapterSpec<Context>, sent: 
 function toHttpRequest<Context>(
   call: UpstreamCall,
   request: BuiltUpstreamRequest<Context>,
+  stream: boolean,
 ): UpstreamHttpRequest {
+  const { timeouts } = call.provider;
   return {
     url: request.url,
     method: "POST",
@@ -212,7 +217,11 @@ function toHttpRequest<Context>(
         ? request.headers
         : Object.assign({ ...request.headers }, call.traceHeaders),
     body: JSON.stringify(request.body),
-    timeouts: call.provider.timeouts,
+    timeouts: {
+      connectMs: timeouts.connectMs,
+      headMs: selectHeadDeadlineMs(timeouts, { stream, anotherRouteWaits: call.anotherRouteWaits === true }),
+      idleMs: timeouts.idleMs,
+    },
     signal: call.signal,
   };
 }
