@@ -178,9 +178,9 @@ export class ResponsesSocketSession {
   private async runTurn(message: Buffer): Promise<void> {
     const requestId = createRequestId();
     const startedAt = performance.now();
-    let event: ReturnType<typeof readClientEvent> | GatewayError;
+    let event: Awaited<ReturnType<typeof readClientEvent>> | GatewayError;
     try {
-      event = readClientEvent(message.toString("utf8"));
+      event = await readClientEvent(message);
     } catch (thrown) {
       event = toGatewayError(thrown);
     }
