@@ -28,17 +28,25 @@ export async function readJsonBody(
 
   const reader = request.body.getReader();
   const scan = startJsonScan(shape);
+  let refused: unknown;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    if (scan.total + value.byteLength > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw refused ?? createTooLargeError(maxBytes);
+    }
+    if (refused !== undefined) {
+      scan.total += value.byteLength;
+      continue;
+    }
     try {
-      if (scan.total + value.byteLength > maxBytes) throw createTooLargeError(maxBytes);
       scanJsonChunk(scan, value);
     } catch (error) {
-      await reader.cancel().catch(() => {});
-      throw error;
+      refused = error;
     }
   }
+  if (refused !== undefined) throw refused;
   return parseScannedJson(scan);
 }
 
@@ -64,20 +72,30 @@ export function readNodeJsonBody(
       incoming.off("close", onClose);
       outcome();
     };
+    // A body whose shape broke a bound: nothing more is scanned or kept, the rest is only counted.
+    let refused: unknown;
     const onData = (chunk: Buffer) => {
-      try {
-        if (scan.total + chunk.byteLength > maxBytes) throw createTooLargeError(maxBytes);
-        // The shape is checked as the bytes arrive: a body past a bound is refused before the
-        // rest of it is read, and before anything parses it.
-        scanJsonChunk(scan, chunk);
-      } catch (error) {
+      if (scan.total + chunk.byteLength > maxBytes) {
         // Stop reading; once the response is sent the rest is drained or the connection dropped
         // (the router, create-app.ts).
         incoming.pause();
-        settle(() => reject(error));
+        settle(() => reject(refused ?? createTooLargeError(maxBytes)));
+        return;
+      }
+      if (refused !== undefined) {
+        scan.total += chunk.byteLength;
+        return;
+      }
+      try {
+        // The shape is checked as the bytes arrive, before anything parses them.
+        scanJsonChunk(scan, chunk);
+      } catch (error) {
+        // Refused; the answer waits for the end of the body, as clients expect it after sending.
+        refused = error;
       }
     };
-    const onEnd = () => settle(() => parseScannedJson(scan).then(resolve, reject));
+    const onEnd = () =>
+      settle(() => (refused === undefined ? parseScannedJson(scan).then(resolve, reject) : reject(refused)));
     const onError = (error: Error) => settle(() => reject(error));
     const onClose = () => settle(() => reject(createClientGoneError()));
     incoming.on("data", onData);

@@ -8,7 +8,7 @@
  * of 100,000 members hold the event loop for up to a second before anything else could look at
  * them. The scan is a state machine over the bytes, chunk by chunk, with constant work per byte
  * and nothing allocated per value; what it does not check (numbers, literals, escapes, control
- * characters) the parse that follows does.
+ * characters in strings) the parse that follows does.
  *
  * It also notes where each large value starts and ends, so a large body can be parsed piecewise
  * (parse-json-in-slices.ts) instead of in one call.
@@ -122,26 +122,23 @@ export class JsonShapeScanner {
     this.chunkOffsets.push(this.offset);
     const length = chunk.length;
     let index = 0;
+    let nextQuote = -1;
+    let nextBackslash = -1;
     while (index < length) {
       const byte = chunk[index];
       switch (this.state) {
         case STRING: {
-          // The hot loop: most bytes of a body are inside strings.
-          let end = index;
-          while (end < length) {
-            const next = chunk[end];
-            if (next === QUOTE || next === BACKSLASH || next < 0x20) break;
-            end++;
-          }
+          // Most bytes of a body are inside strings: the next quote or backslash is found by
+          // memchr (each search starts past the last one found, so a chunk is searched once).
+          if (nextQuote < index) nextQuote = indexOrLength(chunk, QUOTE, index);
+          if (nextBackslash < index) nextBackslash = indexOrLength(chunk, BACKSLASH, index);
+          const end = nextQuote < nextBackslash ? nextQuote : nextBackslash;
           if (end === length) {
             index = end;
             this.checkStringSize(this.offset + end);
             continue;
           }
-          if (chunk[end] < 0x20) {
-            throw createSyntaxError(`a control character in a string at byte ${this.offset + end}`);
-          }
-          if (chunk[end] === BACKSLASH) {
+          if (end === nextBackslash) {
             this.stringEscaped = true;
             this.state = STRING_ESCAPE;
             index = end + 1;
@@ -200,7 +197,7 @@ export class JsonShapeScanner {
       case VALUE:
       case VALUE_OR_CLOSE:
         if (byte === 0x5d && this.state === VALUE_OR_CLOSE) {
-          this.close(ARRAY, at);
+          this.close(at);
           return;
         }
         this.startValue(byte, at);
@@ -215,7 +212,7 @@ export class JsonShapeScanner {
           return;
         }
         if (byte === 0x7d && this.state === NAME_OR_CLOSE) {
-          this.close(OBJECT, at);
+          this.close(at);
           return;
         }
         throw createSyntaxError(`expected a member name at byte ${at}`);
@@ -232,7 +229,7 @@ export class JsonShapeScanner {
           return;
         }
         if (byte === (kind === OBJECT ? 0x7d : 0x5d)) {
-          this.close(kind, at);
+          this.close(at);
           return;
         }
         throw createSyntaxError(`expected ',' or '${kind === OBJECT ? "}" : "]"}' at byte ${at}`);
@@ -354,7 +351,7 @@ export class JsonShapeScanner {
     this.endValue();
   }
 
-  private close(kind: number, at: number): void {
+  private close(at: number): void {
     const start = this.starts.pop()!;
     this.kinds.pop();
     this.counts.pop();
@@ -421,6 +418,11 @@ export class JsonShapeScanner {
     }
     return parts.length === 1 ? parts[0] : Buffer.concat(parts);
   }
+}
+
+function indexOrLength(chunk: Uint8Array, byte: number, from: number): number {
+  const found = chunk.indexOf(byte, from);
+  return found === -1 ? chunk.length : found;
 }
 
 function capitalize(text: string): string {

@@ -96,8 +96,8 @@ class SliceParser {
       // Cut after a whole escape sequence and a whole UTF-8 character.
       if (escaped) to = skipPastEscapes(bytes, from, to);
       while (to < last && (bytes[to] & 0xc0) === 0x80) to++;
-      const text = bytes.toString("utf8", from, to);
-      pieces.push(escaped ? (parseText(`"${text}"`) as string) : text);
+      // Parsed rather than only decoded: the parse refuses control characters, as JSON.parse would.
+      pieces.push(parseText(`"${bytes.toString("utf8", from, to)}"`) as string);
       from = to;
       await this.pause();
     }

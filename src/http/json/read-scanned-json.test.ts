@@ -84,6 +84,13 @@ test("large bodies are parsed piecewise to the same value", async () => {
     assert.equal(parsed.long, longText);
     assert.equal(parsed.escaped, escaped);
   }
+  // A raw control character is refused in a long string too, as JSON.parse refuses it.
+  const half = "x".repeat(SPAN_BYTES);
+  await refusal(read(Buffer.from(`{"long":"${half}\u0001${half}"}`)));
+  assert.equal(
+    ((await read(`{"long":"${half}\\u0001${half}"}`)) as { long: string }).long,
+    `${half}\u0001${half}`,
+  );
 });
 
 test("JSON up to the nesting limit passes; one level more is refused naming the path", async () => {
