@@ -40,7 +40,7 @@ export const DEFAULT_JSON_SHAPE_LIMITS: JsonShapeLimits = {
   maxDepth: MAX_JSON_DEPTH,
   maxMembers: 10_000,
   maxItems: 100_000,
-  maxNameBytes: 4_096,
+  maxNameBytes: 65_536,
   maxStringBytes: Number.MAX_SAFE_INTEGER,
 };
 
