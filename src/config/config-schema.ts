@@ -67,11 +67,14 @@ export const providerConfigSchema = z
       .string()
       .regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name")
       .optional(),
-    /** Per-phase deadlines in milliseconds. */
+    /** Per-phase deadlines in milliseconds (docs/configuration.md, "Routing"). */
     timeouts: z
       .strictObject({
         connect_ms: z.int().positive().optional(),
+        /** A streamed call's response head, while another route waits to be tried. */
         first_byte_ms: z.int().positive().optional(),
+        /** A response head otherwise: a non-streamed call's whole answer, or the last route left. */
+        response_ms: z.int().positive().optional(),
         idle_ms: z.int().positive().optional(),
       })
       .optional(),

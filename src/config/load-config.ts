@@ -9,10 +9,20 @@ import { tryParseUsdToMicroUsd } from "../metering/money.js";
 import { convertUsdPerMillionToPicoPerToken } from "../metering/prices.js";
 import { isImageGenerationConfigured, resolveImageToolSettings } from "../server-tools/image/image-config.js";
 import { buildModelNames, ModelNameError } from "./build-model-names.js";
-import { type GatewayConfigFile, gatewayConfigSchema, type ModelConfigFile } from "./config-schema.js";
+import {
+  type GatewayConfigFile,
+  gatewayConfigSchema,
+  type ModelConfigFile,
+  type ProviderConfigFile,
+} from "./config-schema.js";
 import type { CatalogModel, GatewayConfig, ProviderConfig } from "./types.js";
 
-const DEFAULT_TIMEOUTS = { connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000 };
+/**
+ * A stalled route is left within seconds when another one waits (connect, first byte); a call with
+ * nowhere to fail over to, or whose head only comes with the whole answer (non-streamed), waits as
+ * long as an answer may take to start (response).
+ */
+const DEFAULT_TIMEOUTS = { connectMs: 10_000, firstByteMs: 15_000, responseMs: 120_000, idleMs: 120_000 };
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -67,11 +77,7 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
       baseUrl: (provider.base_url ?? "").replace(/\/+$/, ""),
       apiKeyEnv: provider.api_key_env,
       apiKey: provider.api_key_env ? env[provider.api_key_env] || undefined : undefined,
-      timeouts: {
-        connectMs: provider.timeouts?.connect_ms ?? DEFAULT_TIMEOUTS.connectMs,
-        firstByteMs: provider.timeouts?.first_byte_ms ?? DEFAULT_TIMEOUTS.firstByteMs,
-        idleMs: provider.timeouts?.idle_ms ?? DEFAULT_TIMEOUTS.idleMs,
-      },
+      timeouts: readProviderTimeouts(provider.timeouts),
       headers: provider.headers ?? {},
       quirks: {
         excludedParams: provider.quirks?.excluded_params ?? [],
@@ -233,4 +239,19 @@ function parseBootstrapCredits(value: number | string, origin: string): number {
   if (!result.ok)
     throw new ConfigError(`${origin}: bootstrap.default_workspace_credits_usd: ${result.reason}`);
   return result.microUsd;
+}
+
+/**
+ * The provider's deadlines. The response deadline is never shorter than the first-byte one: a
+ * setting written when `first_byte_ms` was the only head deadline (a long one, for slow
+ * non-streamed answers) keeps its meaning.
+ */
+function readProviderTimeouts(timeouts: ProviderConfigFile["timeouts"]): ProviderConfig["timeouts"] {
+  const firstByteMs = timeouts?.first_byte_ms ?? DEFAULT_TIMEOUTS.firstByteMs;
+  return {
+    connectMs: timeouts?.connect_ms ?? DEFAULT_TIMEOUTS.connectMs,
+    firstByteMs,
+    responseMs: timeouts?.response_ms ?? Math.max(DEFAULT_TIMEOUTS.responseMs, firstByteMs),
+    idleMs: timeouts?.idle_ms ?? DEFAULT_TIMEOUTS.idleMs,
+  };
 }

@@ -14,8 +14,16 @@ export type ConfiguredProviderKind = ProviderKind | typeof DEMO_PROVIDER_KIND;
 export type ModelFeature = (typeof MODEL_FEATURES)[number];
 
 export interface ProviderTimeouts {
+  /** TCP and TLS. */
   connectMs: number;
+  /** Request sent → response head, for a streamed call while another route waits to be tried. */
   firstByteMs: number;
+  /**
+   * Request sent → response head otherwise: a non-streamed call (the upstream sends its head with
+   * the whole answer) and a call with no route left to fail over to.
+   */
+  responseMs: number;
+  /** Between two chunks of a body. */
   idleMs: number;
 }
 

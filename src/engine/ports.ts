@@ -32,7 +32,7 @@ export interface GenerationRepository {
   /** null when unknown or owned by another workspace. */
   get(id: string, workspaceId: string): Promise<GenerationRecord | null>;
   /**
-   * Records still in progress that were admitted before `admittedBefore`, oldest first, at most
+   * Records still in progress that were admitted before `admittedBefore`, oldest first (then by id), at most
    * `limit`: what the sweep of interrupted requests settles (engine/interrupted-sweep.ts).
    */
   listInProgress(admittedBefore: Date, limit: number): Promise<GenerationStart[]>;
