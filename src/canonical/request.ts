@@ -115,6 +115,8 @@ export interface FunctionTool {
   parameters?: Record<string, unknown>;
   strict?: boolean;
   cacheControl?: CacheControl;
+  /** The request field it came from (`tools[3]`), so a refusal names it in the caller's terms. */
+  param?: string;
 }
 
 export type ToolChoice =
@@ -242,7 +244,7 @@ export interface CanonicalRequest {
    * same format (a Responses `include` means nothing to — and is rejected by — a Chat Completions
    * host). Unset: forward (requests built in code, tests).
    */
-  passthroughFormat?: "chat_completions" | "responses" | "vendor_messages";
+  passthroughFormat?: "chat_completions" | "responses" | "anthropic_messages";
   /**
    * Responses format: the caller set `store: false`, so it replays earlier items whole, never as
    * `item_reference`s, and the answer's item ids need not carry their items

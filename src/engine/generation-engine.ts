@@ -335,11 +335,12 @@ export class GenerationEngine {
     // A provider's own tool carries the tool's name too (`web_search`), so it may not clash either.
     const names = [...session.definitions.map((definition) => definition.name), ...plan.nativeEverywhere];
     for (const name of names) {
-      const clash = request.tools.findIndex((tool) => tool.name === name);
-      if (clash !== -1) {
+      const clash = request.tools.find((tool) => tool.name === name);
+      if (clash !== undefined) {
+        const param = clash.param ?? "tools";
         throw GatewayError.invalidRequest(
-          `tools[${clash}] is named "${name}", the name of the server tool this request activates; rename the function`,
-          "tools",
+          `${param} is named "${name}", the name of the server tool this request activates; rename the function`,
+          param,
         );
       }
     }

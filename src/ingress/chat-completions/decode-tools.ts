@@ -16,7 +16,8 @@ export function isFunctionTool(tool: ChatToolBody): tool is FunctionToolBody {
 
 export function decodeFunctionTools(tools: readonly ChatToolBody[] | null | undefined): FunctionTool[] {
   const functionTools: FunctionTool[] = [];
-  for (const tool of tools ?? []) if (isFunctionTool(tool)) functionTools.push(decodeFunctionTool(tool));
+  for (const [index, tool] of (tools ?? []).entries())
+    if (isFunctionTool(tool)) functionTools.push(decodeFunctionTool(tool, `tools[${index}]`));
   return functionTools;
 }
 
@@ -37,9 +38,9 @@ export function decodeToolChoice(
   return { type: "tool", name };
 }
 
-function decodeFunctionTool(tool: FunctionToolBody): FunctionTool {
+function decodeFunctionTool(tool: FunctionToolBody, param: string): FunctionTool {
   const { name, description, parameters, strict } = tool.function;
-  const decoded: FunctionTool = { name };
+  const decoded: FunctionTool = { name, param };
   if (typeof description === "string") decoded.description = description;
   if (parameters !== null && parameters !== undefined) decoded.parameters = parameters;
   if (typeof strict === "boolean") decoded.strict = strict;

@@ -43,7 +43,7 @@ test("a minimal request decodes to a canonical request with the output cap and d
     toolEvents: false,
     stream: false,
     passthrough: {},
-    passthroughFormat: "vendor_messages",
+    passthroughFormat: "anthropic_messages",
     maxOutputTokens: 1024,
   });
 });
@@ -119,8 +119,9 @@ test("tools and every tool_choice form; disable_parallel_tool_use turns parallel
       description: "Weather by city",
       parameters: { type: "object", properties: { city: { type: "string" } } },
       cacheControl: { type: "ephemeral", ttl: "1h" },
+      param: "tools[0]",
     },
-    { name: "noop", parameters: { type: "object" }, strict: true },
+    { name: "noop", parameters: { type: "object" }, strict: true, param: "tools[1]" },
   ]);
   assert.deepEqual(request.toolChoice, { type: "auto" });
   assert.equal(request.parallelToolCalls, undefined);
@@ -157,7 +158,7 @@ test("Anthropic web_search / web_fetch tools and plugins activate the gateway's 
       { id: "datetime", max_uses: 2, timezone: "UTC" },
     ],
   });
-  assert.deepEqual(request.tools, [{ name: "f", parameters: { type: "object" } }]);
+  assert.deepEqual(request.tools, [{ name: "f", parameters: { type: "object" }, param: "tools[2]" }]);
   assert.deepEqual(request.serverTools, [
     {
       id: "web_search",

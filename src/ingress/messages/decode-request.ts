@@ -40,6 +40,15 @@ function decodeParsedRequest(
   body: Record<string, unknown>,
   headers: HeaderReader | undefined,
 ): CanonicalRequest {
+  // The gateway holds no conversations; Anthropic's SDK reads this refusal as "threads unsupported"
+  // and sends the whole history without `thread` (its tool runner does so by default).
+  if (isSet(body.thread)) {
+    throw new GatewayError(
+      "invalid_request",
+      "Message threads are not supported by this gateway; send the full conversation without thread",
+      { param: "thread", details: { error_code: "thread_unsupported_request", unsupported: ["thread"] } },
+    );
+  }
   if (isSet(request.response_format)) {
     throw GatewayError.invalidRequest(
       "response_format is not supported in the messages format; use a tool definition for structured output",
@@ -58,7 +67,7 @@ function decodeParsedRequest(
     toolEvents: request.hi_tool_events ?? false,
     stream: request.stream ?? false,
     passthrough: collectPassthrough(body),
-    passthroughFormat: "vendor_messages",
+    passthroughFormat: "anthropic_messages",
   };
   if (isSet(request.models)) decoded.models = request.models;
   Object.assign(decoded, decodeToolChoice(request.tool_choice, tools));

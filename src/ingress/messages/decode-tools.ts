@@ -30,7 +30,8 @@ export interface DecodedToolChoice {
 
 export function decodeFunctionTools(tools: readonly MessagesToolBody[] | null | undefined): FunctionTool[] {
   const functionTools: FunctionTool[] = [];
-  for (const tool of tools ?? []) if (isCustomTool(tool)) functionTools.push(decodeCustomTool(tool));
+  for (const [index, tool] of (tools ?? []).entries())
+    if (isCustomTool(tool)) functionTools.push(decodeCustomTool(tool, `tools[${index}]`));
   return functionTools;
 }
 
@@ -81,8 +82,8 @@ function isCustomTool(tool: MessagesToolBody): tool is CustomToolBody {
   return tool.type === undefined || tool.type === "custom";
 }
 
-function decodeCustomTool(tool: CustomToolBody): FunctionTool {
-  const decoded: FunctionTool = { name: tool.name, parameters: tool.input_schema };
+function decodeCustomTool(tool: CustomToolBody, param: string): FunctionTool {
+  const decoded: FunctionTool = { name: tool.name, parameters: tool.input_schema, param };
   if (typeof tool.description === "string") decoded.description = tool.description;
   if (typeof tool.strict === "boolean") decoded.strict = tool.strict;
   if (tool.cache_control !== null && tool.cache_control !== undefined) {

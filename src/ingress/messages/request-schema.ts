@@ -184,6 +184,14 @@ const sharedFields = {
     .unknown()
     .optional()
     .meta({ description: "not supported: rejected; use a tool definition for structured output" }),
+  thread: z
+    .unknown()
+    .optional()
+    .meta({
+      description:
+        "message threads are not served: refused with `details.error_code` `thread_unsupported_request` " +
+        "(Anthropic's SDK then sends the full history)",
+    }),
 };
 
 export const messagesRequestSchema = z

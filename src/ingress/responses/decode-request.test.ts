@@ -234,8 +234,8 @@ test("function tools (flat shape), tool_choice and parallel_tool_calls", () => {
     parallel_tool_calls: false,
   });
   assert.deepEqual(request.tools, [
-    { name: "get_weather", description: "Weather", parameters, strict: true },
-    { name: "noop" },
+    { name: "get_weather", description: "Weather", parameters, strict: true, param: "tools[0]" },
+    { name: "noop", param: "tools[1]" },
   ]);
   assert.deepEqual(request.toolChoice, { type: "tool", name: "get_weather" });
   assert.equal(request.parallelToolCalls, false);

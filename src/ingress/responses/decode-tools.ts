@@ -17,7 +17,8 @@ export function isFunctionTool(tool: ResponsesToolBody): tool is FunctionToolBod
 
 export function decodeFunctionTools(tools: readonly ResponsesToolBody[] | null | undefined): FunctionTool[] {
   const functionTools: FunctionTool[] = [];
-  for (const tool of tools ?? []) if (isFunctionTool(tool)) functionTools.push(decodeFunctionTool(tool));
+  for (const [index, tool] of (tools ?? []).entries())
+    if (isFunctionTool(tool)) functionTools.push(decodeFunctionTool(tool, `tools[${index}]`));
   return functionTools;
 }
 
@@ -37,8 +38,8 @@ export function decodeToolChoice(
   return { type: "tool", name: choice.name };
 }
 
-function decodeFunctionTool(tool: FunctionToolBody): FunctionTool {
-  const decoded: FunctionTool = { name: tool.name };
+function decodeFunctionTool(tool: FunctionToolBody, param: string): FunctionTool {
+  const decoded: FunctionTool = { name: tool.name, param };
   if (typeof tool.description === "string") decoded.description = tool.description;
   if (tool.parameters !== null && tool.parameters !== undefined) decoded.parameters = tool.parameters;
   if (typeof tool.strict === "boolean") decoded.strict = tool.strict;

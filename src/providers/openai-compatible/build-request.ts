@@ -4,6 +4,7 @@
  * (excluded parameters, output-cap field name, tool-call id shape).
  */
 
+import { fitEndUserId } from "../fit-end-user-id.js";
 import { isPassthroughFrom } from "../is-passthrough-from.js";
 import type { UpstreamCall } from "../provider-adapter.js";
 import { resolveReasoningEffort } from "../resolve-reasoning-effort.js";
@@ -95,7 +96,8 @@ export function buildChatCompletionsBody(
     setIfDefined(body, "reasoning_effort", effort);
     setIfDefined(body, "verbosity", request.verbosity);
   }
-  setIfDefined(body, dialect.userField, request.user);
+  // OpenAI allows 64 characters; a longer identifier is hashed, never the reason for a refusal.
+  setIfDefined(body, dialect.userField, request.user === undefined ? undefined : fitEndUserId(request.user));
 
   // Unknown fields of a chat caller go upstream verbatim; another format's are
   // meaningless to a Chat Completions host and would be rejected.

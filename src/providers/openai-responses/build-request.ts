@@ -20,6 +20,7 @@
  */
 
 import { GatewayError } from "../../errors/gateway-error.js";
+import { fitEndUserId } from "../fit-end-user-id.js";
 import { isPassthroughFrom } from "../is-passthrough-from.js";
 import { buildUpstreamHeaders } from "../openai-compatible/build-headers.js";
 import { isReasoningModel, selectSupportedSampling } from "../openai-compatible/openai-reasoning-rules.js";
@@ -116,7 +117,8 @@ export function buildResponsesBody(call: UpstreamCall, options: { stream: boolea
     include.push(WEB_SEARCH_SOURCES_INCLUDE);
   }
   if (include.length > 0) body.include = include;
-  if (request.user !== undefined) body.safety_identifier = request.user;
+  // 64 characters at most; a longer identifier is hashed, never the reason for a refusal.
+  if (request.user !== undefined) body.safety_identifier = fitEndUserId(request.user);
 
   for (const [key, value] of Object.entries(passthrough)) {
     if (!NOT_FORWARDED.has(key)) body[key] = value;
