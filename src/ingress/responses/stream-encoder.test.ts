@@ -472,7 +472,7 @@ test("a length finish ends with response.incomplete and reason max_output_tokens
   assert.equal(response.completed_at, null);
   // The message the cap cut says `incomplete` in its own done event and in the final response.
   const itemDone = events.find((event) => event.type === "response.output_item.done");
-  assert.equal((itemDone?.item as { status: string }).status, "incomplete");
+  assert.equal((itemDone?.item as { status: string } | undefined)?.status, "incomplete");
   const output = (last.response as { output: Array<{ status: string }> }).output;
   assert.equal(output[0].status, "incomplete");
   const final = await createClient(sse).responses.stream(params).finalResponse();
