@@ -16,6 +16,7 @@ import type { HeaderReader, IngressFormat, StreamEncoder } from "../ingress/ingr
 import type { RequestShapeLimits } from "../ingress/shared/check-request-shape.js";
 import type { Logger } from "../logging/logger.js";
 import { createClientGoneSignal } from "./client-gone-signal.js";
+import { createDroppedHeader } from "./dropped-header.js";
 import { createErrorResponseHeaders } from "./error-response.js";
 import { readNodeJsonBody } from "./read-json-body.js";
 import type { RequestLogEntry } from "./request-log.js";
@@ -83,7 +84,11 @@ export function createGenerationHandler(
         answer = {
           kind: "json",
           status: 200,
-          headers: { "Content-Type": "application/json", "X-Request-Id": requestId },
+          headers: {
+            "Content-Type": "application/json",
+            "X-Request-Id": requestId,
+            ...createDroppedHeader(run.dropped),
+          },
           body: JSON.stringify(format.encodeResult(run.result, settlement, context)),
         };
       }
@@ -112,6 +117,7 @@ export function createGenerationHandler(
         signal,
         keepAliveMs: deps.keepAliveMs,
         clientReadTimeoutMs: deps.clientReadTimeoutMs,
+        headers: createDroppedHeader(answer.run.dropped),
       });
     } else {
       sendJson(outgoing, answer.status, answer.headers, answer.body);

@@ -127,12 +127,20 @@ export const generationSchema = z
                 "`ok`, the error code the attempt failed with, `cancelled`, or `circuit_open` (skipped)",
             }),
             latency_ms: z.int(),
+            dropped: z.array(z.string()).meta({
+              description:
+                "what this route's upstream went without (docs/formats.md, Leniency and the drop report)",
+            }),
           }),
         )
         .meta({
           description:
             "every upstream call, in order (docs/configuration.md, Routing); only the one that served is billed",
         }),
+      dropped: z.array(z.string()).meta({
+        description:
+          "what the serving route's upstream went without, as `X-Hi-Dropped` named it: `tools[4](namespace)`, `thinking.display`, a passthrough field",
+      }),
     }),
   })
   .meta({ id: "Generation" });

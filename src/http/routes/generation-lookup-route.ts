@@ -61,7 +61,10 @@ export function renderGeneration(record: GenerationRecord) {
       upstream_model: attempt.upstreamModel,
       outcome: attempt.outcome,
       latency_ms: attempt.latencyMs,
+      dropped: attempt.dropped ?? [],
     })),
+    // Beyond the contract's fields: what the serving route's upstream went without (X-Hi-Dropped).
+    dropped: record.attempts?.findLast((attempt) => attempt.outcome === "ok")?.dropped ?? [],
   };
 }
 

@@ -11,8 +11,14 @@ import type {
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { HeaderReader } from "../ingress-format.js";
 import { createValidationError } from "../shared/describe-validation-issue.js";
+import { readStrictMode, STRICT_HEADER } from "../shared/wire-extras.js";
 import { decodeMessagesConversation } from "./decode-messages.js";
-import { decodeFunctionTools, decodeMessagesServerTools, decodeToolChoice } from "./decode-tools.js";
+import {
+  decodeFunctionTools,
+  decodeMessagesServerTools,
+  decodeToolChoice,
+  decodeVerbatimTools,
+} from "./decode-tools.js";
 import { parseAnthropicBetaHeader } from "./parse-anthropic-beta-header.js";
 import {
   KNOWN_REQUEST_FIELDS,
@@ -70,6 +76,21 @@ function decodeParsedRequest(
     passthroughFormat: "anthropic_messages",
   };
   if (isSet(request.models)) decoded.models = request.models;
+  const verbatimTools = decodeVerbatimTools(request.tools);
+  if (verbatimTools.length > 0) decoded.extraTools = verbatimTools;
+  // Accepted whatever its value (Claude Code sends "updates"); only Anthropic has a use for it.
+  const display = request.thinking?.type === "disabled" ? undefined : request.thinking?.display;
+  if (isSet(display)) {
+    decoded.extraFields = [
+      {
+        family: "anthropic_messages",
+        param: "thinking.display",
+        path: ["thinking", "display"],
+        value: display,
+      },
+    ];
+  }
+  if (readStrictMode(request.hi_strict, headers?.get(STRICT_HEADER))) decoded.strict = true;
   Object.assign(decoded, decodeToolChoice(request.tool_choice, tools));
   if (isSet(request.max_tokens)) decoded.maxOutputTokens = request.max_tokens;
   if (isSet(request.stop_sequences) && request.stop_sequences.length > 0)

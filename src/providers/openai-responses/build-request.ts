@@ -26,6 +26,7 @@ import { buildUpstreamHeaders } from "../openai-compatible/build-headers.js";
 import { isReasoningModel, selectSupportedSampling } from "../openai-compatible/openai-reasoning-rules.js";
 import type { UpstreamCall } from "../provider-adapter.js";
 import { resolveReasoningEffort } from "../resolve-reasoning-effort.js";
+import { extraToolsFor } from "../wire-extras.js";
 import { convertInput, convertInstructions } from "./convert-input.js";
 import { convertNativeTools, convertTextFormat, convertToolChoice, convertTools } from "./convert-tools.js";
 import { WEB_SEARCH_SOURCES_INCLUDE } from "./read-web-search-items.js";
@@ -40,7 +41,7 @@ export interface ResponsesHttpRequest {
 export const ENCRYPTED_REASONING_INCLUDE = "reasoning.encrypted_content";
 
 /** Fields the pass-through may not set: they define the request or would break statelessness. */
-const NOT_FORWARDED = new Set([
+export const NOT_FORWARDED: ReadonlySet<string> = new Set([
   "model",
   "input",
   "instructions",
@@ -83,8 +84,10 @@ export function buildResponsesBody(call: UpstreamCall, options: { stream: boolea
   const instructions = convertInstructions(request.system);
   if (instructions !== undefined) body.instructions = instructions;
   const nativeTools = convertNativeTools(request.nativeServerTools);
-  if (request.tools.length > 0 || nativeTools.length > 0) {
-    body.tools = [...convertTools(request.tools), ...nativeTools];
+  // Tools of types the gateway has no vocabulary for (Codex's `namespace`, `custom`), as they came.
+  const verbatimTools = extraToolsFor(request, "responses");
+  if (request.tools.length > 0 || nativeTools.length > 0 || verbatimTools.length > 0) {
+    body.tools = [...convertTools(request.tools), ...nativeTools, ...verbatimTools];
   }
   if (nativeTools.length > 0) {
     // The one limit OpenAI takes on its own tools' calls: all of them in this response.
