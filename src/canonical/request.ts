@@ -99,8 +99,12 @@ export type WireFamily = "chat_completions" | "responses" | "anthropic_messages"
  * every other one goes without it and the loss is reported (`X-Hi-Dropped`, the record's
  * `dropped`), or refused in strict mode.
  */
-export interface WireExtra {
+export interface WireExtra extends LostPart {
   family: WireFamily;
+}
+
+/** A part of the request a route goes without, as the drop report names it: `tools[4](namespace)`. */
+export interface LostPart {
   /** The request field it came from: `tools[4]`, `thinking.display`. */
   param: string;
   /** What it is, when the field alone does not say: the tool or block type. */
@@ -200,6 +204,13 @@ export interface ServerToolActivation {
    * named in the caller's terms.
    */
   param?: string;
+  /**
+   * Activated only by the client's tool list (`tools`, `web_search_options`), never by `plugins`:
+   * a client's default (Codex lists `web_search` on every request) rather than what the caller
+   * asked this gateway for. When the gateway cannot run it, it runs at the route's provider where
+   * that has the tool, else the route goes without it (reported; refused in strict mode).
+   */
+  optional?: boolean;
 }
 
 export interface SamplingOptions {
@@ -279,6 +290,12 @@ export interface CanonicalRequest {
   extraTools?: Array<WireExtra & { tool: Record<string, unknown> }>;
   /** Nested fields the canonical form has no place for (`thinking.display`). */
   extraFields?: ExtraField[];
+  /**
+   * What this route's upstream goes without whatever its wire family: a server tool the client
+   * listed (not through `plugins`) that neither this gateway nor the route's provider can run. Set
+   * by the engine per route (never by a decoder).
+   */
+  leftOut?: LostPart[];
   /**
    * Strict mode (`X-Hi-Strict: true` or `hi_strict: true`): a route that would leave out anything of
    * the request is not used; the request is refused naming the field instead.

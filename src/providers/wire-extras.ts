@@ -5,10 +5,10 @@
  * lists what its upstream goes without (`ProviderAdapter.listDropped`), for the drop report and
  * strict mode.
  */
-import type { CanonicalRequest, ExtraField, WireExtra, WireFamily } from "../canonical/index.js";
+import type { CanonicalRequest, ExtraField, LostPart, WireExtra, WireFamily } from "../canonical/index.js";
 
 /** How the drop report names one loss: `tools[4](namespace)`, `thinking.display`. */
-export function describeExtra(extra: WireExtra): string {
+export function describeExtra(extra: LostPart): string {
   return extra.kind === undefined ? extra.param : `${extra.param}(${extra.kind})`;
 }
 
@@ -24,9 +24,12 @@ export function listExtras(request: CanonicalRequest): WireExtra[] {
   return extras;
 }
 
-/** The extras an upstream of `family` cannot take (all of them for a family of none). */
-export function listForeignExtras(request: CanonicalRequest, family: WireFamily | undefined): WireExtra[] {
-  return listExtras(request).filter((extra) => extra.family !== family);
+/**
+ * The extras an upstream of `family` cannot take (all of them for a family of none), and what the
+ * engine left out of this route's request whatever its family (`leftOut`).
+ */
+export function listForeignExtras(request: CanonicalRequest, family: WireFamily | undefined): LostPart[] {
+  return [...listExtras(request).filter((extra) => extra.family !== family), ...(request.leftOut ?? [])];
 }
 
 /** The verbatim tools for an upstream of `family`. */

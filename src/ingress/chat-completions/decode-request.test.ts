@@ -377,8 +377,15 @@ test("server tools from tools, plugins and web_search_options, with defaults and
   });
   assert.deepEqual(request.tools, [{ name: "f", param: "tools[0]" }]);
   assert.deepEqual(request.serverTools, [
-    { id: "web_fetch", maxUses: 3, events: false, parameters: { max_bytes: 1000 }, param: "tools[1]" },
-    { id: "datetime", maxUses: 1000, events: false, param: "tools[2]" },
+    {
+      id: "web_fetch",
+      maxUses: 3,
+      events: false,
+      parameters: { max_bytes: 1000 },
+      param: "tools[1]",
+      optional: true,
+    },
+    { id: "datetime", maxUses: 1000, events: false, param: "tools[2]", optional: true },
     { id: "pdf", maxUses: 1000, events: true, parameters: { engine: "text" }, param: "plugins[0]" },
     {
       id: "web_search",

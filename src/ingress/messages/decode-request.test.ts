@@ -167,7 +167,7 @@ test("Anthropic web_search / web_fetch tools and plugins activate the gateway's 
       parameters: { allowed_domains: ["example.com"] },
       param: "tools[0]",
     },
-    { id: "web_fetch", maxUses: 1000, events: false, param: "tools[1]" },
+    { id: "web_fetch", maxUses: 1000, events: false, param: "tools[1]", optional: true },
     { id: "datetime", maxUses: 2, events: false, parameters: { timezone: "UTC" }, param: "plugins[1]" },
   ]);
 });

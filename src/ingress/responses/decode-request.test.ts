@@ -268,11 +268,19 @@ test("server tools in the built-in, vendor, hosted and alternate forms merge int
       events: false,
       parameters: { search_context_size: "high", user_location: { type: "approximate", city: "Paris" } },
       param: "tools[0]",
+      optional: true,
     },
-    { id: "web_fetch", maxUses: 1000, events: true, param: "tools[2]" },
-    { id: "pdf", maxUses: 3, events: false, parameters: { engine: "text" }, param: "tools[3]" },
-    { id: "image", maxUses: 1000, events: false, param: "tools[4]" },
-    { id: "datetime", maxUses: 2, events: false, param: "tools[5]" },
+    { id: "web_fetch", maxUses: 1000, events: true, param: "tools[2]", optional: true },
+    {
+      id: "pdf",
+      maxUses: 3,
+      events: false,
+      parameters: { engine: "text" },
+      param: "tools[3]",
+      optional: true,
+    },
+    { id: "image", maxUses: 1000, events: false, param: "tools[4]", optional: true },
+    { id: "datetime", maxUses: 2, events: false, param: "tools[5]", optional: true },
   ]);
   assert.deepEqual(
     request.tools.map((tool) => tool.name),
