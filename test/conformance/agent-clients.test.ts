@@ -366,3 +366,32 @@ test("chat completions carry system_fingerprint (null); response objects carry t
   assert.equal(response.status, "incomplete");
   assert.equal((response.output[0] as { status: string }).status, "incomplete");
 });
+
+test("a server tool listed in tools is left out when nothing can run it; the same tool asked through plugins keeps its refusal", async () => {
+  const chat = gateway.upstreams["openai-chat"];
+  chat.serve(scriptAnswer("openai-chat", "text", { stream: false }));
+  const listed = await fetch(`${gateway.url}/api/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${gateway.apiKey}` },
+    body: JSON.stringify({
+      model: chat.model,
+      messages: [{ role: "user", content: "Hi" }],
+      tools: [{ type: "hi:web_search" }],
+    }),
+  });
+  assert.equal(listed.status, 200);
+  assert.equal(listed.headers.get("x-hi-dropped"), "tools[0](web_search)");
+  const asked = await fetch(`${gateway.url}/api/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${gateway.apiKey}` },
+    body: JSON.stringify({
+      model: chat.model,
+      messages: [{ role: "user", content: "Hi" }],
+      plugins: [{ id: "web_search" }],
+    }),
+  });
+  assert.equal(asked.status, 400);
+  const refusal = (await asked.json()) as { error: { param: string; message: string } };
+  assert.equal(refusal.error.param, "plugins[0]");
+  assert.match(refusal.error.message, /not configured/);
+});
