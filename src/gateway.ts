@@ -17,10 +17,12 @@ import { resolveInstanceLimits, type Settings } from "./config/settings.js";
 import type { GatewayConfig, ProviderKind } from "./config/types.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { settleInterrupted, startInterruptedSweep } from "./engine/interrupted-sweep.js";
+import { manageConnectionRoom } from "./http/connection-room.js";
 import { createApp } from "./http/create-app.js";
 import { drainInstance } from "./http/drain-instance.js";
 import { createInFlightRequests } from "./http/in-flight-requests.js";
 import { createRequestListener } from "./http/request-listener.js";
+import { RESPONSE_HIGH_WATER_BYTES } from "./http/response-high-water.js";
 import { createResponsesSockets } from "./http/responses-socket/responses-socket-server.js";
 import { WebSocketAwareIncomingMessage } from "./http/responses-socket/websocket-aware-incoming-message.js";
 import { KEEP_ALIVE_INTERVAL_MS } from "./http/sse-response.js";
@@ -74,7 +76,7 @@ export interface GatewayOptions {
   keepAliveMs?: number;
   /** Overrides `settings.instanceLimits.drainTimeoutMs` (tests stop their gateways quickly). */
   drainMs?: number;
-  /** Prefix of every Redis key and channel (tests isolate themselves with it). */
+  /** Prefix of every Redis key and channel; overrides REDIS_KEY_PREFIX (tests isolate themselves with it). */
   statePrefix?: string;
   /** Auth cache TTL (default 5 s, at most 30 s): how long a missed key-change message can matter. */
   authCacheTtlMs?: number;
@@ -161,9 +163,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     ...options.outbox,
   });
   generations.startReplayer();
+  const statePrefix = options.statePrefix ?? settings.redisKeyPrefix;
   const state = await openSharedState({
     redisUrl: settings.redisUrl,
-    prefix: options.statePrefix,
+    prefix: statePrefix,
     onError: (error) => logger.warn({ err: error }, "redis connection error"),
   });
   // Streams of several instances: their in-progress records are shared through Redis, so their
@@ -178,7 +181,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const spendGuard = await openSpendGuard({
     keyLimits: store.keyLimits,
     redisUrl: settings.redisUrl,
-    prefix: options.statePrefix,
+    prefix: statePrefix,
     leaseTtlMs: config.reservationTtlMs,
     // Every request ends by max_request_seconds; its lease must not stop being refreshed before.
     maxLeaseLifetimeMs: config.maxRequestMs + config.reservationTtlMs,
@@ -294,6 +297,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
         requestTimeout: limits.requestTimeoutMs,
         connectionsCheckingInterval: CONNECTION_CHECK_INTERVAL_MS,
+        // What a response queues for its client before `write` says to wait (backpressure).
+        highWaterMark: RESPONSE_HIGH_WATER_BYTES,
         // Request line and headers together; larger → 431 and the connection closed.
         maxHeaderSize: limits.maxHeaderBytes,
         // Stated, not assumed: Content-Length with Transfer-Encoding, a repeated or malformed
@@ -305,8 +310,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       listener,
     );
     instance.on("upgrade", sockets.handleUpgrade);
-    // Connections beyond the cap are closed as they are accepted.
-    instance.maxConnections = limits.maxConnections;
+    // At the connection cap the longest-idle connection makes room (not Node's maxConnections,
+    // which refuses every new one); a connection that asks nothing is closed early.
+    manageConnectionRoom(instance, limits, (pressure) =>
+      logger.warn(pressure, "connection cap reached: idle connections closed to make room"),
+    );
     instance.once("error", reject);
     instance.listen(settings.port, settings.host, () => resolve(instance));
   });

@@ -31,7 +31,7 @@ export interface GenerationRouteDeps {
   /** Caps on messages, content blocks and tools, checked before the body is decoded. */
   requestShape: RequestShapeLimits;
   keepAliveMs?: number;
-  /** How long a streaming client may take nothing while output waits for it. */
+  /** How long a client may take nothing while its answer (streamed or not) waits for it. */
   clientReadTimeoutMs?: number;
 }
 
@@ -100,7 +100,7 @@ export function createGenerationHandler(
       if (error.code === "internal_error" && !signal.aborted) {
         logger.error({ err: thrown, requestId }, "generation failed");
       }
-      requestLog.errorCode = error.code;
+      requestLog.noteError(error.code, error.param, error.message);
       answer = {
         kind: "json",
         status: error.status,
@@ -120,7 +120,7 @@ export function createGenerationHandler(
         headers: createDroppedHeader(answer.run.dropped),
       });
     } else {
-      sendJson(outgoing, answer.status, answer.headers, answer.body);
+      sendJson(outgoing, answer.status, answer.headers, answer.body, deps.clientReadTimeoutMs);
     }
   };
 }
