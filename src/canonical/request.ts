@@ -83,6 +83,38 @@ export interface ToolResultPart {
   content: Array<TextPart | ImagePart>;
   isError?: boolean;
   cacheControl?: CacheControl;
+  /**
+   * Blocks of the result the canonical form has no part for (Claude Code's `tool_reference`), each
+   * with its index among the result's blocks as the caller sent them.
+   */
+  extraBlocks?: Array<WireExtra & { index: number; block: Record<string, unknown> }>;
+}
+
+/** The upstream wire formats, named as the ingress formats that speak them. */
+export type WireFamily = "chat_completions" | "responses" | "anthropic_messages";
+
+/**
+ * Something of the caller's request the canonical form has no place for (a field, block or tool
+ * type newer than the gateway's vocabulary): an upstream of the same wire family gets it verbatim,
+ * every other one goes without it and the loss is reported (`X-Hi-Dropped`, the record's
+ * `dropped`), or refused in strict mode.
+ */
+export interface WireExtra extends LostPart {
+  family: WireFamily;
+}
+
+/** A part of the request a route goes without, as the drop report names it: `tools[4](namespace)`. */
+export interface LostPart {
+  /** The request field it came from: `tools[4]`, `thinking.display`. */
+  param: string;
+  /** What it is, when the field alone does not say: the tool or block type. */
+  kind?: string;
+}
+
+/** A field at `path` of the upstream body, set there when the body has the object that holds it. */
+export interface ExtraField extends WireExtra {
+  path: string[];
+  value: unknown;
 }
 
 export interface ReasoningPart {
@@ -115,6 +147,10 @@ export interface FunctionTool {
   parameters?: Record<string, unknown>;
   strict?: boolean;
   cacheControl?: CacheControl;
+  /** The request field it came from (`tools[3]`), so a refusal names it in the caller's terms. */
+  param?: string;
+  /** Fields of the tool the canonical form has no place for (Claude Code's `defer_loading`). */
+  extraFields?: WireExtra & { fields: Record<string, unknown> };
 }
 
 export type ToolChoice =
@@ -168,6 +204,13 @@ export interface ServerToolActivation {
    * named in the caller's terms.
    */
   param?: string;
+  /**
+   * Activated only by the client's tool list (`tools`, `web_search_options`), never by `plugins`:
+   * a client's default (Codex lists `web_search` on every request) rather than what the caller
+   * asked this gateway for. When the gateway cannot run it, it runs at the route's provider where
+   * that has the tool, else the route goes without it (reported; refused in strict mode).
+   */
+  optional?: boolean;
 }
 
 export interface SamplingOptions {
@@ -242,7 +285,22 @@ export interface CanonicalRequest {
    * same format (a Responses `include` means nothing to — and is rejected by — a Chat Completions
    * host). Unset: forward (requests built in code, tests).
    */
-  passthroughFormat?: "chat_completions" | "responses" | "vendor_messages";
+  passthroughFormat?: WireFamily;
+  /** Tools of types the canonical form has no place for (Codex's `namespace`), verbatim. */
+  extraTools?: Array<WireExtra & { tool: Record<string, unknown> }>;
+  /** Nested fields the canonical form has no place for (`thinking.display`). */
+  extraFields?: ExtraField[];
+  /**
+   * What this route's upstream goes without whatever its wire family: a server tool the client
+   * listed (not through `plugins`) that neither this gateway nor the route's provider can run. Set
+   * by the engine per route (never by a decoder).
+   */
+  leftOut?: LostPart[];
+  /**
+   * Strict mode (`X-Hi-Strict: true` or `hi_strict: true`): a route that would leave out anything of
+   * the request is not used; the request is refused naming the field instead.
+   */
+  strict?: boolean;
   /**
    * Responses format: the caller set `store: false`, so it replays earlier items whole, never as
    * `item_reference`s, and the answer's item ids need not carry their items

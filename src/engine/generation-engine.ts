@@ -1,4 +1,10 @@
-import type { CanonicalRequest, CanonicalResult } from "../canonical/index.js";
+import type {
+  CanonicalRequest,
+  CanonicalResult,
+  LostPart,
+  ServerToolActivation,
+  ServerToolId,
+} from "../canonical/index.js";
 import type { CatalogModel, GatewayConfig } from "../config/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
@@ -209,7 +215,11 @@ export class GenerationEngine {
     const { model, models, workspace, limits } = admitRequest(config, input.caller, input.request);
     const routes =
       models.length === 1 ? this.routesOf(model) : keepCandidatesWithKeys(listRouteCandidates(models));
-    const { session: serverTools, plan } = this.prepareServerTools(input.request, routes, {
+    const {
+      session: serverTools,
+      plan,
+      leftOut,
+    } = this.prepareServerTools(input.request, routes, {
       keyId: input.caller.key.id,
       workspaceId: workspace.id,
     });
@@ -219,6 +229,11 @@ export class GenerationEngine {
     if (serverTools !== undefined) {
       upstreamRequest = { ...input.request };
       upstreamRequest.tools = [...input.request.tools, ...serverTools.definitions];
+    }
+    // A gateway without server tools: the client's own optional ones are left out on every route.
+    if (leftOut !== undefined) {
+      upstreamRequest = { ...upstreamRequest };
+      upstreamRequest.leftOut = leftOut.map(describeLeftOut);
     }
     const candidates = plan?.candidates ?? routes;
     const requestFor = createRouteRequests(upstreamRequest, serverTools, plan);
@@ -317,10 +332,13 @@ export class GenerationEngine {
     request: CanonicalRequest,
     candidates: readonly RouteCandidate[],
     caller: ServerToolCaller,
-  ): { session?: ServerToolSession; plan?: NativeToolPlan } {
+  ): { session?: ServerToolSession; plan?: NativeToolPlan; leftOut?: ServerToolActivation[] } {
     if (request.serverTools.length === 0) return {};
-    if (this.deps.serverTools === undefined) {
-      const first = request.serverTools[0];
+    const serverTools = this.deps.serverTools;
+    const droppable = findDroppable(request.serverTools, serverTools);
+    if (serverTools === undefined) {
+      const first = request.serverTools.find((activation) => !droppable.has(activation.id));
+      if (first === undefined) return { leftOut: request.serverTools };
       throw GatewayError.invalidRequest(
         `Server tool "${first.id}" is not configured on this gateway`,
         first.param ?? "tools",
@@ -330,22 +348,30 @@ export class GenerationEngine {
       request,
       candidates,
       adapters: this.deps.adapters,
-      serverTools: this.deps.serverTools,
+      serverTools,
       maxCallsPerRound:
         this.deps.config.serverTools?.maxNativeCallsPerRound ?? DEFAULT_MAX_NATIVE_CALLS_PER_ROUND,
+      droppable,
     });
-    const session = this.deps.serverTools.prepare(request, plan.nativeEverywhere, caller);
+    // The gateway prepares only what it runs: a droppable tool runs at a provider or nowhere.
+    let runHere = request;
+    if (droppable.size > 0) {
+      runHere = Object.assign({}, request);
+      runHere.serverTools = request.serverTools.filter((activation) => !droppable.has(activation.id));
+    }
+    const session = serverTools.prepare(runHere, plan.nativeEverywhere, caller);
     // Only `pdf` activated: it reads file parts before the call (`documents`), no tool loop runs.
     const native = plan.candidates.some((candidate) => plan.toolsFor(candidate).length > 0);
     if (session.definitions.length === 0 && !native) return { plan };
     // A provider's own tool carries the tool's name too (`web_search`), so it may not clash either.
     const names = [...session.definitions.map((definition) => definition.name), ...plan.nativeEverywhere];
     for (const name of names) {
-      const clash = request.tools.findIndex((tool) => tool.name === name);
-      if (clash !== -1) {
+      const clash = request.tools.find((tool) => tool.name === name);
+      if (clash !== undefined) {
+        const param = clash.param ?? `tools[${request.tools.indexOf(clash)}]`;
         throw GatewayError.invalidRequest(
-          `tools[${clash}] is named "${name}", the name of the server tool this request activates; rename the function`,
-          "tools",
+          `${param} is named "${name}", the name of the server tool this request activates; rename the function`,
+          param,
         );
       }
     }
@@ -593,21 +619,47 @@ function createRouteRequests(
   session: ServerToolSession | undefined,
   plan: NativeToolPlan | undefined,
 ): (candidate: RouteCandidate) => CanonicalRequest {
-  if (session === undefined || plan === undefined) return () => request;
+  if (plan === undefined) return () => request;
   const routed = new Map<RouteCandidate, CanonicalRequest>();
   return (candidate) => {
     let built = routed.get(candidate);
     if (built !== undefined) return built;
     const native = plan.toolsFor(candidate);
-    if (native.length === 0) {
+    const dropped = plan.droppedFor(candidate);
+    if (native.length === 0 && dropped.length === 0) {
       built = request;
     } else {
-      const runsThere = new Set<string>(native.map((tool) => tool.tool));
       built = { ...request };
-      built.tools = request.tools.filter((tool) => !runsThere.has(session.toolNamed(tool.name) ?? ""));
-      built.nativeServerTools = native;
+      if (native.length > 0) {
+        const runsThere = new Set<string>(native.map((tool) => tool.tool));
+        built.tools = request.tools.filter((tool) => !runsThere.has(session?.toolNamed(tool.name) ?? ""));
+        built.nativeServerTools = native;
+      }
+      if (dropped.length > 0) built.leftOut = [...(request.leftOut ?? []), ...dropped.map(describeLeftOut)];
     }
     routed.set(candidate, built);
     return built;
   };
+}
+
+/**
+ * The optional activations this gateway cannot run (a client's default tool, never one asked
+ * through `plugins`, with no `engine` option): not configured here, or no server tools at all.
+ */
+function findDroppable(
+  activations: readonly ServerToolActivation[],
+  serverTools: ServerTools | undefined,
+): Set<ServerToolId> {
+  const droppable = new Set<ServerToolId>();
+  for (const activation of activations) {
+    const engine = activation.parameters?.engine;
+    if (activation.optional !== true || (engine !== undefined && engine !== null)) continue;
+    if (serverTools?.runs(activation.id) !== true) droppable.add(activation.id);
+  }
+  return droppable;
+}
+
+/** `tools[7](web_search)`: how the drop report names a server tool a route goes without. */
+function describeLeftOut(activation: ServerToolActivation): LostPart {
+  return { param: activation.param ?? "tools", kind: activation.id };
 }

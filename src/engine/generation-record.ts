@@ -74,6 +74,11 @@ export interface GenerationAttempt {
   /** `ok`, the error code it failed with, `cancelled`, or `circuit_open` (skipped without a call). */
   outcome: string;
   latencyMs: number;
+  /**
+   * What this route's upstream went without, as `X-Hi-Dropped` names it (`tools[4](namespace)`,
+   * `thinking.display`); absent when nothing was lost (and on attempts recorded before it existed).
+   */
+  dropped?: string[];
 }
 
 export interface GenerationRecord extends GenerationStart, Partial<Omit<GenerationOutcome, "status">> {

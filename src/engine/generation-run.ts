@@ -36,6 +36,7 @@ import type { AdmittedGeneration, ExecutedToolCall } from "./admitted-generation
 import type { CircuitBreakers } from "./circuit-breaker.js";
 import { createDeadlineError } from "./create-deadline-error.js";
 import type { GenerationAttempt, GenerationOutcome } from "./generation-record.js";
+import { listDroppedFor, refuseLoss } from "./judge-loss.js";
 import { collectResultText, DeliveredOutput, type MeteredUsage, type MeterInput } from "./meter-usage.js";
 import type { AdapterRegistry, DocumentSession, DocumentsForRoute } from "./ports.js";
 import { computeBackoffMs, isFixableElsewhere, mayRetrySameRoute, type RetryPolicy } from "./retry-policy.js";
@@ -351,6 +352,13 @@ export class GenerationRun {
     if (this.abortReason !== undefined) attemptController.abort(this.abortReason);
     const call = toUpstreamCall(admitted.call, admitted.call.request, attemptController.signal);
     call.anotherRouteWaits = anotherRouteWaits;
+    const dropped = listDroppedFor(adapter, call);
+    const refusal = refuseLoss(call.request, dropped, candidate.model.slug);
+    if (refusal !== undefined) {
+      this.attemptController = undefined;
+      this.recordAttempt(candidate, refusal.code, startedAt, dropped);
+      return refusal;
+    }
     let error: GatewayError | undefined;
     this.callInFlight = true;
     try {
@@ -367,7 +375,7 @@ export class GenerationRun {
     if (error !== undefined) {
       this.attemptController = undefined;
       attemptController.abort(error);
-      this.recordAttempt(candidate, this.cancelled ? "cancelled" : error.code, startedAt);
+      this.recordAttempt(candidate, this.cancelled ? "cancelled" : error.code, startedAt, dropped);
       return error;
     }
     // A streamed attempt that serves stays the one a stop or a cancel aborts; a non-streamed one is over.
@@ -383,7 +391,7 @@ export class GenerationRun {
         attemptController.abort(new GatewayError("provider_timeout", "Attempt abandoned"));
       },
     };
-    this.recordAttempt(candidate, "ok", startedAt);
+    this.recordAttempt(candidate, "ok", startedAt, dropped);
     return undefined;
   }
 
@@ -463,6 +471,14 @@ export class GenerationRun {
   /** The candidate that served (after `start` resolved). */
   get servedBy(): RouteCandidate | undefined {
     return this.serving?.candidate;
+  }
+
+  /**
+   * What the serving route's upstream went without (`tools[4](namespace)`, `thinking.display`), for
+   * the response's `X-Hi-Dropped`; empty before one served or when nothing was lost.
+   */
+  get dropped(): readonly string[] {
+    return this.serving === undefined ? [] : (this.attempts[this.serving.index]?.dropped ?? []);
   }
 
   /**
@@ -781,14 +797,21 @@ export class GenerationRun {
     else if (this.error) attempt.outcome = this.error.code;
   }
 
-  private recordAttempt(candidate: RouteCandidate, outcome: string, startedAt: number): void {
-    this.attempts.push({
+  private recordAttempt(
+    candidate: RouteCandidate,
+    outcome: string,
+    startedAt: number,
+    dropped: readonly string[] = [],
+  ): void {
+    const attempt: GenerationAttempt = {
       provider: candidate.route.provider.id,
       model: candidate.model.slug,
       upstreamModel: candidate.route.upstreamModel,
       outcome,
       latencyMs: Math.round(performance.now() - startedAt),
-    });
+    };
+    if (dropped.length > 0) attempt.dropped = [...dropped];
+    this.attempts.push(attempt);
   }
 
   private observeResult(result: CanonicalResult): void {

@@ -293,7 +293,7 @@ function createHarness(
     async run(request) {
       const admitted = await engine.admit({
         requestId: `req-${++nextId}`,
-        format: "vendor_messages",
+        format: "anthropic_messages",
         caller,
         request: createTestRequest({ model: "test/native", ...request }),
         startedAt: performance.now(),
@@ -392,8 +392,11 @@ test("admission: the model's native web_search needs no gateway backend; engine 
   );
   // A caller's function may not take the native tool's name.
   await assert.rejects(
-    harness.run({ serverTools: [webSearch()], tools: [{ name: "web_search" }] }),
-    (error: GatewayError) => error.code === "invalid_request" && /rename the function/.test(error.message),
+    harness.run({ serverTools: [webSearch()], tools: [{ name: "web_search", param: "tools[3]" }] }),
+    (error: GatewayError) =>
+      error.code === "invalid_request" &&
+      /rename the function/.test(error.message) &&
+      error.param === "tools[3]",
   );
 });
 

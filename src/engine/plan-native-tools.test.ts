@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createTestRequest } from "../../test/helpers/adapter-inputs.js";
-import type { CanonicalRequest, ServerToolActivation } from "../canonical/index.js";
+import type { CanonicalRequest, ServerToolActivation, ServerToolId } from "../canonical/index.js";
 import { buildConfig } from "../config/load-config.js";
 import type { GatewayError } from "../errors/gateway-error.js";
 import type { NativeToolSupport, ProviderAdapter } from "../providers/provider-adapter.js";
@@ -68,13 +68,14 @@ function setUp(options: { backend?: boolean } = {}) {
   ]) as unknown as Map<never, ProviderAdapter>;
   const serverTools = createServerTools(config.serverTools!, { env: {} });
   const candidates = listRouteCandidates(config.models);
-  const plan = (request: Partial<CanonicalRequest>) =>
+  const plan = (request: Partial<CanonicalRequest>, droppable?: ReadonlySet<ServerToolId>) =>
     planNativeTools({
       request: createTestRequest({ model: "test/model", ...request }),
       candidates,
       adapters,
       serverTools,
       maxCallsPerRound: 5,
+      droppable,
     });
   return { plan, candidates, config };
 }
@@ -128,6 +129,26 @@ test("without the gateway's backend, routes that cannot run the search natively 
   assert.throws(
     () => plan({ serverTools: [search({ blocked_domains: ["x.example"] })] }),
     (error: GatewayError) => error.code === "invalid_request" && error.param === "tools[0]",
+  );
+});
+
+test("a droppable search (a client's default, no backend here) runs natively where it can and is left out elsewhere; no route is refused", () => {
+  const { plan, candidates } = setUp();
+  const result = plan({ serverTools: [search()], tools: [{ name: "lookup" }] }, new Set(["web_search"]));
+  assert.deepEqual(result.candidates, candidates, "every route stays");
+  assert.deepEqual(
+    candidates.map((candidate) => result.toolsFor(candidate).map((tool) => tool.tool)),
+    [["web_search"], [], []],
+  );
+  assert.deepEqual(
+    candidates.map((candidate) => result.droppedFor(candidate).map((activation) => activation.id)),
+    [[], ["web_search"], ["web_search"]],
+  );
+  // Alone in the request, the kind that cannot mix its tools with functions runs it too.
+  const alone = plan({ serverTools: [search()] }, new Set(["web_search"]));
+  assert.deepEqual(
+    candidates.map((candidate) => alone.droppedFor(candidate).length),
+    [0, 0, 1],
   );
 });
 

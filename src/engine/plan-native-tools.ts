@@ -13,6 +13,9 @@
  *   where it can run neither way (native impossible, the gateway's tool not configured) is not
  *   tried for this request. `engine: "native"` keeps only the routes where it runs natively;
  *   `engine: "gateway"` never runs it natively.
+ * - An optional activation (a client's default tool, not asked for through `plugins`) the gateway
+ *   cannot run is droppable: it runs natively where a candidate can, and elsewhere the candidate goes
+ *   without it (the drop report names it) instead of being refused.
  * - When no route is left, the request is refused before anything is reserved or sent:
  *   `invalid_request` naming the activation's `engine` for an explicit native engine, else the
  *   gateway's own refusal of the tool (not configured, turned off).
@@ -40,6 +43,8 @@ export interface NativeToolPlan {
   nativeEverywhere: Set<ServerToolId>;
   /** The tools a candidate's provider runs itself, as its first round sends them (empty: none). */
   toolsFor(candidate: RouteCandidate): NativeServerTool[];
+  /** The droppable activations a candidate goes without: its provider does not run them either. */
+  droppedFor(candidate: RouteCandidate): ServerToolActivation[];
 }
 
 export interface PlanInput {
@@ -49,11 +54,17 @@ export interface PlanInput {
   serverTools: ServerTools;
   /** The most calls of one native tool in one upstream round. */
   maxCallsPerRound: number;
+  /**
+   * Optional activations the gateway cannot run (not configured here): they run at a candidate's
+   * provider where it has the tool, and the candidate goes without them elsewhere.
+   */
+  droppable?: ReadonlySet<ServerToolId>;
 }
 
 export function planNativeTools(input: PlanInput): NativeToolPlan {
   const { request, candidates, adapters, serverTools } = input;
   const activations = request.serverTools;
+  const droppable = input.droppable ?? new Set<ServerToolId>();
   const engines = new Map<ServerToolId, ToolEngine | undefined>();
   const described = new Map<ServerToolId, NativeServerTool>();
   for (const activation of activations) {
@@ -74,7 +85,8 @@ export function planNativeTools(input: PlanInput): NativeToolPlan {
       if (appliesDomainLists(support, tool)) native.add(id);
     }
     const othersOffered =
-      request.tools.length > 0 || activations.some((activation) => !native.has(activation.id));
+      request.tools.length > 0 ||
+      activations.some((activation) => !native.has(activation.id) && !droppable.has(activation.id));
     if (othersOffered) {
       for (const id of native) {
         if (supported[described.get(id)!.tool]?.withFunctionTools === false) native.delete(id);
@@ -85,6 +97,7 @@ export function planNativeTools(input: PlanInput): NativeToolPlan {
 
   // Tools no provider runs are the gateway's alone: `prepare` checks them as it always did.
   const servable = (candidate: RouteCandidate, activation: ServerToolActivation): boolean =>
+    droppable.has(activation.id) ||
     !ENGINE_TOOLS.has(activation.id) ||
     nativeOn.get(candidate)!.has(activation.id) ||
     (engines.get(activation.id) !== "native" && serverTools.runs(activation.id));
@@ -113,6 +126,10 @@ export function planNativeTools(input: PlanInput): NativeToolPlan {
         );
         return tool;
       });
+    },
+    droppedFor(candidate) {
+      const native = nativeOn.get(candidate);
+      return activations.filter((activation) => droppable.has(activation.id) && !native?.has(activation.id));
     },
   };
 }

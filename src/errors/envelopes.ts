@@ -3,7 +3,7 @@
  * generation and playground keys; the messages one serves the messages format.
  */
 import { ERROR_CATALOG } from "./catalog.js";
-import type { GatewayError } from "./gateway-error.js";
+import type { ErrorDetails, GatewayError } from "./gateway-error.js";
 
 export interface CommonErrorEnvelope {
   error: {
@@ -18,7 +18,13 @@ export interface CommonErrorEnvelope {
 
 export interface MessagesErrorEnvelope {
   type: "error";
-  error: { type: string; code: string; message: string; retry_after_seconds?: number };
+  error: {
+    type: string;
+    code: string;
+    message: string;
+    retry_after_seconds?: number;
+    details?: ErrorDetails;
+  };
   request_id?: string;
 }
 
@@ -45,6 +51,7 @@ export function createMessagesErrorEnvelope(error: GatewayError, requestId?: str
       code: error.code,
       message: error.message,
       ...(retryAfter === undefined ? {} : { retry_after_seconds: retryAfter }),
+      ...(error.details === undefined ? {} : { details: error.details }),
     },
     ...(requestId === undefined ? {} : { request_id: requestId }),
   };

@@ -5,6 +5,16 @@ export interface GatewayErrorOptions {
   retryAfterSeconds?: number;
   upstreamStatus?: number;
   cause?: unknown;
+  details?: ErrorDetails;
+}
+
+/**
+ * A machine-readable reason beside the code, for clients that branch on it: the Messages envelope
+ * carries it as `error.details` (Anthropic's SDK reads `details.error_code`).
+ */
+export interface ErrorDetails {
+  error_code: string;
+  [field: string]: unknown;
 }
 
 /** The only error type that crosses module boundaries; its code is one of the error catalog's. */
@@ -12,6 +22,7 @@ export class GatewayError extends Error {
   readonly code: ErrorCode;
   readonly param: string | null;
   readonly upstreamStatus?: number;
+  readonly details?: ErrorDetails;
   private readonly retryAfterHint?: number;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
@@ -21,6 +32,7 @@ export class GatewayError extends Error {
     this.param = options.param ?? null;
     this.upstreamStatus = options.upstreamStatus;
     this.retryAfterHint = options.retryAfterSeconds;
+    if (options.details !== undefined) this.details = options.details;
   }
 
   get status(): number {

@@ -17,8 +17,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RouteDefinition } from "./route-definition.js";
 import { createRouteMatcher } from "./route-matcher.js";
 
-/** Response headers a browser script may read: the request id, and when and whether to retry. */
-export const EXPOSED_HEADERS = "X-Request-Id, Retry-After, X-Should-Retry";
+/** Response headers a browser script may read: the request id, when and whether to retry, what a translation dropped. */
+export const EXPOSED_HEADERS = "X-Request-Id, Retry-After, X-Should-Retry, X-Hi-Dropped";
 /** How long a browser may reuse a preflight's answer (Chromium caps it at two hours). */
 export const PREFLIGHT_MAX_AGE_SECONDS = 7200;
 /** A comma-separated list of header names, as `Access-Control-Request-Headers` carries it. */

@@ -27,7 +27,7 @@ export function createCountTokensHandler(
       const caller = await authenticator.authenticate(readApiKey(c.req.headers));
       c.get("requestLog").caller = caller;
       const body = await readNodeJsonBody(c.env.incoming, config.maxBodyBytes, jsonShape);
-      checkRequestShape(body, "vendor_messages", config.requestShape);
+      checkRequestShape(body, "anthropic_messages", config.requestShape);
       const model =
         typeof body === "object" && body !== null ? (body as { model?: unknown }).model : undefined;
       if (typeof model === "string") {

@@ -16,6 +16,7 @@ import type { HeaderReader, IngressFormat, StreamEncoder } from "../ingress/ingr
 import type { RequestShapeLimits } from "../ingress/shared/check-request-shape.js";
 import type { Logger } from "../logging/logger.js";
 import { createClientGoneSignal } from "./client-gone-signal.js";
+import { createDroppedHeader } from "./dropped-header.js";
 import { createErrorResponseHeaders } from "./error-response.js";
 import { createRequestJsonShape } from "./json/request-json-shape.js";
 import { readNodeJsonBody } from "./read-json-body.js";
@@ -85,7 +86,11 @@ export function createGenerationHandler(
         answer = {
           kind: "json",
           status: 200,
-          headers: { "Content-Type": "application/json", "X-Request-Id": requestId },
+          headers: {
+            "Content-Type": "application/json",
+            "X-Request-Id": requestId,
+            ...createDroppedHeader(run.dropped),
+          },
           body: JSON.stringify(format.encodeResult(run.result, settlement, context)),
         };
       }
@@ -114,6 +119,7 @@ export function createGenerationHandler(
         signal,
         keepAliveMs: deps.keepAliveMs,
         clientReadTimeoutMs: deps.clientReadTimeoutMs,
+        headers: createDroppedHeader(answer.run.dropped),
       });
     } else {
       sendJson(outgoing, answer.status, answer.headers, answer.body, deps.clientReadTimeoutMs);

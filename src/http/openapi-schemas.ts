@@ -31,6 +31,10 @@ export const messagesErrorSchema = z
       code: errorCodeSchema,
       message: z.string(),
       retry_after_seconds: z.int().min(1).max(120).optional(),
+      details: z.object({ error_code: z.string() }).loose().optional().meta({
+        description:
+          "a machine-readable reason, e.g. `thread_unsupported_request` for a request with `thread`",
+      }),
     }),
     request_id: z.string().optional(),
   })
@@ -85,7 +89,7 @@ export const generationSchema = z
     data: z.object({
       id: z.string(),
       model: z.string(),
-      ingress_format: z.enum(["chat_completions", "responses", "vendor_messages"]),
+      ingress_format: z.enum(["chat_completions", "responses", "anthropic_messages"]),
       source: z.enum(["api", "playground", "chat"]),
       status: z.enum(["in_progress", "ok", "error", "cancelled", "interrupted"]).meta({
         description:
@@ -123,12 +127,20 @@ export const generationSchema = z
                 "`ok`, the error code the attempt failed with, `cancelled`, or `circuit_open` (skipped)",
             }),
             latency_ms: z.int(),
+            dropped: z.array(z.string()).meta({
+              description:
+                "what this route's upstream went without (docs/formats.md, Leniency and the drop report)",
+            }),
           }),
         )
         .meta({
           description:
             "every upstream call, in order (docs/configuration.md, Routing); only the one that served is billed",
         }),
+      dropped: z.array(z.string()).meta({
+        description:
+          "what the serving route's upstream went without, as `X-Hi-Dropped` named it: `tools[4](namespace)`, `thinking.display`, a passthrough field",
+      }),
     }),
   })
   .meta({ id: "Generation" });

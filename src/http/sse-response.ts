@@ -32,6 +32,8 @@ export interface SseOptions {
   clientReadTimeoutMs?: number;
   /** Fires when the client leaves before the response ended (see client-gone-signal.ts). */
   signal: AbortSignal;
+  /** More response headers (`X-Hi-Dropped`). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export function writeSseResponse(
@@ -50,6 +52,7 @@ export function writeSseResponse(
     Connection: "keep-alive",
     "X-Accel-Buffering": "no",
     "X-Request-Id": options.requestId,
+    ...options.headers,
   });
   // Frames made in one turn of the event loop (one upstream chunk's parts) leave as one write at
   // the end of the turn: one chunk of the chunked encoding and one socket write, instead of a

@@ -51,7 +51,7 @@ function generation(settled: SettledGeneration, fields: Partial<ObservedRequest>
     startedAt: 1_000,
     firstByteAt: 1_400,
     endedAt: 2_000,
-    format: "vendor_messages",
+    format: "anthropic_messages",
     model: MODEL,
     stream: false,
     settledGeneration: settled,
@@ -124,12 +124,15 @@ test("server-tool calls by tool and outcome, with their durations", async () => 
   );
   // Its overhead: the whole second less the upstream's 300 ms.
   assert.equal(
-    sampleValue(samples, "hi_gateway_overhead_seconds_sum", { format: "vendor_messages", stream: "false" }),
+    sampleValue(samples, "hi_gateway_overhead_seconds_sum", {
+      format: "anthropic_messages",
+      stream: "false",
+    }),
     0.7,
   );
   assert.equal(
     sampleValue(samples, "hi_gateway_time_to_first_byte_seconds_sum", {
-      format: "vendor_messages",
+      format: "anthropic_messages",
       model: MODEL,
       stream: "false",
     }),
@@ -164,7 +167,7 @@ test("a client that left while a call was in flight: its prompt is billed to the
   assert.equal(
     sampleValue(samples, "hi_gateway_requests_total", {
       endpoint: "/api/v1/messages",
-      format: "vendor_messages",
+      format: "anthropic_messages",
       model: MODEL,
       provider: "",
       status_code: "499",

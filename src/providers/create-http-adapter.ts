@@ -40,6 +40,8 @@ export interface HttpAdapterSpec<Context> {
   nativeServerTools?: ProviderAdapter["nativeServerTools"];
   /** The upstream reads PDF files itself (ProviderAdapter.readsPdf). */
   readsPdf: boolean;
+  /** What the upstream goes without (ProviderAdapter.listDropped). */
+  listDropped(call: UpstreamCall): string[];
   /** Throws GatewayError (before any I/O) for what the upstream API cannot express. */
   buildRequest(call: UpstreamCall, stream: boolean): BuiltUpstreamRequest<Context>;
   parseJson(json: unknown, call: UpstreamCall, context: Context): CanonicalResult;
@@ -73,6 +75,7 @@ export function createHttpAdapter<Context>(
     inputRules: spec.inputRules,
     ...(spec.nativeServerTools === undefined ? {} : { nativeServerTools: spec.nativeServerTools }),
     readsPdf: spec.readsPdf,
+    listDropped: (call) => spec.listDropped(call),
     async generate(call) {
       const request = spec.buildRequest(call, false);
       const response = await sendForText(spec, getClient(), call, request);

@@ -63,6 +63,14 @@ export interface ProviderAdapter {
    */
   readonly readsPdf?: boolean;
   /**
+   * What of the call's request this upstream would go without, as the drop report names it
+   * (`tools[4](namespace)`, `thinking.display`, a passthrough field's name): what the canonical form
+   * carries only for another wire family, and the passthrough fields it does not forward. Cheap (no
+   * body is built); the engine asks before each attempt, for strict mode and the report. Absent:
+   * every extra and passthrough field is lost.
+   */
+  listDropped?(call: UpstreamCall): string[];
+  /**
    * Non-streaming call. Throws a GatewayError classified into the error catalog on any failure
    * (HTTP error, refused connection, deadline, unparseable body).
    */

@@ -19,17 +19,8 @@ import { conformanceModel, PROVIDER_KINDS } from "../helpers/conformance-gateway
 
 const SECRET = "the secret is 4217";
 
-/**
- * Checks that fail on this branch only because the gateway's leniency (issue 28 item 1) is not
- * merged yet, by test name. Remove an entry when its test passes.
- */
+/** Checks that fail for a known reason, by test name (none today). Remove an entry when its test passes. */
 const TODO: Record<string, string> = {};
-for (const kind of PROVIDER_KINDS) {
-  for (const turn of ["text", "tool"]) {
-    TODO[`claude-code ${turn} turn × ${kind} › the gateway answered no 4xx`] =
-      "thinking.display 'updates' refused with 400 until the leniency branch (i28-lenient) is merged";
-  }
-}
 
 const skip = missingCli(CLAUDE_CODE_BINARY, `Claude Code ${CLAUDE_CODE_VERSION}`);
 

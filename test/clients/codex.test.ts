@@ -21,19 +21,8 @@ import { conformanceModel, PROVIDER_KINDS } from "../helpers/conformance-gateway
 const SECRET = "the secret is 4217";
 const TRANSPORTS = ["http", "websocket"] as const;
 
-/**
- * Tests that fail on this branch only because the gateway's leniency (issue 28 items 1 and 2) is
- * not merged yet, by test name. Remove an entry when its test passes.
- */
+/** Tests that fail for a known reason, by test name (none today). Remove an entry when its test passes. */
 const TODO: Record<string, string> = {};
-for (const kind of PROVIDER_KINDS) {
-  for (const transport of TRANSPORTS) {
-    for (const check of ["completes with the model's answer", "the gateway answered no 4xx"]) {
-      TODO[`codex exec ${transport} × ${kind} › ${check}`] =
-        "Codex's namespace tool (multi_agent_v1) and web_search without a backend refused with 400 until the leniency branch (i28-lenient) is merged";
-    }
-  }
-}
 
 const skip = missingCli(CODEX_BINARY, `Codex ${CODEX_VERSION}`);
 

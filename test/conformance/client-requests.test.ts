@@ -15,19 +15,8 @@ import {
 } from "../helpers/conformance-gateway.js";
 import { parseSseFrames } from "./support/wire-tap.js";
 
-/**
- * Replays that fail on this branch only because the gateway's leniency (issue 28 items 1 and 2) is
- * not merged yet, by test name. Remove an entry when its test passes.
- */
+/** Replays that fail for a known reason, by test name (none today). Remove an entry when its test passes. */
 const TODO: Record<string, string> = {};
-for (const kind of PROVIDER_KINDS) {
-  TODO[`claude-code-text-turn.json → ${kind}`] =
-    "thinking.display 'updates' refused with 400 until the leniency branch (i28-lenient) is merged";
-  for (const file of ["codex-exec-first-turn.json", "codex-exec-tool-result.json"]) {
-    TODO[`${file} → ${kind}`] =
-      "the namespace tool and web_search without a backend refused with 400 until the leniency branch (i28-lenient) is merged";
-  }
-}
 
 /** The event that ends a complete streamed answer, by endpoint. */
 function lastEventOf(path: string): string {

@@ -19,18 +19,8 @@ import {
 const QUESTION = 'What is the weather in Paris? CALL get_weather {"city":"Paris"}';
 const FORECAST = "sunny, 21 degrees";
 
-/**
- * Tests that fail on this branch only because work of issue 28 is not merged yet, by test name.
- * Remove an entry when its test passes.
- */
+/** Tests that fail for a known reason, by test name (none today). Remove an entry when its test passes. */
 const TODO: Record<string, string> = {};
-const THREADS_IGNORED =
-  "the gateway ignores `thread` until it refuses it as thread_unsupported_request (issue 28 item 5, branch i28-lenient)";
-for (const kind of PROVIDER_KINDS) {
-  TODO[`toolRunner × ${kind} › the model sees the whole conversation`] = THREADS_IGNORED;
-}
-// Without the history the lone tool result names a call the google route cannot map: a 400.
-TODO["toolRunner × google › runs the tool and answers from its result"] = THREADS_IGNORED;
 
 describe("@anthropic-ai/sdk toolRunner() at default settings", () => {
   let context: ConformanceGateway;

@@ -17,19 +17,8 @@ import {
 
 const CALLS = ["chat.send", "chat.send stream", "beta.responses.send", "beta.responses.send stream"] as const;
 
-/**
- * Tests that fail on this branch only because work of issue 28 is not merged yet, by test name.
- * Remove an entry when its test passes.
- */
+/** Tests that fail for a known reason, by test name (none today). Remove an entry when its test passes. */
 const TODO: Record<string, string> = {};
-for (const kind of PROVIDER_KINDS) {
-  TODO[`chat.send × ${kind}`] =
-    "chat completions lack system_fingerprint until issue 28 item 6 is merged (branch i28-lenient)";
-  for (const call of ["beta.responses.send", "beta.responses.send stream"]) {
-    TODO[`${call} × ${kind}`] =
-      "response objects lack frequency_penalty / presence_penalty until issue 28 item 6 is merged (branch i28-lenient)";
-  }
-}
 
 // biome-ignore lint/suspicious/noExplicitAny: the SDK's result unions are read field by field.
 type Json = any;

@@ -36,7 +36,7 @@ test("ids and paths clients hold [embedded]", async (t) => {
       const cases: Array<[string, string, Record<string, string>]> = [
         [completion.id, "chat_completions", { Authorization: `Bearer ${context.apiKey}` }],
         [response.id, "responses", { Authorization: `Bearer ${context.apiKey}` }],
-        [message.id, "vendor_messages", { "x-api-key": context.apiKey }],
+        [message.id, "anthropic_messages", { "x-api-key": context.apiKey }],
       ];
       for (const [id, format, headers] of cases) {
         const answer = await lookUp(id, headers);

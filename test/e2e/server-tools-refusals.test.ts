@@ -115,7 +115,11 @@ test("web_fetch refuses metadata, loopback and private destinations without conn
 interface Refusal {
   name: string;
   chat: { body: Record<string, unknown>; param: string };
-  responses: { body: Record<string, unknown>; param: string };
+  /**
+   * Absent where the format has no way to ask for the tool explicitly: a tool the Responses format
+   * lists that the gateway cannot run is left out (docs/formats.md, "Leniency and the drop report").
+   */
+  responses?: { body: Record<string, unknown>; param: string };
   messages: { body: Record<string, unknown>; param: string };
   /** Words every format's message has. */
   says: RegExp;
@@ -125,8 +129,7 @@ const REFUSALS: Refusal[] = [
   {
     name: "web_search not configured",
     chat: { body: { plugins: [{ id: "web_search" }] }, param: "plugins[0]" },
-    responses: { body: { tools: [{ type: "web_search" }] }, param: "tools[0]" },
-    messages: { body: { tools: [{ type: "web_search_20250305", name: "web_search" }] }, param: "tools[0]" },
+    messages: { body: { plugins: [{ id: "web_search" }] }, param: "plugins[0]" },
     says: /web_search server tool is not configured/,
   },
   {
@@ -141,15 +144,13 @@ const REFUSALS: Refusal[] = [
   },
   {
     name: "image not configured",
-    chat: { body: { tools: [{ type: "openrouter:image" }] }, param: "tools[0]" },
-    responses: { body: { tools: [{ type: "image_generation" }] }, param: "tools[0]" },
+    chat: { body: { plugins: [{ id: "image" }] }, param: "plugins[0]" },
     messages: { body: { plugins: [{ id: "image" }] }, param: "plugins[0]" },
     says: /image server tool is not configured on this gateway \(server_tools\.image\.providers\)/,
   },
   {
     name: "an unknown plugin",
     chat: { body: { plugins: [{ id: "web_scraper" }] }, param: "plugins[0].id" },
-    responses: { body: { tools: [{ type: "web_scraper" }] }, param: "tools[0]" },
     messages: { body: { plugins: [{ id: "web_scraper" }] }, param: "plugins[0].id" },
     // Each lists the tools it knows.
     says: /web_search, web_fetch, pdf, datetime, image/,
@@ -186,15 +187,17 @@ test("activations the gateway cannot honour are refused in each format's envelop
       assert.equal(chat.body.error.param, refusal.chat.param);
       assert.match(chat.body.error.message, refusal.says);
 
-      const responses = await post(account.apiKey, "/api/v1/responses", {
-        model,
-        input: "hi",
-        ...refusal.responses.body,
-      });
-      assert.equal(responses.status, 400, JSON.stringify(responses.body));
-      assert.equal(responses.body.error.code, "invalid_request");
-      assert.equal(responses.body.error.param, refusal.responses.param);
-      assert.match(responses.body.error.message, refusal.says);
+      if (refusal.responses !== undefined) {
+        const responses = await post(account.apiKey, "/api/v1/responses", {
+          model,
+          input: "hi",
+          ...refusal.responses.body,
+        });
+        assert.equal(responses.status, 400, JSON.stringify(responses.body));
+        assert.equal(responses.body.error.code, "invalid_request");
+        assert.equal(responses.body.error.param, refusal.responses.param);
+        assert.match(responses.body.error.message, refusal.says);
+      }
 
       const messages = await post(account.apiKey, "/api/v1/messages", {
         model,

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { type Authenticator, readBearerOrApiKey } from "../../auth/authenticate.js";
+import { readIngressFormatName } from "../../canonical/ingress-format-name.js";
 import type { GenerationRecord } from "../../engine/generation-record.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
@@ -29,7 +30,8 @@ export function renderGeneration(record: GenerationRecord) {
   return {
     id: record.id,
     model: record.model,
-    ingress_format: record.ingressFormat,
+    // A record written before the rename (a journal line, an in-progress value) says `vendor_messages`.
+    ingress_format: readIngressFormatName(record.ingressFormat),
     source: record.source,
     status: record.status,
     stream: record.stream,
@@ -59,7 +61,10 @@ export function renderGeneration(record: GenerationRecord) {
       upstream_model: attempt.upstreamModel,
       outcome: attempt.outcome,
       latency_ms: attempt.latencyMs,
+      dropped: attempt.dropped ?? [],
     })),
+    // Beyond the contract's fields: what the serving route's upstream went without (X-Hi-Dropped).
+    dropped: record.attempts?.findLast((attempt) => attempt.outcome === "ok")?.dropped ?? [],
   };
 }
 

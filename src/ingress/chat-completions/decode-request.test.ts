@@ -343,8 +343,14 @@ test("function tools and tool_choice", () => {
   ];
   const request = decodeWith({ tools, tool_choice: { type: "function", function: { name: "noop" } } });
   assert.deepEqual(request.tools, [
-    { name: "get_weather", description: "Weather", parameters: { type: "object" }, strict: true },
-    { name: "noop" },
+    {
+      name: "get_weather",
+      description: "Weather",
+      parameters: { type: "object" },
+      strict: true,
+      param: "tools[0]",
+    },
+    { name: "noop", param: "tools[1]" },
   ]);
   assert.deepEqual(request.toolChoice, { type: "tool", name: "noop" });
   assert.deepEqual(decodeWith({ tools, tool_choice: "required" }).toolChoice, { type: "required" });
@@ -369,10 +375,17 @@ test("server tools from tools, plugins and web_search_options, with defaults and
     },
     hi_tool_events: true,
   });
-  assert.deepEqual(request.tools, [{ name: "f" }]);
+  assert.deepEqual(request.tools, [{ name: "f", param: "tools[0]" }]);
   assert.deepEqual(request.serverTools, [
-    { id: "web_fetch", maxUses: 3, events: false, parameters: { max_bytes: 1000 }, param: "tools[1]" },
-    { id: "datetime", maxUses: 1000, events: false, param: "tools[2]" },
+    {
+      id: "web_fetch",
+      maxUses: 3,
+      events: false,
+      parameters: { max_bytes: 1000 },
+      param: "tools[1]",
+      optional: true,
+    },
+    { id: "datetime", maxUses: 1000, events: false, param: "tools[2]", optional: true },
     { id: "pdf", maxUses: 1000, events: true, parameters: { engine: "text" }, param: "plugins[0]" },
     {
       id: "web_search",

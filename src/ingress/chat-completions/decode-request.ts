@@ -3,10 +3,12 @@
  * and rejected features throw GatewayError `invalid_request` with `param` naming the field.
  */
 import type { CanonicalRequest, ResponseFormat, SamplingOptions } from "../../canonical/index.js";
+import type { HeaderReader } from "../ingress-format.js";
 import { createValidationError } from "../shared/describe-validation-issue.js";
+import { readStrictMode, STRICT_HEADER } from "../shared/wire-extras.js";
 import { decodeChatMessages } from "./decode-messages.js";
 import { decodeServerTools } from "./decode-server-tools.js";
-import { decodeFunctionTools, decodeToolChoice } from "./decode-tools.js";
+import { decodeFunctionTools, decodeToolChoice, decodeVerbatimTools } from "./decode-tools.js";
 import { rejectUnsupportedFields } from "./reject-unsupported-fields.js";
 import {
   type ChatCompletionRequestBody,
@@ -14,7 +16,7 @@ import {
   KNOWN_REQUEST_FIELDS,
 } from "./request-schema.js";
 
-export function decodeChatRequest(body: unknown): CanonicalRequest {
+export function decodeChatRequest(body: unknown, headers?: HeaderReader): CanonicalRequest {
   const parsed = chatCompletionRequestSchema.safeParse(body);
   if (!parsed.success) throw createValidationError(parsed.error.issues, body);
   const request = parsed.data;
@@ -35,6 +37,9 @@ export function decodeChatRequest(body: unknown): CanonicalRequest {
     passthroughFormat: "chat_completions",
   };
   if (isSet(request.models)) decoded.models = request.models;
+  const verbatimTools = decodeVerbatimTools(request.tools);
+  if (verbatimTools.length > 0) decoded.extraTools = verbatimTools;
+  if (readStrictMode(request.hi_strict, headers?.get(STRICT_HEADER))) decoded.strict = true;
   const toolChoice = decodeToolChoice(request.tool_choice, tools);
   if (toolChoice !== undefined) decoded.toolChoice = toolChoice;
   if (isSet(request.parallel_tool_calls)) decoded.parallelToolCalls = request.parallel_tool_calls;

@@ -9,7 +9,7 @@
  */
 import type { ServerToolActivation, ServerToolId } from "../../canonical/index.js";
 import { type ActivationSource, mergeServerToolActivations } from "../shared/server-tool-activations.js";
-import { isFunctionTool } from "./decode-tools.js";
+import { isServerToolActivation } from "./decode-tools.js";
 import type {
   ChatCompletionRequestBody,
   ChatPluginBody,
@@ -21,7 +21,7 @@ type ServerToolFields = Pick<ChatCompletionRequestBody, "tools" | "plugins" | "w
 export function decodeServerTools(request: ServerToolFields): ServerToolActivation[] {
   const sources: ActivationSource[] = [];
   for (const [index, tool] of (request.tools ?? []).entries()) {
-    if (isFunctionTool(tool)) continue;
+    if (!isServerToolActivation(tool)) continue;
     // The schema guarantees `<vendor>:<tool>` with a known tool id after the colon.
     const id = tool.type.slice(tool.type.indexOf(":") + 1) as ServerToolId;
     sources.push({

@@ -2,21 +2,40 @@
  * Function tools of `tools`, and `tool_choice`. A `tools` element is a function tool when its
  * `type` is `function`; every other element is a server-tool activation (decode-server-tools.ts).
  */
-import type { FunctionTool, ToolChoice } from "../../canonical/index.js";
+import type { CanonicalRequest, FunctionTool, ToolChoice } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import type { ChatToolBody, ChatToolChoiceBody } from "./request-schema.js";
+import { createExtraTool } from "../shared/wire-extras.js";
+import {
+  type ChatServerToolActivationBody,
+  type ChatToolBody,
+  type ChatToolChoiceBody,
+  isKnownChatToolType,
+} from "./request-schema.js";
 
-export type FunctionToolBody = Extract<ChatToolBody, { function: unknown }>;
-export type ServerToolActivationBody = Exclude<ChatToolBody, FunctionToolBody>;
+export type FunctionToolBody = Extract<ChatToolBody, { type: "function" }>;
+export type ServerToolActivationBody = ChatServerToolActivationBody;
 
 export function isFunctionTool(tool: ChatToolBody): tool is FunctionToolBody {
-  // Sound because the schema only lets `<vendor>:<tool>` types through for the other variant.
   return tool.type === "function";
+}
+
+/** A server-tool activation (`<vendor>:<tool>`, the schema's second variant). */
+export function isServerToolActivation(tool: ChatToolBody): tool is ChatServerToolActivationBody {
+  return tool.type !== "function" && isKnownChatToolType(tool.type);
+}
+
+/** Tools of types the gateway has no vocabulary for (`custom`): for Chat Completions routes, as they came. */
+export function decodeVerbatimTools(tools: readonly ChatToolBody[] | null | undefined) {
+  const extras: NonNullable<CanonicalRequest["extraTools"]> = [];
+  for (const [index, tool] of (tools ?? []).entries())
+    if (!isKnownChatToolType(tool.type)) extras.push(createExtraTool("chat_completions", index, tool));
+  return extras;
 }
 
 export function decodeFunctionTools(tools: readonly ChatToolBody[] | null | undefined): FunctionTool[] {
   const functionTools: FunctionTool[] = [];
-  for (const tool of tools ?? []) if (isFunctionTool(tool)) functionTools.push(decodeFunctionTool(tool));
+  for (const [index, tool] of (tools ?? []).entries())
+    if (isFunctionTool(tool)) functionTools.push(decodeFunctionTool(tool, `tools[${index}]`));
   return functionTools;
 }
 
@@ -37,9 +56,9 @@ export function decodeToolChoice(
   return { type: "tool", name };
 }
 
-function decodeFunctionTool(tool: FunctionToolBody): FunctionTool {
+function decodeFunctionTool(tool: FunctionToolBody, param: string): FunctionTool {
   const { name, description, parameters, strict } = tool.function;
-  const decoded: FunctionTool = { name };
+  const decoded: FunctionTool = { name, param };
   if (typeof description === "string") decoded.description = description;
   if (parameters !== null && parameters !== undefined) decoded.parameters = parameters;
   if (typeof strict === "boolean") decoded.strict = strict;

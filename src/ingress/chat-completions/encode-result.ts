@@ -23,6 +23,11 @@ export interface ChatCompletion {
   object: "chat.completion";
   created: number;
   model: string;
+  /**
+   * Always null: no upstream's fingerprint is carried. OpenAI sends the key and strict client
+   * schemas (@openrouter/sdk) require it on the completion (never on chunks).
+   */
+  system_fingerprint: null;
   choices: Array<{
     index: 0;
     message: {
@@ -89,6 +94,7 @@ export function encodeChatResult(
     object: "chat.completion",
     created: context.createdAt,
     model: context.model,
+    system_fingerprint: null,
     choices: [{ index: 0, message, finish_reason: mapFinishReason(result.finishReason), logprobs: null }],
     usage: encodeChatUsage(settlement.usage, settlement.costMicroUsd),
   };

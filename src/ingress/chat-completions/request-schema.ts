@@ -15,6 +15,7 @@ import { z } from "zod";
 import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
+import { createVerbatimToolSchema, strictFieldSchema } from "../shared/wire-extras.js";
 import { reasoningDetailSchema } from "./reasoning-details.js";
 
 /** The efforts /openapi.json advertises; the others (REASONING_EFFORTS) are accepted but not listed. */
@@ -196,8 +197,19 @@ const serverToolActivationSchema = z
   .loose()
   .meta({ id: "ChatServerToolActivation", description: "activates a server tool, e.g. `hi:web_search`" });
 
-const toolSchema = z.union([functionToolSchema, serverToolActivationSchema], {
-  error: `must be a function tool {type: "function", function} or a server tool {type: "<vendor>:<tool>"}`,
+/**
+ * A type of the gateway's own vocabulary: a function tool's, or `<vendor>:<tool>` (the server-tool
+ * form, so a misspelt tool there is refused, not passed on).
+ */
+export function isKnownChatToolType(type: string): boolean {
+  return type === "function" || type.includes(":");
+}
+
+/** OpenAI's other Chat tool types (`custom`, …). */
+const verbatimToolSchema = createVerbatimToolSchema("ChatOtherTool", isKnownChatToolType, "Chat Completions");
+
+const toolSchema = z.union([functionToolSchema, serverToolActivationSchema, verbatimToolSchema], {
+  error: `must be a function tool {type: "function", function}, a server tool {type: "<vendor>:<tool>"}, or another tool with a type`,
 });
 
 const toolChoiceSchema = z
@@ -301,6 +313,7 @@ export const chatCompletionRequestSchema = z
     plugins: z.array(pluginSchema).nullish(),
     web_search_options: webSearchOptionsSchema.nullish(),
     hi_tool_events: z.boolean().nullish(),
+    hi_strict: strictFieldSchema,
     user: z.string().nullish(),
     service_tier: z.string().nullish().meta({ description: "not supported: rejected" }),
     n: z.number().int().min(1).nullish().meta({ description: "only 1 is supported" }),
@@ -325,6 +338,7 @@ export type ChatCompletionRequestBody = z.infer<typeof chatCompletionRequestSche
 export type ChatMessageBody = z.infer<typeof messageSchema>;
 export type ChatUserContentPartBody = z.infer<typeof userContentPartSchema>;
 export type ChatToolBody = z.infer<typeof toolSchema>;
+export type ChatServerToolActivationBody = z.infer<typeof serverToolActivationSchema>;
 export type ChatToolChoiceBody = z.infer<typeof toolChoiceSchema>;
 export type ChatPluginBody = z.infer<typeof pluginSchema>;
 export type ChatWebSearchOptionsBody = z.infer<typeof webSearchOptionsSchema>;

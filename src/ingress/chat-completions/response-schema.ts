@@ -80,6 +80,7 @@ export const chatCompletionResponseSchema = z
     object: z.literal("chat.completion"),
     created: z.number().int().meta({ description: "Unix seconds" }),
     model: z.string(),
+    system_fingerprint: z.null().meta({ description: "always null: no upstream fingerprint is carried" }),
     choices: z.array(
       z.object({
         index: z.number().int(),

@@ -68,13 +68,33 @@ const documentBlockSchema = z
   .loose()
   .meta({ id: "MessagesDocumentBlock", description: "a PDF or plain-text document" });
 
+/**
+ * A block inside a tool result of another type than text or image (Claude Code's `tool_reference`,
+ * `search_result`, `document`): sent as it is to Anthropic routes, left out (and reported) elsewhere.
+ */
+const verbatimResultBlockSchema = z
+  .object({
+    type: z
+      .string()
+      .refine((type) => type !== "text" && type !== "image", { error: "is a known block type", abort: true }),
+  })
+  .loose()
+  .meta({
+    id: "MessagesOtherToolResultBlock",
+    description: "another block type: sent as it is to Anthropic routes, left out elsewhere (X-Hi-Dropped)",
+  });
+
+const toolResultContentBlockSchema = z.union([textBlockSchema, imageBlockSchema, verbatimResultBlockSchema], {
+  error: "must be a text or image block, or a block with a type",
+});
+
 const toolResultBlockSchema = z
   .object({
     type: z.literal("tool_result"),
     tool_use_id: z.string().min(1),
     content: z
-      .union([z.string(), z.array(z.discriminatedUnion("type", [textBlockSchema, imageBlockSchema]))], {
-        error: "must be a string or an array of text and image blocks",
+      .union([z.string(), z.array(toolResultContentBlockSchema)], {
+        error: "must be a string or an array of content blocks",
       })
       .optional(),
     is_error: z.boolean().nullish(),

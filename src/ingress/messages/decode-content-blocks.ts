@@ -142,17 +142,40 @@ function decodeDocumentBlock(block: DocumentBlockBody, param: string): FilePart 
 
 function decodeToolResultBlock(block: ToolResultBlockBody, param: string): ToolResultPart {
   const content: Array<TextPart | ImagePart> = [];
+  const extraBlocks: NonNullable<ToolResultPart["extraBlocks"]> = [];
   if (typeof block.content === "string") {
     if (!isBlank(block.content)) content.push({ type: "text", text: block.content });
   } else {
     block.content?.forEach((inner, index) => {
-      if (inner.type === "image") content.push(decodeImageBlock(inner, `${param}.content[${index}]`));
-      else if (!isBlank(inner.text)) content.push(decodeTextBlock(inner));
+      if (isTextBlock(inner)) {
+        if (!isBlank(inner.text)) content.push(decodeTextBlock(inner));
+      } else if (isImageBlock(inner)) content.push(decodeImageBlock(inner, `${param}.content[${index}]`));
+      else {
+        // Another block type (`tool_reference`): for Anthropic routes, at its place among the kept blocks.
+        extraBlocks.push({
+          family: "anthropic_messages",
+          param: `${param}.content[${index}]`,
+          kind: inner.type,
+          index: content.length + extraBlocks.length,
+          block: inner,
+        });
+      }
     });
   }
   const result: ToolResultPart = { type: "tool-result", toolCallId: block.tool_use_id, content };
+  if (extraBlocks.length > 0) result.extraBlocks = extraBlocks;
   if (block.is_error === true) result.isError = true;
   return withCacheControl(result, block.cache_control);
+}
+
+type ToolResultContentBody = Exclude<NonNullable<ToolResultBlockBody["content"]>, string>[number];
+
+function isTextBlock(block: ToolResultContentBody): block is MessagesTextBlockBody {
+  return block.type === "text";
+}
+
+function isImageBlock(block: ToolResultContentBody): block is MessagesImageBlockBody {
+  return block.type === "image";
 }
 
 function decodeMediaSource(source: MediaSourceBody, param: string): MediaSource {

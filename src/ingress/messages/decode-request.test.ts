@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { OpaqueReasoningState } from "../../canonical/index.js";
+import type { OpaqueReasoningState, ToolResultPart } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { wrapOpaqueState } from "../opaque-state.js";
 import { countMessagesTokens } from "./count-messages-tokens.js";
@@ -43,7 +43,7 @@ test("a minimal request decodes to a canonical request with the output cap and d
     toolEvents: false,
     stream: false,
     passthrough: {},
-    passthroughFormat: "vendor_messages",
+    passthroughFormat: "anthropic_messages",
     maxOutputTokens: 1024,
   });
 });
@@ -119,8 +119,9 @@ test("tools and every tool_choice form; disable_parallel_tool_use turns parallel
       description: "Weather by city",
       parameters: { type: "object", properties: { city: { type: "string" } } },
       cacheControl: { type: "ephemeral", ttl: "1h" },
+      param: "tools[0]",
     },
-    { name: "noop", parameters: { type: "object" }, strict: true },
+    { name: "noop", parameters: { type: "object" }, strict: true, param: "tools[1]" },
   ]);
   assert.deepEqual(request.toolChoice, { type: "auto" });
   assert.equal(request.parallelToolCalls, undefined);
@@ -157,7 +158,7 @@ test("Anthropic web_search / web_fetch tools and plugins activate the gateway's 
       { id: "datetime", max_uses: 2, timezone: "UTC" },
     ],
   });
-  assert.deepEqual(request.tools, [{ name: "f", parameters: { type: "object" } }]);
+  assert.deepEqual(request.tools, [{ name: "f", parameters: { type: "object" }, param: "tools[2]" }]);
   assert.deepEqual(request.serverTools, [
     {
       id: "web_search",
@@ -166,7 +167,7 @@ test("Anthropic web_search / web_fetch tools and plugins activate the gateway's 
       parameters: { allowed_domains: ["example.com"] },
       param: "tools[0]",
     },
-    { id: "web_fetch", maxUses: 1000, events: false, param: "tools[1]" },
+    { id: "web_fetch", maxUses: 1000, events: false, param: "tools[1]", optional: true },
     { id: "datetime", maxUses: 2, events: false, parameters: { timezone: "UTC" }, param: "plugins[1]" },
   ]);
 });
@@ -608,11 +609,6 @@ test("rejected features and inconsistent options name their field", () => {
     /not in tools/,
   );
   assertRejected({ ...minimal, tools: [{ name: "f" }] }, "tools[0].input_schema", /is required/);
-  assertRejected(
-    { ...minimal, tools: [{ type: "bash_20250124", name: "bash" }] },
-    "tools[0]",
-    /web_search_<version>/,
-  );
   assertRejected({ ...minimal, plugins: [{ id: "telepathy" }] }, "plugins[0].id");
 });
 
@@ -646,4 +642,80 @@ test("cache_control on tool_use and tool_result blocks is kept (Claude Code's ca
   assert.deepEqual(call.type === "tool-call" && call.cacheControl, { type: "ephemeral" });
   const result = request.messages[2].content[0];
   assert.deepEqual(result.type === "tool-result" && result.cacheControl, { type: "ephemeral", ttl: "1h" });
+});
+
+test("what Claude Code adds is accepted and kept for Anthropic routes: thinking.display, defer_loading, tool_reference, other tool types", () => {
+  const request = decodeWith({
+    thinking: { type: "adaptive", display: "updates" },
+    tools: [
+      { name: "Read", input_schema: { type: "object" }, defer_loading: true },
+      { type: "bash_20250124", name: "bash" },
+      { name: "ToolSearch", input_schema: { type: "object" } },
+    ],
+    messages: [
+      { role: "user", content: "find the tool" },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "ToolSearch", input: {} }] },
+      {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_1",
+            content: [
+              { type: "text", text: "Found:" },
+              { type: "tool_reference", tool_name: "Read" },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+  assert.deepEqual(request.extraFields, [
+    {
+      family: "anthropic_messages",
+      param: "thinking.display",
+      path: ["thinking", "display"],
+      value: "updates",
+    },
+  ]);
+  assert.deepEqual(request.tools[0].extraFields, {
+    family: "anthropic_messages",
+    param: "tools[0].defer_loading",
+    fields: { defer_loading: true },
+  });
+  assert.equal(request.tools[1].name, "ToolSearch", "the other tool type is no function tool");
+  assert.deepEqual(request.extraTools, [
+    {
+      family: "anthropic_messages",
+      param: "tools[1]",
+      kind: "bash_20250124",
+      tool: { type: "bash_20250124", name: "bash" },
+    },
+  ]);
+  const results = request.messages[2];
+  assert.equal(results.role, "tool");
+  const [result] = results.content as ToolResultPart[];
+  assert.deepEqual(result.content, [{ type: "text", text: "Found:" }]);
+  assert.deepEqual(result.extraBlocks, [
+    {
+      family: "anthropic_messages",
+      param: "messages[2].content[0].content[1]",
+      kind: "tool_reference",
+      index: 1,
+      block: { type: "tool_reference", tool_name: "Read" },
+    },
+  ]);
+  assert.equal(request.strict, undefined);
+});
+
+test("strict mode comes from hi_strict or the X-Hi-Strict header; thread is refused with Anthropic's details", () => {
+  assert.equal(decodeWith({ hi_strict: true }).strict, true);
+  const headers = new Headers({ "x-hi-strict": "true" });
+  assert.equal(decodeWith({ hi_strict: null }, headers).strict, true);
+  assert.equal(decodeWith({}, new Headers({ "x-hi-strict": "no" })).strict, undefined);
+  assert.throws(
+    () => decodeWith({ thread: { type: "create" } }),
+    (error: GatewayError) =>
+      error.param === "thread" && error.details?.error_code === "thread_unsupported_request",
+  );
 });

@@ -11,8 +11,14 @@ import type {
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { HeaderReader } from "../ingress-format.js";
 import { createValidationError } from "../shared/describe-validation-issue.js";
+import { readStrictMode, STRICT_HEADER } from "../shared/wire-extras.js";
 import { decodeMessagesConversation } from "./decode-messages.js";
-import { decodeFunctionTools, decodeMessagesServerTools, decodeToolChoice } from "./decode-tools.js";
+import {
+  decodeFunctionTools,
+  decodeMessagesServerTools,
+  decodeToolChoice,
+  decodeVerbatimTools,
+} from "./decode-tools.js";
 import { parseAnthropicBetaHeader } from "./parse-anthropic-beta-header.js";
 import {
   KNOWN_REQUEST_FIELDS,
@@ -40,6 +46,15 @@ function decodeParsedRequest(
   body: Record<string, unknown>,
   headers: HeaderReader | undefined,
 ): CanonicalRequest {
+  // The gateway holds no conversations; Anthropic's SDK reads this refusal as "threads unsupported"
+  // and sends the whole history without `thread` (its tool runner does so by default).
+  if (isSet(body.thread)) {
+    throw new GatewayError(
+      "invalid_request",
+      "Message threads are not supported by this gateway; send the full conversation without thread",
+      { param: "thread", details: { error_code: "thread_unsupported_request", unsupported: ["thread"] } },
+    );
+  }
   if (isSet(request.response_format)) {
     throw GatewayError.invalidRequest(
       "response_format is not supported in the messages format; use a tool definition for structured output",
@@ -58,9 +73,24 @@ function decodeParsedRequest(
     toolEvents: request.hi_tool_events ?? false,
     stream: request.stream ?? false,
     passthrough: collectPassthrough(body),
-    passthroughFormat: "vendor_messages",
+    passthroughFormat: "anthropic_messages",
   };
   if (isSet(request.models)) decoded.models = request.models;
+  const verbatimTools = decodeVerbatimTools(request.tools);
+  if (verbatimTools.length > 0) decoded.extraTools = verbatimTools;
+  // Accepted whatever its value (Claude Code sends "updates"); only Anthropic has a use for it.
+  const display = request.thinking?.type === "disabled" ? undefined : request.thinking?.display;
+  if (isSet(display)) {
+    decoded.extraFields = [
+      {
+        family: "anthropic_messages",
+        param: "thinking.display",
+        path: ["thinking", "display"],
+        value: display,
+      },
+    ];
+  }
+  if (readStrictMode(request.hi_strict, headers?.get(STRICT_HEADER))) decoded.strict = true;
   Object.assign(decoded, decodeToolChoice(request.tool_choice, tools));
   if (isSet(request.max_tokens)) decoded.maxOutputTokens = request.max_tokens;
   if (isSet(request.stop_sequences) && request.stop_sequences.length > 0)

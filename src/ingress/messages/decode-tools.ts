@@ -8,11 +8,18 @@
  * server tools work with every model. They merge with `plugins` exactly as chat-completions merges
  * its sources (decode-server-tools.ts there): tools first, then plugins.
  */
-import type { FunctionTool, ServerToolActivation, ServerToolId, ToolChoice } from "../../canonical/index.js";
+import type {
+  CanonicalRequest,
+  FunctionTool,
+  ServerToolActivation,
+  ServerToolId,
+  ToolChoice,
+} from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { decodePluginActivation } from "../chat-completions/decode-server-tools.js";
 import type { ChatPluginBody } from "../chat-completions/request-schema.js";
 import { type ActivationSource, mergeServerToolActivations } from "../shared/server-tool-activations.js";
+import { collectExtraFields, createExtraTool } from "../shared/wire-extras.js";
 import {
   type MessagesPluginBody,
   type MessagesToolBody,
@@ -21,6 +28,17 @@ import {
 } from "./request-schema.js";
 
 type CustomToolBody = Extract<MessagesToolBody, { input_schema: unknown }>;
+type NativeServerToolBody = Extract<MessagesToolBody, { max_uses?: unknown }>;
+
+/** The fields of a custom tool the gateway reads; any other goes to Anthropic routes as it came. */
+const CUSTOM_TOOL_FIELDS: ReadonlySet<string> = new Set([
+  "type",
+  "name",
+  "description",
+  "input_schema",
+  "strict",
+  "cache_control",
+]);
 
 export interface DecodedToolChoice {
   toolChoice?: ToolChoice;
@@ -30,7 +48,8 @@ export interface DecodedToolChoice {
 
 export function decodeFunctionTools(tools: readonly MessagesToolBody[] | null | undefined): FunctionTool[] {
   const functionTools: FunctionTool[] = [];
-  for (const tool of tools ?? []) if (isCustomTool(tool)) functionTools.push(decodeCustomTool(tool));
+  for (const [index, tool] of (tools ?? []).entries())
+    if (isCustomTool(tool)) functionTools.push(decodeCustomTool(tool, `tools[${index}]`));
   return functionTools;
 }
 
@@ -63,13 +82,28 @@ export function decodeToolChoice(
   return decoded;
 }
 
+/**
+ * Tools of types the gateway has no vocabulary for (`bash_20250124`, `mcp_toolset`, …): for
+ * Anthropic routes, as they came.
+ */
+export function decodeVerbatimTools(tools: readonly MessagesToolBody[] | null | undefined) {
+  const extras: NonNullable<CanonicalRequest["extraTools"]> = [];
+  for (const [index, tool] of (tools ?? []).entries()) {
+    if (!isCustomTool(tool) && !isNativeServerTool(tool))
+      extras.push(
+        createExtraTool("anthropic_messages", index, tool as Record<string, unknown> & { type: string }),
+      );
+  }
+  return extras;
+}
+
 export function decodeMessagesServerTools(
   tools: readonly MessagesToolBody[] | null | undefined,
   plugins: readonly MessagesPluginBody[] | null | undefined,
 ): ServerToolActivation[] {
   const sources: ActivationSource[] = [];
   for (const [index, tool] of (tools ?? []).entries())
-    if (!isCustomTool(tool))
+    if (isNativeServerTool(tool))
       sources.push(decodePluginActivation(convertNativeServerTool(tool), `tools[${index}]`));
   for (const [index, plugin] of (plugins ?? []).entries())
     sources.push(decodePluginActivation(plugin, `plugins[${index}]`));
@@ -77,12 +111,17 @@ export function decodeMessagesServerTools(
 }
 
 function isCustomTool(tool: MessagesToolBody): tool is CustomToolBody {
-  // Sound because the schema only lets web_search_* / web_fetch_* types through the other variant.
   return tool.type === undefined || tool.type === "custom";
 }
 
-function decodeCustomTool(tool: CustomToolBody): FunctionTool {
-  const decoded: FunctionTool = { name: tool.name, parameters: tool.input_schema };
+function isNativeServerTool(tool: MessagesToolBody): tool is NativeServerToolBody {
+  return typeof tool.type === "string" && NATIVE_SERVER_TOOL_TYPE_PATTERN.test(tool.type);
+}
+
+function decodeCustomTool(tool: CustomToolBody, param: string): FunctionTool {
+  const decoded: FunctionTool = { name: tool.name, parameters: tool.input_schema, param };
+  const extraFields = collectExtraFields("anthropic_messages", param, tool, CUSTOM_TOOL_FIELDS);
+  if (extraFields !== undefined) decoded.extraFields = extraFields;
   if (typeof tool.description === "string") decoded.description = tool.description;
   if (typeof tool.strict === "boolean") decoded.strict = tool.strict;
   if (tool.cache_control !== null && tool.cache_control !== undefined) {
@@ -93,7 +132,7 @@ function decodeCustomTool(tool: CustomToolBody): FunctionTool {
 }
 
 /** `{type: "web_search_20250305", name, max_uses, allowed_domains: null, …}` → a plugin entry. */
-function convertNativeServerTool(tool: Exclude<MessagesToolBody, CustomToolBody>): ChatPluginBody {
+function convertNativeServerTool(tool: NativeServerToolBody): ChatPluginBody {
   const { type, name: _name, max_uses: maxUses, cache_control: _cacheControl, ...options } = tool;
   const id = NATIVE_SERVER_TOOL_TYPE_PATTERN.exec(type)![1] as ServerToolId;
   const plugin: ChatPluginBody = { id };

@@ -1,6 +1,6 @@
 /**
  * The messages ingress format, Anthropic-compatible (`POST /api/v1/messages`,
- * `POST /api/v1/messages/count_tokens`). Its stored name is `vendor_messages`.
+ * `POST /api/v1/messages/count_tokens`). Its stored name is `anthropic_messages`.
  */
 import { createMessagesErrorEnvelope } from "../../errors/envelopes.js";
 import type { IngressFormat } from "../ingress-format.js";
@@ -9,7 +9,7 @@ import { encodeMessagesResult } from "./encode-result.js";
 import { createMessagesStreamEncoder } from "./stream-encoder.js";
 
 export const messagesFormat: IngressFormat = {
-  name: "vendor_messages",
+  name: "anthropic_messages",
   decode: decodeMessagesRequest,
   encodeResult: encodeMessagesResult,
   createStreamEncoder: createMessagesStreamEncoder,

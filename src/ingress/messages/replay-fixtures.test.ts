@@ -69,7 +69,7 @@ test("recorded multi-turn requests keep their structure", () => {
   const search = decodeMessagesRequest(readJson("stream-thinking-web-search-citations.request.json"));
   assert.deepEqual(search.tools, []);
   assert.deepEqual(search.serverTools, [
-    { id: "web_search", maxUses: 1000, events: false, param: "tools[0]" },
+    { id: "web_search", maxUses: 1000, events: false, param: "tools[0]", optional: true },
   ]);
 
   const cached = decodeMessagesRequest(readJson("prompt-cache.1.request.json"));

@@ -11,6 +11,7 @@
 import { z } from "zod";
 import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
+import { createVerbatimToolSchema, strictFieldSchema } from "../shared/wire-extras.js";
 import {
   assistantBlockSchema,
   cacheControlSchema,
@@ -90,8 +91,21 @@ const nativeServerToolSchema = z
     description: "Anthropic web_search / web_fetch tool; activates the gateway's server tool of that name",
   });
 
-const toolSchema = z.union([customToolSchema, nativeServerToolSchema], {
-  error: "must be a tool {name, input_schema} or a web_search_<version> / web_fetch_<version> server tool",
+/** A type the two variants above take: a custom tool's or a gateway-run server tool's. */
+export function isKnownMessagesToolType(type: string): boolean {
+  return type === "custom" || NATIVE_SERVER_TOOL_TYPE_PATTERN.test(type);
+}
+
+/** Anthropic's other tool types (`bash_20250124`, `tool_search_tool_regex_…`, `mcp_toolset`, …). */
+const verbatimToolSchema = createVerbatimToolSchema(
+  "MessagesOtherTool",
+  isKnownMessagesToolType,
+  "Anthropic",
+);
+
+const toolSchema = z.union([customToolSchema, nativeServerToolSchema, verbatimToolSchema], {
+  error:
+    "must be a tool {name, input_schema}, a web_search_<version> / web_fetch_<version> server tool, or a tool with a type",
 });
 
 const disableParallelSchema = z.boolean().nullish();
@@ -111,10 +125,10 @@ const toolChoiceSchema = z
   ])
   .meta({ id: "MessagesToolChoice" });
 
-const thinkingDisplaySchema = z
-  .enum(["summarized", "omitted"])
-  .nullish()
-  .meta({ description: "accepted and ignored" });
+const thinkingDisplaySchema = z.unknown().optional().meta({
+  description:
+    "accepted whatever its value (`summarized`, `omitted`, Claude Code's `updates`): sent to Anthropic routes, left out (and reported) elsewhere",
+});
 
 const thinkingSchema = z
   .discriminatedUnion("type", [
@@ -180,10 +194,19 @@ const sharedFields = {
     .meta({ description: "arbitrary; `user_id` names the end user" }),
   plugins: z.array(pluginSchema).nullish(),
   hi_tool_events: z.boolean().nullish(),
+  hi_strict: strictFieldSchema,
   response_format: z
     .unknown()
     .optional()
     .meta({ description: "not supported: rejected; use a tool definition for structured output" }),
+  thread: z
+    .unknown()
+    .optional()
+    .meta({
+      description:
+        "message threads are not served: refused with `details.error_code` `thread_unsupported_request` " +
+        "(Anthropic's SDK then sends the full history)",
+    }),
 };
 
 export const messagesRequestSchema = z

@@ -40,6 +40,9 @@ export interface ResponsesFunctionToolEcho {
 
 /** The request settings a response repeats. */
 export interface ResponseEcho {
+  /** The request's penalties, null when unset: strict client schemas (@openrouter/sdk) require both. */
+  frequency_penalty: number | null;
+  presence_penalty: number | null;
   instructions: string | null;
   max_output_tokens: number | null;
   parallel_tool_calls: boolean;
@@ -109,6 +112,8 @@ export function createResponseObject(
 
 export function createResponseEcho(request: CanonicalRequest | undefined): ResponseEcho {
   const echo: ResponseEcho = {
+    frequency_penalty: null,
+    presence_penalty: null,
     instructions: null,
     max_output_tokens: null,
     parallel_tool_calls: true,
@@ -132,6 +137,10 @@ export function createResponseEcho(request: CanonicalRequest | undefined): Respo
   if (request.reasoning?.effort !== undefined) echo.reasoning.effort = request.reasoning.effort;
   if (request.sampling.temperature !== undefined) echo.temperature = request.sampling.temperature;
   if (request.sampling.topP !== undefined) echo.top_p = request.sampling.topP;
+  if (request.sampling.frequencyPenalty !== undefined)
+    echo.frequency_penalty = request.sampling.frequencyPenalty;
+  if (request.sampling.presencePenalty !== undefined)
+    echo.presence_penalty = request.sampling.presencePenalty;
   if (request.responseFormat !== undefined) echo.text.format = encodeTextFormat(request.responseFormat);
   if (request.verbosity !== undefined) echo.text.verbosity = request.verbosity;
   if (request.toolChoice !== undefined) echo.tool_choice = encodeToolChoice(request.toolChoice);

@@ -236,8 +236,8 @@ test("function tools (flat shape), tool_choice and parallel_tool_calls", () => {
     parallel_tool_calls: false,
   });
   assert.deepEqual(request.tools, [
-    { name: "get_weather", description: "Weather", parameters, strict: true },
-    { name: "noop" },
+    { name: "get_weather", description: "Weather", parameters, strict: true, param: "tools[0]" },
+    { name: "noop", param: "tools[1]" },
   ]);
   assert.deepEqual(request.toolChoice, { type: "tool", name: "get_weather" });
   assert.equal(request.parallelToolCalls, false);
@@ -270,11 +270,19 @@ test("server tools in the built-in, vendor, hosted and alternate forms merge int
       events: false,
       parameters: { search_context_size: "high", user_location: { type: "approximate", city: "Paris" } },
       param: "tools[0]",
+      optional: true,
     },
-    { id: "web_fetch", maxUses: 1000, events: true, param: "tools[2]" },
-    { id: "pdf", maxUses: 3, events: false, parameters: { engine: "text" }, param: "tools[3]" },
-    { id: "image", maxUses: 1000, events: false, param: "tools[4]" },
-    { id: "datetime", maxUses: 2, events: false, param: "tools[5]" },
+    { id: "web_fetch", maxUses: 1000, events: true, param: "tools[2]", optional: true },
+    {
+      id: "pdf",
+      maxUses: 3,
+      events: false,
+      parameters: { engine: "text" },
+      param: "tools[3]",
+      optional: true,
+    },
+    { id: "image", maxUses: 1000, events: false, param: "tools[4]", optional: true },
+    { id: "datetime", maxUses: 2, events: false, param: "tools[5]", optional: true },
   ]);
   assert.deepEqual(
     request.tools.map((tool) => tool.name),
@@ -389,11 +397,7 @@ test("field validation names the field OpenAI-style", () => {
     [{ tool_choice: "any" }, "tool_choice", /auto, none, required/],
     [{ tool_choice: { type: "function", name: "missing" } }, "tool_choice", /not in tools/],
     [{ tools: [{ type: "function" }] }, "tools[0].name", /required/],
-    [
-      { tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }] },
-      "tools[0]",
-      /server tool with type one of/,
-    ],
+    [{ tools: [{ name: "untyped" }] }, "tools[0]", /server tool with type one of/],
     [{ tools: [{ type: "web_search", max_uses: 0 }] }, "tools[0].max_uses"],
     [{ user: 5 }, "user"],
     [{ hi_tool_events: "on" }, "hi_tool_events"],
@@ -562,4 +566,44 @@ test("a recorded OpenAI web search response replayed as input decodes: its calls
     { role: "user", content: [{ type: "text", text: "More?" }] },
   ]);
   assert.ok(message.content[0].annotations.length > 0, "the recording has annotations");
+});
+
+test("what Codex adds is accepted and kept for Responses routes: namespace, custom and other hosted tools, extra function fields", () => {
+  const namespace = {
+    type: "namespace",
+    name: "multi_agent_v1",
+    description: "Agents",
+    tools: [{ type: "function", name: "spawn_agent", parameters: { type: "object" } }],
+  };
+  const request = decodeResponsesRequest(
+    {
+      ...minimal,
+      tools: [
+        { type: "function", name: "shell", parameters: { type: "object" }, defer_loading: true },
+        namespace,
+        {
+          type: "custom",
+          name: "apply_patch",
+          format: { type: "grammar", syntax: "lark", definition: "start: x" },
+        },
+        { type: "file_search", vector_store_ids: ["vs_1"] },
+      ],
+    },
+    { headers: new Headers({ "X-Hi-Strict": "true" }) },
+  );
+  assert.deepEqual(
+    request.tools.map((tool) => [tool.name, tool.extraFields?.param]),
+    [["shell", "tools[0].defer_loading"]],
+  );
+  assert.deepEqual(
+    request.extraTools?.map((extra) => [extra.family, extra.param, extra.kind]),
+    [
+      ["responses", "tools[1]", "namespace"],
+      ["responses", "tools[2]", "custom"],
+      ["responses", "tools[3]", "file_search"],
+    ],
+  );
+  assert.deepEqual(request.extraTools?.[0].tool, namespace);
+  assert.deepEqual(request.serverTools, []);
+  assert.equal(request.strict, true);
 });

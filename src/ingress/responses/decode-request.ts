@@ -3,10 +3,12 @@
  * rejected features throw GatewayError `invalid_request` with `param` naming the field.
  */
 import type { CanonicalRequest, ResponseFormat, SamplingOptions } from "../../canonical/index.js";
+import type { HeaderReader } from "../ingress-format.js";
 import { createValidationError } from "../shared/describe-validation-issue.js";
+import { readStrictMode, STRICT_HEADER } from "../shared/wire-extras.js";
 import { decodeInput } from "./decode-input.js";
 import { decodeServerTools } from "./decode-server-tools.js";
-import { decodeFunctionTools, decodeToolChoice } from "./decode-tools.js";
+import { decodeFunctionTools, decodeToolChoice, decodeVerbatimTools } from "./decode-tools.js";
 import type { ItemSeal } from "./item-seal.js";
 import { rejectUnsupportedFields } from "./reject-unsupported-fields.js";
 import {
@@ -22,7 +24,7 @@ const FORWARDED_KNOWN_FIELDS = ["include", "max_tool_calls"] as const;
 /** `itemSeal` resolves `item_reference`s to items the gateway sealed into their ids (item-seal.ts). */
 export function decodeResponsesRequest(
   body: unknown,
-  options: { itemSeal?: ItemSeal } = {},
+  options: { itemSeal?: ItemSeal; headers?: HeaderReader } = {},
 ): CanonicalRequest {
   const parsed = responsesRequestSchema.safeParse(body);
   if (!parsed.success) throw createValidationError(parsed.error.issues, body);
@@ -44,6 +46,9 @@ export function decodeResponsesRequest(
     passthroughFormat: "responses",
   };
   if (isSet(request.models)) decoded.models = request.models;
+  const verbatimTools = decodeVerbatimTools(request.tools);
+  if (verbatimTools.length > 0) decoded.extraTools = verbatimTools;
+  if (readStrictMode(request.hi_strict, options.headers?.get(STRICT_HEADER))) decoded.strict = true;
   const toolChoice = decodeToolChoice(request.tool_choice, tools);
   if (toolChoice !== undefined) decoded.toolChoice = toolChoice;
   if (isSet(request.parallel_tool_calls)) decoded.parallelToolCalls = request.parallel_tool_calls;

@@ -18,7 +18,7 @@ import {
   mergeServerToolActivations,
   SERVER_TOOL_IDS,
 } from "../shared/server-tool-activations.js";
-import { isFunctionTool, type ServerToolBody } from "./decode-tools.js";
+import { isServerTool, type ServerToolBody } from "./decode-tools.js";
 import { HOSTED_SERVER_TOOL_IDS, type ResponsesToolBody } from "./request-schema.js";
 
 const ACTIVATION_FIELDS = new Set(["type", "max_uses", "events", "parameters"]);
@@ -28,7 +28,7 @@ export function decodeServerTools(
 ): ServerToolActivation[] {
   const sources: ActivationSource[] = [];
   for (const [index, tool] of (tools ?? []).entries()) {
-    if (isFunctionTool(tool)) continue;
+    if (!isServerTool(tool)) continue;
     sources.push({
       id: resolveServerToolId(tool.type),
       maxUses: tool.max_uses ?? undefined,

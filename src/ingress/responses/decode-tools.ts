@@ -3,21 +3,54 @@
  * function tool when its `type` is `function`; every other element is a server-tool activation
  * (decode-server-tools.ts).
  */
-import type { FunctionTool, ToolChoice } from "../../canonical/index.js";
+import type { CanonicalRequest, FunctionTool, ToolChoice } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import type { ResponsesToolBody, ResponsesToolChoiceBody } from "./request-schema.js";
+import { collectExtraFields, createExtraTool } from "../shared/wire-extras.js";
+import {
+  isKnownResponsesToolType,
+  type ResponsesServerToolBody,
+  type ResponsesToolBody,
+  type ResponsesToolChoiceBody,
+} from "./request-schema.js";
 
 export type FunctionToolBody = Extract<ResponsesToolBody, { type: "function" }>;
-export type ServerToolBody = Exclude<ResponsesToolBody, FunctionToolBody>;
+export type ServerToolBody = ResponsesServerToolBody;
+
+/** The fields of a function tool the gateway reads; any other goes to Responses routes as it came. */
+const FUNCTION_TOOL_FIELDS: ReadonlySet<string> = new Set([
+  "type",
+  "name",
+  "description",
+  "parameters",
+  "strict",
+]);
 
 export function isFunctionTool(tool: ResponsesToolBody): tool is FunctionToolBody {
-  // Sound because the schema only lets server-tool types through for the other variant.
   return tool.type === "function";
+}
+
+/** A tool of a type the gateway has no vocabulary for (the schema's third variant). */
+export function isVerbatimTool(tool: ResponsesToolBody): boolean {
+  return !isKnownResponsesToolType(tool.type);
+}
+
+/** A server tool the gateway runs (the schema's second variant). */
+export function isServerTool(tool: ResponsesToolBody): tool is ResponsesServerToolBody {
+  return !isFunctionTool(tool) && !isVerbatimTool(tool);
+}
+
+/** Tools of types the gateway has no vocabulary for (`namespace`, `custom`, …): for Responses routes. */
+export function decodeVerbatimTools(tools: readonly ResponsesToolBody[] | null | undefined) {
+  const extras: NonNullable<CanonicalRequest["extraTools"]> = [];
+  for (const [index, tool] of (tools ?? []).entries())
+    if (isVerbatimTool(tool)) extras.push(createExtraTool("responses", index, tool));
+  return extras;
 }
 
 export function decodeFunctionTools(tools: readonly ResponsesToolBody[] | null | undefined): FunctionTool[] {
   const functionTools: FunctionTool[] = [];
-  for (const tool of tools ?? []) if (isFunctionTool(tool)) functionTools.push(decodeFunctionTool(tool));
+  for (const [index, tool] of (tools ?? []).entries())
+    if (isFunctionTool(tool)) functionTools.push(decodeFunctionTool(tool, `tools[${index}]`));
   return functionTools;
 }
 
@@ -37,8 +70,10 @@ export function decodeToolChoice(
   return { type: "tool", name: choice.name };
 }
 
-function decodeFunctionTool(tool: FunctionToolBody): FunctionTool {
-  const decoded: FunctionTool = { name: tool.name };
+function decodeFunctionTool(tool: FunctionToolBody, param: string): FunctionTool {
+  const decoded: FunctionTool = { name: tool.name, param };
+  const extraFields = collectExtraFields("responses", param, tool, FUNCTION_TOOL_FIELDS);
+  if (extraFields !== undefined) decoded.extraFields = extraFields;
   if (typeof tool.description === "string") decoded.description = tool.description;
   if (tool.parameters !== null && tool.parameters !== undefined) decoded.parameters = tool.parameters;
   if (typeof tool.strict === "boolean") decoded.strict = tool.strict;

@@ -71,7 +71,8 @@ export interface ResponsesReasoningItem {
 export interface ResponsesMessageItem {
   id: string;
   type: "message";
-  status: "in_progress" | "completed";
+  /** `incomplete` for the message a token cap or filter cut, as the response's own status says. */
+  status: "in_progress" | "completed" | "incomplete";
   role: "assistant";
   content: ResponsesOutputText[];
 }
@@ -169,11 +170,12 @@ export function encodeMessageItem(
   id: string,
   text: string,
   annotations: ResponsesUrlCitation[] = [],
+  status: "completed" | "incomplete" = "completed",
 ): ResponsesMessageItem {
   return {
     id,
     type: "message",
-    status: "completed",
+    status,
     role: "assistant",
     content: [encodeOutputText(text, annotations)],
   };
@@ -281,11 +283,15 @@ export function sealOutputItem<T extends ResponsesOutputItem>(item: T, seal: Ite
   return sealedItem;
 }
 
-/** A result's content → its output items, by the rule above. */
+/**
+ * A result's content → its output items, by the rule above. `incomplete`: the response was cut
+ * (token cap, filter), so a message that is the last item was cut too and says so.
+ */
 export function encodeOutputItems(
   content: readonly ResultContent[],
   requestId: string,
   seal?: ItemSeal,
+  incomplete = false,
 ): ResponsesOutputItem[] {
   const items: ResponsesOutputItem[] = [];
   let openText: string | undefined;
@@ -359,5 +365,7 @@ export function encodeOutputItems(
   }
   closeText();
   closeCalls();
+  const last = items.at(-1);
+  if (incomplete && last?.type === "message") last.status = "incomplete";
   return seal === undefined ? items : items.map((item) => sealOutputItem(item, seal));
 }

@@ -216,6 +216,8 @@ test("finish reasons map to completed or incomplete with the reason", () => {
       incompleteReason === null ? null : { reason: incompleteReason },
     );
     assert.equal(body.completed_at === null, status === "incomplete", "completed_at only when completed");
+    // The message the cap cut says so too, as OpenAI's does.
+    assert.equal((body.output[0] as { status: string }).status, status, `${reason}: message item status`);
   }
 });
 

@@ -25,7 +25,7 @@ export function encodeResponsesResult(
     status,
     incompleteDetails: incomplete_details,
     completedAt: status === "completed" ? readCompletedAt(context.createdAt) : null,
-    output: encodeOutputItems(result.content, context.requestId, seal),
+    output: encodeOutputItems(result.content, context.requestId, seal, status === "incomplete"),
     usage: encodeResponsesUsage(settlement.usage, settlement.costMicroUsd),
   });
 }

@@ -13,7 +13,7 @@ import { createResponsesStreamEncoder } from "./stream-encoder.js";
 export function createResponsesFormat(itemSeal?: ItemSeal): IngressFormat {
   return {
     name: "responses",
-    decode: (body) => decodeResponsesRequest(body, { itemSeal }),
+    decode: (body, headers) => decodeResponsesRequest(body, { itemSeal, headers }),
     encodeResult: (result, settlement, context) =>
       encodeResponsesResult(result, settlement, context, itemSeal),
     createStreamEncoder: (context) => createResponsesStreamEncoder(context, itemSeal),

@@ -14,11 +14,13 @@ import { z } from "zod";
 import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
+import { createVerbatimToolSchema, strictFieldSchema } from "../shared/wire-extras.js";
 import { inputItemSchema } from "./input-item-schema.js";
 
 /**
- * Hosted (OpenAI built-in) tool types the gateway runs with its own server tools; every other hosted
- * type (file_search, code_interpreter, computer_use_preview, mcp, …) is refused rather than dropped.
+ * Hosted (OpenAI built-in) tool types the gateway runs with its own server tools; every other type
+ * (file_search, code_interpreter, mcp, Codex's `namespace` and `custom`, …) goes to OpenAI Responses
+ * routes as it came and is left out (and reported) elsewhere.
  */
 export const HOSTED_SERVER_TOOL_IDS = {
   web_search_preview: "web_search",
@@ -71,10 +73,26 @@ const serverToolSchema = z
       "activates a server tool; fields other than type, max_uses and events are the tool's parameters",
   });
 
-const toolSchema = z.union([functionToolSchema, serverToolSchema], {
+/**
+ * A type of the gateway's own vocabulary: a function tool's, a server tool's it runs, or any
+ * `<vendor>:<tool>` (so a misspelt server tool there is refused, not passed on).
+ */
+export function isKnownResponsesToolType(type: string): boolean {
+  return type === "function" || type.includes(":") || SERVER_TOOL_TYPE_PATTERN.test(type);
+}
+
+/** OpenAI's other tool types (`namespace`, `custom`, `file_search`, `mcp`, `shell`, …). */
+const verbatimToolSchema = createVerbatimToolSchema(
+  "ResponsesOtherTool",
+  isKnownResponsesToolType,
+  "OpenAI Responses",
+);
+
+const toolSchema = z.union([functionToolSchema, serverToolSchema, verbatimToolSchema], {
   error:
-    `must be a function tool {type: "function", name} or a server tool with type one of ` +
-    `${SERVER_TOOL_IDS.join(", ")} (optionally "<vendor>:"-prefixed), ${Object.keys(HOSTED_SERVER_TOOL_IDS).join(", ")}`,
+    `must be a function tool {type: "function", name}, a server tool with type one of ` +
+    `${SERVER_TOOL_IDS.join(", ")} (optionally "<vendor>:"-prefixed), ${Object.keys(HOSTED_SERVER_TOOL_IDS).join(", ")}, ` +
+    "or another tool with a type",
 });
 
 const toolChoiceSchema = z
@@ -173,12 +191,14 @@ export const responsesRequestSchema = z
     user: z.string().nullish(),
     safety_identifier: z.string().nullish().meta({ description: "end-user identifier; wins over user" }),
     hi_tool_events: z.boolean().nullish().meta({ description: "opt every server tool into hi.tool_event" }),
+    hi_strict: strictFieldSchema,
   })
   .loose()
   .meta({ id: "ResponsesRequest" });
 
 export type ResponsesRequestBody = z.infer<typeof responsesRequestSchema>;
 export type ResponsesToolBody = z.infer<typeof toolSchema>;
+export type ResponsesServerToolBody = z.infer<typeof serverToolSchema>;
 export type ResponsesToolChoiceBody = z.infer<typeof toolChoiceSchema>;
 export type ResponsesTextFormatBody = z.infer<typeof textFormatSchema>;
 

@@ -44,7 +44,9 @@ const messageOutputSchema = z
   .object({
     id: z.string().meta({ description: "`msg_<request id>_<output index>`" }),
     type: z.literal("message"),
-    status: z.enum(["in_progress", "completed"]),
+    status: z
+      .enum(["in_progress", "completed", "incomplete"])
+      .meta({ description: "`incomplete` when the response is (the cap or a filter cut this message)" }),
     role: z.literal("assistant"),
     content: z.array(outputTextSchema),
   })
@@ -186,6 +188,8 @@ export const responsesResponseSchema = z
       }),
     ),
     top_p: z.number().nullable(),
+    frequency_penalty: z.number().nullable(),
+    presence_penalty: z.number().nullable(),
     truncation: z.literal("disabled"),
     usage: responsesUsageSchema.nullable().meta({ description: "null only in in-progress stream events" }),
     user: z.string().optional(),

@@ -282,18 +282,21 @@ export class ResponsesEventWriter {
 
   /**
    * Closes the open item (nothing when none is open). `finalArguments` are a function call's complete
-   * arguments (default: what was streamed); `providerState` is a reasoning block's opaque state.
+   * arguments (default: what was streamed); `providerState` is a reasoning block's opaque state;
+   * `incomplete`: the response was cut, so a message closed now says `incomplete`.
    */
-  closeItem(options: { finalArguments?: string; providerState?: OpaqueReasoningState } = {}): string {
+  closeItem(
+    options: { finalArguments?: string; providerState?: OpaqueReasoningState; incomplete?: boolean } = {},
+  ): string {
     const item = this.item;
     if (item === undefined) return "";
     this.item = undefined;
-    if (item.type === "message") return this.closeMessage(item);
+    if (item.type === "message") return this.closeMessage(item, options.incomplete === true);
     if (item.type === "reasoning") return this.closeReasoning(item, options.providerState);
     return this.closeFunctionCall(item, options.finalArguments ?? item.text);
   }
 
-  private closeMessage(item: OpenItem): string {
+  private closeMessage(item: OpenItem, incomplete: boolean): string {
     const text = JSON.stringify(item.text);
     const annotations = JSON.stringify(item.annotations);
     return (
@@ -305,7 +308,10 @@ export class ResponsesEventWriter {
         "response.content_part.done",
         `${item.members},"content_index":0,"part":${JSON.stringify(encodeOutputText(item.text, item.annotations))}`,
       ) +
-      this.writeItemDone(item, encodeMessageItem(item.id, item.text, item.annotations))
+      this.writeItemDone(
+        item,
+        encodeMessageItem(item.id, item.text, item.annotations, incomplete ? "incomplete" : "completed"),
+      )
     );
   }
 

@@ -470,9 +470,15 @@ test("a length finish ends with response.incomplete and reason max_output_tokens
   assert.equal(response.status, "incomplete");
   assert.deepEqual(response.incomplete_details, { reason: "max_output_tokens" });
   assert.equal(response.completed_at, null);
+  // The message the cap cut says `incomplete` in its own done event and in the final response.
+  const itemDone = events.find((event) => event.type === "response.output_item.done");
+  assert.equal((itemDone?.item as { status: string } | undefined)?.status, "incomplete");
+  const output = (last.response as { output: Array<{ status: string }> }).output;
+  assert.equal(output[0].status, "incomplete");
   const final = await createClient(sse).responses.stream(params).finalResponse();
   assert.equal(final.status, "incomplete");
   assert.equal(final.output_text, "Once upon a");
+  assert.equal((final.output[0] as { status: string }).status, "incomplete");
 });
 
 test("streamed arguments completed by the final tool-call part, and calls sent whole, end up byte-exact", async () => {

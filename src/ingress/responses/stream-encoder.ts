@@ -175,13 +175,13 @@ class ResponsesStreamEncoder implements StreamEncoder {
   finish(settlement: Settlement): string {
     if (this.closed) return "";
     let frames = this.started ? "" : this.start();
+    const { status, incomplete_details } = mapResponseStatus(settlement.finishReason);
     frames +=
-      this.closeOpenItem() +
-      this.drain(true) +
+      this.closeOpenItem({ incomplete: status === "incomplete" }) +
+      this.drain(true, status === "incomplete") +
       this.closeCalls() +
       this.writer.closeUnansweredServerToolItems();
     this.closed = true;
-    const { status, incomplete_details } = mapResponseStatus(settlement.finishReason);
     const response = this.createResponse({
       status,
       incompleteDetails: incomplete_details,
@@ -451,9 +451,10 @@ class ResponsesStreamEncoder implements StreamEncoder {
 
   /**
    * Replays buffered blocks in arrival order until one of them opens a blocking item that has not
-   * ended yet. With `force` (the stream is over) every block is written and closed.
+   * ended yet. With `force` (the stream is over) every block is written and closed; `incomplete`:
+   * the response was cut, so the message closed last says so.
    */
-  private drain(force: boolean): string {
+  private drain(force: boolean, incomplete = false): string {
     let frames = "";
     for (const [key, block] of this.pending) {
       if (this.isBlocked()) {
@@ -464,7 +465,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
       this.pending.delete(key);
       frames += this.replay(key, block);
     }
-    return force ? frames + this.closeOpenItem() : frames;
+    return force ? frames + this.closeOpenItem({ incomplete }) : frames;
   }
 
   private replay(key: string, block: PendingBlock): string {

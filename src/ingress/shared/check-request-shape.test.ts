@@ -9,7 +9,7 @@ const messages = (count: number, content: unknown = "hi") =>
 test("within the caps: nothing to say", () => {
   checkRequestShape({ messages: messages(10), tools: [{}, {}, {}] }, "chat_completions", LIMITS);
   checkRequestShape({ input: "just a string" }, "responses", LIMITS);
-  checkRequestShape("not even an object", "vendor_messages", LIMITS);
+  checkRequestShape("not even an object", "anthropic_messages", LIMITS);
 });
 
 test("too many messages, input items or tools: invalid_request naming the field", () => {
@@ -20,7 +20,7 @@ test("too many messages, input items or tools: invalid_request naming the field"
   });
   assert.throws(() => checkRequestShape({ input: messages(11) }, "responses", LIMITS), { param: "input" });
   assert.throws(
-    () => checkRequestShape({ messages: [], tools: [{}, {}, {}, {}] }, "vendor_messages", LIMITS),
+    () => checkRequestShape({ messages: [], tools: [{}, {}, {}, {}] }, "anthropic_messages", LIMITS),
     {
       param: "tools",
     },
@@ -33,12 +33,19 @@ test("content blocks are counted across messages, tool results and the system li
     param: "messages[2].content",
   });
   const toolResult = [{ type: "tool_result", content: blocks(20) }];
-  assert.throws(() => checkRequestShape({ messages: messages(1, toolResult) }, "vendor_messages", LIMITS), {
-    param: "messages[0].content",
-  });
+  assert.throws(
+    () => checkRequestShape({ messages: messages(1, toolResult) }, "anthropic_messages", LIMITS),
+    {
+      param: "messages[0].content",
+    },
+  );
   assert.throws(
     () =>
-      checkRequestShape({ system: blocks(15), messages: messages(1, blocks(6)) }, "vendor_messages", LIMITS),
+      checkRequestShape(
+        { system: blocks(15), messages: messages(1, blocks(6)) },
+        "anthropic_messages",
+        LIMITS,
+      ),
     { param: "messages[0].content" },
   );
   const output = [{ type: "function_call_output", output: blocks(21) }];

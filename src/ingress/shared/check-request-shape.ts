@@ -23,7 +23,7 @@ export interface RequestShapeLimits {
 const MESSAGES_FIELD: Record<IngressFormatName, string> = {
   chat_completions: "messages",
   responses: "input",
-  vendor_messages: "messages",
+  anthropic_messages: "messages",
 };
 
 export function checkRequestShape(

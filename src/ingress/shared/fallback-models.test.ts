@@ -10,7 +10,7 @@ const decoders = {
     decodeChatRequest({ model: "a/b", messages: [{ role: "user", content: "hi" }], ...extra }),
   responses: (extra: Record<string, unknown>) =>
     decodeResponsesRequest({ model: "a/b", input: "hi", ...extra }),
-  vendor_messages: (extra: Record<string, unknown>) =>
+  anthropic_messages: (extra: Record<string, unknown>) =>
     decodeMessagesRequest({
       model: "a/b",
       max_tokens: 10,

@@ -42,5 +42,17 @@ export function mergeServerToolActivations(sources: readonly ActivationSource[])
       ]);
     }
   }
-  return [...merged.values()].map((entry) => entry.activation);
+  // Optional when only the client's tool list activated it; `plugins` (or a source of unknown
+  // origin) makes it a request the caller made of this gateway.
+  for (const source of sources) {
+    const activation = merged.get(source.id)!.activation;
+    const fromToolList = source.param !== undefined && !source.param.startsWith("plugins");
+    if (!fromToolList) activation.optional = false;
+    else if (activation.optional === undefined) activation.optional = true;
+  }
+  return [...merged.values()].map((entry) => {
+    const activation = entry.activation;
+    if (activation.optional !== true) delete activation.optional;
+    return activation;
+  });
 }

@@ -6,6 +6,7 @@ import { createHttpAdapter, type HttpAdapterOptions } from "../create-http-adapt
 import type { ProviderAdapter } from "../provider-adapter.js";
 import { buildAnthropicRequest } from "./build-request.js";
 import { ANTHROPIC_INPUT_RULES } from "./input-rules.js";
+import { listAnthropicDropped } from "./list-dropped.js";
 import { type AnthropicParseContext, parseAnthropicResponse } from "./parse-response.js";
 import { parseAnthropicBatches } from "./parse-stream.js";
 
@@ -32,6 +33,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions = {}): P
         },
       },
       readsPdf: true,
+      listDropped: listAnthropicDropped,
       buildRequest(call, stream) {
         const request = buildAnthropicRequest(call, { stream });
         const context: AnthropicParseContext = {

@@ -1,6 +1,7 @@
 /** UpstreamCall → the Anthropic Messages HTTP request (URL, headers, JSON body). */
 import type { SamplingOptions } from "../../canonical/index.js";
 import type { UpstreamCall } from "../provider-adapter.js";
+import { applyExtraFields, extraFieldsFor, extraToolsFor } from "../wire-extras.js";
 import { convertMessages, convertSystem } from "./convert-messages.js";
 import { convertNativeTools, needsWebFetchBeta, WEB_FETCH_BETA } from "./convert-native-tools.js";
 import { convertToolSetup } from "./convert-tools.js";
@@ -24,7 +25,7 @@ export interface AnthropicHttpRequest {
  * `cache_control` is request-level automatic caching; `output_config` carries `effort` and is
  * merged with the native structured-output format.
  */
-const PASSTHROUGH_FIELDS = new Set([
+export const PASSTHROUGH_FIELDS: ReadonlySet<string> = new Set([
   "cache_control",
   "container",
   "context_management",
@@ -35,7 +36,7 @@ const PASSTHROUGH_FIELDS = new Set([
 ]);
 
 /** Anthropic's `service_tier` values; OpenAI's (`flex`, `priority`, `default`) are not forwarded. */
-const SERVICE_TIERS = new Set(["auto", "standard_only"]);
+export const SERVICE_TIERS: ReadonlySet<string> = new Set(["auto", "standard_only"]);
 
 export function buildAnthropicRequest(
   call: UpstreamCall,
@@ -66,10 +67,15 @@ export function buildAnthropicBody(
 
   const setup = convertToolSetup(request, { thinking: thinking !== undefined });
   const nativeTools = convertNativeTools(request.nativeServerTools);
-  if (setup.tools !== undefined || nativeTools.length > 0)
-    body.tools = [...(setup.tools ?? []), ...nativeTools];
+  // Tools of types the gateway has no vocabulary for, from a Messages caller: as they came.
+  const verbatimTools = extraToolsFor(request, "anthropic_messages");
+  if (setup.tools !== undefined || nativeTools.length > 0 || verbatimTools.length > 0)
+    body.tools = [...(setup.tools ?? []), ...nativeTools, ...verbatimTools];
   if (setup.toolChoice !== undefined) body.tool_choice = setup.toolChoice;
   if (thinking !== undefined) body.thinking = thinking;
+  // `thinking.display` and the like, where the body has what holds them (list-dropped.ts says
+  // which found no place).
+  applyExtraFields(body, extraFieldsFor(request, "anthropic_messages"));
   Object.assign(body, convertSampling(request.sampling, { thinking: thinking !== undefined }));
   if (request.stop !== undefined && request.stop.length > 0) body.stop_sequences = request.stop;
   const userId = readUserId(request.metadata) ?? request.user;

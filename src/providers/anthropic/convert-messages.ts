@@ -125,10 +125,11 @@ function convertAssistantPart(
 }
 
 function convertToolResult(part: ToolResultPart, param: string): AnthropicToolResultBlock {
-  const content = part.content.flatMap(
+  const converted = part.content.map(
     (item, i): Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock> =>
       item.type === "text" ? convertText(item) : [convertImage(item, `${param}.content[${i}]`)],
   );
+  const content = placeVerbatimBlocks(converted, part.extraBlocks ?? []);
   return {
     type: "tool_result",
     tool_use_id: part.toolCallId,
@@ -137,6 +138,27 @@ function convertToolResult(part: ToolResultPart, param: string): AnthropicToolRe
     ...(part.isError === undefined ? {} : { is_error: part.isError }),
     ...withCacheControl(part.cacheControl),
   };
+}
+
+/**
+ * The result's blocks in the order the caller sent them: the converted ones, and in their places
+ * the blocks a Messages caller sent that the canonical form does not carry (`tool_reference`),
+ * verbatim; those of another wire family are left out (the drop report names them).
+ */
+function placeVerbatimBlocks(
+  converted: ReadonlyArray<Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock>>,
+  extras: NonNullable<ToolResultPart["extraBlocks"]>,
+): NonNullable<AnthropicToolResultBlock["content"]> {
+  if (extras.length === 0) return converted.flat();
+  const byIndex = new Map(extras.map((extra) => [extra.index, extra]));
+  const content: NonNullable<AnthropicToolResultBlock["content"]> = [];
+  let next = 0;
+  for (let index = 0; index < converted.length + extras.length; index++) {
+    const extra = byIndex.get(index);
+    if (extra === undefined) content.push(...(converted[next++] ?? []));
+    else if (extra.family === "anthropic_messages") content.push(extra.block);
+  }
+  return content;
 }
 
 function convertText(part: TextPart): AnthropicTextBlock[] {

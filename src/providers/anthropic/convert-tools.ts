@@ -87,12 +87,15 @@ export function convertToolSetup(
   return setup;
 }
 
+/** A Messages caller's own extra tool fields (`defer_loading`) go as they came. */
 export function convertTool(tool: FunctionTool): AnthropicTool {
+  const extra = tool.extraFields?.family === "anthropic_messages" ? tool.extraFields.fields : {};
   return {
     name: tool.name,
     ...(tool.description === undefined || tool.description === "" ? {} : { description: tool.description }),
     input_schema: tool.parameters ?? { type: "object" },
     ...withCacheControl(tool.cacheControl),
+    ...extra,
   };
 }
 

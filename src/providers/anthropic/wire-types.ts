@@ -56,9 +56,12 @@ export interface AnthropicToolUseBlock {
 export interface AnthropicToolResultBlock {
   type: "tool_result";
   tool_use_id: string;
-  content?: Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock>;
+  content?: Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock | AnthropicVerbatimBlock>;
   is_error?: boolean;
 }
+
+/** A block a Messages caller sent that the gateway passes on as it came (`tool_reference`). */
+export type AnthropicVerbatimBlock = Record<string, unknown>;
 
 /** A block of a tool Anthropic ran itself, sent back as Anthropic gave it (`server_tool_use`, results). */
 export type AnthropicNativeToolBlock = Record<string, unknown> & { type: string };
@@ -83,6 +86,8 @@ export interface AnthropicTool {
   description?: string;
   input_schema: Record<string, unknown>;
   cache_control?: AnthropicCacheControl;
+  /** Fields a Messages caller set that the gateway passes on as they came (`defer_loading`). */
+  [field: string]: unknown;
 }
 
 /** A tool Anthropic runs itself (`web_search_20250305`, `web_fetch_20250910`). */
@@ -116,7 +121,8 @@ export type AnthropicMessagesBody = Record<string, unknown> & {
   max_tokens: number;
   messages: AnthropicMessage[];
   system?: AnthropicTextBlock[];
-  tools?: Array<AnthropicTool | AnthropicServerTool>;
+  // Verbatim: tools of types the gateway has no vocabulary for, from a Messages caller.
+  tools?: Array<AnthropicTool | AnthropicServerTool | Record<string, unknown>>;
   tool_choice?: AnthropicToolChoice;
   thinking?: AnthropicThinkingConfig;
   temperature?: number;

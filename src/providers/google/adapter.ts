@@ -8,6 +8,7 @@ import { buildGenerateContentRequest } from "./build-request.js";
 import type { ChunkParserOptions } from "./create-chunk-parser.js";
 import { GOOGLE_PROVIDER_KIND } from "./google-provider-kind.js";
 import { GOOGLE_INPUT_RULES } from "./input-rules.js";
+import { listGoogleDropped } from "./list-dropped.js";
 import { convertJsonBodyToParts, parseGenerateContentResponse } from "./parse-response.js";
 import { parseGenerateContentBatches } from "./parse-stream.js";
 import { refineGoogleError } from "./refine-google-error.js";
@@ -36,6 +37,7 @@ export function createGoogleAdapter(options: GoogleAdapterOptions = {}): Provide
         },
       },
       readsPdf: true,
+      listDropped: listGoogleDropped,
       buildRequest: (call, stream) => {
         const { url, headers, body } = buildGenerateContentRequest(call, { stream });
         const context = {

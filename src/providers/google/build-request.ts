@@ -17,7 +17,7 @@ export interface GenerateContentHttpRequest {
  * spellings other gateways use. Nothing else is forwarded: OpenAI-only extras would be a 400
  * ("Unknown name"), and `labels` exists only on Vertex (the Gemini API SDKs refuse it).
  */
-const PASSTHROUGH_FIELDS: Record<string, "safetySettings" | "cachedContent"> = {
+export const PASSTHROUGH_FIELDS: Readonly<Record<string, "safetySettings" | "cachedContent">> = {
   safetySettings: "safetySettings",
   safety_settings: "safetySettings",
   cachedContent: "cachedContent",

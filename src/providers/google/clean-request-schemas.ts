@@ -47,7 +47,7 @@ export function cleanRequestSchemas(request: CanonicalRequest): CleanedSchemas {
 const RESPONSE_SCHEMA_PARAMS: Record<NonNullable<CanonicalRequest["passthroughFormat"]>, string> = {
   chat_completions: "response_format.json_schema.schema",
   responses: "text.format.schema",
-  vendor_messages: "output_config.format.schema",
+  anthropic_messages: "output_config.format.schema",
 };
 
 function clean(schema: unknown, budget: SchemaBudget, param: string, subject: string): Schema {

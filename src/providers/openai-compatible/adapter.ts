@@ -7,6 +7,7 @@ import { createHttpAdapter, type HttpAdapterOptions } from "../create-http-adapt
 import type { ProviderAdapter } from "../provider-adapter.js";
 import { buildChatCompletionsRequest } from "./build-request.js";
 import { type ChatDialect, OPENAI_COMPATIBLE_DIALECT } from "./chat-dialect.js";
+import { listChatDropped } from "./list-dropped.js";
 import { parseChatCompletionsResponse } from "./parse-response.js";
 import { parseChatCompletionsBatches } from "./parse-stream.js";
 
@@ -27,6 +28,7 @@ export function createChatCompletionsAdapter(
       kind: dialect.kind,
       inputRules: dialect.inputRules,
       readsPdf: dialect.readsPdf,
+      listDropped: listChatDropped,
       buildRequest: (call, stream) => {
         const { url, headers, body } = buildChatCompletionsRequest(call, { stream, dialect });
         return { url, headers, body, context: undefined };

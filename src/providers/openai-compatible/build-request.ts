@@ -4,9 +4,11 @@
  * (excluded parameters, output-cap field name, tool-call id shape).
  */
 
+import { fitEndUserId } from "../fit-end-user-id.js";
 import { isPassthroughFrom } from "../is-passthrough-from.js";
 import type { UpstreamCall } from "../provider-adapter.js";
 import { resolveReasoningEffort } from "../resolve-reasoning-effort.js";
+import { extraToolsFor } from "../wire-extras.js";
 import { buildUpstreamHeaders } from "./build-headers.js";
 import { type ChatDialect, OPENAI_COMPATIBLE_DIALECT } from "./chat-dialect.js";
 import { convertMessages } from "./convert-messages.js";
@@ -31,7 +33,12 @@ export interface BuildChatRequestOptions {
  * Fields the caller's pass-through extras may never replace, and that `excludedParams` never
  * removes: they define what we asked for.
  */
-const PROTECTED_FIELDS = new Set(["model", "messages", "stream", "stream_options"]);
+export const PROTECTED_FIELDS: ReadonlySet<string> = new Set([
+  "model",
+  "messages",
+  "stream",
+  "stream_options",
+]);
 /** `excludedParams` may drop `stream_options` (some hosts reject it), never these. */
 const ALWAYS_SENT_FIELDS = new Set(["model", "messages", "stream"]);
 
@@ -68,7 +75,10 @@ export function buildChatCompletionsBody(
       rewriteToolCallId: createToolCallIdRewriter(quirks.toolCallIdFormat),
     }),
   };
-  if (request.tools.length > 0) body.tools = convertTools(request.tools);
+  // Tools of types the gateway has no vocabulary for, from a Chat caller (`custom`): as they came.
+  const verbatimTools = extraToolsFor(request, "chat_completions");
+  if (request.tools.length > 0 || verbatimTools.length > 0)
+    body.tools = [...convertTools(request.tools), ...verbatimTools];
   if (request.toolChoice !== undefined) body.tool_choice = convertToolChoice(request.toolChoice);
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   body[quirks.maxTokensField] = call.maxOutputTokens;
@@ -95,7 +105,8 @@ export function buildChatCompletionsBody(
     setIfDefined(body, "reasoning_effort", effort);
     setIfDefined(body, "verbosity", request.verbosity);
   }
-  setIfDefined(body, dialect.userField, request.user);
+  // OpenAI allows 64 characters; a longer identifier is hashed, never the reason for a refusal.
+  setIfDefined(body, dialect.userField, request.user === undefined ? undefined : fitEndUserId(request.user));
 
   // Unknown fields of a chat caller go upstream verbatim; another format's are
   // meaningless to a Chat Completions host and would be rejected.

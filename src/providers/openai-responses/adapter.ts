@@ -7,6 +7,7 @@ import { createHttpAdapter, type HttpAdapterOptions } from "../create-http-adapt
 import { OPENAI_INPUT_RULES } from "../openai-compatible/input-rules.js";
 import type { ProviderAdapter } from "../provider-adapter.js";
 import { buildResponsesRequest } from "./build-request.js";
+import { listResponsesDropped } from "./list-dropped.js";
 import { parseResponsesResponse, type ResponsesParseContext } from "./parse-response.js";
 import { parseResponsesBatches } from "./parse-stream.js";
 import { RESPONSES_PROVIDER_KIND } from "./provider-kind.js";
@@ -28,6 +29,7 @@ export function createOpenAiResponsesAdapter(options: OpenAiResponsesAdapterOpti
         },
       },
       readsPdf: true,
+      listDropped: listResponsesDropped,
       // Built before sending: a request the format cannot express fails without an upstream call.
       buildRequest: (call, stream) => {
         const { url, headers, body } = buildResponsesRequest(call, { stream });

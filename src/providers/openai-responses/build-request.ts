@@ -20,11 +20,13 @@
  */
 
 import { GatewayError } from "../../errors/gateway-error.js";
+import { fitEndUserId } from "../fit-end-user-id.js";
 import { isPassthroughFrom } from "../is-passthrough-from.js";
 import { buildUpstreamHeaders } from "../openai-compatible/build-headers.js";
 import { isReasoningModel, selectSupportedSampling } from "../openai-compatible/openai-reasoning-rules.js";
 import type { UpstreamCall } from "../provider-adapter.js";
 import { resolveReasoningEffort } from "../resolve-reasoning-effort.js";
+import { extraToolsFor } from "../wire-extras.js";
 import { convertInput, convertInstructions } from "./convert-input.js";
 import { convertNativeTools, convertTextFormat, convertToolChoice, convertTools } from "./convert-tools.js";
 import { WEB_SEARCH_SOURCES_INCLUDE } from "./read-web-search-items.js";
@@ -39,7 +41,7 @@ export interface ResponsesHttpRequest {
 export const ENCRYPTED_REASONING_INCLUDE = "reasoning.encrypted_content";
 
 /** Fields the pass-through may not set: they define the request or would break statelessness. */
-const NOT_FORWARDED = new Set([
+export const NOT_FORWARDED: ReadonlySet<string> = new Set([
   "model",
   "input",
   "instructions",
@@ -82,8 +84,10 @@ export function buildResponsesBody(call: UpstreamCall, options: { stream: boolea
   const instructions = convertInstructions(request.system);
   if (instructions !== undefined) body.instructions = instructions;
   const nativeTools = convertNativeTools(request.nativeServerTools);
-  if (request.tools.length > 0 || nativeTools.length > 0) {
-    body.tools = [...convertTools(request.tools), ...nativeTools];
+  // Tools of types the gateway has no vocabulary for (Codex's `namespace`, `custom`), as they came.
+  const verbatimTools = extraToolsFor(request, "responses");
+  if (request.tools.length > 0 || nativeTools.length > 0 || verbatimTools.length > 0) {
+    body.tools = [...convertTools(request.tools), ...nativeTools, ...verbatimTools];
   }
   if (nativeTools.length > 0) {
     // The one limit OpenAI takes on its own tools' calls: all of them in this response.
@@ -116,7 +120,8 @@ export function buildResponsesBody(call: UpstreamCall, options: { stream: boolea
     include.push(WEB_SEARCH_SOURCES_INCLUDE);
   }
   if (include.length > 0) body.include = include;
-  if (request.user !== undefined) body.safety_identifier = request.user;
+  // 64 characters at most; a longer identifier is hashed, never the reason for a refusal.
+  if (request.user !== undefined) body.safety_identifier = fitEndUserId(request.user);
 
   for (const [key, value] of Object.entries(passthrough)) {
     if (!NOT_FORWARDED.has(key)) body[key] = value;

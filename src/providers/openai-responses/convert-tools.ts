@@ -22,6 +22,8 @@ export function convertTools(tools: FunctionTool[]): ResponsesFunctionTool[] {
     ...(tool.description === undefined ? {} : { description: tool.description }),
     parameters: tool.parameters ?? EMPTY_PARAMETERS,
     strict: tool.strict ?? false,
+    // A Responses caller's own extra tool fields (`defer_loading`) go as they came.
+    ...(tool.extraFields?.family === "responses" ? tool.extraFields.fields : {}),
   }));
 }
 

@@ -42,6 +42,8 @@ export interface ResponsesFunctionTool {
   parameters: Record<string, unknown>;
   /** Responses defaults `strict` to true (Chat defaults it to false), so it is always sent. */
   strict: boolean;
+  /** Fields a Responses caller set that the gateway passes on as they came. */
+  [field: string]: unknown;
 }
 
 export type ResponsesToolChoice = "auto" | "none" | "required" | { type: "function"; name: string };

@@ -42,7 +42,7 @@ test("a record whose in-progress row is still being written is found by its id, 
   if (!(await requireMode(t, "embedded"))) return;
   const { sql, repository, workspace, record, openStarts } = await createGatedRepository(t);
   const start = record("req_pending_1", {
-    ingressFormat: "vendor_messages",
+    ingressFormat: "anthropic_messages",
     createdAt: new Date("2026-11-22T04:00:00.000Z"),
   });
   const written = repository.start(start);
@@ -50,7 +50,7 @@ test("a record whose in-progress row is still being written is found by its id, 
 
   const pending = await repository.get(start.id, workspace.id);
   assert.equal(pending?.status, "in_progress");
-  assert.equal(pending?.ingressFormat, "vendor_messages");
+  assert.equal(pending?.ingressFormat, "anthropic_messages");
   assert.equal(pending?.createdAt.toISOString(), "2026-11-22T04:00:00.000Z");
   assert.equal(pending?.finishedAt, null);
   assert.equal(await repository.get(start.id, "ws_other"), null, "another workspace sees nothing");

@@ -278,3 +278,24 @@ forEachStorageMode(
     assert.equal((await context.store.generations.get(none.id, workspace.id))?.attempts, undefined);
   },
 );
+
+forEachStorageMode(
+  "the Messages format is stored as anthropic_messages; a row written before the rename reads the same",
+  async (context) => {
+    const { workspace, start } = await startGeneration(context);
+    const messages = { ...start, id: `${start.id}_m`, ingressFormat: "anthropic_messages" as const };
+    await context.store.generations.start(messages);
+    assert.equal(
+      (await context.store.generations.get(messages.id, workspace.id))?.ingressFormat,
+      "anthropic_messages",
+    );
+    // An instance of the previous version still writes the old value during a rolling upgrade.
+    await context.sql.query("UPDATE generations SET ingress_format = 'vendor_messages' WHERE id = $1", [
+      start.id,
+    ]);
+    assert.equal(
+      (await context.store.generations.get(start.id, workspace.id))?.ingressFormat,
+      "anthropic_messages",
+    );
+  },
+);

@@ -5,7 +5,7 @@
  */
 
 import type { RequestSource } from "../../auth/accounts.js";
-import type { IngressFormatName } from "../../canonical/ingress-format-name.js";
+import { readIngressFormatName } from "../../canonical/ingress-format-name.js";
 import type {
   GenerationAttempt,
   GenerationOutcome,
@@ -22,7 +22,8 @@ export interface GenerationRow {
   workspace_id: string;
   api_key_id: string;
   model: string;
-  ingress_format: IngressFormatName;
+  /** `vendor_messages` on rows written before migration 0011. */
+  ingress_format: string;
   source: RequestSource;
   stream: boolean;
   status: GenerationStatus;
@@ -54,7 +55,7 @@ function readStartRow(row: GenerationRow): GenerationStart {
     workspaceId: row.workspace_id,
     apiKeyId: row.api_key_id,
     model: row.model,
-    ingressFormat: row.ingress_format,
+    ingressFormat: readIngressFormatName(row.ingress_format),
     source: row.source,
     stream: row.stream,
     createdAt: new Date(row.created_at),

@@ -328,7 +328,7 @@ test("a killed process loses no acknowledged record: the next start writes its j
       const id = "req_crash_" + index;
       await store.generations.finish(id, outcome, {
         id, workspaceId: workspace.id, apiKeyId: key.id, model: "openai/gpt-4o",
-        ingressFormat: "vendor_messages", source: "api", stream: index % 2 === 0, createdAt: new Date(),
+        ingressFormat: "anthropic_messages", source: "api", stream: index % 2 === 0, createdAt: new Date(),
       });
       process.stdout.write(id + "\\n");
     }
@@ -345,7 +345,7 @@ test("a killed process loses no acknowledged record: the next start writes its j
     for (const id of acknowledged) {
       const record = await store.generations.get(id, workspaceId);
       assert.equal(record?.status, "ok", id);
-      assert.equal(record?.ingressFormat, "vendor_messages");
+      assert.equal(record?.ingressFormat, "anthropic_messages");
     }
     assert.equal((await store.workspaces.get(workspaceId))?.balanceMicroUsd, 100_000 - 30 * 300);
     const [ledger] = await client.query<{ lines: string }>(

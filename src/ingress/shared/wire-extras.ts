@@ -1,0 +1,75 @@
+/**
+ * Leniency by rule, the part every format shares: tools of types the gateway has no vocabulary
+ * for, and unknown fields of known tools, are accepted and carried as `WireExtra`s (an upstream of
+ * the caller's own wire family gets them verbatim; elsewhere they are left out and reported), and
+ * strict mode (`X-Hi-Strict: true` or `hi_strict: true`) refuses any such loss instead.
+ */
+import { z } from "zod";
+import type { WireExtra, WireFamily } from "../../canonical/index.js";
+
+/** The request header that turns strict mode on (`true`; any other value leaves it off). */
+export const STRICT_HEADER = "x-hi-strict";
+
+export const strictFieldSchema = z
+  .boolean()
+  .nullish()
+  .meta({
+    description:
+      "strict mode: refuse the request (invalid_request naming the field) instead of sending it to a route " +
+      "that would go without any part of it; also the header X-Hi-Strict: true",
+  });
+
+/** Whether the request asked for strict mode, by its body field or its header. */
+export function readStrictMode(
+  bodyValue: boolean | null | undefined,
+  headerValue: string | null | undefined,
+): boolean {
+  return bodyValue === true || headerValue?.trim().toLowerCase() === "true";
+}
+
+/**
+ * A tool of a type the format's own schema does not know (Codex's `namespace`, Anthropic's
+ * `bash_20250124`): any object with a string `type` that `isKnownType` rejects. The check aborts,
+ * so a malformed tool of a known type still gets that type's own error.
+ */
+export function createVerbatimToolSchema(id: string, isKnownType: (type: string) => boolean, family: string) {
+  return z
+    .object({
+      type: z.string().refine((type) => !isKnownType(type), { error: "is a known tool type", abort: true }),
+    })
+    .loose()
+    .meta({
+      id,
+      description: `a tool of another type: sent as it is to ${family} upstreams, left out elsewhere (reported in X-Hi-Dropped)`,
+    });
+}
+
+/** The verbatim tool as a canonical extra: `tools[4](namespace)` in the drop report. */
+export function createExtraTool(
+  family: WireFamily,
+  index: number,
+  tool: Record<string, unknown> & { type: string },
+): WireExtra & { tool: Record<string, unknown> } {
+  return { family, param: `tools[${index}]`, kind: tool.type, tool };
+}
+
+/**
+ * The fields of a known object that its schema does not list (Claude Code's `defer_loading` on a
+ * tool), non-null, as one extra named after them: `tools[3].defer_loading`, or
+ * `tools[3].{defer_loading,input_examples}` for several. Undefined when there are none.
+ */
+export function collectExtraFields(
+  family: WireFamily,
+  param: string,
+  raw: Record<string, unknown>,
+  known: ReadonlySet<string>,
+): (WireExtra & { fields: Record<string, unknown> }) | undefined {
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!known.has(key) && value !== null && value !== undefined) fields[key] = value;
+  }
+  const keys = Object.keys(fields);
+  if (keys.length === 0) return undefined;
+  const named = keys.length === 1 ? `${param}.${keys[0]}` : `${param}.{${keys.join(",")}}`;
+  return { family, param: named, fields };
+}
