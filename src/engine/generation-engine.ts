@@ -10,7 +10,7 @@ import {
 } from "../limits/worst-case-cost.js";
 import type { Logger } from "../logging/logger.js";
 import { boundInputTokens } from "../metering/bound-input-tokens.js";
-import { computeCostMicroUsd } from "../metering/compute-cost.js";
+import { computeRoundsCostMicroUsd } from "../metering/compute-cost.js";
 import { type ProviderAdapter, routeReadsPdf } from "../providers/provider-adapter.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import type {
@@ -120,7 +120,7 @@ export class GenerationEngine {
   /** What every run is given (generation-run.ts): made once, not per request. */
   private readonly runHooks: RunHooks = {
     settle: (admitted, outcome, served, toolCalls) => this.settle(admitted, outcome, served, toolCalls),
-    cost: (admitted, usage, toolMicroUsd) => this.cost(admitted, usage, toolMicroUsd),
+    cost: (admitted, rounds, toolMicroUsd) => this.cost(admitted, rounds, toolMicroUsd),
     meter: (admitted, input, request) => this.meter(admitted, input, request),
     reserveRound: (admitted, spent, toolMicroUsd, toolsMicroUsd, next) =>
       this.reserveRound(admitted, spent, toolMicroUsd, toolsMicroUsd, next),
@@ -448,12 +448,16 @@ export class GenerationEngine {
    * an upstream bills past its published rules; the gateway then absorbs the difference, logged,
    * rather than let settled spend pass a limit or the balance.
    */
-  private cost(admitted: AdmittedGeneration, usage: CanonicalResult["usage"], toolMicroUsd: number): number {
-    const cost = computeCostMicroUsd(usage, admitted.call.model.prices) + toolMicroUsd;
+  private cost(
+    admitted: AdmittedGeneration,
+    rounds: readonly CanonicalResult["usage"][],
+    toolMicroUsd: number,
+  ): number {
+    const cost = computeRoundsCostMicroUsd(rounds, admitted.call.model.prices) + toolMicroUsd;
     const reserved = admitted.reservation.amountMicroUsd;
     if (cost <= reserved) return cost;
     this.deps.logger.warn(
-      { requestId: admitted.requestId, costMicroUsd: cost, reservedMicroUsd: reserved, usage },
+      { requestId: admitted.requestId, costMicroUsd: cost, reservedMicroUsd: reserved, usage: rounds },
       "upstream usage costs more than the reservation; billed the reservation",
     );
     return reserved;
@@ -467,26 +471,25 @@ export class GenerationEngine {
    */
   private async reserveRound(
     admitted: AdmittedGeneration,
-    spent: CanonicalResult["usage"],
+    spent: readonly CanonicalResult["usage"][],
     toolMicroUsd: number,
     toolsMicroUsd: number,
     next: { request: CanonicalRequest; resultTokens: number } | undefined,
   ): Promise<boolean> {
     const { model } = admitted.call;
-    let needed = computeCostMicroUsd(spent, model.prices) + toolMicroUsd + toolsMicroUsd;
+    let needed = computeRoundsCostMicroUsd(spent, model.prices) + toolMicroUsd + toolsMicroUsd;
     if (next !== undefined) {
+      // The tools' results join the next prompt, so they count toward the tier it can reach.
       const worst = addNativeRoundCost(
         estimateWorstCase(next.request, model.prices, admitted.call.maxOutputTokens, {
           rules: admitted.adapter.inputRules,
           contextLength: model.contextLength,
+          extraTokens: next.resultTokens,
         }),
         next.request,
         model,
       );
-      const resultTokens = Math.min(next.resultTokens, Math.max(0, model.contextLength - worst.inputTokens));
-      needed +=
-        worst.amountMicroUsd +
-        Number((BigInt(resultTokens) * worst.inputTokenPicoUsd + 999_999n) / 1_000_000n);
+      needed += worst.amountMicroUsd;
     }
     const shortfall = needed - admitted.reservation.amountMicroUsd;
     if (shortfall <= 0) return true;
