@@ -8,15 +8,14 @@ import type { z } from "zod";
 import { tryParseUsdToMicroUsd } from "../metering/money.js";
 import { isImageGenerationConfigured, resolveImageToolSettings } from "../server-tools/image/image-config.js";
 import { buildModelNames, ModelNameError } from "./build-model-names.js";
+import { ConfigError } from "./config-error.js";
 import { type GatewayConfigFile, gatewayConfigSchema, type ModelConfigFile } from "./config-schema.js";
 import { resolveModelPrices, resolvePricingForCatalog } from "./resolve-model-prices.js";
 import type { CatalogModel, GatewayConfig, ProviderConfig } from "./types.js";
 
 const DEFAULT_TIMEOUTS = { connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000 };
 
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
+export { ConfigError };
 
 export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   let text: string;

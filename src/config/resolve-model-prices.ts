@@ -9,8 +9,8 @@ import {
   type ModelPrices,
   type TokenPrices,
 } from "../metering/prices.js";
+import { ConfigError } from "./config-error.js";
 import type { ModelConfigFile } from "./config-schema.js";
-import { ConfigError } from "./load-config.js";
 import type { CatalogPricing, CatalogTokenPricing } from "./types.js";
 
 type PricingFile = ModelConfigFile["pricing"];
@@ -49,7 +49,7 @@ export function resolveModelPrices(model: ModelConfigFile, where: string): Model
     }
     return { abovePromptTokens: tier.above_prompt_tokens, prices: resolveTokenPrices(tier, tierWhere) };
   });
-  return tiers.length === 0 ? base : { ...base, tiers };
+  return tiers.length === 0 ? base : Object.assign(base, { tiers });
 }
 
 /** The prices as written, for `GET /api/v1/models` (numbers, USD per 1M tokens). */
