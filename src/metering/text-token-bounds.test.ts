@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { TOKEN_CORPUS_PATH } from "../../test/helpers/fixture-paths.js";
 import { countO200kTokensBounded } from "./count-o200k-tokens.js";
 import { TokenCounter } from "./estimate-usage.js";
 import { ANTHROPIC_TEXT_BOUND, boundTextTokens, GOOGLE_TEXT_BOUND } from "./text-token-bounds.js";
@@ -11,9 +12,7 @@ interface Sample {
   reference_tokens: { claude_public_tokenizer: number; gemma3_tokenizer: number };
 }
 
-const corpus = JSON.parse(
-  readFileSync(new URL("../../test/fixtures/token-corpus/corpus.json", import.meta.url), "utf8"),
-) as Sample[];
+const corpus = JSON.parse(readFileSync(TOKEN_CORPUS_PATH, "utf8")) as Sample[];
 
 const o200k = (text: string) => countO200kTokensBounded(text, 0, Number.MAX_SAFE_INTEGER).tokens;
 

@@ -18,3 +18,6 @@ export function recordedPath(...segments: string[]): string {
 
 /** OpenAI's published OpenAPI document, for validating what the gateway sends in OpenAI's formats. */
 export const OPENAI_OPENAPI_PATH = join(FIXTURES_ROOT, "specs", "openai-openapi.yaml");
+
+/** Real prompt text with reference token counts, for the reservation's text bounds. */
+export const TOKEN_CORPUS_PATH = join(FIXTURES_ROOT, "token-corpus", "corpus.json");
