@@ -145,6 +145,19 @@ export const modelConfigSchema = z.strictObject({
      * billed entirely at the tier's prices.
      */
     tiers: z.array(priceTierSchema).max(10).default([]),
+    /**
+     * Announced price changes (an introductory price ending), ascending: from 00:00 UTC of `from`
+     * on, the entry's prices (and tiers) replace all of the above.
+     */
+    scheduled: z
+      .array(
+        z.strictObject(tokenPriceFields).extend({
+          from: z.iso.date(),
+          tiers: z.array(priceTierSchema).max(10).default([]),
+        }),
+      )
+      .max(10)
+      .default([]),
     /** The day these prices were last checked against the provider's published pricing. */
     checked_on: z.iso.date().optional(),
   }),

@@ -121,3 +121,43 @@ test("the shipped catalog: OpenAI's models double above 272K prompt tokens, Haik
   assert.equal(tier.prices.promptPicoUsd, 5n * (haiku?.prices.promptPicoUsd ?? 0n));
   assert.equal(tier.prices.cacheWrite1hPicoUsd, 5n * (haiku?.prices.cacheWrite1hPicoUsd ?? 0n));
 });
+
+test("scheduled changes: resolved from 00:00 UTC of their date, ascending, shown in the catalog", () => {
+  const config = build({
+    prompt: "0.75",
+    completion: "3.75",
+    cached_prompt: "0.075",
+    scheduled: [{ from: "2027-01-01", prompt: "1.5", completion: "7.5", cached_prompt: "0.15" }],
+  });
+  const [model] = config.models;
+  assert.equal(model.prices.scheduled?.[0]?.fromMs, Date.parse("2027-01-01T00:00:00Z"));
+  assert.equal(model.prices.scheduled?.[0]?.prices.cachedPromptPicoUsd, 150_000n);
+  assert.deepEqual(model.pricingUsdPerMillion.scheduled, [
+    {
+      from: "2027-01-01",
+      tiers: [],
+      prompt: 1.5,
+      completion: 7.5,
+      cachedPrompt: 0.15,
+      cacheWrite: undefined,
+      cacheWrite1h: undefined,
+      cacheWrite12h: undefined,
+    },
+  ]);
+  assert.throws(
+    () =>
+      build({
+        prompt: 1,
+        completion: 1,
+        scheduled: [
+          { from: "2027-02-01", prompt: 2, completion: 2 },
+          { from: "2027-01-01", prompt: 3, completion: 3 },
+        ],
+      }),
+    /scheduled\[1\]\.from: changes go in ascending order/,
+  );
+  const shipped = loadConfigFile(DEFAULT_CONFIG_PATH, {}).models.find(
+    (entry) => entry.slug === "google/gemini-3.8-flash",
+  );
+  assert.equal(shipped?.prices.scheduled?.[0]?.prices.promptPicoUsd, 1_500_000n);
+});

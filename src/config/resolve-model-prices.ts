@@ -2,7 +2,8 @@
  * A catalog entry's `pricing` (USD per 1M tokens, as written) → the integer prices metering bills
  * with, and the figures the public catalog shows. A price left out falls back to the prompt price
  * (`cached_prompt`, `cache_write`) or to `cache_write` (the extended-retention writes); a tier must
- * repeat every class the base prices give, so no tier silently bills a class at a fallback.
+ * repeat every class the base prices give, so no tier silently bills a class at a fallback. A
+ * scheduled change is a whole price set of its own (its tiers included), in force from its date.
  */
 import {
   convertUsdPerMillionToPicoPerToken,
@@ -14,12 +15,32 @@ import type { ModelConfigFile } from "./config-schema.js";
 import type { CatalogPricing, CatalogTokenPricing } from "./types.js";
 
 type PricingFile = ModelConfigFile["pricing"];
-type TokenPricingFile = Omit<PricingFile, "tiers" | "checked_on">;
+type TokenPricingFile = Omit<PricingFile, "tiers" | "checked_on" | "scheduled">;
+/** Prices with their tiers: the base pricing, or one scheduled change. */
+type PriceSetFile = TokenPricingFile & { tiers: PricingFile["tiers"] };
 
 const OPTIONAL_CLASSES = ["cached_prompt", "cache_write", "cache_write_1h", "cache_write_12h"] as const;
 
 export function resolveModelPrices(model: ModelConfigFile, where: string): ModelPrices {
   const { pricing } = model;
+  const base = resolvePriceSet(pricing, model.context_length, where);
+  const scheduled = pricing.scheduled.map((change, index) => {
+    const changeWhere = `${where}.scheduled[${index}]`;
+    const previous = pricing.scheduled[index - 1];
+    if (previous !== undefined && change.from <= previous.from) {
+      throw new ConfigError(
+        `${changeWhere}.from: changes go in ascending order (${change.from} follows ${previous.from})`,
+      );
+    }
+    return {
+      fromMs: Date.parse(`${change.from}T00:00:00Z`),
+      prices: resolvePriceSet(change, model.context_length, changeWhere),
+    };
+  });
+  return scheduled.length === 0 ? base : Object.assign(base, { scheduled });
+}
+
+function resolvePriceSet(pricing: PriceSetFile, contextLength: number, where: string): ModelPrices {
   if (pricing.cache_write_1h !== undefined && pricing.cache_write_12h !== undefined) {
     throw new ConfigError(
       `${where}.cache_write_12h: a model has one extended cache retention (cache_write_1h for Anthropic, cache_write_12h for OpenAI), not both`,
@@ -34,9 +55,9 @@ export function resolveModelPrices(model: ModelConfigFile, where: string): Model
         `${tierWhere}.above_prompt_tokens: tiers go in ascending order (${tier.above_prompt_tokens} follows ${previous.above_prompt_tokens})`,
       );
     }
-    if (tier.above_prompt_tokens >= model.context_length) {
+    if (tier.above_prompt_tokens >= contextLength) {
       throw new ConfigError(
-        `${tierWhere}.above_prompt_tokens: ${tier.above_prompt_tokens} is not below context_length ${model.context_length}, so no prompt reaches it`,
+        `${tierWhere}.above_prompt_tokens: ${tier.above_prompt_tokens} is not below context_length ${contextLength}, so no prompt reaches it`,
       );
     }
     for (const field of OPTIONAL_CLASSES) {
@@ -57,10 +78,7 @@ export function resolvePricingForCatalog(pricing: PricingFile): CatalogPricing {
   const catalog: CatalogPricing = {
     prompt: Number(pricing.prompt),
     completion: Number(pricing.completion),
-    tiers: pricing.tiers.map((tier) => ({
-      abovePromptTokens: tier.above_prompt_tokens,
-      pricing: toCatalogTokenPricing(tier),
-    })),
+    tiers: renderTiers(pricing.tiers),
   };
   const classes = toCatalogTokenPricing(pricing);
   catalog.cachedPrompt = classes.cachedPrompt;
@@ -68,7 +86,20 @@ export function resolvePricingForCatalog(pricing: PricingFile): CatalogPricing {
   catalog.cacheWrite1h = classes.cacheWrite1h;
   catalog.cacheWrite12h = classes.cacheWrite12h;
   if (pricing.checked_on !== undefined) catalog.checkedOn = pricing.checked_on;
+  if (pricing.scheduled.length > 0) {
+    catalog.scheduled = pricing.scheduled.map((change) => {
+      const rendered = { from: change.from, tiers: renderTiers(change.tiers) };
+      return Object.assign(rendered, toCatalogTokenPricing(change));
+    });
+  }
   return catalog;
+}
+
+function renderTiers(tiers: PricingFile["tiers"]): NonNullable<CatalogPricing["tiers"]> {
+  return tiers.map((tier) => ({
+    abovePromptTokens: tier.above_prompt_tokens,
+    pricing: toCatalogTokenPricing(tier),
+  }));
 }
 
 function toCatalogTokenPricing(pricing: TokenPricingFile): CatalogTokenPricing {

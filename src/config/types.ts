@@ -55,6 +55,13 @@ export interface CatalogTokenPricing {
 /** A model's prices as written in the catalog file: the base prices, its tiers, when checked. */
 export interface CatalogPricing extends CatalogTokenPricing {
   tiers?: Array<{ abovePromptTokens: number; pricing: CatalogTokenPricing }>;
+  /** Announced changes: from 00:00 UTC of `from` on, these prices and tiers replace the ones above. */
+  scheduled?: Array<
+    CatalogTokenPricing & {
+      from: string;
+      tiers: Array<{ abovePromptTokens: number; pricing: CatalogTokenPricing }>;
+    }
+  >;
   checkedOn?: string;
 }
 

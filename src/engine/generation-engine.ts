@@ -11,6 +11,7 @@ import {
 import type { Logger } from "../logging/logger.js";
 import { boundInputTokens } from "../metering/bound-input-tokens.js";
 import { computeRoundsCostMicroUsd } from "../metering/compute-cost.js";
+import { type ModelPrices, selectPricesInForce } from "../metering/prices.js";
 import { type ProviderAdapter, routeReadsPdf } from "../providers/provider-adapter.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import type {
@@ -89,15 +90,22 @@ function estimateCandidate(
 ): WorstCase {
   const outputCap = resolveOutputCap(model, request.maxOutputTokens);
   const bounds = { rules: adapter.inputRules, contextLength: model.contextLength };
+  // Admission is now: the prices in force now are the ones the request will be billed at.
+  const prices = selectPricesInForce(model.prices, Date.now());
   if (documents === undefined || !documents.sendsText(routeReadsPdf(adapter, model))) {
-    return estimateWorstCase(request, model.prices, outputCap, bounds);
+    return estimateWorstCase(request, prices, outputCap, bounds);
   }
-  const worst = estimateWorstCase(documents.withoutDocuments(request), model.prices, outputCap, {
+  const worst = estimateWorstCase(documents.withoutDocuments(request), prices, outputCap, {
     rules: bounds.rules,
     contextLength: bounds.contextLength,
     extraTokens: documents.maxTextTokens,
   });
   return addFixedCost(worst, documents.maxCostMicroUsd);
+}
+
+/** The prices in force when the generation was admitted: what it was reserved and is billed at. */
+function selectAdmittedPrices(admitted: AdmittedGeneration): ModelPrices {
+  return selectPricesInForce(admitted.call.model.prices, admitted.record.createdAt?.getTime() ?? Date.now());
 }
 
 /** How an admitted generation's `settled` is resolved: a key only this module holds. */
@@ -453,7 +461,7 @@ export class GenerationEngine {
     rounds: readonly CanonicalResult["usage"][],
     toolMicroUsd: number,
   ): number {
-    const cost = computeRoundsCostMicroUsd(rounds, admitted.call.model.prices) + toolMicroUsd;
+    const cost = computeRoundsCostMicroUsd(rounds, selectAdmittedPrices(admitted)) + toolMicroUsd;
     const reserved = admitted.reservation.amountMicroUsd;
     if (cost <= reserved) return cost;
     this.deps.logger.warn(
@@ -477,11 +485,12 @@ export class GenerationEngine {
     next: { request: CanonicalRequest; resultTokens: number } | undefined,
   ): Promise<boolean> {
     const { model } = admitted.call;
-    let needed = computeRoundsCostMicroUsd(spent, model.prices) + toolMicroUsd + toolsMicroUsd;
+    const prices = selectAdmittedPrices(admitted);
+    let needed = computeRoundsCostMicroUsd(spent, prices) + toolMicroUsd + toolsMicroUsd;
     if (next !== undefined) {
       // The tools' results join the next prompt, so they count toward the tier it can reach.
       const worst = addNativeRoundCost(
-        estimateWorstCase(next.request, model.prices, admitted.call.maxOutputTokens, {
+        estimateWorstCase(next.request, prices, admitted.call.maxOutputTokens, {
           rules: admitted.adapter.inputRules,
           contextLength: model.contextLength,
           extraTokens: next.resultTokens,

@@ -63,6 +63,20 @@ const pricingDetailsSchema = z
       description:
         "ascending: a request whose prompt (cache reads and writes included) has more than `above_prompt_tokens` tokens is billed entirely at the tier's prices",
     }),
+    scheduled: z
+      .array(
+        z
+          .object({
+            from: z.string(),
+            tiers: z.array(z.object({ above_prompt_tokens: z.int() }).extend(tokenPricingFields)),
+          })
+          .extend(tokenPricingFields),
+      )
+      .optional()
+      .meta({
+        description:
+          "announced price changes: from 00:00 UTC of `from` (YYYY-MM-DD) on, these prices and tiers replace `pricing` and the ones above",
+      }),
     checked_on: z
       .string()
       .optional()

@@ -5,6 +5,7 @@ import { computeCostMicroUsd, computeRoundsCostMicroUsd } from "./compute-cost.j
 import {
   type ModelPrices,
   convertUsdPerMillionToPicoPerToken as price,
+  selectPricesInForce,
   selectReachablePrices,
   selectTierPrices,
   type TokenPrices,
@@ -95,4 +96,18 @@ test("several tiers: the highest one the prompt passes applies", () => {
   assert.equal(selectTierPrices(three, 101).promptPicoUsd, price("2"));
   assert.equal(selectTierPrices(three, 200).promptPicoUsd, price("2"));
   assert.equal(selectTierPrices(three, 201).promptPicoUsd, price("3"));
+});
+
+test("a scheduled change replaces every price from its instant on", () => {
+  const intro: ModelPrices = Object.assign(tokenPrices("0.75", "3.75", "0.075", "0.75", "0.75"), {
+    scheduled: [
+      { fromMs: Date.parse("2027-01-01T00:00:00Z"), prices: tokenPrices("1.5", "7.5", "0.15", "1.5", "1.5") },
+    ],
+  });
+  const lastIntroMs = Date.parse("2026-12-31T23:59:59.999Z");
+  assert.equal(selectPricesInForce(intro, lastIntroMs), intro);
+  assert.equal(selectPricesInForce(intro, lastIntroMs + 1).promptPicoUsd, price("1.5"));
+  const prompt = usage({ inputTokens: 1_000_000, outputTokens: 1_000_000 });
+  assert.equal(computeCostMicroUsd(prompt, selectPricesInForce(intro, lastIntroMs)), 4_500_000);
+  assert.equal(computeCostMicroUsd(prompt, selectPricesInForce(intro, lastIntroMs + 1)), 9_000_000);
 });

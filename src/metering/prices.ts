@@ -29,6 +29,14 @@ export interface PriceTier {
 export interface ModelPrices extends TokenPrices {
   /** Ascending by threshold; absent or empty: one price whatever the prompt's size. */
   tiers?: readonly PriceTier[];
+  /** Announced price changes, ascending: each replaces every price from its instant on. */
+  scheduled?: readonly ScheduledPrices[];
+}
+
+/** The prices in force from `fromMs` (epoch milliseconds, UTC) on. */
+export interface ScheduledPrices {
+  fromMs: number;
+  prices: ModelPrices;
 }
 
 /** USD per 1M tokens → integer pico-USD per token. Throws with the reason on a bad value. */
@@ -36,6 +44,18 @@ export function convertUsdPerMillionToPicoPerToken(value: number | string): bigi
   const result = tryParseUsdToMicroUsd(value);
   if (!result.ok) throw new Error(result.reason);
   return BigInt(result.microUsd);
+}
+
+/**
+ * The prices in force at `atMs`: the last scheduled change that has begun, else the base prices.
+ * A request is reserved and billed at the prices in force when it was admitted.
+ */
+export function selectPricesInForce(prices: ModelPrices, atMs: number): ModelPrices {
+  let selected = prices;
+  for (const change of prices.scheduled ?? []) {
+    if (atMs >= change.fromMs) selected = change.prices;
+  }
+  return selected;
 }
 
 /** The prices a prompt of `promptTokens` tokens is billed at: its tier's, or the base prices. */

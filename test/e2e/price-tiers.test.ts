@@ -223,6 +223,8 @@ const openAiOverrides = (upstreamBaseUrl: string) => ({
       completion: "0.8",
       cached_prompt: "0.05",
       tiers: [{ above_prompt_tokens: 272_000, prompt: "0.4", completion: "1.2", cached_prompt: "0.1" }],
+      // Announced for a day these tests never reach: shown, never applied.
+      scheduled: [{ from: "2099-01-01", prompt: "0.3", completion: "0.9", cached_prompt: "0.06" }],
     }),
   ],
 });
@@ -288,6 +290,7 @@ forEachGatewayMode(
     assert.deepEqual(model.pricing, { prompt: 0.2, completion: 0.8, cached_prompt: 0.05 });
     assert.deepEqual(model.pricing_details, {
       tiers: [{ above_prompt_tokens: 272_000, prompt: 0.4, completion: 1.2, cached_prompt: 0.1 }],
+      scheduled: [{ from: "2099-01-01", prompt: 0.3, completion: 0.9, cached_prompt: 0.06, tiers: [] }],
     });
   },
   { configOverrides: openAiOverrides },
