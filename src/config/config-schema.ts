@@ -18,6 +18,9 @@ export const PROVIDER_KINDS = [
   "google",
 ] as const;
 
+/** Answers made in the gateway, for trying it without a provider account (config/demo.yaml). */
+export const DEMO_PROVIDER_KIND = "demo";
+
 export const MODEL_FEATURES = [
   "tools",
   "vision",
@@ -72,37 +75,43 @@ const priceTierSchema = z.strictObject({
   ...tokenPriceFields,
 });
 
-export const providerConfigSchema = z.strictObject({
-  id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lowercase letters, digits, - and _"),
-  kind: z.enum(PROVIDER_KINDS),
-  base_url: z.url({ protocol: /^https?$/ }),
-  api_key_env: z
-    .string()
-    .regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name")
-    .optional(),
-  /** Per-phase deadlines in milliseconds. */
-  timeouts: z
-    .strictObject({
-      connect_ms: z.int().positive().optional(),
-      first_byte_ms: z.int().positive().optional(),
-      idle_ms: z.int().positive().optional(),
-    })
-    .optional(),
-  /** Extra request headers sent upstream (values are literal; secrets belong in api_key_env). */
-  headers: z.record(z.string(), z.string()).optional(),
-  /**
-   * Per-host differences of OpenAI-compatible servers, as data (the adapter never branches on a
-   * host's name): parameters the host rejects, the tool-call id shape it demands, the name of its
-   * output-cap field.
-   */
-  quirks: z
-    .strictObject({
-      excluded_params: z.array(z.string()).default([]),
-      tool_call_id_format: z.enum(["any", "alphanumeric-9"]).default("any"),
-      max_tokens_field: z.enum(["max_completion_tokens", "max_tokens"]).default("max_completion_tokens"),
-    })
-    .optional(),
-});
+export const providerConfigSchema = z
+  .strictObject({
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lowercase letters, digits, - and _"),
+    kind: z.enum([...PROVIDER_KINDS, DEMO_PROVIDER_KIND]),
+    /** Required for every kind but `demo`, which calls nothing. */
+    base_url: z.url({ protocol: /^https?$/ }).optional(),
+    api_key_env: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name")
+      .optional(),
+    /** Per-phase deadlines in milliseconds. */
+    timeouts: z
+      .strictObject({
+        connect_ms: z.int().positive().optional(),
+        first_byte_ms: z.int().positive().optional(),
+        idle_ms: z.int().positive().optional(),
+      })
+      .optional(),
+    /** Extra request headers sent upstream (values are literal; secrets belong in api_key_env). */
+    headers: z.record(z.string(), z.string()).optional(),
+    /**
+     * Per-host differences of OpenAI-compatible servers, as data (the adapter never branches on a
+     * host's name): parameters the host rejects, the tool-call id shape it demands, the name of its
+     * output-cap field.
+     */
+    quirks: z
+      .strictObject({
+        excluded_params: z.array(z.string()).default([]),
+        tool_call_id_format: z.enum(["any", "alphanumeric-9"]).default("any"),
+        max_tokens_field: z.enum(["max_completion_tokens", "max_tokens"]).default("max_completion_tokens"),
+      })
+      .optional(),
+  })
+  .refine((provider) => provider.kind === DEMO_PROVIDER_KIND || provider.base_url !== undefined, {
+    message: "required for this kind",
+    path: ["base_url"],
+  });
 
 /** What one call of a tool the model's provider runs itself costs. */
 const nativeServerToolSchema = z.strictObject({ price_per_call_usd: priceSchema });

@@ -322,3 +322,26 @@ test("the shipped catalog resolves the names Claude Code and Codex send by defau
       assert.equal(resolved(route.upstreamModel), entry.slug, route.upstreamModel);
   }
 });
+
+test("base_url is required for every provider kind but demo, which calls nothing", () => {
+  const model = {
+    slug: "demo/echo",
+    name: "Echo",
+    provider: { slug: "demo", name: "Demo" },
+    description: "",
+    context_length: 1000,
+    max_output_tokens: 100,
+    pricing: { prompt: "1", completion: "2" },
+    features: ["streaming"],
+    datacenter_locations: ["local"],
+    routes: [{ provider: "p", model: "m" }],
+  };
+  assert.equal(
+    buildConfig({ providers: [{ id: "p", kind: "demo" }], models: [model] }, {}).providers[0].kind,
+    "demo",
+  );
+  assert.throws(
+    () => buildConfig({ providers: [{ id: "p", kind: "anthropic" }], models: [model] }, {}),
+    /providers\[0\]\.base_url: required for this kind/,
+  );
+});

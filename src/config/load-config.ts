@@ -63,7 +63,7 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
     providers.set(provider.id, {
       id: provider.id,
       kind: provider.kind,
-      baseUrl: provider.base_url.replace(/\/+$/, ""),
+      baseUrl: (provider.base_url ?? "").replace(/\/+$/, ""),
       apiKeyEnv: provider.api_key_env,
       apiKey: provider.api_key_env ? env[provider.api_key_env] || undefined : undefined,
       timeouts: {

@@ -5,9 +5,12 @@ import type { ImageToolConfigFile } from "../server-tools/image/image-config.js"
 import type { PdfToolConfigFile } from "../server-tools/pdf/pdf-config.js";
 import type { WebFetchConfigFile } from "../server-tools/web-fetch/web-fetch-config.js";
 import type { WebSearchConfigFile } from "../server-tools/web-search/web-search-config.js";
-import type { MODEL_FEATURES, PROVIDER_KINDS } from "./config-schema.js";
+import type { DEMO_PROVIDER_KIND, MODEL_FEATURES, PROVIDER_KINDS } from "./config-schema.js";
 
+/** The kinds that call an upstream's API. */
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+/** What a provider of the config file may be: an upstream kind, or the local demo. */
+export type ConfiguredProviderKind = ProviderKind | typeof DEMO_PROVIDER_KIND;
 export type ModelFeature = (typeof MODEL_FEATURES)[number];
 
 export interface ProviderTimeouts {
@@ -18,7 +21,7 @@ export interface ProviderTimeouts {
 
 export interface ProviderConfig {
   id: string;
-  kind: ProviderKind;
+  kind: ConfiguredProviderKind;
   /** Base URL without trailing slash, e.g. `https://api.openai.com/v1`. */
   baseUrl: string;
   apiKeyEnv?: string;

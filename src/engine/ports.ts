@@ -12,12 +12,12 @@ import type {
   ServerToolId,
   ServerToolOutput,
 } from "../canonical/index.js";
-import type { ProviderKind } from "../config/types.js";
+import type { ConfiguredProviderKind } from "../config/types.js";
 import type { ProviderAdapter } from "../providers/provider-adapter.js";
 import type { GenerationOutcome, GenerationRecord, GenerationStart } from "./generation-record.js";
 
 /** The adapter registered for each provider kind. */
-export type AdapterRegistry = ReadonlyMap<ProviderKind, ProviderAdapter>;
+export type AdapterRegistry = ReadonlyMap<ConfiguredProviderKind, ProviderAdapter>;
 
 export interface GenerationRepository {
   /** Writes the in-progress record; idempotent on the id. */

@@ -30,7 +30,7 @@ export interface GenerationRouteDeps {
   /** Caps on messages, content blocks and tools, checked before the body is decoded. */
   requestShape: RequestShapeLimits;
   keepAliveMs?: number;
-  /** How long a streaming client may take nothing while output waits for it. */
+  /** How long a client may take nothing while its answer (streamed or not) waits for it. */
   clientReadTimeoutMs?: number;
 }
 
@@ -114,7 +114,7 @@ export function createGenerationHandler(
         clientReadTimeoutMs: deps.clientReadTimeoutMs,
       });
     } else {
-      sendJson(outgoing, answer.status, answer.headers, answer.body);
+      sendJson(outgoing, answer.status, answer.headers, answer.body, deps.clientReadTimeoutMs);
     }
   };
 }

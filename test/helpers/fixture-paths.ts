@@ -19,5 +19,8 @@ export function recordedPath(...segments: string[]): string {
 /** OpenAI's published OpenAPI document, for validating what the gateway sends in OpenAI's formats. */
 export const OPENAI_OPENAPI_PATH = join(FIXTURES_ROOT, "specs", "openai-openapi.yaml");
 
+/** Requests agent CLIs really sent, recorded by the client suite (`clients/README.md`). */
+export const CLIENT_RECORDINGS_DIR = join(FIXTURES_ROOT, "clients");
+
 /** Real prompt text with reference token counts, for the reservation's text bounds. */
 export const TOKEN_CORPUS_PATH = join(FIXTURES_ROOT, "token-corpus", "corpus.json");
