@@ -57,6 +57,24 @@ const operatorAliasNameSchema = z
 /** A price in USD per 1M tokens; kept as the decimal text of the file so conversion is exact. */
 const priceSchema = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)]);
 
+/** The price of each token class, USD per 1M tokens (a tier repeats every class the base gives). */
+const tokenPriceFields = {
+  prompt: priceSchema,
+  completion: priceSchema,
+  cached_prompt: priceSchema.optional(),
+  /** Prompt-cache write at the provider's default retention (Anthropic 5 minutes, OpenAI 30 minutes). */
+  cache_write: priceSchema.optional(),
+  /** Prompt-cache write with Anthropic's 1-hour TTL. */
+  cache_write_1h: priceSchema.optional(),
+  /** Prompt-cache write with OpenAI's 12-hour `prompt_cache_retention`. */
+  cache_write_12h: priceSchema.optional(),
+};
+
+const priceTierSchema = z.strictObject({
+  above_prompt_tokens: z.int().positive(),
+  ...tokenPriceFields,
+});
+
 export const providerConfigSchema = z
   .strictObject({
     id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lowercase letters, digits, - and _"),
@@ -132,14 +150,28 @@ export const modelConfigSchema = z.strictObject({
   family: modelFamilySchema.optional(),
   context_length: z.int().positive(),
   max_output_tokens: z.int().positive(),
-  pricing: z.strictObject({
-    prompt: priceSchema,
-    completion: priceSchema,
-    cached_prompt: priceSchema.optional(),
-    /** Prompt-cache write, default (5-minute) TTL. */
-    cache_write: priceSchema.optional(),
-    /** Prompt-cache write, 1-hour TTL. */
-    cache_write_1h: priceSchema.optional(),
+  pricing: z.strictObject(tokenPriceFields).extend({
+    /**
+     * Dearer prices for larger prompts (docs/metering.md, "Price tiers"), ascending: a request
+     * whose prompt has more than `above_prompt_tokens` tokens (cache reads and writes included) is
+     * billed entirely at the tier's prices.
+     */
+    tiers: z.array(priceTierSchema).max(10).default([]),
+    /**
+     * Announced price changes (an introductory price ending), ascending: from 00:00 UTC of `from`
+     * on, the entry's prices (and tiers) replace all of the above.
+     */
+    scheduled: z
+      .array(
+        z.strictObject(tokenPriceFields).extend({
+          from: z.iso.date(),
+          tiers: z.array(priceTierSchema).max(10).default([]),
+        }),
+      )
+      .max(10)
+      .default([]),
+    /** The day these prices were last checked against the provider's published pricing. */
+    checked_on: z.iso.date().optional(),
   }),
   features: z.array(z.enum(MODEL_FEATURES)),
   datacenter_locations: z.array(z.string()),

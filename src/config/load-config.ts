@@ -6,15 +6,16 @@ import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { tryParseUsdToMicroUsd } from "../metering/money.js";
-import { convertUsdPerMillionToPicoPerToken } from "../metering/prices.js";
 import { isImageGenerationConfigured, resolveImageToolSettings } from "../server-tools/image/image-config.js";
 import { buildModelNames, ModelNameError } from "./build-model-names.js";
+import { ConfigError } from "./config-error.js";
 import {
   type GatewayConfigFile,
   gatewayConfigSchema,
   type ModelConfigFile,
   type ProviderConfigFile,
 } from "./config-schema.js";
+import { resolveModelPrices, resolvePricingForCatalog } from "./resolve-model-prices.js";
 import type { CatalogModel, GatewayConfig, ProviderConfig } from "./types.js";
 
 /**
@@ -24,9 +25,7 @@ import type { CatalogModel, GatewayConfig, ProviderConfig } from "./types.js";
  */
 const DEFAULT_TIMEOUTS = { connectMs: 10_000, firstByteMs: 15_000, responseMs: 120_000, idleMs: 120_000 };
 
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
+export { ConfigError };
 
 export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   let text: string;
@@ -164,16 +163,6 @@ function resolveModel(
     }
     return { provider, upstreamModel: route.model };
   });
-  const price = (value: number | string | undefined, field: string, fallback: bigint): bigint => {
-    if (value === undefined) return fallback;
-    try {
-      return convertUsdPerMillionToPicoPerToken(value);
-    } catch (error) {
-      throw new ConfigError(`${where}.pricing.${field}: ${(error as Error).message}`);
-    }
-  };
-  const prompt = price(model.pricing.prompt, "prompt", 0n);
-  const cacheWrite = price(model.pricing.cache_write, "cache_write", prompt);
   return {
     slug: model.slug,
     name: model.name,
@@ -188,19 +177,8 @@ function resolveModel(
     releaseDate: model.release_date,
     contextLength: model.context_length,
     maxOutputTokens: model.max_output_tokens,
-    pricingUsdPerMillion: {
-      prompt: Number(model.pricing.prompt),
-      completion: Number(model.pricing.completion),
-      cachedPrompt:
-        model.pricing.cached_prompt === undefined ? undefined : Number(model.pricing.cached_prompt),
-    },
-    prices: {
-      promptPicoUsd: prompt,
-      completionPicoUsd: price(model.pricing.completion, "completion", 0n),
-      cachedPromptPicoUsd: price(model.pricing.cached_prompt, "cached_prompt", prompt),
-      cacheWritePicoUsd: cacheWrite,
-      cacheWrite1hPicoUsd: price(model.pricing.cache_write_1h, "cache_write_1h", cacheWrite),
-    },
+    pricingUsdPerMillion: resolvePricingForCatalog(model.pricing),
+    prices: resolveModelPrices(model, `${where}.pricing`),
     features: model.features,
     datacenterLocations: model.datacenter_locations,
     huggingFaceId: model.hugging_face_id,

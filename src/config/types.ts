@@ -53,6 +53,29 @@ export interface ModelRoute {
   upstreamModel: string;
 }
 
+/** One set of prices as written in the catalog file, USD per 1M tokens. */
+export interface CatalogTokenPricing {
+  prompt: number;
+  completion: number;
+  cachedPrompt?: number;
+  cacheWrite?: number;
+  cacheWrite1h?: number;
+  cacheWrite12h?: number;
+}
+
+/** A model's prices as written in the catalog file: the base prices, its tiers, when checked. */
+export interface CatalogPricing extends CatalogTokenPricing {
+  tiers?: Array<{ abovePromptTokens: number; pricing: CatalogTokenPricing }>;
+  /** Announced changes: from 00:00 UTC of `from` on, these prices and tiers replace the ones above. */
+  scheduled?: Array<
+    CatalogTokenPricing & {
+      from: string;
+      tiers: Array<{ abovePromptTokens: number; pricing: CatalogTokenPricing }>;
+    }
+  >;
+  checkedOn?: string;
+}
+
 export interface CatalogModel {
   slug: string;
   name: string;
@@ -69,7 +92,7 @@ export interface CatalogModel {
   contextLength: number;
   maxOutputTokens: number;
   /** Prices as written in the file (USD per 1M tokens), for the public catalog. */
-  pricingUsdPerMillion: { prompt: number; completion: number; cachedPrompt?: number };
+  pricingUsdPerMillion: CatalogPricing;
   prices: ModelPrices;
   features: ModelFeature[];
   datacenterLocations: string[];

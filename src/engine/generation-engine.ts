@@ -16,7 +16,8 @@ import {
 } from "../limits/worst-case-cost.js";
 import type { Logger } from "../logging/logger.js";
 import { boundInputTokens } from "../metering/bound-input-tokens.js";
-import { computeCostMicroUsd } from "../metering/compute-cost.js";
+import { computeRoundsCostMicroUsd } from "../metering/compute-cost.js";
+import { type ModelPrices, selectPricesInForce } from "../metering/prices.js";
 import { type ProviderAdapter, routeReadsPdf } from "../providers/provider-adapter.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import type {
@@ -98,15 +99,22 @@ function estimateCandidate(
 ): WorstCase {
   const outputCap = resolveOutputCap(model, request.maxOutputTokens);
   const bounds = { rules: adapter.inputRules, contextLength: model.contextLength };
+  // Admission is now: the prices in force now are the ones the request will be billed at.
+  const prices = selectPricesInForce(model.prices, Date.now());
   if (documents === undefined || !documents.sendsText(routeReadsPdf(adapter, model))) {
-    return estimateWorstCase(request, model.prices, outputCap, bounds);
+    return estimateWorstCase(request, prices, outputCap, bounds);
   }
-  const worst = estimateWorstCase(documents.withoutDocuments(request), model.prices, outputCap, {
+  const worst = estimateWorstCase(documents.withoutDocuments(request), prices, outputCap, {
     rules: bounds.rules,
     contextLength: bounds.contextLength,
     extraTokens: documents.maxTextTokens,
   });
   return addFixedCost(worst, documents.maxCostMicroUsd);
+}
+
+/** The prices in force when the generation was admitted: what it was reserved and is billed at. */
+function selectAdmittedPrices(admitted: AdmittedGeneration): ModelPrices {
+  return selectPricesInForce(admitted.call.model.prices, admitted.record.createdAt?.getTime() ?? Date.now());
 }
 
 /** How an admitted generation's `settled` is resolved: a key only this module holds. */
@@ -129,7 +137,7 @@ export class GenerationEngine {
   /** What every run is given (generation-run.ts): made once, not per request. */
   private readonly runHooks: RunHooks = {
     settle: (admitted, outcome, served, toolCalls) => this.settle(admitted, outcome, served, toolCalls),
-    cost: (admitted, usage, toolMicroUsd) => this.cost(admitted, usage, toolMicroUsd),
+    cost: (admitted, rounds, toolMicroUsd) => this.cost(admitted, rounds, toolMicroUsd),
     meter: (admitted, input, request) => this.meter(admitted, input, request),
     reserveRound: (admitted, spent, toolMicroUsd, toolsMicroUsd, next) =>
       this.reserveRound(admitted, spent, toolMicroUsd, toolsMicroUsd, next),
@@ -480,12 +488,16 @@ export class GenerationEngine {
    * an upstream bills past its published rules; the gateway then absorbs the difference, logged,
    * rather than let settled spend pass a limit or the balance.
    */
-  private cost(admitted: AdmittedGeneration, usage: CanonicalResult["usage"], toolMicroUsd: number): number {
-    const cost = computeCostMicroUsd(usage, admitted.call.model.prices) + toolMicroUsd;
+  private cost(
+    admitted: AdmittedGeneration,
+    rounds: readonly CanonicalResult["usage"][],
+    toolMicroUsd: number,
+  ): number {
+    const cost = computeRoundsCostMicroUsd(rounds, selectAdmittedPrices(admitted)) + toolMicroUsd;
     const reserved = admitted.reservation.amountMicroUsd;
     if (cost <= reserved) return cost;
     this.deps.logger.warn(
-      { requestId: admitted.requestId, costMicroUsd: cost, reservedMicroUsd: reserved, usage },
+      { requestId: admitted.requestId, costMicroUsd: cost, reservedMicroUsd: reserved, usage: rounds },
       "upstream usage costs more than the reservation; billed the reservation",
     );
     return reserved;
@@ -499,26 +511,26 @@ export class GenerationEngine {
    */
   private async reserveRound(
     admitted: AdmittedGeneration,
-    spent: CanonicalResult["usage"],
+    spent: readonly CanonicalResult["usage"][],
     toolMicroUsd: number,
     toolsMicroUsd: number,
     next: { request: CanonicalRequest; resultTokens: number } | undefined,
   ): Promise<boolean> {
     const { model } = admitted.call;
-    let needed = computeCostMicroUsd(spent, model.prices) + toolMicroUsd + toolsMicroUsd;
+    const prices = selectAdmittedPrices(admitted);
+    let needed = computeRoundsCostMicroUsd(spent, prices) + toolMicroUsd + toolsMicroUsd;
     if (next !== undefined) {
+      // The tools' results join the next prompt, so they count toward the tier it can reach.
       const worst = addNativeRoundCost(
-        estimateWorstCase(next.request, model.prices, admitted.call.maxOutputTokens, {
+        estimateWorstCase(next.request, prices, admitted.call.maxOutputTokens, {
           rules: admitted.adapter.inputRules,
           contextLength: model.contextLength,
+          extraTokens: next.resultTokens,
         }),
         next.request,
         model,
       );
-      const resultTokens = Math.min(next.resultTokens, Math.max(0, model.contextLength - worst.inputTokens));
-      needed +=
-        worst.amountMicroUsd +
-        Number((BigInt(resultTokens) * worst.inputTokenPicoUsd + 999_999n) / 1_000_000n);
+      needed += worst.amountMicroUsd;
     }
     const shortfall = needed - admitted.reservation.amountMicroUsd;
     if (shortfall <= 0) return true;

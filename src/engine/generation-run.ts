@@ -56,8 +56,11 @@ export interface RunHooks {
     served: GenerationAttempt | undefined,
     toolCalls: ExecutedToolCall[],
   ): Promise<void>;
-  /** What `usage` and `toolMicroUsd` of server tools cost together, never above the reservation. */
-  cost(admitted: AdmittedGeneration, usage: CanonicalUsage, toolMicroUsd: number): number;
+  /**
+   * What the upstream calls (`rounds`: each call's usage, priced in its own tier) and `toolMicroUsd`
+   * of server tools cost together, never above the reservation.
+   */
+  cost(admitted: AdmittedGeneration, rounds: readonly CanonicalUsage[], toolMicroUsd: number): number;
   /** Meters one round; `request`: the round's own request when it is not the first one's. */
   meter(
     admitted: AdmittedGeneration,
@@ -65,12 +68,12 @@ export interface RunHooks {
     request?: CanonicalRequest,
   ): MeteredUsage;
   /**
-   * Extends the reservation, when needed, so that what was spent (`spent`: metered rounds,
-   * `toolMicroUsd` so far), `toolsMicroUsd` more, and the next round's worst case all fit.
+   * Extends the reservation, when needed, so that what was spent (`spent`: each metered round's
+   * usage, `toolMicroUsd` so far), `toolsMicroUsd` more, and the next round's worst case all fit.
    */
   reserveRound(
     admitted: AdmittedGeneration,
-    spent: CanonicalUsage,
+    spent: readonly CanonicalUsage[],
     toolMicroUsd: number,
     toolsMicroUsd: number,
     next: { request: CanonicalRequest; resultTokens: number } | undefined,
@@ -141,6 +144,8 @@ export class GenerationRun {
   private documentMicroUsd = 0;
   /** Rounds already ended and metered (tool loop), summed; undefined before the first one ends. */
   private completedUsage?: CanonicalUsage;
+  /** Each metered round's own usage: the provider prices each call in its own tier. */
+  private readonly completedRounds: CanonicalUsage[] = [];
   private completedEstimated = false;
   /** A round's upstream call was made and the round is not metered yet. */
   private roundOpen = false;
@@ -643,6 +648,7 @@ export class GenerationRun {
       loop.round === 1 ? undefined : loop.roundRequest,
     );
     this.completedUsage = addUsage(this.completedUsage ?? createEmptyUsage(), metered.usage);
+    this.completedRounds.push(metered.usage);
     this.completedEstimated ||= metered.estimated;
     this.roundOpen = false;
     this.usage = undefined;
@@ -658,7 +664,7 @@ export class GenerationRun {
   ): Promise<boolean> =>
     this.hooks.reserveRound(
       this.admitted,
-      this.completedUsage ?? createEmptyUsage(),
+      this.completedRounds,
       (this.loop?.toolCostMicroUsd ?? 0) + this.documentMicroUsd,
       toolsMicroUsd,
       next,
@@ -732,7 +738,7 @@ export class GenerationRun {
     const documentMicroUsd = metered === undefined ? 0 : this.documentMicroUsd;
     const toolMicroUsd = (this.loop?.toolCostMicroUsd ?? 0) + documentMicroUsd;
     const costMicroUsd =
-      metered || toolMicroUsd > 0 ? this.hooks.cost(this.admitted, usage, toolMicroUsd) : 0;
+      metered || toolMicroUsd > 0 ? this.hooks.cost(this.admitted, metered?.rounds ?? [], toolMicroUsd) : 0;
     this.closeServingAttempt(status);
     const outcome = createOutcome(
       this.admitted,
@@ -765,7 +771,7 @@ export class GenerationRun {
    * The run's usage: the upstream call's, or with the tool loop the rounds already metered plus
    * the one still open (it ended early: the client left, a deadline, a failure).
    */
-  private meterRun(status: GenerationOutcome["status"]): MeteredUsage {
+  private meterRun(status: GenerationOutcome["status"]): MeteredUsage & { rounds: CanonicalUsage[] } {
     const current = () =>
       this.hooks.meter(
         this.admitted,
@@ -776,16 +782,26 @@ export class GenerationRun {
         },
         this.loop === undefined || this.loop.round === 1 ? undefined : this.loop.roundRequest,
       );
-    if (this.loop === undefined) return current();
+    if (this.loop === undefined) {
+      const metered = current();
+      return {
+        usage: metered.usage,
+        estimated: metered.estimated,
+        capped: metered.capped,
+        rounds: [metered.usage],
+      };
+    }
     let usage = this.completedUsage ?? createEmptyUsage();
+    const rounds = [...this.completedRounds];
     let estimated = this.completedEstimated;
     // A later round that failed before any output costs nothing, as any failed call does.
     if (this.roundOpen && !(status === "error" && !this.output.produced)) {
       const open = current();
       usage = addUsage(usage, open.usage);
+      rounds.push(open.usage);
       estimated ||= open.estimated;
     }
-    return { usage, estimated, capped: false };
+    return { usage, estimated, capped: false, rounds };
   }
 
   /** The serving attempt's record tells how it ended and how long it ran in all. */

@@ -21,6 +21,7 @@ import type { GatewayConfig } from "../config/types.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
+import { selectPricesInForce } from "../metering/prices.js";
 import type { GenerationOutcome, GenerationStart } from "./generation-record.js";
 import { meterPromptOnly } from "./meter-usage.js";
 import type { EngineStore } from "./ports.js";
@@ -110,7 +111,12 @@ export async function settleInterruptedRecord(
     tokensCachedPrompt: 0,
     tokensCacheWrite: 0,
     // A model no longer in the catalog has no price: its prompt is recorded, not billed.
-    costMicroUsd: model ? computeCostMicroUsd(usage, model.prices) : 0,
+    costMicroUsd: model
+      ? computeCostMicroUsd(
+          usage,
+          selectPricesInForce(model.prices, start.createdAt?.getTime() ?? Date.now()),
+        )
+      : 0,
     toolCostsMicroUsd: {},
     // Unknown: nobody saw the request end.
     latencyMs: 0,

@@ -40,6 +40,54 @@ export const messagesErrorSchema = z
   })
   .meta({ id: "MessagesError" });
 
+const tokenPricingFields = {
+  prompt: z.number(),
+  completion: z.number(),
+  cached_prompt: z.number().optional(),
+  cache_write: z.number().optional(),
+  cache_write_1h: z.number().optional(),
+  cache_write_12h: z.number().optional(),
+};
+
+const pricingDetailsSchema = z
+  .object({
+    cache_write: z.number().optional().meta({
+      description:
+        "prompt-cache write at the provider's default retention (Anthropic 5 minutes, OpenAI 30 minutes)",
+    }),
+    cache_write_1h: z
+      .number()
+      .optional()
+      .meta({ description: "prompt-cache write with a 1-hour TTL (Anthropic)" }),
+    cache_write_12h: z
+      .number()
+      .optional()
+      .meta({ description: "prompt-cache write with 12-hour retention (OpenAI `prompt_cache_retention`)" }),
+    tiers: z.array(z.object({ above_prompt_tokens: z.int() }).extend(tokenPricingFields)).meta({
+      description:
+        "ascending: a request whose prompt (cache reads and writes included) has more than `above_prompt_tokens` tokens is billed entirely at the tier's prices",
+    }),
+    scheduled: z
+      .array(
+        z
+          .object({
+            from: z.string(),
+            tiers: z.array(z.object({ above_prompt_tokens: z.int() }).extend(tokenPricingFields)),
+          })
+          .extend(tokenPricingFields),
+      )
+      .optional()
+      .meta({
+        description:
+          "announced price changes: from 00:00 UTC of `from` (YYYY-MM-DD) on, these prices and tiers replace `pricing` and the ones above",
+      }),
+    checked_on: z
+      .string()
+      .optional()
+      .meta({ description: "YYYY-MM-DD: when the prices were checked against the provider's" }),
+  })
+  .meta({ description: 'prices beside `pricing`, USD per 1M tokens (docs/metering.md, "Price tiers")' });
+
 export const catalogModelSchema = z
   .object({
     id: z
@@ -60,6 +108,7 @@ export const catalogModelSchema = z
     pricing: z
       .object({ prompt: z.number(), completion: z.number(), cached_prompt: z.number().optional() })
       .meta({ description: "USD per 1M tokens" }),
+    pricing_details: pricingDetailsSchema,
     features: z.array(z.enum(["tools", "vision", "json_mode", "reasoning", "streaming", "prompt_caching"])),
     datacenter_locations: z.array(z.string()),
     hugging_face_id: z.string().optional(),

@@ -151,3 +151,52 @@ test("a fixed cost rides with the input: reserved, and the affordable output cap
   assert.equal(computeAffordableOutputCap(withFee, headroom), 800);
   assert.equal(computeAffordableOutputCap(withFee, 3_000), 0);
 });
+
+test("a prompt bound past a tier's threshold is reserved at the tier's prices; one below it at the base", () => {
+  const tiered = Object.assign({}, prices, {
+    tiers: [
+      {
+        abovePromptTokens: 20,
+        prices: {
+          promptPicoUsd: price("6"),
+          completionPicoUsd: price("22.5"),
+          cachedPromptPicoUsd: price("0.6"),
+          cacheWritePicoUsd: price("7.5"),
+          cacheWrite1hPicoUsd: price("12"),
+        },
+      },
+    ],
+  });
+  const short = request({
+    system: [],
+    messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+  });
+  const long = request({
+    messages: [{ role: "user", content: [{ type: "text", text: "one two three ".repeat(20) }] }],
+  });
+  const below = estimateWorstCase(short, tiered, 100, BOUNDS);
+  assert.ok(below.inputTokens <= 20);
+  assert.equal(below.inputTokenPicoUsd, price("3"));
+  assert.equal(below.outputTokenPicoUsd, price("15"));
+  const above = estimateWorstCase(long, tiered, 100, BOUNDS);
+  assert.ok(above.inputTokens > 20);
+  assert.equal(above.inputTokenPicoUsd, price("6"));
+  assert.equal(above.outputTokenPicoUsd, price("22.5"));
+  // Tokens the gateway adds (a tool round's results) count toward the tier too.
+  const pushed = estimateWorstCase(short, tiered, 100, {
+    rules: O200K,
+    contextLength: 128_000,
+    extraTokens: 50,
+  });
+  assert.equal(pushed.inputTokenPicoUsd, price("6"));
+});
+
+test("OpenAI's longer prompt_cache_retention reserves the input at the extended write price", () => {
+  const openAi = Object.assign({}, prices, { cacheWrite1hPicoUsd: price("7.5") });
+  const asked = (retention: string) =>
+    estimateWorstCase(request({ passthrough: { prompt_cache_retention: retention } }), openAi, 0, BOUNDS);
+  assert.equal(asked("24h").inputTokenPicoUsd, price("7.5"));
+  assert.equal(asked("12h").inputTokenPicoUsd, price("7.5"));
+  assert.equal(asked("in_memory").inputTokenPicoUsd, price("3"));
+  assert.equal(estimateWorstCase(request(), openAi, 0, BOUNDS).inputTokenPicoUsd, price("3"));
+});

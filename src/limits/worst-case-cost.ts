@@ -2,13 +2,14 @@
  * The most a request can cost, reserved at admission: the most input tokens its upstream can bill
  * for it (metering/bound-input-tokens.ts, with the adapter's rules, capped by the model's context
  * length) at the dearest input rate it can be billed at, plus the output cap at the completion
- * rate (reasoning tokens are output). Integer pico-USD in BigInt, rounded up to micro-USD like
+ * rate (reasoning tokens are output), both taken from the dearest price tier a prompt of that many
+ * tokens can fall in (metering/prices.ts). Integer pico-USD in BigInt, rounded up to micro-USD like
  * the bill itself. Both sides are upper bounds, so settled spend stays within what was reserved
  * (docs/limits.md).
  */
 import type { CanonicalRequest } from "../canonical/index.js";
 import { boundInputTokens, type UpstreamInputRules } from "../metering/bound-input-tokens.js";
-import type { ModelPrices } from "../metering/prices.js";
+import { type ModelPrices, selectReachablePrices, type TokenPrices } from "../metering/prices.js";
 
 const PICO_PER_MICRO = 1_000_000n;
 
@@ -43,12 +44,13 @@ export function estimateWorstCase(
     boundInputTokens(request, bounds.rules, bounds.contextLength) + (bounds.extraTokens ?? 0),
     bounds.contextLength,
   );
-  const inputTokenPicoUsd = selectInputPrice(request, prices);
+  const reachable = selectReachablePrices(prices, inputTokens);
+  const inputTokenPicoUsd = selectInputPrice(request, reachable);
   const worst = {
     inputTokens,
     inputPicoUsd: BigInt(inputTokens) * inputTokenPicoUsd,
     inputTokenPicoUsd,
-    outputTokenPicoUsd: prices.completionPicoUsd,
+    outputTokenPicoUsd: reachable.completionPicoUsd,
     outputCap,
     amountMicroUsd: 0,
   };
@@ -94,14 +96,27 @@ export function computeAffordableOutputCap(worst: WorstCase, headroomMicroUsd: n
 
 /**
  * Prompt tokens are billed at the prompt rate, except cache writes, which can cost more (Anthropic:
- * 1.25× for 5 minutes, 2× for an hour). A request that asks for caching may write all of its input.
+ * 1.25× for 5 minutes, 2× for an hour; OpenAI: 1.25× for 30 minutes, 2.5× for 12 hours). A request
+ * that asks for caching, or for a longer retention, may write all of its input at that price.
  */
-function selectInputPrice(request: CanonicalRequest, prices: ModelPrices): bigint {
+function selectInputPrice(request: CanonicalRequest, prices: TokenPrices): bigint {
   const ttls = collectCacheTtls(request);
   let price = prices.promptPicoUsd;
-  if (ttls.size > 0 && prices.cacheWritePicoUsd > price) price = prices.cacheWritePicoUsd;
-  if (ttls.has("1h") && prices.cacheWrite1hPicoUsd > price) price = prices.cacheWrite1hPicoUsd;
+  const extended = ttls.has("1h") || asksExtendedRetention(request);
+  if ((ttls.size > 0 || extended) && prices.cacheWritePicoUsd > price) price = prices.cacheWritePicoUsd;
+  if (extended && prices.cacheWrite1hPicoUsd > price) {
+    price = prices.cacheWrite1hPicoUsd;
+  }
   return price;
+}
+
+/**
+ * OpenAI's `prompt_cache_retention`, passed through from a Chat Completions or Responses request:
+ * any value but the in-memory default asks for the longer (dearer) retention.
+ */
+function asksExtendedRetention(request: CanonicalRequest): boolean {
+  const retention = request.passthrough.prompt_cache_retention;
+  return typeof retention === "string" && !/^(in[-_]memory|default|30m)$/i.test(retention);
 }
 
 function collectCacheTtls(request: CanonicalRequest): Set<string> {

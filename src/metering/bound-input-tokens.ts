@@ -4,9 +4,10 @@
  *
  * - Text (messages, system, tool calls and results, reasoning, tool definitions, the response
  *   schema, fields passed through verbatim): where the upstream's tokenizer is o200k (OpenAI's
- *   own APIs), the o200k count as `estimate-usage.ts` bounds it; elsewhere its UTF-8 byte length,
- *   since a byte-level BPE tokenizer (and SentencePiece with byte fallback) never emits more
- *   tokens than the text has bytes, whatever its vocabulary.
+ *   own APIs), the o200k count as `estimate-usage.ts` bounds it; where the provider kind has a
+ *   measured bound (Anthropic, Google), that bound (text-token-bounds.ts); elsewhere its UTF-8
+ *   byte length, since a byte-level BPE tokenizer (and SentencePiece with byte fallback) never
+ *   emits more tokens than the text has bytes, whatever its vocabulary.
  * - Opaque state sent back (signatures, encrypted reasoning): its byte length.
  * - Images and PDF pages: the provider kind's most per image and per page; text documents as
  *   text; media nobody can bound from the request (URLs the upstream fetches, audio, video,
@@ -19,14 +20,16 @@ import type { CanonicalRequest, FilePart, ImagePart, MediaSource } from "../cano
 import { countPdfPages } from "./count-pdf-pages.js";
 import { countFramingTokens, forEachRequestText, TokenCounter } from "./estimate-usage.js";
 import { type ImageSize, readImageSourceSize } from "./read-image-size.js";
+import { boundTextTokens, type TextTokenBound } from "./text-token-bounds.js";
 
 /** What a provider kind bills for input, as far as a bound needs it. Each adapter declares its own. */
 export interface UpstreamInputRules {
   /**
    * `o200k`: the upstream tokenizes text with o200k, so the local count bounds it closely.
    * `bytes`: its tokenizer is unknown here (or differs by model): one token per UTF-8 byte.
+   * A `TextTokenBound`: the provider kind's bound from the o200k count and the characters.
    */
-  tokenizer: "o200k" | "bytes";
+  tokenizer: "o200k" | "bytes" | TextTokenBound;
   /** Most tokens one image can be billed, from its size when known (Infinity: no bound). */
   imageTokens(size: ImageSize | undefined): number;
   /** Most tokens one PDF page can be billed: its text and its picture. */
@@ -52,10 +55,7 @@ export function boundInputTokens(
   contextLength: number,
 ): number {
   const counter = new TokenCounter();
-  const countText =
-    rules.tokenizer === "o200k"
-      ? (text: string) => counter.bound(text)
-      : (text: string) => Buffer.byteLength(text, "utf8");
+  const countText = selectTextCounter(rules.tokenizer, counter);
   let tokens = 0;
   let texts = 0;
   forEachRequestText(request, (text) => {
@@ -93,6 +93,15 @@ export function boundInputTokens(
   }
   tokens += rules.measureAddedBytes?.(request) ?? 0;
   return Math.min(tokens, contextLength);
+}
+
+function selectTextCounter(
+  tokenizer: UpstreamInputRules["tokenizer"],
+  counter: TokenCounter,
+): (text: string) => number {
+  if (tokenizer === "o200k") return (text) => counter.bound(text);
+  if (tokenizer === "bytes") return (text) => Buffer.byteLength(text, "utf8");
+  return (text) => boundTextTokens(text, counter.bound(text), tokenizer);
 }
 
 function boundImageTokens(part: ImagePart, rules: UpstreamInputRules): number {

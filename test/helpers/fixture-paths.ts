@@ -21,3 +21,6 @@ export const OPENAI_OPENAPI_PATH = join(FIXTURES_ROOT, "specs", "openai-openapi.
 
 /** Requests agent CLIs really sent, recorded by the client suite (`clients/README.md`). */
 export const CLIENT_RECORDINGS_DIR = join(FIXTURES_ROOT, "clients");
+
+/** Real prompt text with reference token counts, for the reservation's text bounds. */
+export const TOKEN_CORPUS_PATH = join(FIXTURES_ROOT, "token-corpus", "corpus.json");

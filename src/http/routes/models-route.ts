@@ -4,7 +4,8 @@
  * `models.retrieve` does). Each entry also carries `id`, the slug again, because OpenAI-style
  * clients (`openai.models.list()`) read a model's name from `id`, and `aliases`, the other names a
  * request may use for it. One model is found by any name a request may use (an alias, a bare
- * name), and answered under its slug. Rendered once; the catalog is static.
+ * name), and answered under its slug. Beside the spec's `pricing`, `pricing_details` carries the
+ * prices it has no field for (render-pricing-details.ts). Rendered once; the catalog is static.
  */
 import { z } from "zod";
 import type { CatalogModel, GatewayConfig } from "../../config/types.js";
@@ -13,6 +14,7 @@ import { GatewayError } from "../../errors/gateway-error.js";
 import { catalogModelSchema, commonErrorSchema, modelListSchema } from "../openapi-schemas.js";
 import type { RouteDefinition } from "../route-definition.js";
 import { jsonResponse } from "../route-responses.js";
+import { renderPricingDetails } from "./render-pricing-details.js";
 
 export function renderCatalogModel(model: CatalogModel) {
   return {
@@ -36,6 +38,7 @@ export function renderCatalogModel(model: CatalogModel) {
         ? {}
         : { cached_prompt: model.pricingUsdPerMillion.cachedPrompt }),
     },
+    pricing_details: renderPricingDetails(model.pricingUsdPerMillion),
     features: model.features,
     datacenter_locations: model.datacenterLocations,
     ...(model.huggingFaceId ? { hugging_face_id: model.huggingFaceId } : {}),

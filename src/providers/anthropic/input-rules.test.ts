@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { ANTHROPIC_TEXT_BOUND } from "../../metering/text-token-bounds.js";
 import { ANTHROPIC_INPUT_RULES, ANTHROPIC_MAX_IMAGE_TOKENS } from "./input-rules.js";
 
 const tokens = (width: number, height: number) => ANTHROPIC_INPUT_RULES.imageTokens({ width, height });
@@ -27,5 +28,5 @@ test("Anthropic images: width × height / 750 after the downscale and padding to
     }
   }
   assert.equal(ANTHROPIC_INPUT_RULES.imageTokens(undefined), ANTHROPIC_MAX_IMAGE_TOKENS);
-  assert.equal(ANTHROPIC_INPUT_RULES.tokenizer, "bytes");
+  assert.equal(ANTHROPIC_INPUT_RULES.tokenizer, ANTHROPIC_TEXT_BOUND);
 });

@@ -3,8 +3,9 @@
  * (metering/bound-input-tokens.ts, docs/limits.md).
  *
  * - Text: Claude's tokenizers are byte-level and differ by model (one model's count of the same
- *   text can be a third above its predecessor's); none is available here, so text counts one
- *   token per UTF-8 byte.
+ *   text can be a third above its predecessor's); none is available here, so text counts by the
+ *   measured bound from its o200k count and its characters (metering/text-token-bounds.ts), never
+ *   above one token per UTF-8 byte.
  * - Images: about width × height / 750 tokens, after the downscale to the model's native
  *   resolution (current models: a long edge of at most 2576 px and about 3.75 megapixels; older
  *   ones 1568 px and 1.15 megapixels) and padding to multiples of 28 px: at most ~5,150.
@@ -13,6 +14,7 @@
  */
 import type { UpstreamInputRules } from "../../metering/bound-input-tokens.js";
 import type { ImageSize } from "../../metering/read-image-size.js";
+import { ANTHROPIC_TEXT_BOUND } from "../../metering/text-token-bounds.js";
 
 const MAX_EDGE = 2576;
 const MAX_PIXELS = 3_750_000;
@@ -28,7 +30,7 @@ export const ANTHROPIC_MAX_IMAGE_TOKENS = Math.ceil(
 const PDF_PAGE_TEXT_TOKENS = 3_000;
 
 export const ANTHROPIC_INPUT_RULES: UpstreamInputRules = {
-  tokenizer: "bytes",
+  tokenizer: ANTHROPIC_TEXT_BOUND,
   imageTokens: (size) => (size === undefined ? ANTHROPIC_MAX_IMAGE_TOKENS : countImageTokens(size)),
   pdfPageTokens: PDF_PAGE_TEXT_TOKENS + ANTHROPIC_MAX_IMAGE_TOKENS,
   toolPromptTokens: 346,

@@ -3,7 +3,8 @@
  * (metering/bound-input-tokens.ts, docs/limits.md).
  *
  * - Text: Gemini's SentencePiece tokenizer falls back to bytes for what its vocabulary lacks, so
- *   text counts at most one token per UTF-8 byte; it is not available here.
+ *   text never has more tokens than UTF-8 bytes; it is not available here, so text counts by the
+ *   measured bound from its o200k count (metering/text-token-bounds.ts), never above its bytes.
  * - Images: 258 tokens when both sides are at most 384 px, else 258 per 768×768 tile; current
  *   models spend up to 1,120 per image at their default media resolution. An image of unknown
  *   size (a URL Gemini fetches) has no bound.
@@ -14,6 +15,7 @@
 import type { CanonicalRequest } from "../../canonical/index.js";
 import type { UpstreamInputRules } from "../../metering/bound-input-tokens.js";
 import type { ImageSize } from "../../metering/read-image-size.js";
+import { GOOGLE_TEXT_BOUND } from "../../metering/text-token-bounds.js";
 import { cleanRequestSchemas } from "./clean-request-schemas.js";
 
 const TILE_TOKENS = 258;
@@ -23,7 +25,7 @@ const PDF_PAGE_TEXT_TOKENS = 3_000;
 const TOOL_PROMPT_TOKENS = 346;
 
 export const GOOGLE_INPUT_RULES: UpstreamInputRules = {
-  tokenizer: "bytes",
+  tokenizer: GOOGLE_TEXT_BOUND,
   imageTokens: (size) => (size === undefined ? Number.POSITIVE_INFINITY : countImageTokens(size)),
   pdfPageTokens: PDF_PAGE_TEXT_TOKENS + MAX_MEDIA_RESOLUTION_TOKENS,
   toolPromptTokens: TOOL_PROMPT_TOKENS,
