@@ -7,6 +7,7 @@
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { GatewayError } from "../errors/gateway-error.js";
+import { letIoIn, readTurnMs, TURN_BUDGET_MS } from "./loop-turn.js";
 
 export interface SseEvent {
   /** The `event:` name, undefined when the frame had none. */
@@ -39,6 +40,11 @@ export async function* readSseEvents(
  * unchanged so the caller can classify them with its own context. At the end of the body an event
  * still missing its blank-line terminator is delivered rather than dropped: some servers close
  * right after the last `data:` line.
+ *
+ * Whatever the events' consumers do with a batch runs before the next chunk is read, so before
+ * each chunk the reader lets other I/O in once the event loop's turn has run past its budget
+ * (loop-turn.ts): a long answer already read from the socket is then parsed, encoded and written a
+ * few milliseconds at a time instead of in one turn.
  */
 export async function* readSseEventBatches(
   body: AsyncIterable<Uint8Array | string>,
@@ -66,6 +72,7 @@ export async function* readSseEventBatches(
     typeof readable.iterator === "function" ? readable.iterator({ destroyOnReturn: false }) : body;
 
   for await (const chunk of chunks) {
+    if (readTurnMs() > TURN_BUDGET_MS) await letIoIn();
     parser.feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
     if (overflow) {
       throw new GatewayError("provider_unavailable", "The upstream stream sent an oversized event");

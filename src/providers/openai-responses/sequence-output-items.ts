@@ -51,7 +51,7 @@ export function createOutputSequencer(): OutputSequencer {
       pending.shift();
       const next = pending[0];
       if (next !== undefined) {
-        ready.push(...next.held);
+        append(ready, next.held);
         next.held = [];
       }
     }
@@ -66,8 +66,7 @@ export function createOutputSequencer(): OutputSequencer {
   return {
     push(outputIndex, parts) {
       const entry = findEntry(outputIndex);
-      if (entry === undefined || entry === pending[0]) ready.push(...parts);
-      else entry.held.push(...parts);
+      append(entry === undefined || entry === pending[0] ? ready : entry.held, parts);
     },
     complete(outputIndex) {
       const entry = findEntry(outputIndex);
@@ -77,9 +76,14 @@ export function createOutputSequencer(): OutputSequencer {
     },
     drain: take,
     drainAll() {
-      for (const entry of pending) ready.push(...entry.held);
+      for (const entry of pending) append(ready, entry.held);
       pending = [];
       return take();
     },
   };
+}
+
+/** A loop, not push(...parts): an item held back for long holds more parts than a spread may pass. */
+function append(target: CanonicalStreamPart[], parts: readonly CanonicalStreamPart[]): void {
+  for (const part of parts) target.push(part);
 }
