@@ -15,6 +15,11 @@ export interface EncodeContext {
   createdAt: number;
   /** The decoded request, for formats whose responses echo request settings (Responses). */
   request?: CanonicalRequest;
+  /**
+   * Admission's estimate of the prompt's tokens, for formats that show input usage before the
+   * upstream reports it (the Messages stream's `message_start`).
+   */
+  estimatedInputTokens?: number;
 }
 
 export interface StreamEncoder {

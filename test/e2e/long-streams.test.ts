@@ -10,6 +10,10 @@
  *
  * The upstream bodies are built once and written whole; the texts hold characters JSON must
  * escape and multi-byte UTF-8 ones, so network chunks split both.
+ *
+ * Also here, since it needs the same four upstreams: a Messages stream's `message_start` carries the
+ * prompt's usage (LangChain's ChatAnthropic reads input tokens nowhere else), the upstream's when
+ * it reported it before any content, else admission's estimate; `message_delta` the final count.
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -56,6 +60,8 @@ const PATHS: Record<Format, string> = {
 
 /** What the Anthropic upstream reports as the prompt in message_start. */
 const ANTHROPIC_INPUT_TOKENS = 1_234;
+/** What the other upstreams report as the prompt (Gemini on every chunk, the others at the end). */
+const REPORTED_INPUT_TOKENS = 12;
 
 interface Shape {
   name: string;
@@ -201,7 +207,7 @@ function buildChatBody(pieces: string[]): string {
   for (const piece of pieces) frames.push(chunk({ content: piece }, null));
   frames.push(chunk({}, "stop"));
   frames.push(
-    'data: {"id":"chatcmpl-long","object":"chat.completion.chunk","created":1700000000,"model":"compat-upstream-model","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":64000,"total_tokens":64012}}\n\n',
+    `data: {"id":"chatcmpl-long","object":"chat.completion.chunk","created":1700000000,"model":"compat-upstream-model","choices":[],"usage":{"prompt_tokens":${REPORTED_INPUT_TOKENS},"completion_tokens":64000,"total_tokens":64012}}\n\n`,
   );
   frames.push("data: [DONE]\n\n");
   return frames.join("");
@@ -242,7 +248,7 @@ function buildResponsesBody(pieces: string[]): string {
     response(
       "completed",
       `[${doneItem}]`,
-      '{"input_tokens":12,"input_tokens_details":{"cached_tokens":0},"output_tokens":64000,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":64012}',
+      `{"input_tokens":${REPORTED_INPUT_TOKENS},"input_tokens_details":{"cached_tokens":0},"output_tokens":64000,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":64012}`,
     ),
   );
   return frames.join("");
@@ -278,7 +284,7 @@ function buildAnthropicBody(pieces: string[]): string {
 function buildGeminiBody(pieces: string[]): string {
   const frames = pieces.map((piece, index) => {
     const finish = index === pieces.length - 1 ? ',"finishReason":"STOP"' : "";
-    return `data: {"candidates":[{"content":{"parts":[{"text":${JSON.stringify(piece)}}],"role":"model"}${finish},"index":0}],"usageMetadata":{"promptTokenCount":12,"candidatesTokenCount":${index + 1},"totalTokenCount":${index + 13}},"modelVersion":"gemini-upstream-model","responseId":"long"}\r\n\r\n`;
+    return `data: {"candidates":[{"content":{"parts":[{"text":${JSON.stringify(piece)}}],"role":"model"}${finish},"index":0}],"usageMetadata":{"promptTokenCount":${REPORTED_INPUT_TOKENS},"candidatesTokenCount":${index + 1},"totalTokenCount":${index + 1 + REPORTED_INPUT_TOKENS}},"modelVersion":"gemini-upstream-model","responseId":"long"}\r\n\r\n`;
   });
   return frames.join("");
 }
@@ -287,8 +293,9 @@ interface Received {
   text: string;
   /** The stream's terminal event arrived (`[DONE]`, `response.completed`, `message_stop`). */
   terminated: boolean;
-  /** Messages: the usage of `message_start`. */
+  /** Messages: the usage of `message_start` and of `message_delta`. */
   startUsage?: Record<string, number>;
+  deltaUsage?: Record<string, number>;
 }
 
 /** Streams one answer from `kind` in `format` and reads the text the way a client assembles it. */
@@ -328,6 +335,7 @@ async function stream(kind: Kind, format: Format): Promise<Received> {
     if (event.type === "content_block_delta" && event.delta.type === "text_delta")
       pieces.push(event.delta.text);
     else if (event.type === "message_start") received.startUsage = event.message.usage;
+    else if (event.type === "message_delta") received.deltaUsage = event.usage;
     else if (event.type === "message_stop") received.terminated = true;
   };
   const decoder = new TextDecoder();
@@ -356,17 +364,25 @@ interface Measured {
   tookMs: number;
 }
 
-async function measure(kind: Kind, format: Format): Promise<Measured> {
+/** `/healthz`'s slowest answer over an idle moment: the machine's own delay. */
+async function measureIdle(): Promise<number> {
   const idle = await probe.during(() => new Promise((resolve) => setTimeout(resolve, 100)));
+  return idle.slowestMs;
+}
+
+async function measure(kind: Kind, format: Format): Promise<Measured> {
+  const before = await measureIdle();
   const started = performance.now();
   const { result, slowestMs, probes } = await probe.during(() => stream(kind, format));
   const tookMs = performance.now() - started;
+  // The machine's own delay around the stream: just before it and right after it.
+  const idleMs = Math.max(before, await measureIdle());
   if (process.env.DEBUG_LONG_STREAMS) {
     console.log(
-      `${kind} → ${format}: ${tookMs.toFixed(0)} ms; /healthz ${slowestMs.toFixed(0)} ms, idle ${idle.slowestMs.toFixed(0)} ms`,
+      `${kind} → ${format}: ${tookMs.toFixed(0)} ms; /healthz ${slowestMs.toFixed(0)} ms, idle ${idleMs.toFixed(0)} ms`,
     );
   }
-  return { received: result, slowestMs, idleMs: idle.slowestMs, probes, tookMs };
+  return { received: result, slowestMs, idleMs, probes, tookMs };
 }
 
 /**
@@ -415,3 +431,31 @@ for (const kind of KINDS) {
     }
   });
 }
+
+test("messages: message_start carries the prompt's usage, the upstream's when it came first, else the estimate; message_delta the final count", async () => {
+  const pieces = createPieces(200, 4);
+  const bodies: Record<Kind, Buffer> = {
+    compat: Buffer.from(buildChatBody(pieces)),
+    responses: Buffer.from(buildResponsesBody(pieces)),
+    anthropic: Buffer.from(buildAnthropicBody(pieces)),
+    gemini: Buffer.from(buildGeminiBody(pieces)),
+  };
+  for (const kind of KINDS) {
+    nextBodies.set(kind, bodies[kind]);
+    const { startUsage, deltaUsage, text } = await stream(kind, "messages");
+    assert.equal(text, pieces.join(""), kind);
+    const reportedFirst = { anthropic: ANTHROPIC_INPUT_TOKENS, gemini: REPORTED_INPUT_TOKENS };
+    const final = kind === "anthropic" ? ANTHROPIC_INPUT_TOKENS : REPORTED_INPUT_TOKENS;
+    if (kind === "anthropic" || kind === "gemini") {
+      assert.equal(
+        startUsage?.input_tokens,
+        reportedFirst[kind],
+        `${kind}: message_start has the upstream's count`,
+      );
+    } else {
+      // Admission's estimate of "Tell me a long story." and the framing around it.
+      assert.ok((startUsage?.input_tokens ?? 0) > 0, `${kind}: message_start ${JSON.stringify(startUsage)}`);
+    }
+    assert.equal(deltaUsage?.input_tokens, final, `${kind}: message_delta has the final count`);
+  }
+});

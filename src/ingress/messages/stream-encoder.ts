@@ -28,9 +28,12 @@
  *   A call's own provider state follows the run of tool_use blocks it belongs to in a carrier
  *   thinking block (tool-call-state-carrier.ts), queued when the next other block opens or the
  *   message ends, as in encode-result.ts.
- * - Input tokens are only known at the end, so `message_start` reports zeros and `message_delta`
- *   the settled totals (with `server_tool_use`, the run's search and fetch counts); the SDK
- *   overwrites its counters with them.
+ * - `message_start` carries the prompt's usage, since clients read input tokens there (LangChain's
+ *   ChatAnthropic reads them nowhere else): what the upstream reported before any content (Anthropic
+ *   in its own message_start, hosts that count usage on every chunk), else admission's estimate of
+ *   the prompt. So it waits for the first part that is not metadata or usage. `message_delta`
+ *   carries the settled totals, input included (with `server_tool_use`, the run's search and
+ *   fetch counts); the SDK overwrites its counters with them.
  *
  * Server tools (encode-server-tool-blocks.ts for the blocks themselves):
  * - A `server-tool-call` is a `server_tool_use` block: start with `input: {}`, one `input_json_delta`
@@ -45,13 +48,15 @@
  *   a tool with no block) and queue like blocks, so one never lands between a block's start and
  *   stop. Their event name is never `error`, which the SDK would throw on.
  */
-import type {
-  CanonicalStreamPart,
-  FinishReason,
-  OpaqueReasoningState,
-  ServerToolCall,
-  ServerToolResult,
-  UrlCitation,
+import {
+  type CanonicalStreamPart,
+  type CanonicalUsage,
+  createEmptyUsage,
+  type FinishReason,
+  type OpaqueReasoningState,
+  type ServerToolCall,
+  type ServerToolResult,
+  type UrlCitation,
 } from "../../canonical/index.js";
 import type { Settlement } from "../../canonical/settlement.js";
 import { createMessagesErrorEnvelope } from "../../errors/envelopes.js";
@@ -69,7 +74,7 @@ import {
   serverToolWireId,
   type WebSearchResultLocation,
 } from "./encode-server-tool-blocks.js";
-import { encodeMessagesUsage } from "./encode-usage.js";
+import { encodeMessagesUsage, type MessagesUsage } from "./encode-usage.js";
 import { mapStopReason } from "./map-stop-reason.js";
 import { readJsonObject } from "./parse-tool-input.js";
 import { createCarrierState } from "./tool-call-state-carrier.js";
@@ -125,6 +130,8 @@ class MessagesStreamEncoder implements StreamEncoder {
   /** Carriers of the tool calls closed since the last other block, queued before the next one. */
   private carriers: Block[] = [];
   private finishPart: { reason: FinishReason; stopSequence?: string } | undefined;
+  /** Usage the upstream reported before the message started: its count of the prompt. */
+  private reportedUsage: CanonicalUsage | undefined;
 
   constructor(context: EncodeContext) {
     this.context = context;
@@ -132,6 +139,11 @@ class MessagesStreamEncoder implements StreamEncoder {
 
   push(part: CanonicalStreamPart): string {
     if (this.closed) return "";
+    // Metadata and usage print nothing: message_start waits for what follows, with the usage known.
+    if (!this.started && (part.type === "response-metadata" || part.type === "usage")) {
+      if (part.type === "usage") this.reportedUsage = part.usage;
+      return "";
+    }
     const opening = this.startMessage();
     switch (part.type) {
       case "text-delta":
@@ -222,14 +234,18 @@ class MessagesStreamEncoder implements StreamEncoder {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: {
-          input_tokens: 0,
-          output_tokens: 0,
-          cache_creation_input_tokens: 0,
-          cache_read_input_tokens: 0,
-        },
+        usage: this.encodeStartUsage(),
       },
     });
+  }
+
+  /** The upstream's count of the prompt when it gave one, else admission's estimate. */
+  private encodeStartUsage(): MessagesUsage {
+    const reported = this.reportedUsage;
+    if (reported !== undefined && reported.inputTokens > 0) return encodeMessagesUsage(reported);
+    const estimate = createEmptyUsage();
+    estimate.inputTokens = this.context.estimatedInputTokens ?? 0;
+    return encodeMessagesUsage(estimate);
   }
 
   /** Adds content to the block of `key` (created when new) and sends what may be sent. */
