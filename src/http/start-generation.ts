@@ -78,7 +78,7 @@ export async function startGeneration(
     model,
     createdAt: Math.floor(Date.now() / 1000),
     request,
-    estimatedInputTokens: admitted.estimatedInputTokens,
+    estimateInputTokens: () => deps.engine.estimatePromptTokens(admitted),
   };
   return { run, context };
 }

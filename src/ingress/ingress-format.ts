@@ -16,10 +16,11 @@ export interface EncodeContext {
   /** The decoded request, for formats whose responses echo request settings (Responses). */
   request?: CanonicalRequest;
   /**
-   * Admission's estimate of the prompt's tokens, for formats that show input usage before the
-   * upstream reports it (the Messages stream's `message_start`).
+   * The prompt's tokens as metering estimates them, for formats that show input usage before the
+   * upstream reports it (the Messages stream's `message_start`); a function, since counting costs
+   * and most streams never need it.
    */
-  estimatedInputTokens?: number;
+  estimateInputTokens?: () => number;
 }
 
 export interface StreamEncoder {

@@ -13,7 +13,7 @@
  *
  * Also here, since it needs the same four upstreams: a Messages stream's `message_start` carries the
  * prompt's usage (LangChain's ChatAnthropic reads input tokens nowhere else), the upstream's when
- * it reported it before any content, else admission's estimate; `message_delta` the final count.
+ * it reported it before any content, else the gateway's estimate; `message_delta` the final count.
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -453,7 +453,7 @@ test("messages: message_start carries the prompt's usage, the upstream's when it
         `${kind}: message_start has the upstream's count`,
       );
     } else {
-      // Admission's estimate of "Tell me a long story." and the framing around it.
+      // The gateway's estimate of "Tell me a long story." and the framing around it.
       assert.ok((startUsage?.input_tokens ?? 0) > 0, `${kind}: message_start ${JSON.stringify(startUsage)}`);
     }
     assert.equal(deltaUsage?.input_tokens, final, `${kind}: message_delta has the final count`);

@@ -168,11 +168,11 @@ test("a text turn: the SDK's MessageStream assembles the message with id, model,
   });
 });
 
-test("create({stream: true}) yields the events in wire order; message_start has admission's estimate of the prompt, message_delta the settled usage", async () => {
+test("create({stream: true}) yields the events in wire order; message_start has the estimate of the prompt, message_delta the settled usage", async () => {
   const sse = encodeStream(
     textTurn,
     finishWith("stop"),
-    Object.assign({ estimatedInputTokens: 1_500 }, context),
+    Object.assign({ estimateInputTokens: () => 1_500 }, context),
   );
   const events: Anthropic.RawMessageStreamEvent[] = [];
   for await (const event of await createClient(sse).messages.create({ ...params, stream: true }))
@@ -223,7 +223,7 @@ test("usage the upstream reported before any content is message_start's, cache s
   const sse = encodeStream(
     parts,
     finishWith("stop"),
-    Object.assign({ estimatedInputTokens: 1_500 }, context),
+    Object.assign({ estimateInputTokens: () => 1_500 }, context),
   );
   const frames = assertWellFormed(sse);
   assert.deepEqual((frames[0].data.message as { usage: unknown }).usage, {

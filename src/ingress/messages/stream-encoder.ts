@@ -30,7 +30,7 @@
  *   message ends, as in encode-result.ts.
  * - `message_start` carries the prompt's usage, since clients read input tokens there (LangChain's
  *   ChatAnthropic reads them nowhere else): what the upstream reported before any content (Anthropic
- *   in its own message_start, hosts that count usage on every chunk), else admission's estimate of
+ *   in its own message_start, hosts that count usage on every chunk), else metering's estimate of
  *   the prompt. So it waits for the first part that is not metadata or usage. `message_delta`
  *   carries the settled totals, input included (with `server_tool_use`, the run's search and
  *   fetch counts); the SDK overwrites its counters with them.
@@ -239,12 +239,12 @@ class MessagesStreamEncoder implements StreamEncoder {
     });
   }
 
-  /** The upstream's count of the prompt when it gave one, else admission's estimate. */
+  /** The upstream's count of the prompt when it gave one, else metering's estimate. */
   private encodeStartUsage(): MessagesUsage {
     const reported = this.reportedUsage;
     if (reported !== undefined && reported.inputTokens > 0) return encodeMessagesUsage(reported);
     const estimate = createEmptyUsage();
-    estimate.inputTokens = this.context.estimatedInputTokens ?? 0;
+    estimate.inputTokens = this.context.estimateInputTokens?.() ?? 0;
     return encodeMessagesUsage(estimate);
   }
 
