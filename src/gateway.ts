@@ -74,7 +74,7 @@ export interface GatewayOptions {
   keepAliveMs?: number;
   /** Overrides `settings.instanceLimits.drainTimeoutMs` (tests stop their gateways quickly). */
   drainMs?: number;
-  /** Prefix of every Redis key and channel (tests isolate themselves with it). */
+  /** Prefix of every Redis key and channel; overrides REDIS_KEY_PREFIX (tests isolate themselves with it). */
   statePrefix?: string;
   /** Auth cache TTL (default 5 s, at most 30 s): how long a missed key-change message can matter. */
   authCacheTtlMs?: number;
@@ -161,9 +161,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     ...options.outbox,
   });
   generations.startReplayer();
+  const statePrefix = options.statePrefix ?? settings.redisKeyPrefix;
   const state = await openSharedState({
     redisUrl: settings.redisUrl,
-    prefix: options.statePrefix,
+    prefix: statePrefix,
     onError: (error) => logger.warn({ err: error }, "redis connection error"),
   });
   // Streams of several instances: their in-progress records are shared through Redis, so their
@@ -178,7 +179,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const spendGuard = await openSpendGuard({
     keyLimits: store.keyLimits,
     redisUrl: settings.redisUrl,
-    prefix: options.statePrefix,
+    prefix: statePrefix,
     leaseTtlMs: config.reservationTtlMs,
     // Every request ends by max_request_seconds; its lease must not stop being refreshed before.
     maxLeaseLifetimeMs: config.maxRequestMs + config.reservationTtlMs,

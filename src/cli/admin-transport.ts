@@ -61,7 +61,10 @@ export async function openAdminTransport({ env, warn }: AdminTransportEnvironmen
   const store = await openStore({ databaseUrl: env.DATABASE_URL || undefined, dataDir });
   let state: SharedState;
   try {
-    state = await openSharedState({ redisUrl: env.REDIS_URL || undefined });
+    state = await openSharedState({
+      redisUrl: env.REDIS_URL || undefined,
+      prefix: env.REDIS_KEY_PREFIX || undefined,
+    });
   } catch (error) {
     // Key-change broadcasts are an optimisation; gateways still pick changes up when caches expire.
     warn(`warning: ${(error as Error).message}; running gateways will see key changes within 30 s`);
@@ -73,6 +76,7 @@ export async function openAdminTransport({ env, warn }: AdminTransportEnvironmen
     ? await openSpendGuard({
         keyLimits: store.keyLimits,
         redisUrl: env.REDIS_URL,
+        prefix: env.REDIS_KEY_PREFIX || undefined,
         leaseTtlMs: CLI_LEASE_TTL_MS,
       })
     : undefined;

@@ -6,6 +6,12 @@ export interface Settings {
   host: string;
   databaseUrl?: string;
   redisUrl?: string;
+  /**
+   * REDIS_KEY_PREFIX: put before every Redis key and channel name, so that several gateways
+   * (or a gateway and other software) can share one Redis without seeing each other's state.
+   * Every instance of one gateway, and its admin CLI, must use the same prefix.
+   */
+  redisKeyPrefix?: string;
   dataDir: string;
   configPath: string;
   internalSharedSecret?: string;
@@ -95,6 +101,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     host: env.HOST || "127.0.0.1",
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || undefined,
     dataDir: resolve(env.GATEWAY_DATA_DIR || "./.data"),
     configPath: resolve(env.GATEWAY_CONFIG || DEFAULT_CONFIG_PATH),
     internalSharedSecret: env.INTERNAL_SHARED_SECRET || undefined,

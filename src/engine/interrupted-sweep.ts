@@ -52,13 +52,23 @@ export function computeInterruptedAgeMs(config: GatewayConfig): number {
 /** Settles every record in progress admitted before `admittedBefore`; returns how many it settled. */
 export async function settleInterrupted(deps: InterruptedSweepDeps, admittedBefore: Date): Promise<number> {
   let settled = 0;
-  while (settled < MAX_PER_SWEEP) {
+  for (let listed = 0; listed < MAX_PER_SWEEP; ) {
     const starts = await deps.store.generations.listInProgress(admittedBefore, SWEEP_BATCH);
+    listed += starts.length;
+    let failed = 0;
+    // One record that cannot be settled (its row refused, a store error) must not keep the others
+    // open: it is logged and listed again by the next sweep.
     for (const start of starts) {
-      await settleOne(deps, start);
-      settled++;
+      try {
+        await settleOne(deps, start);
+        settled++;
+      } catch (error) {
+        failed++;
+        deps.logger.warn({ err: error, requestId: start.id }, "interrupted request not settled");
+      }
     }
-    if (starts.length < SWEEP_BATCH) break;
+    // A batch that settled nothing would be listed again as it is.
+    if (starts.length < SWEEP_BATCH || failed === starts.length) break;
   }
   if (settled > 0) deps.logger.warn({ settled }, "settled requests interrupted by a crashed instance");
   return settled;

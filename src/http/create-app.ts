@@ -117,6 +117,7 @@ export function createRouter(
     if (method !== "GET" && method !== "HEAD") outgoing.once("close", drainBodyLeftUnread);
     const found = matcher.match(method === "HEAD" ? "GET" : method, path);
     const requestLog = new RequestLogEntry(requestId, method, found?.route.path, path, startedAt);
+    requestLog.noteClient(incoming.headers);
     if (tracer !== undefined && !UNTRACED_ROUTES.has(found?.route.path)) {
       requestLog.trace = tracer.startRequest(incoming.headers.traceparent, incoming.headers.tracestate);
     }

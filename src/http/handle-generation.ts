@@ -95,7 +95,7 @@ export function createGenerationHandler(
       if (error.code === "internal_error" && !signal.aborted) {
         logger.error({ err: thrown, requestId }, "generation failed");
       }
-      requestLog.errorCode = error.code;
+      requestLog.noteError(error.code, error.param, error.message);
       answer = {
         kind: "json",
         status: error.status,

@@ -67,7 +67,7 @@ function refuse(
   if (!closeConnection) drainUnreadBody(incoming);
   // Refused before routing: the path as sent stands for the route.
   const entry = new RequestLogEntry(requestId, incoming.method ?? "GET", undefined, path, startedAt);
-  entry.errorCode = error.code;
+  entry.noteError(error.code, error.param, error.message);
   entry.end(outgoing, report);
 }
 

@@ -17,13 +17,17 @@ function expectedLine(entry: RequestLogEntry, time: number): Record<string, unkn
     route: entry.route ?? null,
     status: entry.status,
     errorCode: entry.errorCode ?? settled?.outcome.errorCode ?? null,
-    latencyMs: Math.round(entry.endedAt - entry.startedAt),
   };
+  if (entry.errorParam !== undefined) line.errorParam = entry.errorParam;
+  if (entry.errorMessage !== undefined) line.errorMessage = entry.errorMessage;
+  line.latencyMs = Math.round(entry.endedAt - entry.startedAt);
   if (entry.route === undefined) line.path = entry.path.slice(0, 200);
   if (entry.caller !== undefined) {
     line.keyPrefix = entry.caller.key.display;
     line.workspaceId = entry.caller.workspace.id;
   }
+  if (entry.sessionId !== undefined) line.sessionId = entry.sessionId;
+  if (entry.client !== undefined) line.client = entry.client;
   if (entry.model !== undefined) {
     line.model = entry.model;
     line.stream = entry.stream;
@@ -80,6 +84,36 @@ test("the request line is the JSON of its fields, byte for byte, for an unmatche
     assert.equal(text, expected);
     assert.equal((JSON.parse(text) as { path: string }).path, path.slice(0, 200));
   }
+});
+
+test("a refused request's line names its field, message, session and client, as JSON.stringify would", () => {
+  const entry = createEntry("/api/v1/messages", "/api/v1/messages");
+  entry.status = 400;
+  entry.caller = CALLER;
+  entry.noteErrorBody(
+    400,
+    Buffer.from(
+      JSON.stringify({
+        error: {
+          code: "invalid_request",
+          param: "messages[0].content",
+          message: `a "quoted" ${"x".repeat(400)}`,
+        },
+      }),
+    ),
+  );
+  entry.noteClient({
+    "x-claude-code-session-id": 'sess"1',
+    "session-id": "not this one",
+    "user-agent": "claude-cli/2.1.332 (external, cli)",
+  });
+  const { text, expected } = formatBoth(entry);
+  assert.equal(text, expected);
+  const line = JSON.parse(text) as Record<string, string>;
+  assert.equal(line.errorParam, "messages[0].content");
+  assert.equal(line.errorMessage.length, 300, "a long message is cut");
+  assert.equal(line.sessionId, 'sess"1');
+  assert.equal(line.client, "claude-cli/2.1.332");
 });
 
 test("the request line of a settled generation carries its caller, model, attempts, tokens and cost as JSON.stringify would", () => {

@@ -21,6 +21,15 @@ export const CLIENT_CLOSED_STATUS = 499;
 const MAX_LOGGED_PATH = 200;
 /** Error bodies longer than this are not read for their code. */
 const MAX_ERROR_BODY_BYTES = 8192;
+/** An error's message is logged up to this many characters. */
+const MAX_LOGGED_MESSAGE = 300;
+/** A client's session id and name are logged up to this many characters. */
+const MAX_LOGGED_CLIENT_FIELD = 128;
+/**
+ * Headers in which agent clients name their session: Claude Code, Codex (`session-id`, beside
+ * `thread-id`), opencode and others (`x-session-id`). The first one present is logged.
+ */
+const SESSION_HEADERS = ["x-claude-code-session-id", "session-id", "x-session-id"] as const;
 
 /** Receives every request once it has ended (and its generation, if any, has settled). */
 export type RequestReporter = (entry: RequestLogEntry) => void;
@@ -28,6 +37,12 @@ export type RequestReporter = (entry: RequestLogEntry) => void;
 export class RequestLogEntry implements ObservedRequest {
   /** The error code the answer carries, when it is an error. */
   errorCode: string | undefined;
+  /** The field the error names (`param`; the Messages envelope has none), and its message. */
+  errorParam: string | undefined;
+  errorMessage: string | undefined;
+  /** The client's session id (a session header) and name (its user agent's first product). */
+  sessionId: string | undefined;
+  client: string | undefined;
   /** performance.now() when the answer's head was written (generations). */
   firstByteAt: number | undefined;
   /** The authenticated caller (generations). */
@@ -55,15 +70,43 @@ export class RequestLogEntry implements ObservedRequest {
     readonly startedAt: number,
   ) {}
 
-  /** Reads the error code off an error answer's JSON envelope (both envelopes carry `error.code`). */
+  /** Reads the error code, param and message off an error answer's JSON envelope (both formats'). */
   noteErrorBody(status: number, body: Buffer | undefined): void {
     if (status < 400 || this.errorCode !== undefined || body === undefined) return;
     if (body.byteLength > MAX_ERROR_BODY_BYTES) return;
     try {
-      const code = (JSON.parse(body.toString("utf8")) as { error?: { code?: unknown } }).error?.code;
-      if (typeof code === "string") this.errorCode = code;
+      const error = (JSON.parse(body.toString("utf8")) as { error?: Record<string, unknown> }).error;
+      if (typeof error?.code !== "string") return;
+      this.noteError(
+        error.code,
+        typeof error.param === "string" ? error.param : null,
+        typeof error.message === "string" ? error.message : "",
+      );
     } catch {
       // Not a JSON envelope (a page's error): the status says enough.
+    }
+  }
+
+  /** Notes the error an answer carries: its catalog code, the field it names, its message. */
+  noteError(code: string, param: string | null | undefined, message: string): void {
+    this.errorCode = code;
+    this.errorParam = param ?? undefined;
+    this.errorMessage = message === "" ? undefined : message.slice(0, MAX_LOGGED_MESSAGE);
+  }
+
+  /** Notes the caller's session header and user agent (agent clients send both). */
+  noteClient(headers: Readonly<Record<string, string | string[] | undefined>>): void {
+    for (const name of SESSION_HEADERS) {
+      const value = headers[name];
+      if (typeof value === "string" && value !== "") {
+        this.sessionId = value.slice(0, MAX_LOGGED_CLIENT_FIELD);
+        break;
+      }
+    }
+    const agent = headers["user-agent"];
+    if (typeof agent === "string" && agent !== "") {
+      const space = agent.indexOf(" ");
+      this.client = (space === -1 ? agent : agent.slice(0, space)).slice(0, MAX_LOGGED_CLIENT_FIELD);
     }
   }
 
@@ -98,11 +141,15 @@ export function formatRequestLine(entry: RequestLogEntry): string {
   let line = `${startInfoLine(Date.now())}"request","requestId":${quote(entry.requestId)}`;
   line += `,"method":${quote(entry.method)},"route":${quoteOrNull(entry.route)}`;
   line += `,"status":${entry.status},"errorCode":${quoteOrNull(entry.errorCode ?? settled?.outcome.errorCode ?? undefined)}`;
+  if (entry.errorParam !== undefined) line += `,"errorParam":${quote(entry.errorParam)}`;
+  if (entry.errorMessage !== undefined) line += `,"errorMessage":${quote(entry.errorMessage)}`;
   line += `,"latencyMs":${integer(entry.endedAt - entry.startedAt)}`;
   if (entry.route === undefined) line += `,"path":${quote(entry.path.slice(0, MAX_LOGGED_PATH))}`;
   if (entry.caller !== undefined) {
     line += `,"keyPrefix":${quote(entry.caller.key.display)},"workspaceId":${quote(entry.caller.workspace.id)}`;
   }
+  if (entry.sessionId !== undefined) line += `,"sessionId":${quote(entry.sessionId)}`;
+  if (entry.client !== undefined) line += `,"client":${quote(entry.client)}`;
   if (entry.model !== undefined) {
     line += `,"model":${quote(entry.model)}`;
     if (entry.stream !== undefined) line += `,"stream":${entry.stream}`;

@@ -1,14 +1,16 @@
 /**
  * The lighter sub-matrix with the Vercel AI SDK as the client: its OpenAI provider in Responses mode
- * (`openai(model)`) and chat mode (`openai.chat(model)`), and its Anthropic provider, each parsing
+ * (`openai(model)`) and chat mode (`openai.chat(model)`), its OpenAI-compatible provider (what
+ * opencode and most third-party tools use), and its Anthropic provider, each parsing
  * our bodies and streams with its own schemas — × every provider kind × text and tool call ×
- * `generateText` / `streamText`. Usage must come out the same through all three: the AI SDK
+ * `generateText` / `streamText`. Usage must come out the same through all four: the AI SDK
  * normalises each wire's convention (Anthropic's uncached `input_tokens` included) back to totals.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, jsonSchema, type LanguageModel, streamText, tool } from "ai";
 import type { ProviderKind } from "../../src/config/types.js";
 import {
@@ -23,8 +25,17 @@ import {
   WEATHER_TOOL,
 } from "../helpers/scenario-scripts.js";
 
-type ClientId = "ai-sdk openai (responses)" | "ai-sdk openai.chat" | "ai-sdk anthropic";
-const CLIENTS: readonly ClientId[] = ["ai-sdk openai (responses)", "ai-sdk openai.chat", "ai-sdk anthropic"];
+type ClientId =
+  | "ai-sdk openai (responses)"
+  | "ai-sdk openai.chat"
+  | "ai-sdk openai-compatible"
+  | "ai-sdk anthropic";
+const CLIENTS: readonly ClientId[] = [
+  "ai-sdk openai (responses)",
+  "ai-sdk openai.chat",
+  "ai-sdk openai-compatible",
+  "ai-sdk anthropic",
+];
 const SCENARIOS = ["text", "tool-call"] as const;
 const CALLS = ["generateText", "streamText"] as const;
 
@@ -39,9 +50,17 @@ before(async () => {
   const openai = createOpenAI({ apiKey: gateway.apiKey, baseURL: `${gateway.url}/api/v1` });
   // The AI SDK's Anthropic provider takes the base URL with /v1 (it appends /messages).
   const anthropic = createAnthropic({ apiKey: gateway.apiKey, baseURL: `${gateway.url}/api/v1` });
+  // As opencode configures it: a name, the base URL and the key; usage in streams asked for.
+  const compatible = createOpenAICompatible({
+    name: "hi-gateway",
+    apiKey: gateway.apiKey,
+    baseURL: `${gateway.url}/api/v1`,
+    includeUsage: true,
+  });
   models = {
     "ai-sdk openai (responses)": (slug) => openai(slug),
     "ai-sdk openai.chat": (slug) => openai.chat(slug),
+    "ai-sdk openai-compatible": (slug) => compatible(slug),
     "ai-sdk anthropic": (slug) => anthropic(slug),
   };
 });

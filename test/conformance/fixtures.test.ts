@@ -1,5 +1,5 @@
 /**
- * Fixture re-encoding: every recorded answer in `../shared/fixtures` (support/recordings.ts) is
+ * Fixture re-encoding: every recorded answer in `test/fixtures/recorded` (support/recordings.ts) is
  * served by the fake upstream of its provider kind, through a gateway route of that kind, and
  * requested through all three ingress formats with the official clients — streamed recordings with
  * the clients' stream helpers, recorded bodies without streaming, error bodies both ways.
@@ -10,8 +10,6 @@
  * mapped to the format. Chat and Responses bodies, chunks and events (the final
  * `response.completed` response included) validate against OpenAI's published schema. Raw
  * recordings are never validated themselves: OpenAI's own recordings fail their schema.
- *
- * Skips when `../shared` is absent (the fixtures live outside the project).
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -34,12 +32,7 @@ import {
   checkWire,
   startCellContext,
 } from "./support/matrix.js";
-import {
-  FIXTURES_DIR,
-  loadRecordings,
-  type RecordedExpectation,
-  type Recording,
-} from "./support/recordings.js";
+import { loadRecordings, type RecordedExpectation, type Recording } from "./support/recordings.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: error bodies are read field by field.
 type Json = any;
@@ -62,24 +55,18 @@ const TODO: Record<string, string> = {};
 
 let context: CellContext;
 
-if (recordings.length === 0) {
-  test("fixture re-encoding", (t) => {
-    t.skip(`fixtures not present (${FIXTURES_DIR}); the conformance matrix does not need them`);
-  });
-} else {
-  before(async () => {
-    context = await startCellContext({ validate: true });
-  });
-  after(async () => {
-    await context?.gateway.close();
-  });
-  for (const recording of recordings) {
-    for (const format of FORMAT_IDS) {
-      const name = `fixture ${recording.name} → ${format}${recording.stream ? " (stream)" : ""}`;
-      test(name, TODO[name] === undefined ? {} : { todo: TODO[name] }, async () => {
-        await replay(recording, format);
-      });
-    }
+before(async () => {
+  context = await startCellContext({ validate: true });
+});
+after(async () => {
+  await context?.gateway.close();
+});
+for (const recording of recordings) {
+  for (const format of FORMAT_IDS) {
+    const name = `fixture ${recording.name} → ${format}${recording.stream ? " (stream)" : ""}`;
+    test(name, TODO[name] === undefined ? {} : { todo: TODO[name] }, async () => {
+      await replay(recording, format);
+    });
   }
 }
 

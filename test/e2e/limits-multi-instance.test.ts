@@ -11,7 +11,6 @@ import { type GatewayCluster, startGatewayCluster } from "../helpers/gateway-pro
 import {
   chatBody,
   createLimitsConfig,
-  deleteLimitKeys,
   REQUEST_COST_MICRO_USD,
   readCounters,
   readLedger,
@@ -34,8 +33,6 @@ interface Outcome {
 describe("spend limits across two gateway processes", () => {
   let upstream: FakeOpenAiUpstream;
   let cluster: GatewayCluster | undefined;
-  const keyIds: string[] = [];
-  const workspaceIds: string[] = [];
 
   before(async () => {
     upstream = await startPricedUpstream();
@@ -43,7 +40,6 @@ describe("spend limits across two gateway processes", () => {
   after(async () => {
     await cluster?.stop();
     await upstream?.close();
-    await deleteLimitKeys(keyIds, workspaceIds).catch(() => {});
   });
 
   async function setUp(t: TestContext) {
@@ -63,8 +59,6 @@ describe("spend limits across two gateway processes", () => {
       workspaceId: workspace.id,
       totalLimitUsd: "0.05",
     });
-    keyIds.push(key.id);
-    workspaceIds.push(workspace.id);
     return { cluster, workspaceId: workspace.id, keyId: key.id, secret };
   }
 
@@ -73,7 +67,7 @@ describe("spend limits across two gateway processes", () => {
     let last: unknown;
     const settled = await waitFor(async () => {
       const ledger = await readLedger(context.cluster.databaseUrl, context.keyId, context.workspaceId);
-      const counters = await readCounters(context.keyId, context.workspaceId);
+      const counters = await readCounters(context.cluster.redisPrefix, context.keyId, context.workspaceId);
       last = { ledger, counters };
       return (
         ledger.inProgress === 0 &&
@@ -83,7 +77,7 @@ describe("spend limits across two gateway processes", () => {
       );
     }, 10_000);
     assert.ok(settled, `counters and ledger disagree after 10 s: ${JSON.stringify(last)}`);
-    const counters = await readCounters(context.keyId, context.workspaceId);
+    const counters = await readCounters(context.cluster.redisPrefix, context.keyId, context.workspaceId);
     assert.equal(counters.reservedMicroUsd, 0, "no reservation may be left");
     return readLedger(context.cluster.databaseUrl, context.keyId, context.workspaceId);
   }

@@ -6,8 +6,8 @@
  * blocks and citations, Responses `web_search_call` items and `url_citation`s, Chat
  * annotations), billed at the catalog's price per call, with no gateway search backend
  * configured. An Anthropic turn paused with `pause_turn` is resumed by the gateway: the upstream
- * gets the paused turn back verbatim, the client one answer. With `../shared/fixtures` present,
- * the providers' recorded native-search traffic goes through the same path.
+ * gets the paused turn back verbatim, the client one answer. The providers' recorded native-search
+ * traffic goes through the same path.
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -530,9 +530,8 @@ const RECORDED: Array<{
 
 for (const recording of RECORDED) {
   for (const format of FORMATS) {
-    test(`recorded ${recording.provider} native search, ${format}, streamed: every client reads it`, async (t) => {
+    test(`recorded ${recording.provider} native search, ${format}, streamed: every client reads it`, async () => {
       const body = readRecordedFixture(recording.file);
-      if (body === undefined) return t.skip("../shared/fixtures is not present");
       fakes[recording.provider].enqueue(recording.reply(body));
       const seen = await ask(format, `native/${recording.provider}`, true);
       assert.ok(seen.text.length > 100);
@@ -554,9 +553,8 @@ for (const recording of RECORDED) {
 }
 
 for (const format of FORMATS) {
-  test(`recorded OpenAI native search, non-streamed body, ${format}: every client reads it`, async (t) => {
+  test(`recorded OpenAI native search, non-streamed body, ${format}: every client reads it`, async () => {
     const body = readRecordedFixture("openai/responses/openai-web-search-tool.1.json");
-    if (body === undefined) return t.skip("../shared/fixtures is not present");
     fakes.openai.enqueue(responsesReply.json(JSON.parse(body.toString("utf8"))));
     const seen = await ask(format, "native/openai", false);
     assert.ok(seen.citations.length >= 10, `${seen.citations.length} citations`);
@@ -576,9 +574,8 @@ for (const format of FORMATS) {
   });
 }
 
-test("recorded pause_turn after ten searches: resumed with the recorded blocks sent back, encrypted content and all", async (t) => {
+test("recorded pause_turn after ten searches: resumed with the recorded blocks sent back, encrypted content and all", async () => {
   const body = readRecordedFixture("anthropic/messages/stream-pause-turn-web-search.response.sse");
-  if (body === undefined) return t.skip("../shared/fixtures is not present");
   const fake = fakes.anthropic;
   fake.enqueue(anthropicReply.raw(body), anthropicReply.sse(anthropicResumedEvents()));
   const message: Json = await anthropic.messages

@@ -183,6 +183,59 @@ test("one request line per request, with its fields; no secret, prompt or answer
       errorCode: "invalid_api_key",
     });
 
+    // A refusal names its field and says why; an agent's session header and client name are logged.
+    const badField = await fetch(`${context.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${context.apiKey}`,
+        "Content-Type": "application/json",
+        "session-id": "codex-session-1",
+        "User-Agent": "codex_exec/0.171.0 (Debian 12; x86_64) dumb",
+      },
+      body: JSON.stringify({
+        model: TEST_MODEL,
+        temperature: "hot",
+        messages: [{ role: "user", content: PROMPT }],
+      }),
+    });
+    assert.equal(badField.status, 400);
+    const badFieldError = ((await badField.json()) as { error: { message: string } }).error;
+    expected.set(badField.headers.get("x-request-id")!, {
+      method: "POST",
+      route: "/api/v1/chat/completions",
+      status: 400,
+      errorCode: "invalid_request",
+      errorParam: "temperature",
+      errorMessage: badFieldError.message,
+      keyPrefix: keyDisplay,
+      sessionId: "codex-session-1",
+      client: "codex_exec/0.171.0",
+    });
+    const badMessage = await fetch(`${context.url}/api/v1/messages?beta=true`, {
+      method: "POST",
+      headers: {
+        "x-api-key": context.apiKey,
+        "anthropic-version": "2023-06-01",
+        "Content-Type": "application/json",
+        "x-claude-code-session-id": "0b6d6a1e-claude-session",
+        "User-Agent": "claude-cli/2.1.332 (external, cli)",
+      },
+      body: JSON.stringify({ model: TEST_MODEL, messages: [{ role: "user", content: PROMPT }] }),
+    });
+    assert.equal(badMessage.status, 400);
+    const badMessageError = ((await badMessage.json()) as { error: { message: string } }).error;
+    assert.match(badMessageError.message, /max_tokens/);
+    expected.set(badMessage.headers.get("x-request-id")!, {
+      method: "POST",
+      route: "/api/v1/messages",
+      status: 400,
+      errorCode: "invalid_request",
+      errorMessage: badMessageError.message,
+      keyPrefix: keyDisplay,
+      sessionId: "0b6d6a1e-claude-session",
+      client: "claude-cli/2.1.332",
+    });
+
     const missing = await fetch(`${context.url}/api/v1/no-such-thing`, {
       headers: { "x-api-key": context.apiKey },
     });
@@ -219,7 +272,7 @@ test("one request line per request, with its fields; no secret, prompt or answer
       assert.equal(typeof line.ttfbMs, "number");
       assert.ok((line.ttfbMs as number) <= (line.latencyMs as number));
     } else {
-      assert.equal(line.keyPrefix, undefined);
+      if (fields.keyPrefix === undefined) assert.equal(line.keyPrefix, undefined);
       assert.equal(line.tokensIn, undefined);
     }
   }

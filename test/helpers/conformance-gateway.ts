@@ -96,6 +96,8 @@ export interface KindUpstream {
   readonly requests: readonly UpstreamRequest[];
   /** Answers the next requests with `replies`, in order; later ones get an HTTP 500. */
   serve(...replies: UpstreamReply[]): void;
+  /** Answers every request beyond the scripted replies with `handler` instead of an HTTP 500. */
+  answerWith(handler: ((request: UpstreamRequest) => UpstreamReply) | undefined): void;
 }
 
 export interface ConformanceGateway {
@@ -114,7 +116,7 @@ export interface ConformanceGateway {
 type AnyFake = FakeOpenAiUpstream | FakeGoogleUpstream;
 
 export async function startConformanceGateway(
-  options: { credits?: string } = {},
+  options: { credits?: string; logDestination?: NodeJS.WritableStream } = {},
 ): Promise<ConformanceGateway> {
   const fakes: Record<ProviderKind, AnyFake> = {
     "openai-compatible": await startFakeOpenAiUpstream(),
@@ -164,14 +166,14 @@ export async function startConformanceGateway(
     dataDir: IN_MEMORY_DATA_DIR,
     configPath: "(conformance)",
     internalSharedSecret: `conformance-${randomBytes(8).toString("hex")}`,
-    logLevel: process.env.TEST_LOG_LEVEL ?? "silent",
+    logLevel: process.env.TEST_LOG_LEVEL ?? (options.logDestination === undefined ? "silent" : "info"),
   };
   let gateway: RunningGateway;
   try {
     gateway = await startGateway({
       settings,
       config,
-      logger: createLogger(settings.logLevel),
+      logger: createLogger(settings.logLevel, options.logDestination),
       drainMs: 500,
       statePrefix: `conformance:${randomBytes(6).toString("hex")}:`,
     });
@@ -214,6 +216,7 @@ export async function startConformanceGateway(
 
 function createKindUpstream(kind: ProviderKind, fake: AnyFake): KindUpstream {
   let pending: UpstreamReply[] = [];
+  let fallback: ((request: UpstreamRequest) => UpstreamReply) | undefined;
   const surplus = (request: { method: string; path: string }): UpstreamReply => ({
     kind: "error",
     status: 500,
@@ -224,11 +227,10 @@ function createKindUpstream(kind: ProviderKind, fake: AnyFake): KindUpstream {
       },
     },
   });
-  const handler = (request: { method: string; path: string }) => pending.shift() ?? surplus(request);
+  const handler = (request: UpstreamRequest) =>
+    pending.shift() ?? (fallback === undefined ? surplus(request) : fallback(request));
   // Both fakes take structurally identical replies; only their declared types differ.
-  (fake.setHandler as (handler: (request: { method: string; path: string }) => UpstreamReply) => void)(
-    handler,
-  );
+  (fake.setHandler as (handler: (request: UpstreamRequest) => UpstreamReply) => void)(handler);
   return {
     kind,
     model: conformanceModel(kind),
@@ -239,6 +241,9 @@ function createKindUpstream(kind: ProviderKind, fake: AnyFake): KindUpstream {
     },
     serve(...replies) {
       pending = [...replies];
+    },
+    answerWith(next) {
+      fallback = next;
     },
   };
 }

@@ -13,7 +13,13 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import type { AdminService } from "../../src/admin/admin-service.js";
 import { createHttpAdminClient } from "../../src/cli/http-admin-client.js";
-import { createTempDir, createTestDatabase, TEST_REDIS_URL, type TestDatabase } from "./storage-modes.js";
+import {
+  createTempDir,
+  createTestDatabase,
+  deleteRedisKeys,
+  TEST_REDIS_URL,
+  type TestDatabase,
+} from "./storage-modes.js";
 
 const PROJECT_ROOT = new URL("../../", import.meta.url).pathname;
 const READY_PATTERN = /Gateway listening on (http:\/\/\S+) /;
@@ -21,6 +27,7 @@ const READY_PATTERN = /Gateway listening on (http:\/\/\S+) /;
 const INHERITED_SETTINGS = [
   "DATABASE_URL",
   "REDIS_URL",
+  "REDIS_KEY_PREFIX",
   "PORT",
   "HOST",
   "GATEWAY_CONFIG",
@@ -175,6 +182,8 @@ export async function prepareEmbeddedGateway(
 export interface GatewayCluster {
   gateways: GatewayProcess[];
   databaseUrl: string;
+  /** REDIS_KEY_PREFIX of the cluster: its Redis keys are its own, and deleted by `stop`. */
+  redisPrefix: string;
   /** The admin API of the first gateway. */
   admin: AdminService;
   stop(): Promise<void>;
@@ -192,10 +201,14 @@ export async function startGatewayCluster(options: {
   const folder = await createTempDir("gw-cluster-");
   let database: TestDatabase | undefined;
   const gateways: GatewayProcess[] = [];
+  // Clusters of tests that run at the same time share one Redis: a prefix keeps one cluster's sweep
+  // from finding another's in-progress records, and its counters from meeting another's.
+  const redisPrefix = `cluster_${randomBytes(6).toString("hex")}:`;
   const stop = async () => {
     await Promise.all(gateways.map((gateway) => gateway.stop()));
     await database?.drop();
     await folder.cleanup();
+    await deleteRedisKeys(redisPrefix).catch(() => {});
   };
   try {
     database = await createTestDatabase();
@@ -205,6 +218,7 @@ export async function startGatewayCluster(options: {
     const env = {
       DATABASE_URL: database.url,
       REDIS_URL: TEST_REDIS_URL,
+      REDIS_KEY_PREFIX: redisPrefix,
       PORT: "0",
       HOST: "127.0.0.1",
       GATEWAY_CONFIG: configPath,
@@ -225,6 +239,7 @@ export async function startGatewayCluster(options: {
     return {
       gateways,
       databaseUrl: database.url,
+      redisPrefix,
       admin: createHttpAdminClient(gateways[0].url, secret),
       stop,
     };

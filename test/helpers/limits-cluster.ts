@@ -112,9 +112,9 @@ export interface CounterView {
   leases: number;
 }
 
-/** The Redis counters of a key's total window (never reset) and of its workspace. */
-export async function readCounters(keyId: string, workspaceId: string): Promise<CounterView> {
-  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+/** The Redis counters of a key's total window (never reset) and of its workspace, under `prefix`. */
+export async function readCounters(prefix: string, keyId: string, workspaceId: string): Promise<CounterView> {
+  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1, keyPrefix: prefix });
   try {
     const [total, balance, reserved, leases] = await Promise.all([
       redis.hget(LIMIT_KEYS.spend(keyId, "t0"), "v"),
@@ -128,23 +128,6 @@ export async function readCounters(keyId: string, workspaceId: string): Promise<
       reservedMicroUsd: reserved === null ? 0 : Number(reserved),
       leases,
     };
-  } finally {
-    redis.disconnect();
-  }
-}
-
-/** Removes the limit keys of these keys and workspaces (the gateways ran without a prefix). */
-export async function deleteLimitKeys(keyIds: string[], workspaceIds: string[]): Promise<void> {
-  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
-  try {
-    const patterns = [
-      ...keyIds.flatMap((id) => [`limits:key:${id}:*`, LIMIT_KEYS.rate(id)]),
-      ...workspaceIds.map((id) => `limits:ws:${id}:*`),
-    ];
-    for (const pattern of patterns) {
-      const keys = await redis.keys(pattern);
-      if (keys.length > 0) await redis.del(...keys);
-    }
   } finally {
     redis.disconnect();
   }

@@ -15,11 +15,10 @@
  *   two grounding chunks and a support whose segment is given in UTF-8 bytes of a text with
  *   multi-byte characters.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { FIXTURES_DIR } from "../conformance/support/recordings.js";
+import { readFileSync } from "node:fs";
 import { buildUsage, FAKE_MESSAGE_ID, FAKE_MODEL } from "./fake-anthropic-upstream.js";
 import { numberEvents, type ResponseEvent } from "./fake-openai-responses-upstream.js";
+import { recordedPath } from "./fixture-paths.js";
 
 export const SEARCH_QUERY = "capital of france";
 export const FIRST_PAGE = { url: "https://example.com/france", title: "France - Example" };
@@ -456,11 +455,7 @@ export function geminiSearchResponse(): Record<string, unknown> {
 
 // ---------------------------------------------------------------- recordings
 
-/**
- * A recorded body from `../shared/fixtures` (real traffic of the providers' own tools), or
- * undefined when that folder is absent: tests replaying recordings skip then.
- */
-export function readRecordedFixture(path: string): Buffer | undefined {
-  const file = join(FIXTURES_DIR, path);
-  return existsSync(file) ? readFileSync(file) : undefined;
+/** A recorded body from `test/fixtures/recorded` (real traffic of the providers' own tools). */
+export function readRecordedFixture(path: string): Buffer {
+  return readFileSync(recordedPath(path));
 }

@@ -1,6 +1,6 @@
 /**
  * A small validator for checking our wire objects against a published OpenAPI 3.x document (OpenAI's
- * `openai-openapi.yaml` in ../shared/specs): e.g. that a responses body validates against its
+ * `openai-openapi.yaml` in test/fixtures/specs): e.g. that a responses body validates against its
  * `Response` schema, or a chat body against `CreateChatCompletionResponse`.
  *
  * It covers what those documents use: `$ref` (local JSON pointers), `allOf`, `anyOf`, `oneOf` (with
@@ -8,14 +8,10 @@
  * `required`, `properties`, `additionalProperties`, `items`, numeric and length bounds and `pattern`.
  * `format` and annotations are ignored. Violations are strings `"<path>: <what is wrong>"`, with the
  * path in JavaScript notation from `$`.
- *
- * The document is absent outside the development machines: `loadOpenApiValidator` then returns
- * undefined and tests skip (`t.skip(...)`).
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
 import { parse } from "yaml";
+import { OPENAI_OPENAPI_PATH } from "./fixture-paths.js";
 
 type Schema = Record<string, unknown>;
 
@@ -24,23 +20,16 @@ export interface OpenApiValidator {
   validate(schemaName: string, value: unknown): string[];
 }
 
-/** `../shared/specs/openai-openapi.yaml`, relative to the project root. */
-export const OPENAI_OPENAPI_PATH = resolve(
-  dirname(fileURLToPath(import.meta.url)),
-  "../../../shared/specs/openai-openapi.yaml",
-);
+const validators = new Map<string, OpenApiValidator>();
 
-const validators = new Map<string, OpenApiValidator | undefined>();
-
-/** Parses the document once per process; undefined when the file does not exist. */
-export function loadOpenApiValidator(path: string = OPENAI_OPENAPI_PATH): OpenApiValidator | undefined {
-  if (!validators.has(path)) {
-    validators.set(
-      path,
-      existsSync(path) ? createOpenApiValidator(parse(readFileSync(path, "utf8"))) : undefined,
-    );
+/** Parses the document once per process. */
+export function loadOpenApiValidator(path: string = OPENAI_OPENAPI_PATH): OpenApiValidator {
+  let validator = validators.get(path);
+  if (validator === undefined) {
+    validator = createOpenApiValidator(parse(readFileSync(path, "utf8")));
+    validators.set(path, validator);
   }
-  return validators.get(path);
+  return validator;
 }
 
 export function createOpenApiValidator(document: unknown): OpenApiValidator {

@@ -230,7 +230,8 @@ export async function createTestSharedState(mode: SharedStateMode): Promise<Test
   };
 }
 
-async function deleteRedisKeys(prefix: string): Promise<void> {
+/** Deletes every key under `prefix` from the test Redis. */
+export async function deleteRedisKeys(prefix: string): Promise<void> {
   const client = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
   try {
     let cursor = "0";

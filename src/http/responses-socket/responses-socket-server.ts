@@ -72,8 +72,9 @@ export function createResponsesSockets(deps: ResponsesSocketSessionDeps): Respon
     const path = pathOf(incoming.url);
     const route = path === RESPONSES_SOCKET_PATH ? RESPONSES_SOCKET_PATH : undefined;
     const requestLog = new RequestLogEntry(requestId, "GET", route, path, performance.now());
+    requestLog.noteClient(incoming.headers);
     const refuse = (error: GatewayError, status = error.status, headers: Record<string, string> = {}) => {
-      requestLog.errorCode = error.code;
+      requestLog.noteError(error.code, error.param, error.message);
       requestLog.endAs(socket.writable ? status : CLIENT_CLOSED_STATUS, deps.report);
       writeRefusal(socket, error, requestId, status, headers);
     };
@@ -121,6 +122,8 @@ export function createResponsesSockets(deps: ResponsesSocketSessionDeps): Respon
               headers,
               traceparent: incoming.headers.traceparent,
               tracestate: incoming.headers.tracestate,
+              sessionId: requestLog.sessionId,
+              client: requestLog.client,
             },
             deps,
           );

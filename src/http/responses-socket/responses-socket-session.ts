@@ -65,6 +65,9 @@ export interface SocketHandshake {
   headers: HeaderReader;
   traceparent: string | string[] | undefined;
   tracestate: string | string[] | undefined;
+  /** The handshake's session header and client name, logged with every turn. */
+  sessionId?: string;
+  client?: string;
 }
 
 export class ResponsesSocketSession {
@@ -194,6 +197,8 @@ export class ResponsesSocketSession {
       startedAt,
     );
     requestLog.format = deps.format.name;
+    requestLog.sessionId = handshake.sessionId;
+    requestLog.client = handshake.client;
     requestLog.trace = deps.tracer?.startRequest(handshake.traceparent, handshake.tracestate);
     const abort = new AbortController();
     let ticket: InFlightTurn | undefined;
@@ -239,7 +244,7 @@ export class ResponsesSocketSession {
       if (error.code === "internal_error" && !abort.signal.aborted) {
         deps.logger.error({ err: thrown, requestId }, "socket turn failed");
       }
-      requestLog.errorCode = error.code;
+      requestLog.noteError(error.code, error.param, error.message);
       status = this.isClosed ? CLIENT_CLOSED_STATUS : error.status;
       this.sendEvent(decorate(createSocketErrorEvent(error, requestId)));
       // The handshake's key no longer opens anything: no turn on this socket can succeed.
@@ -305,7 +310,9 @@ export class ResponsesSocketSession {
       performance.now(),
     );
     requestLog.format = this.deps.format.name;
-    requestLog.errorCode = error.code;
+    requestLog.sessionId = this.handshake.sessionId;
+    requestLog.client = this.handshake.client;
+    requestLog.noteError(error.code, error.param, error.message);
     this.sendEvent(createSocketErrorEvent(error, requestId));
     requestLog.endAs(error.status, this.deps.report);
   }

@@ -645,9 +645,8 @@ test("every chunk of a server-tool stream keeps all its fields through the chunk
   }
 });
 
-test("every chunk of a server-tool stream validates against CreateChatCompletionStreamResponse of OpenAI's OpenAPI document", (t) => {
+test("every chunk of a server-tool stream validates against CreateChatCompletionStreamResponse of OpenAI's OpenAPI document", () => {
   const validator = loadOpenApiValidator();
-  if (validator === undefined) return t.skip("../shared/specs/openai-openapi.yaml not present");
   const frames = parseNamedFrames(
     encodeStream(searchRun(true), (encoder) => encoder.finish(searchSettlement)),
   );
@@ -735,9 +734,8 @@ test("a run whose image generations all failed sends no images chunk", () => {
   assert.ok(!encodeStream(parts, (encoder) => encoder.finish(imageSettlement)).includes("images"));
 });
 
-test("every chunk of an image stream validates against CreateChatCompletionStreamResponse of OpenAI's OpenAPI document", (t) => {
+test("every chunk of an image stream validates against CreateChatCompletionStreamResponse of OpenAI's OpenAPI document", () => {
   const validator = loadOpenApiValidator();
-  if (validator === undefined) return t.skip("../shared/specs/openai-openapi.yaml not present");
   const frames = parseNamedFrames(
     encodeStream(imageToolRunParts(true), (encoder) => encoder.finish(imageSettlement)),
   );

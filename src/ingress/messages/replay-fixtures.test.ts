@@ -1,24 +1,22 @@
 /**
- * Decodes the recorded Anthropic Messages traffic in `../shared/fixtures/anthropic/messages/`
- * (outside the project; never copied into it): every recorded request body, and every recorded
- * answer sent back as the assistant turn of a follow-up request — the non-streamed `*.response.json`
- * bodies as they are, the `*.sse` streams as the official SDK assembles them. Real traffic carries
- * shapes hand-written tests miss (null server-tool options, citations, server-tool transcripts).
+ * Decodes the recorded Anthropic Messages traffic in `test/fixtures/recorded/anthropic/messages/`:
+ * every recorded request body, and every recorded answer sent back as the assistant turn of a
+ * follow-up request — the non-streamed `*.response.json` bodies as they are, the `*.sse` streams as
+ * the official SDK assembles them. Real traffic carries shapes hand-written tests miss (null
+ * server-tool options, citations, server-tool transcripts).
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
+import { recordedPath } from "../../../test/helpers/fixture-paths.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { countMessagesTokens } from "./count-messages-tokens.js";
 import { decodeMessagesRequest } from "./decode-request.js";
 
-const projectRoot = fileURLToPath(new URL("../../../", import.meta.url));
-const fixtureDir = join(projectRoot, "..", "shared", "fixtures", "anthropic", "messages");
-const fixtureFiles = existsSync(fixtureDir) ? readdirSync(fixtureDir).sort() : [];
-const skip = fixtureFiles.length === 0 ? "fixtures not present (../shared/fixtures)" : false;
+const fixtureDir = recordedPath("anthropic", "messages");
+const fixtureFiles = readdirSync(fixtureDir).sort();
 
 function readJson(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(fixtureDir, name), "utf8"));
@@ -30,7 +28,7 @@ function findRequest(responseFile: string): Record<string, unknown> | undefined 
   return fixtureFiles.includes(requestFile) ? readJson(requestFile) : undefined;
 }
 
-test("every recorded request decodes; the one without max_tokens is refused naming it", { skip }, () => {
+test("every recorded request decodes; the one without max_tokens is refused naming it", () => {
   const requests = fixtureFiles.filter((name) => name.endsWith(".request.json"));
   assert.ok(requests.length > 0);
   for (const name of requests) {
@@ -51,7 +49,7 @@ test("every recorded request decodes; the one without max_tokens is refused nami
   }
 });
 
-test("recorded multi-turn requests keep their structure", { skip }, () => {
+test("recorded multi-turn requests keep their structure", () => {
   const parallel = decodeMessagesRequest(readJson("parallel-tool-use-roundtrip.2.request.json"));
   assert.deepEqual(
     parallel.messages.map((message) => `${message.role}:${message.content.length}`),
@@ -87,7 +85,7 @@ function decodeFollowUp(request: Record<string, unknown>, content: unknown) {
   });
 }
 
-test("recorded non-streamed answers decode when sent back as the assistant turn", { skip }, () => {
+test("recorded non-streamed answers decode when sent back as the assistant turn", () => {
   const responses = fixtureFiles.filter(
     (name) => name.endsWith(".response.json") && readJson(name).type === "message" && findRequest(name),
   );
@@ -101,9 +99,7 @@ test("recorded non-streamed answers decode when sent back as the assistant turn"
   }
 });
 
-test("recorded streams, assembled by the official SDK, decode when sent back as the assistant turn", {
-  skip,
-}, async () => {
+test("recorded streams, assembled by the official SDK, decode when sent back as the assistant turn", async () => {
   const streams = fixtureFiles.filter((name) => name.endsWith(".sse") && findRequest(name));
   assert.ok(streams.length > 0);
   for (const name of streams) {

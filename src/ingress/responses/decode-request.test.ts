@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { pathToFileURL } from "node:url";
+import { recordedPath } from "../../../test/helpers/fixture-paths.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { wrapOpaqueState } from "../opaque-state.js";
 import { decodeResponsesRequest } from "./decode-request.js";
@@ -8,7 +10,7 @@ import { encodeOutputItems } from "./encode-output-items.js";
 import { createItemSeal } from "./item-seal.js";
 
 const minimal = { model: "openai/gpt-5", input: "Hi" };
-const FIXTURES = new URL("../../../../shared/fixtures/openai/responses/", import.meta.url);
+const FIXTURES = pathToFileURL(`${recordedPath("openai", "responses")}/`);
 
 function decodeWith(extra: Record<string, unknown>) {
   return decodeResponsesRequest({ ...minimal, ...extra });
@@ -459,9 +461,8 @@ test("input item validation names the item and part", () => {
   for (const [input, param, pattern] of cases) assertRejected({ ...minimal, input }, param, pattern);
 });
 
-test("a recorded stateless replay (reasoning + function_call + function_call_output) decodes in order", (t) => {
+test("a recorded stateless replay (reasoning + function_call + function_call_output) decodes in order", () => {
   const path = new URL("reasoning-function-call-roundtrip.2.request.json", FIXTURES);
-  if (!existsSync(path)) return t.skip("shared fixtures not present");
   const body = JSON.parse(readFileSync(path, "utf8"));
   const request = decodeResponsesRequest({ ...body, model: "openai/gpt-5" });
   assert.equal(request.system[0].text, body.instructions);
@@ -484,9 +485,8 @@ test("a recorded stateless replay (reasoning + function_call + function_call_out
   assert.deepEqual(request.reasoning, { effort: "low" });
 });
 
-test("a recorded function_call replay with an fc_ call_id decodes", (t) => {
+test("a recorded function_call replay with an fc_ call_id decodes", () => {
   const path = new URL("stream-function-call-then-text.2.request.json", FIXTURES);
-  if (!existsSync(path)) return t.skip("shared fixtures not present");
   const body = JSON.parse(readFileSync(path, "utf8"));
   const request = decodeResponsesRequest({ ...body, model: "openai/gpt-4o" });
   const roles = request.messages.map((message) => message.role);
@@ -547,9 +547,8 @@ test("replayed web_search_call items are dropped, whole or by a reference the ga
   }
 });
 
-test("a recorded OpenAI web search response replayed as input decodes: its calls dropped, its annotations accepted", (t) => {
+test("a recorded OpenAI web search response replayed as input decodes: its calls dropped, its annotations accepted", () => {
   const path = new URL("openai-web-search-tool.1.json", FIXTURES);
-  if (!existsSync(path)) return t.skip("shared fixtures not present");
   const recorded = JSON.parse(readFileSync(path, "utf8"));
   const request = decodeResponsesRequest({
     ...minimal,

@@ -1,29 +1,27 @@
 /**
- * Replays the recorded Anthropic traffic in `../shared/fixtures/anthropic/messages/` (outside the
- * project; never copied into it) through the fake upstream and the adapter. Expected values are
- * computed from the recordings with a plain line split, independent of the adapter's SSE reader.
+ * Replays the recorded Anthropic traffic in `test/fixtures/recorded/anthropic/messages/` through
+ * the fake upstream and the adapter. Expected values are computed from the recordings with a plain
+ * line split, independent of the adapter's SSE reader.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { createTestCall } from "../../../test/helpers/adapter-inputs.js";
 import {
   anthropicReply,
   type FakeAnthropicUpstream,
   startFakeAnthropicUpstream,
 } from "../../../test/helpers/fake-anthropic-upstream.js";
+import { recordedPath } from "../../../test/helpers/fixture-paths.js";
 import type { AssistantContentPart, CanonicalMessage, CanonicalStreamPart } from "../../canonical/index.js";
 import { createUpstreamHttpClient } from "../http-client.js";
 import type { UpstreamCall } from "../provider-adapter.js";
 import { createAnthropicAdapter } from "./adapter.js";
 import { buildAnthropicRequest } from "./build-request.js";
 
-const projectRoot = fileURLToPath(new URL("../../../", import.meta.url));
-const fixtureDir = join(projectRoot, "..", "shared", "fixtures", "anthropic", "messages");
-const fixturesPresent = existsSync(fixtureDir);
-const fixtureFiles = fixturesPresent ? readdirSync(fixtureDir).sort() : [];
+const fixtureDir = recordedPath("anthropic", "messages");
+const fixtureFiles = readdirSync(fixtureDir).sort();
 
 let upstream: FakeAnthropicUpstream;
 const httpClient = createUpstreamHttpClient();
@@ -165,10 +163,6 @@ const jsonResponseFiles = fixtureFiles.filter(
 );
 
 test("recorded .sse streams replay through the adapter", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
   assert.ok(sseFiles.includes("stream-thinking-text.response.sse"));
   for (const file of sseFiles) {
     await t.test(file, async () => {
@@ -182,10 +176,6 @@ test("recorded .sse streams replay through the adapter", async (t) => {
 });
 
 test("recorded .chunks.txt payloads (re-framed with event lines) replay through the adapter", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
   assert.ok(chunkFiles.length >= 4);
   for (const file of chunkFiles) {
     await t.test(file, async () => {
@@ -203,10 +193,6 @@ test("recorded .chunks.txt payloads (re-framed with event lines) replay through 
 });
 
 test("recorded non-streamed messages parse through generate", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
   assert.ok(jsonResponseFiles.length >= 6);
   for (const file of jsonResponseFiles) {
     await t.test(file, async () => {
@@ -245,10 +231,6 @@ test("recorded non-streamed messages parse through generate", async (t) => {
 });
 
 test("recorded HTTP error bodies classify as invalid_request with Anthropic's message", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
   for (const file of fixtureFiles.filter((name) => /^error-(\d+)-.*\.response\.json$/.test(name))) {
     await t.test(file, async () => {
       const status = Number(/^error-(\d+)-/.exec(file)?.[1]);
@@ -269,10 +251,6 @@ test("recorded HTTP error bodies classify as invalid_request with Anthropic's me
  * results of a parallel round in one user turn).
  */
 test("recorded tool loops: turn 2's messages are rebuilt from turn 1's parsed answer", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
   for (const name of ["thinking-tool-use-roundtrip", "parallel-tool-use-roundtrip"]) {
     await t.test(name, async () => {
       const read = (suffix: string): Json =>

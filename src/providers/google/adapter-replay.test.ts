@@ -1,19 +1,19 @@
 /**
- * Replays the recorded Gemini traffic in `../shared/fixtures/google/gemini/` (outside the project;
- * never copied into it) through the fake upstream and the adapter. Expected values are computed
- * from the recordings with a plain line split, independent of the adapter's SSE reader and parser.
+ * Replays the recorded Gemini traffic in `test/fixtures/recorded/google/gemini/` through the fake
+ * upstream and the adapter. Expected values are computed from the recordings with a plain line
+ * split, independent of the adapter's SSE reader and parser.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { createTestCall } from "../../../test/helpers/adapter-inputs.js";
 import {
   type FakeGoogleUpstream,
   fakeGoogleReply,
   startFakeGoogleUpstream,
 } from "../../../test/helpers/fake-google-upstream.js";
+import { recordedPath } from "../../../test/helpers/fixture-paths.js";
 import type { CanonicalMessage, CanonicalResult, CanonicalStreamPart } from "../../canonical/index.js";
 import { foldStreamParts } from "../fold-stream-parts.js";
 import { createUpstreamHttpClient } from "../http-client.js";
@@ -21,10 +21,8 @@ import type { UpstreamCall } from "../provider-adapter.js";
 import { createGoogleAdapter } from "./adapter.js";
 import { buildGenerateContentBody } from "./build-request.js";
 
-const projectRoot = fileURLToPath(new URL("../../../", import.meta.url));
-const fixtureDir = join(projectRoot, "..", "shared", "fixtures", "google", "gemini");
-const fixturesPresent = existsSync(fixtureDir);
-const fixtureFiles = fixturesPresent ? readdirSync(fixtureDir).sort() : [];
+const fixtureDir = recordedPath("google", "gemini");
+const fixtureFiles = readdirSync(fixtureDir).sort();
 /** Vertex-only streamed arguments (`partialArgs`), which this adapter never requests. */
 const VERTEX_PARTIAL_ARGS = "google-stream-tool-call-arguments.chunks.txt";
 
@@ -157,10 +155,6 @@ const chunkFiles = fixtureFiles.filter(
 const responseFiles = fixtureFiles.filter((file) => file.endsWith(".response.json"));
 
 test("recorded .sse streams (CRLF, no terminator) replay through the adapter", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
   assert.ok(sseFiles.length >= 5);
   for (const file of sseFiles) {
     await t.test(file, async () => {
@@ -175,10 +169,6 @@ test("recorded .sse streams (CRLF, no terminator) replay through the adapter", a
 });
 
 test("recorded .chunks.txt payloads (re-framed as CRLF SSE) replay through the adapter", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
   assert.ok(chunkFiles.length >= 3);
   for (const file of chunkFiles) {
     await t.test(file, async () => {
@@ -194,11 +184,7 @@ test("recorded .chunks.txt payloads (re-framed as CRLF SSE) replay through the a
   }
 });
 
-test("the Vertex partialArgs recording is refused, not half-parsed", async (t) => {
-  if (!fixtureFiles.includes(VERTEX_PARTIAL_ARGS)) {
-    t.skip("fixture not present");
-    return;
-  }
+test("the Vertex partialArgs recording is refused, not half-parsed", async () => {
   const lines = readFileSync(join(fixtureDir, VERTEX_PARTIAL_ARGS), "utf8")
     .split("\n")
     .filter((line) => line.trim() !== "");
@@ -210,10 +196,6 @@ test("the Vertex partialArgs recording is refused, not half-parsed", async (t) =
 });
 
 test("recorded non-streamed responses parse through generate", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
   assert.ok(responseFiles.length >= 5);
   for (const file of responseFiles) {
     await t.test(file, async () => {
@@ -228,21 +210,13 @@ test("recorded non-streamed responses parse through generate", async (t) => {
   }
 });
 
-test("recorded 429 with RetryInfo → provider_rate_limit with its retry delay", async (t) => {
-  if (!fixtureFiles.includes("google-429-retry-info.json")) {
-    t.skip("fixture not present");
-    return;
-  }
+test("recorded 429 with RetryInfo → provider_rate_limit with its retry delay", async () => {
   const body = JSON.parse(readFileSync(join(fixtureDir, "google-429-retry-info.json"), "utf8"));
   upstream.enqueue(fakeGoogleReply.error(429, body));
   await assert.rejects(adapter.generate(callFor()), { code: "provider_rate_limit", retryAfterSeconds: 35 });
 });
 
 test("recorded round trips: turn 2 carries turn 1's signed parts unchanged", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
   // Streamed single call (gemini-3-pro-preview) and non-streamed parallel calls (gemini-3-flash-preview).
   const cases = [
     { turn1: "stream-function-call-thought-signature.1.response.sse", model: "gemini-3-pro-preview" },

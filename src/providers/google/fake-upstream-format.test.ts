@@ -1,12 +1,11 @@
 /**
  * Guards the fake Gemini upstream itself (no official Gemini client is installed to do it): its
- * framing and shapes must be those of the recorded traffic in `../shared/fixtures/google/gemini/`.
+ * framing and shapes must be those of the recorded traffic in `test/fixtures/recorded/google/gemini/`.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import {
   buildGeminiError,
   buildGeminiTextChunks,
@@ -16,15 +15,9 @@ import {
   fakeGoogleReply,
   startFakeGoogleUpstream,
 } from "../../../test/helpers/fake-google-upstream.js";
+import { recordedPath } from "../../../test/helpers/fixture-paths.js";
 
-const fixtureDir = join(
-  fileURLToPath(new URL("../../../", import.meta.url)),
-  "..",
-  "shared",
-  "fixtures",
-  "google",
-  "gemini",
-);
+const fixtureDir = recordedPath("google", "gemini");
 
 let upstream: FakeGoogleUpstream;
 
@@ -67,11 +60,7 @@ test("SSE: CRLF data frames, no event names, no terminator, text/event-stream", 
   assert.equal(last.candidates[0].finishReason, "STOP");
 });
 
-test("builders produce only fields the recordings have", async (t) => {
-  if (!existsSync(fixtureDir)) {
-    t.skip("fixtures not present");
-    return;
-  }
+test("builders produce only fields the recordings have", async () => {
   const recorded = new Set<string>();
   for (const file of ["stream-text.response.sse", "stream-function-call-thought-signature.1.response.sse"]) {
     for (const line of readFileSync(join(fixtureDir, file), "utf8").split("\r\n")) {

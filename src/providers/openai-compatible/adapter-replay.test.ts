@@ -1,27 +1,25 @@
 /**
- * Replays the recorded OpenAI Chat traffic in `../shared/fixtures/openai/chat/` (outside the
- * project; never copied into it) through the fake upstream and the adapter. Expected values are
- * computed from the recordings with a plain line split, independent of the adapter's SSE reader.
+ * Replays the recorded OpenAI Chat traffic in `test/fixtures/recorded/openai/chat/` through the fake
+ * upstream and the adapter. Expected values are computed from the recordings with a plain line
+ * split, independent of the adapter's SSE reader.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { createTestCall } from "../../../test/helpers/adapter-inputs.js";
 import {
   type FakeOpenAiUpstream,
   fakeReply,
   startFakeOpenAiUpstream,
 } from "../../../test/helpers/fake-openai-upstream.js";
+import { recordedPath } from "../../../test/helpers/fixture-paths.js";
 import type { CanonicalStreamPart } from "../../canonical/index.js";
 import { createUpstreamHttpClient } from "../http-client.js";
 import { createOpenAiCompatibleAdapter } from "./adapter.js";
 
-const projectRoot = fileURLToPath(new URL("../../../", import.meta.url));
-const fixtureDir = join(projectRoot, "..", "shared", "fixtures", "openai", "chat");
-const fixturesPresent = existsSync(fixtureDir);
-const fixtureFiles = fixturesPresent ? readdirSync(fixtureDir).sort() : [];
+const fixtureDir = recordedPath("openai", "chat");
+const fixtureFiles = readdirSync(fixtureDir).sort();
 
 let upstream: FakeOpenAiUpstream;
 const httpClient = createUpstreamHttpClient();
@@ -110,10 +108,6 @@ const sseFiles = fixtureFiles.filter((file) => file.endsWith(".sse"));
 const chunkFiles = fixtureFiles.filter((file) => file.endsWith(".chunks.txt"));
 
 test("recorded .sse streams replay through the adapter", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
   assert.ok(sseFiles.includes("stream-n3-choices.sse"));
   assert.ok(sseFiles.some((file) => /^stream-tool-call-roundtrip\.\d+\.response\.sse$/.test(file)));
   for (const file of sseFiles) {
@@ -135,10 +129,6 @@ test("recorded .sse streams replay through the adapter", async (t) => {
 });
 
 test("recorded .chunks.txt payloads (re-framed as SSE) replay through the adapter", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
   for (const file of chunkFiles) {
     await t.test(file, async () => {
       const payloads = readFileSync(join(fixtureDir, file), "utf8")
@@ -160,10 +150,6 @@ test("recorded .chunks.txt payloads (re-framed as SSE) replay through the adapte
 });
 
 test("recorded non-streamed completions parse through generate", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
   const files = fixtureFiles.filter(
     (file) => file === "openai-text.json" || (/\.response\.json$/.test(file) && !file.startsWith("error-")),
   );
@@ -199,10 +185,6 @@ test("recorded non-streamed completions parse through generate", async (t) => {
 });
 
 test("recorded HTTP 400 bodies classify as invalid_request with the upstream param", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
   for (const file of fixtureFiles.filter((name) => /^error-400-.*\.response\.json$/.test(name))) {
     await t.test(file, async () => {
       const body = JSON.parse(readFileSync(join(fixtureDir, file), "utf8"));

@@ -1,33 +1,30 @@
 /**
- * Replays every recorded OpenAI Responses exchange in `../shared/fixtures/openai/responses/`
- * (outside the project; never copied into it) through the fake upstream and the adapter. Expected
- * values are computed from the recordings with a plain line split and JSON.parse, independent of
- * the adapter's SSE reader and parsers.
+ * Replays every recorded OpenAI Responses exchange in `test/fixtures/recorded/openai/responses/`
+ * through the fake upstream and the adapter. Expected values are computed from the recordings with
+ * a plain line split and JSON.parse, independent of the adapter's SSE reader and parsers.
  *
  * `.chunks.txt` files hold one event payload per line without SSE framing; they are re-framed as
  * OpenAI frames them (`event: <type>` + `data:`), and split at each `response.created`, since one
  * of them holds four responses of an agent loop back to back.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { createTestCall } from "../../../test/helpers/adapter-inputs.js";
 import {
   type FakeOpenAiUpstream,
   fakeReply,
   startFakeOpenAiResponsesUpstream,
 } from "../../../test/helpers/fake-openai-responses-upstream.js";
+import { recordedPath } from "../../../test/helpers/fixture-paths.js";
 import type { CanonicalStreamPart } from "../../canonical/index.js";
 import { classifyUpstreamError } from "../classify-upstream-error.js";
 import { createUpstreamHttpClient } from "../http-client.js";
 import { createOpenAiResponsesAdapter } from "./adapter.js";
 
-const projectRoot = fileURLToPath(new URL("../../../", import.meta.url));
-const fixtureDir = join(projectRoot, "..", "shared", "fixtures", "openai", "responses");
-const fixturesPresent = existsSync(fixtureDir);
-const fixtureFiles = fixturesPresent ? readdirSync(fixtureDir).sort() : [];
+const fixtureDir = recordedPath("openai", "responses");
+const fixtureFiles = readdirSync(fixtureDir).sort();
 
 /** HTTP status of error bodies the manifest has no `http` entry for. */
 const STATUS_OF_UNLISTED_ERROR_BODIES: Record<string, number> = { "openai-error.1.json": 429 };
@@ -177,10 +174,6 @@ function assertStreamReplay(parts: CanonicalStreamPart[], expected: Expected, na
 }
 
 test("recorded .sse streams replay through the adapter", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
   const files = fixtureFiles.filter((file) => file.endsWith(".sse"));
   assert.ok(files.includes("stream-reasoning-encrypted-function-call.response.sse"));
   for (const file of files) {
@@ -194,10 +187,6 @@ test("recorded .sse streams replay through the adapter", async (t) => {
 });
 
 test("recorded .chunks.txt payloads (re-framed, one response at a time) replay through the adapter", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
   const files = fixtureFiles.filter(
     (file) => file.endsWith(".chunks.txt") && !file.startsWith("openai-error"),
   );
@@ -215,11 +204,7 @@ test("recorded .chunks.txt payloads (re-framed, one response at a time) replay t
   assert.equal(loop.length, 4);
 });
 
-test("the recorded mid-stream failure is thrown like the same failure over HTTP", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
+test("the recorded mid-stream failure is thrown like the same failure over HTTP", async () => {
   const events = readJsonLines("openai-error.1.chunks.txt");
   upstream.enqueue(fakeReply.raw(frame(events), { chunkSize: 50 }));
   const httpBody = readFileSync(join(fixtureDir, "openai-error.1.json"), "utf8");
@@ -238,11 +223,7 @@ test("the recorded mid-stream failure is thrown like the same failure over HTTP"
 });
 
 test("recorded JSON bodies: responses parse through generate, error bodies classify", async (t) => {
-  if (!fixturesPresent) {
-    t.skip(`fixtures not found at ${fixtureDir}`);
-    return;
-  }
-  const manifest = JSON.parse(readFileSync(join(fixtureDir, "..", "..", "manifest.json"), "utf8"));
+  const manifest = JSON.parse(readFileSync(recordedPath("manifest.json"), "utf8"));
   const statusOf = (file: string): number =>
     manifest.files.find((entry: Json) => entry.file === `openai/responses/${file}`)?.http?.status ??
     STATUS_OF_UNLISTED_ERROR_BODIES[file];

@@ -9,7 +9,7 @@
  * 2. what the client got, exactly: text, reasoning text, tool-call ids and arguments, the format's
  *    finish value, usage mapped to the format, errors with code / status / envelope / Retry-After;
  * 3. the raw bytes on the client side: OpenAI's published schema for Chat and Responses bodies,
- *    chunks and events (when ../shared/specs is present), SSE framing rules of each format.
+ *    chunks and events (test/fixtures/specs), SSE framing rules of each format.
  *
  * Cells known to fail because of a gateway bug are registered with `todo: "<what is wrong>"` by the
  * calling test file, so the suite stays green while the bug stays visible (docs/conformance.md).
@@ -112,7 +112,7 @@ export interface CellContext {
   gateway: ConformanceGateway;
   clients: Clients;
   tap: WireTap;
-  /** OpenAI's published schema, when ../shared/specs is present and the caller asked for it. */
+  /** OpenAI's published schema, when the caller asked for it. */
   validator: OpenApiValidator | undefined;
 }
 

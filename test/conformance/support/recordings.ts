@@ -1,5 +1,5 @@
 /**
- * The recorded wire traffic in `../shared/fixtures` (outside the project; never copied into it) as
+ * The recorded wire traffic in `test/fixtures/recorded` (fixture-paths.ts) as
  * replies for the fake upstreams, each with what any client must end up with, computed from the
  * recording itself by a plain reading of its JSON — independent of the gateway's parsers.
  *
@@ -12,22 +12,15 @@
  *   HTTP status (manifest.json `http.status`; error bodies without one get the status of their
  *   error type).
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { ProviderKind } from "../../../src/config/types.js";
 import type { UpstreamReply } from "../../helpers/conformance-gateway.js";
+import { RECORDED_DIR } from "../../helpers/fixture-paths.js";
 import type { UsageNumbers } from "../../helpers/scenario-scripts.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: recorded wire JSON is read field by field.
 type Json = any;
-
-export const FIXTURES_DIR = resolve(
-  fileURLToPath(new URL("../../../", import.meta.url)),
-  "..",
-  "shared",
-  "fixtures",
-);
 
 export type CanonicalFinish = "stop" | "length" | "tool-calls" | "content-filter" | "refusal" | "pause";
 
@@ -46,7 +39,7 @@ export interface RecordedExpectation {
 }
 
 export interface Recording {
-  /** Path under fixtures/, plus `#n` for the n-th response of a multi-response file. */
+  /** Path under test/fixtures/recorded/, plus `#n` for the n-th response of a multi-response file. */
   name: string;
   kind: ProviderKind;
   stream: boolean;
@@ -69,13 +62,12 @@ const STATUS_BY_ERROR_TYPE: Record<string, number> = {
 };
 
 export function loadRecordings(): Recording[] {
-  if (!existsSync(FIXTURES_DIR)) return [];
   const statuses = readManifestStatuses();
   const recordings: Recording[] = [];
   for (const { folder, kind } of FOLDERS) {
-    for (const file of readdirSync(join(FIXTURES_DIR, folder)).sort()) {
+    for (const file of readdirSync(join(RECORDED_DIR, folder)).sort()) {
       const path = `${folder}/${file}`;
-      const text = readFileSync(join(FIXTURES_DIR, folder, file), "utf8");
+      const text = readFileSync(join(RECORDED_DIR, folder, file), "utf8");
       if (file.endsWith(".sse")) {
         recordings.push({ name: path, kind, stream: true, ...fromSse(kind, text) });
       } else if (file.endsWith(".chunks.txt")) {
@@ -89,7 +81,7 @@ export function loadRecordings(): Recording[] {
 }
 
 function readManifestStatuses(): Map<string, number> {
-  const manifest = JSON.parse(readFileSync(join(FIXTURES_DIR, "manifest.json"), "utf8")) as Json;
+  const manifest = JSON.parse(readFileSync(join(RECORDED_DIR, "manifest.json"), "utf8")) as Json;
   const statuses = new Map<string, number>();
   for (const entry of manifest.files ?? []) {
     if (typeof entry.http?.status === "number") statuses.set(entry.file, entry.http.status);
