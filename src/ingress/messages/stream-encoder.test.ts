@@ -206,7 +206,7 @@ test("create({stream: true}) yields the events in wire order; message_start has 
   assert.equal(delta.usage.input_tokens, 125);
 });
 
-test("usage the upstream reported before any content is message_start's, cache split and all", async () => {
+test("the prompt the upstream reported before any content is message_start's, cache split and all; output 0 (LangChain adds it to message_delta's)", async () => {
   const reported: CanonicalUsage = {
     inputTokens: 2_068,
     outputTokens: 1,
@@ -228,7 +228,7 @@ test("usage the upstream reported before any content is message_start's, cache s
   const frames = assertWellFormed(sse);
   assert.deepEqual((frames[0].data.message as { usage: unknown }).usage, {
     input_tokens: 68,
-    output_tokens: 1,
+    output_tokens: 0,
     cache_read_input_tokens: 2_000,
     cache_creation_input_tokens: 0,
   });

@@ -239,13 +239,22 @@ class MessagesStreamEncoder implements StreamEncoder {
     });
   }
 
-  /** The upstream's count of the prompt when it gave one, else metering's estimate. */
+  /**
+   * The upstream's count of the prompt when it gave one, else metering's estimate; output 0, since
+   * some clients (LangChain) add message_start's output to message_delta's cumulative count.
+   */
   private encodeStartUsage(): MessagesUsage {
+    const prompt = createEmptyUsage();
     const reported = this.reportedUsage;
-    if (reported !== undefined && reported.inputTokens > 0) return encodeMessagesUsage(reported);
-    const estimate = createEmptyUsage();
-    estimate.inputTokens = this.context.estimateInputTokens?.() ?? 0;
-    return encodeMessagesUsage(estimate);
+    if (reported !== undefined && reported.inputTokens > 0) {
+      prompt.inputTokens = reported.inputTokens;
+      prompt.cachedInputTokens = reported.cachedInputTokens;
+      prompt.cacheWriteTokens = reported.cacheWriteTokens;
+      prompt.cacheWrite1hTokens = reported.cacheWrite1hTokens;
+    } else {
+      prompt.inputTokens = this.context.estimateInputTokens?.() ?? 0;
+    }
+    return encodeMessagesUsage(prompt);
   }
 
   /** Adds content to the block of `key` (created when new) and sends what may be sent. */
