@@ -23,7 +23,9 @@ function isNewer(directory, than) {
 
 const stamp = statSync(join(root, "dist", ".build-stamp"), { throwIfNoEntry: false });
 const entry = statSync(join(root, "dist", "cli", "admin.js"), { throwIfNoEntry: false });
-if (!stamp || !entry || isNewer(join(root, "src"), stamp.mtimeMs)) {
+// The container image ships dist/ without src/: nothing to compile, nothing to be stale against.
+const hasSource = statSync(join(root, "src"), { throwIfNoEntry: false }) !== undefined;
+if (hasSource && (!stamp || !entry || isNewer(join(root, "src"), stamp.mtimeMs))) {
   // The build reports on stderr, so `--json` output on stdout stays one document.
   const build = spawnSync(process.execPath, [join(root, "scripts", "build.mjs")], {
     stdio: ["ignore", 2, 2],

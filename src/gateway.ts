@@ -3,6 +3,7 @@
  * shutdown. `main.ts` calls it with the process settings; tests call it with their own.
  */
 
+import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -14,13 +15,16 @@ import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "./auth/
 import { startPlaygroundKeyPurge } from "./auth/playground-key-purge.js";
 import { loadConfigFile } from "./config/load-config.js";
 import { resolveInstanceLimits, type Settings } from "./config/settings.js";
-import type { GatewayConfig, ProviderKind } from "./config/types.js";
+import type { ConfiguredProviderKind, GatewayConfig } from "./config/types.js";
+import { startDeadInstanceSweep } from "./engine/dead-instance-sweep.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { settleInterrupted, startInterruptedSweep } from "./engine/interrupted-sweep.js";
+import { manageConnectionRoom } from "./http/connection-room.js";
 import { createApp } from "./http/create-app.js";
 import { drainInstance } from "./http/drain-instance.js";
 import { createInFlightRequests } from "./http/in-flight-requests.js";
 import { createRequestListener } from "./http/request-listener.js";
+import { RESPONSE_HIGH_WATER_BYTES } from "./http/response-high-water.js";
 import { createResponsesSockets } from "./http/responses-socket/responses-socket-server.js";
 import { WebSocketAwareIncomingMessage } from "./http/responses-socket/websocket-aware-incoming-message.js";
 import { KEEP_ALIVE_INTERVAL_MS } from "./http/sse-response.js";
@@ -32,6 +36,7 @@ import { createLogger, type Logger } from "./logging/logger.js";
 import { loadO200kCounter } from "./metering/count-o200k-tokens.js";
 import { GatewayMetrics, loadRequestTracer } from "./observability/index.js";
 import { createAnthropicAdapter } from "./providers/anthropic/adapter.js";
+import { createDemoAdapter } from "./providers/demo/demo-adapter.js";
 import { createGoogleAdapter } from "./providers/google/adapter.js";
 import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/adapter.js";
 import { createOpenAiChatAdapter } from "./providers/openai-compatible/openai-chat-adapter.js";
@@ -45,10 +50,12 @@ import {
   warnIfWebFetchUnsafe,
 } from "./server-tools/web-fetch/index.js";
 import { writeAdminToken } from "./storage/data-dir/admin-token.js";
+import { removeGatewayUrl, writeGatewayUrl } from "./storage/data-dir/gateway-address.js";
 import { readItemSealSecret } from "./storage/data-dir/item-seal-secret.js";
 import { openSpendGuard } from "./storage/open-spend-guard.js";
 import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
 import { resolvePgliteThread } from "./storage/pglite/pglite-client.js";
+import { createInstanceLeases } from "./storage/shared-state/instance-leases.js";
 import { openSharedState } from "./storage/shared-state/shared-state.js";
 import type { SharedState, Store } from "./storage/store.js";
 import {
@@ -109,6 +116,8 @@ export interface RunningGateway {
   purgeExpiredPlaygroundKeys(): Promise<number>;
   /** One sweep of requests interrupted by a crashed instance now (it also runs by itself). */
   sweepInterrupted(): Promise<number>;
+  /** One sweep of the requests of instances whose lease expired now (distributed; it also runs by itself). */
+  sweepDeadInstances(): Promise<number>;
   /** The PDF reader's counters (parses, cache hits); undefined without server tools. */
   pdfStats(): PdfExtractorStats | undefined;
   /** web_fetch's HTML conversion pool (workers, jobs, workers terminated); undefined without server tools. */
@@ -116,13 +125,14 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-export function createAdapters(): Map<ProviderKind, ProviderAdapter> {
-  return new Map<ProviderKind, ProviderAdapter>([
+export function createAdapters(): Map<ConfiguredProviderKind, ProviderAdapter> {
+  return new Map<ConfiguredProviderKind, ProviderAdapter>([
     ["openai-compatible", createOpenAiCompatibleAdapter()],
     ["anthropic", createAnthropicAdapter()],
     ["google", createGoogleAdapter()],
     ["openai-chat", createOpenAiChatAdapter()],
     ["openai-responses", createOpenAiResponsesAdapter()],
+    ["demo", createDemoAdapter()],
   ]);
 }
 
@@ -183,6 +193,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     leaseTtlMs: config.reservationTtlMs,
     // Every request ends by max_request_seconds; its lease must not stop being refreshed before.
     maxLeaseLifetimeMs: config.maxRequestMs + config.reservationTtlMs,
+    recoveryMs: config.limitStoreRecoveryMs,
     logger,
     state,
   });
@@ -198,6 +209,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     await settleInterrupted(sweepDeps, new Date(Date.now() + ONE_DAY_MS));
   }
   const sweep = startInterruptedSweep(sweepDeps);
+  // Distributed: a lease per instance in Redis; the records of one whose lease expired are settled
+  // within about limits.instance_lease_seconds, whatever max_request_seconds is.
+  const instanceId = `inst_${randomBytes(9).toString("base64url")}`;
+  const deadInstances =
+    store.generations.listInProgressOf === undefined
+      ? undefined
+      : startDeadInstanceSweep({ instanceId, leases: createInstanceLeases(state), ...sweepDeps });
 
   const internalSecret =
     settings.internalSharedSecret ??
@@ -240,6 +258,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     logger,
     spendGuard,
     ...(serverTools === undefined ? {} : { serverTools, documents: serverTools.documents }),
+    ...(deadInstances === undefined ? {} : { instanceId }),
   });
   const inFlight = createInFlightRequests(limits.maxRequestsInFlight);
   const metrics = config.metrics.enabled
@@ -295,6 +314,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
         requestTimeout: limits.requestTimeoutMs,
         connectionsCheckingInterval: CONNECTION_CHECK_INTERVAL_MS,
+        // What a response queues for its client before `write` says to wait (backpressure).
+        highWaterMark: RESPONSE_HIGH_WATER_BYTES,
         // Request line and headers together; larger → 431 and the connection closed.
         maxHeaderSize: limits.maxHeaderBytes,
         // Stated, not assumed: Content-Length with Transfer-Encoding, a repeated or malformed
@@ -306,14 +327,21 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       listener,
     );
     instance.on("upgrade", sockets.handleUpgrade);
-    // Connections beyond the cap are closed as they are accepted.
-    instance.maxConnections = limits.maxConnections;
+    // At the connection cap the longest-idle connection makes room (not Node's maxConnections,
+    // which refuses every new one); a connection that asks nothing is closed early.
+    manageConnectionRoom(instance, limits, (pressure) =>
+      logger.warn(pressure, "connection cap reached: idle connections closed to make room"),
+    );
     instance.once("error", reject);
     instance.listen(settings.port, settings.host, () => resolve(instance));
   });
   const watchdog = startEventLoopWatchdog(logger, limits.eventLoopStallMs);
   const port = (server.address() as AddressInfo).port;
   const url = `http://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${port}`;
+  // The admin CLI finds this gateway from its data folder (storage/data-dir/gateway-address.ts).
+  const addressFolder =
+    store.mode === "embedded" && settings.dataDir !== IN_MEMORY_DATA_DIR ? settings.dataDir : undefined;
+  if (addressFolder !== undefined) await writeGatewayUrl(addressFolder, url);
   logger.info(
     {
       url,
@@ -338,6 +366,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     replayParkedOutcomes: () => generations.replayNow(),
     purgeExpiredPlaygroundKeys: () => purge.runNow(),
     sweepInterrupted: () => sweep.runNow(),
+    sweepDeadInstances: () => deadInstances?.runNow() ?? Promise.resolve(0),
     pdfStats: () => serverTools?.pdfStats(),
     htmlConversionStats: () => serverTools?.htmlConversionStats(),
     close() {
@@ -350,12 +379,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           drainTimeoutMs: options.drainMs ?? limits.drainTimeoutMs,
           sockets,
         });
+        if (addressFolder !== undefined) await removeGatewayUrl(addressFolder);
         watchdog.stop();
         metrics?.close();
         // After the drain: the last requests' spans are queued by now.
         await tracer?.shutdown();
         await purge.stop();
         await sweep.stop();
+        await deadInstances?.stop();
         await authenticator.close();
         await spendGuard.close();
         await serverTools?.close();

@@ -43,7 +43,10 @@ try {
   if (announcement) {
     process.stdout.write(`${announcement.replaceAll(HOST_PORT_PLACEHOLDER, gateway.url.slice(7))}\n`);
   }
-  process.stdout.write(`Gateway listening on ${gateway.url} (OpenAPI: ${gateway.url}/openapi.json)\n`);
+  process.stdout.write(
+    `Gateway listening on ${gateway.url} (web console: ${gateway.url}/console, ` +
+      `API reference: ${gateway.url}/docs)\n`,
+  );
 } catch (error) {
   if (error instanceof ConfigError) {
     process.stderr.write(`Invalid configuration: ${error.message}\n`);

@@ -67,8 +67,43 @@ test("the start text: an example that can answer, providers without a key, how t
   assert.match(withoutKeys, /Set one \(ALPHA_KEY, BETA_KEY\) and start the gateway again/);
   assert.match(withoutKeys, /export ALPHA_KEY=…\n {2}npm start\n[\s\S]*"model":"stranded\/model"/);
   assert.equal(/Try it:/.test(withoutKeys), false, "no example that would fail");
+  assert.match(withoutKeys, /502 provider_auth/);
+  assert.match(
+    withoutKeys,
+    /GATEWAY_CONFIG=config\/demo\.yaml npm start/,
+    "the way to try it with no account",
+  );
   assert.match(
     withoutKeys,
     /"beta" \(BETA_KEY is unset\): 2 models cannot answer: beta\/model, both\/model\./,
   );
+});
+
+test("a demo provider is named at every start as the local demo", async (t) => {
+  const context = await createTestStore("embedded");
+  t.after(() => context.cleanup());
+  const { store } = context;
+  const demo = buildConfig(
+    {
+      providers: [{ id: "demo", kind: "demo" }],
+      models: [
+        {
+          slug: "demo/echo",
+          name: "Echo",
+          provider: { slug: "demo", name: "Demo" },
+          description: "",
+          context_length: 1000,
+          max_output_tokens: 100,
+          pricing: { prompt: "1", completion: "2" },
+          features: ["streaming"],
+          datacenter_locations: ["local"],
+          routes: [{ provider: "demo", model: "echo" }],
+        },
+      ],
+    },
+    {},
+  );
+  const text = await describeStart(store, demo, await bootstrapEmbeddedWorkspace(store, demo));
+  assert.match(text, /Provider "demo" is the local demo: demo\/echo answer with an echo made by the gateway/);
+  assert.match(text, /"model":"demo\/echo"/, "the example uses a demo model: it needs no key");
 });

@@ -48,6 +48,8 @@ export async function describeStart(
   if (firstStart !== undefined) sections.push(describeFirstStart(config, firstStart));
   const missing = describeMissingProviderKeys(config);
   if (missing.length > 0) sections.push(missing);
+  const demo = describeDemoProviders(config);
+  if (demo.length > 0) sections.push(demo);
   if (firstStart === undefined) {
     const [oldest] = await store.workspaces.list({ limit: 1 });
     sections.push(describeKeyMinting(oldest?.id));
@@ -71,7 +73,8 @@ function describeFirstStart(config: GatewayConfig, { workspaceId, secret }: Firs
   if (example === undefined) return lines;
   return [
     ...lines,
-    "No provider API key is set, so no model can answer yet (a request would fail with 502).",
+    "No provider API key is set, so no model can answer yet (a request fails with 502 provider_auth,",
+    "naming the variable to set, and nothing is sent upstream).",
     `Set one (${listKeyVariables(config.providers).join(", ")}) and start the gateway again, e.g.:`,
     "",
     `  export ${example.routes[0].provider.apiKeyEnv}=…`,
@@ -80,8 +83,16 @@ function describeFirstStart(config: GatewayConfig, { workspaceId, secret }: Firs
     "Then try it:",
     "",
     ...formatCurlExample(secret, example.slug),
+    "",
+    ...DEMO_HINT,
   ];
 }
+
+/** How to try the gateway with no provider account (docs/providers.md, "Demo provider"). */
+const DEMO_HINT = [
+  "To try the gateway without any provider account, start it on the demo catalog, whose models",
+  "answer locally: GATEWAY_CONFIG=config/demo.yaml npm start",
+];
 
 function formatCurlExample(secret: string, model: string): string[] {
   return [
@@ -109,6 +120,21 @@ export function describeMissingProviderKeys(config: GatewayConfig): string[] {
     );
   }
   return lines;
+}
+
+/** A demo provider answers in the gateway: said at every start, so nobody mistakes it for a model. */
+function describeDemoProviders(config: GatewayConfig): string[] {
+  return config.providers
+    .filter((provider) => provider.kind === "demo")
+    .map((provider) => {
+      const models = config.models
+        .filter((model) => model.routes.some((route) => route.provider === provider))
+        .map((model) => model.slug);
+      return (
+        `Provider "${provider.id}" is the local demo: ${models.join(", ") || "no model"} ` +
+        "answer with an echo made by the gateway; no upstream is called."
+      );
+    });
 }
 
 function describeKeyMinting(workspaceId: string | undefined): string[] {

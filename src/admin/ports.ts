@@ -15,7 +15,10 @@ export interface WorkspaceRepository {
     uniqueName?: boolean;
   }): Promise<Workspace>;
   get(id: string): Promise<Workspace | null>;
-  /** Oldest first; only those named `name` when given. */
+  /**
+   * Oldest first, then by id (byte order) among those created in the same clock tick (the embedded
+   * database's clock counts milliseconds); only those named `name` when given.
+   */
   list(options: { name?: string; limit: number }): Promise<Workspace[]>;
   /** Adds (or with a negative amount removes) credit. */
   credit(id: string, amountMicroUsd: number): Promise<Workspace>;
@@ -36,6 +39,7 @@ export interface ApiKeyRepository {
   }): Promise<{ key: ApiKeyRecord; secret: string }>;
   get(id: string): Promise<ApiKeyRecord | null>;
   setStatus(id: string, status: ApiKeyStatus): Promise<ApiKeyRecord>;
+  /** Oldest first, then by id (byte order) among those created in the same clock tick. */
   list(workspaceId: string): Promise<ApiKeyRecord[]>;
 }
 
@@ -52,7 +56,7 @@ export interface DailyModelUsage {
 
 /** Read-only reports for the admin API; they read what the database holds (final or in progress). */
 export interface UsageReportRepository {
-  /** Newest first (by admission time), at most `limit`. */
+  /** Newest first (by admission time, then id in reverse byte order), at most `limit`. */
   listGenerations(filter: {
     workspaceId: string;
     apiKeyId?: string;

@@ -89,6 +89,15 @@ describe("admin CLI in direct mode (embedded database)", () => {
       env,
     );
     assert.equal(created.code, 0, created.stderr);
+    // The first call may also report compiling dist/ (bin/gateway-admin.js), on a line of its own.
+    assert.ok(
+      created.stderr
+        .split("\n")
+        .includes(
+          `gateway-admin: using a new embedded database in ${env.GATEWAY_DATA_DIR} (no gateway answered at ${env.GATEWAY_URL})`,
+        ),
+      created.stderr,
+    );
     const { workspace } = JSON.parse(created.stdout);
     assert.match(workspace.id, /^ws_/);
     assert.equal(workspace.balance_micro_usd, "5000001");
@@ -96,6 +105,7 @@ describe("admin CLI in direct mode (embedded database)", () => {
 
     const credited = await runCli(["workspace", "credit", workspace.id, "-0.000001", "--json"], env);
     assert.equal(credited.code, 0, credited.stderr);
+    assert.match(credited.stderr, /^gateway-admin: using the embedded database in /);
     assert.equal(JSON.parse(credited.stdout).workspace.balance_micro_usd, "5000000");
 
     const updated = await runCli(
@@ -229,7 +239,13 @@ describe("admin CLI in direct mode (embedded database)", () => {
       GATEWAY_DATA_DIR: dataDir,
     });
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /in use by process/);
+    assert.match(result.stderr, /in use by process \d+, and it recorded no gateway address/);
+    assert.match(result.stderr, /Set GATEWAY_URL to the running gateway's address/);
+    assert.equal(
+      (await import("node:fs")).existsSync(join(dataDir, "pglite")),
+      false,
+      "nothing was written beside it",
+    );
   });
 });
 
@@ -268,6 +284,12 @@ describe("admin CLI through a running gateway", () => {
       env,
     );
     assert.equal(created.code, 0, created.stderr);
+    assert.ok(
+      created.stderr
+        .split("\n")
+        .includes(`gateway-admin: using the gateway at ${secretServer.url} (GATEWAY_URL)`),
+      created.stderr,
+    );
     const { workspace } = JSON.parse(created.stdout);
     const stored = await context.store.workspaces.get(workspace.id);
     assert.equal(stored?.balanceMicroUsd, 1_500_000, "the gateway's own store holds the workspace");
@@ -397,6 +419,40 @@ describe("admin CLI through a running gateway", () => {
     const created = await runCli(["workspace", "create", "--name", "ViaFile", "--invoicing"], env);
     assert.equal(created.code, 0, created.stderr);
     assert.match(created.stdout, /invoicing\s+on/);
+  });
+
+  test("finds the gateway that holds the data folder, on whatever port it listens", async () => {
+    // What a running embedded gateway leaves in its folder: the lock with its pid (here this live
+    // test process) and the address it listens at.
+    const heldDir = join(folder.path, "held");
+    const { mkdir } = await import("node:fs/promises");
+    await mkdir(heldDir, { recursive: true });
+    await writeFile(join(heldDir, "admin-token"), `${fileToken}\n`, { mode: 0o600 });
+    await writeFile(join(heldDir, "pglite.lock"), String(process.pid));
+    await writeFile(join(heldDir, "gateway-url"), `${fileServer.url}\n`);
+    const env = { GATEWAY_DATA_DIR: heldDir, PORT: String(await findClosedPort()) };
+    const created = await runCli(["--json", "workspace", "create", "--name", "Found"], env);
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(
+      created.stderr,
+      `gateway-admin: using the gateway at ${fileServer.url}, which holds ${heldDir}\n`,
+    );
+    const { workspace } = JSON.parse(created.stdout);
+    assert.equal(
+      (await context.store.workspaces.get(workspace.id))?.name,
+      "Found",
+      "the running gateway's database",
+    );
+
+    // Its recorded address no longer answers: refused with the fix, the folder left alone.
+    await writeFile(join(heldDir, "gateway-url"), `http://127.0.0.1:${await findClosedPort()}\n`);
+    const refused = await runCli(["workspace", "list"], env);
+    assert.equal(refused.code, 1);
+    assert.match(
+      refused.stderr,
+      /in use by process \d+, and no gateway answers at http:\/\/127\.0\.0\.1:\d+/,
+    );
+    assert.match(refused.stderr, /Set GATEWAY_URL/);
   });
 
   test("refuses to guess when a gateway runs but no token is available", async () => {

@@ -2,16 +2,19 @@
  * Where the CLI's commands go. A running gateway is asked through its admin API, because embedded
  * PGlite admits one process only and because running instances then see key changes at once.
  * With no gateway answering, the CLI opens the store itself (PostgreSQL or the embedded folder).
+ * Every command says which it used (`target`), so a key minted into the wrong database is seen.
  *
  * The modules of the direct path (database drivers, PGlite, Redis, the admin service with its
  * schemas) are imported only when that path is taken: loading them costs more than a whole call
  * through a running gateway.
  */
 import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { AdminService } from "../admin/admin-service.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { getAdminTokenPath, readAdminToken } from "../storage/data-dir/admin-token.js";
+import { findDataDirHolder } from "../storage/data-dir/gateway-address.js";
+import { redactUrl } from "../storage/redact-url.js";
 import type { SharedState } from "../storage/store.js";
 import { createHttpAdminClient } from "./http-admin-client.js";
 import { sendHttpRequest } from "./send-http-request.js";
@@ -24,6 +27,8 @@ export interface AdminTransport {
   admin: AdminService;
   /** "http": through a running gateway; "direct": the CLI opened the store. */
   kind: "http" | "direct";
+  /** What the command acts on, said on stderr: the gateway's URL, or the database opened. */
+  target: string;
   close(): Promise<void>;
 }
 
@@ -33,25 +38,80 @@ export interface AdminTransportEnvironment {
   warn(message: string): void;
 }
 
+/**
+ * Which gateway to ask, in order: GATEWAY_URL when it answers; embedded, the gateway holding the
+ * data folder (at the address it wrote there, whatever its port); without GATEWAY_URL, the
+ * default port. With none answering, the database itself, unless a running process holds the
+ * embedded folder: then the CLI refuses with the fix instead of opening the folder beside it.
+ */
 export async function openAdminTransport({ env, warn }: AdminTransportEnvironment): Promise<AdminTransport> {
-  const gatewayUrl = env.GATEWAY_URL || `http://127.0.0.1:${env.PORT || 8080}`;
+  const explicitUrl = env.GATEWAY_URL || undefined;
+  const defaultUrl = `http://127.0.0.1:${env.PORT || 8080}`;
   const dataDir = resolve(env.GATEWAY_DATA_DIR || "./.data");
+  const databaseUrl = env.DATABASE_URL || undefined;
 
-  if (await isGatewayRunning(gatewayUrl)) {
-    const { token, source } = await readToken(env, dataDir);
-    if (!token) {
-      throw GatewayError.invalidRequest(
-        `A gateway is running at ${gatewayUrl} but no admin token is available: set INTERNAL_SHARED_SECRET, ` +
-          `or GATEWAY_DATA_DIR to the gateway's data folder (token file ${getAdminTokenPath(dataDir)}).`,
+  if (explicitUrl !== undefined && (await isGatewayRunning(explicitUrl))) {
+    return openHttpTransport(env, dataDir, explicitUrl, `the gateway at ${explicitUrl} (GATEWAY_URL)`);
+  }
+  const holder = databaseUrl === undefined ? await findDataDirHolder(dataDir) : undefined;
+  if (holder !== undefined) {
+    if (holder.url !== undefined && (await isGatewayRunning(holder.url))) {
+      return openHttpTransport(
+        env,
+        dataDir,
+        holder.url,
+        `the gateway at ${holder.url}, which holds ${dataDir}`,
       );
     }
-    return {
-      admin: createHttpAdminClient(gatewayUrl, token, source),
-      kind: "http",
-      close: async () => {},
-    };
+    throw GatewayError.invalidRequest(
+      `The data folder ${dataDir} is in use by process ${holder.pid}, and ${
+        holder.url === undefined ? "it recorded no gateway address" : `no gateway answers at ${holder.url}`
+      }${explicitUrl === undefined ? "" : ` or at ${explicitUrl} (GATEWAY_URL)`}. Opening the folder beside ` +
+        "it would corrupt it. Set GATEWAY_URL to the running gateway's address (it uses the folder's " +
+        "admin token), or stop that process and run the command again.",
+    );
   }
+  if (explicitUrl === undefined && (await isGatewayRunning(defaultUrl))) {
+    return openHttpTransport(env, dataDir, defaultUrl, `the gateway at ${defaultUrl}`);
+  }
+  const nobody = `no gateway answered at ${explicitUrl ?? defaultUrl}`;
+  return openDirectTransport(
+    env,
+    warn,
+    dataDir,
+    databaseUrl === undefined
+      ? `${(await isExistingDatabase(dataDir)) ? "the" : "a new"} embedded database in ${dataDir} (${nobody})`
+      : `PostgreSQL at ${redactUrl(databaseUrl)} (${nobody})`,
+  );
+}
 
+async function openHttpTransport(
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+  gatewayUrl: string,
+  target: string,
+): Promise<AdminTransport> {
+  const { token, source } = await readToken(env, dataDir);
+  if (!token) {
+    throw GatewayError.invalidRequest(
+      `A gateway is running at ${gatewayUrl} but no admin token is available: set INTERNAL_SHARED_SECRET, ` +
+        `or GATEWAY_DATA_DIR to the gateway's data folder (token file ${getAdminTokenPath(dataDir)}).`,
+    );
+  }
+  return {
+    admin: createHttpAdminClient(gatewayUrl, token, source),
+    kind: "http",
+    target,
+    close: async () => {},
+  };
+}
+
+async function openDirectTransport(
+  env: NodeJS.ProcessEnv,
+  warn: (message: string) => void,
+  dataDir: string,
+  target: string,
+): Promise<AdminTransport> {
   const [{ createAdminService }, { openSpendGuard }, { openStore }, { openSharedState }] = await Promise.all([
     import("../admin/admin-service.js"),
     import("../storage/open-spend-guard.js"),
@@ -83,10 +143,19 @@ export async function openAdminTransport({ env, warn }: AdminTransportEnvironmen
   return {
     admin: createAdminService({ store, state, spendGuard }),
     kind: "direct",
+    target,
     async close() {
       await Promise.allSettled([state.close(), spendGuard?.close(), store.close()]);
     },
   };
+}
+
+/** The embedded folder already holds a database (else opening it creates one). */
+async function isExistingDatabase(dataDir: string): Promise<boolean> {
+  return stat(join(dataDir, "pglite")).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**

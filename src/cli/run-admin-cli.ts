@@ -314,11 +314,14 @@ Options:
   --json   machine output: one JSON document on stdout (errors too, as an error envelope)
   --help   show this help
 
-Without a running gateway (probed at GATEWAY_URL, default http://127.0.0.1:$PORT or :8080) the
-CLI opens the database itself: DATABASE_URL, else the embedded database in GATEWAY_DATA_DIR
-(default ./.data); REDIS_URL, when set, carries key changes to other gateway instances. With a
-running gateway it uses the admin API, authenticated by INTERNAL_SHARED_SECRET or the gateway's
-GATEWAY_DATA_DIR/admin-token. Expiry dates without a time zone are read as UTC.
+A running gateway is used through its admin API: the one at GATEWAY_URL; else, without
+DATABASE_URL, the gateway holding GATEWAY_DATA_DIR (default ./.data), found at the address it
+wrote there; else the one at http://127.0.0.1:$PORT (default 8080). With none answering, the CLI
+opens the database itself: DATABASE_URL, else the embedded database in GATEWAY_DATA_DIR, which
+it refuses to open while another process holds it. REDIS_URL, when set, carries key changes to
+other gateway instances. The admin API is authenticated by INTERNAL_SHARED_SECRET or the data
+folder's admin-token. Every command names on stderr the gateway or database it used. Expiry
+dates without a time zone are read as UTC.
 `;
 
 export async function runAdminCli(
@@ -346,6 +349,8 @@ export async function runAdminCli(
     const { values, positionals } = parseCommandArguments(command, rest);
     const run = command.prepare(values, positionals);
     transport = await openTransport({ env, warn: (message) => io.stderr(`${message}\n`) });
+    // On stderr, so --json output stays one document; said before the work, so a failure names it too.
+    io.stderr(`gateway-admin: using ${transport.target}\n`);
     const output = await run(transport.admin);
     io.stdout(json ? `${JSON.stringify(output.json, null, 2)}\n` : output.text);
     return 0;

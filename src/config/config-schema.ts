@@ -18,6 +18,9 @@ export const PROVIDER_KINDS = [
   "google",
 ] as const;
 
+/** Answers made in the gateway, for trying it without a provider account (config/demo.yaml). */
+export const DEMO_PROVIDER_KIND = "demo";
+
 export const MODEL_FEATURES = [
   "tools",
   "vision",
@@ -54,37 +57,46 @@ const operatorAliasNameSchema = z
 /** A price in USD per 1M tokens; kept as the decimal text of the file so conversion is exact. */
 const priceSchema = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)]);
 
-export const providerConfigSchema = z.strictObject({
-  id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lowercase letters, digits, - and _"),
-  kind: z.enum(PROVIDER_KINDS),
-  base_url: z.url({ protocol: /^https?$/ }),
-  api_key_env: z
-    .string()
-    .regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name")
-    .optional(),
-  /** Per-phase deadlines in milliseconds. */
-  timeouts: z
-    .strictObject({
-      connect_ms: z.int().positive().optional(),
-      first_byte_ms: z.int().positive().optional(),
-      idle_ms: z.int().positive().optional(),
-    })
-    .optional(),
-  /** Extra request headers sent upstream (values are literal; secrets belong in api_key_env). */
-  headers: z.record(z.string(), z.string()).optional(),
-  /**
-   * Per-host differences of OpenAI-compatible servers, as data (the adapter never branches on a
-   * host's name): parameters the host rejects, the tool-call id shape it demands, the name of its
-   * output-cap field.
-   */
-  quirks: z
-    .strictObject({
-      excluded_params: z.array(z.string()).default([]),
-      tool_call_id_format: z.enum(["any", "alphanumeric-9"]).default("any"),
-      max_tokens_field: z.enum(["max_completion_tokens", "max_tokens"]).default("max_completion_tokens"),
-    })
-    .optional(),
-});
+export const providerConfigSchema = z
+  .strictObject({
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lowercase letters, digits, - and _"),
+    kind: z.enum([...PROVIDER_KINDS, DEMO_PROVIDER_KIND]),
+    /** Required for every kind but `demo`, which calls nothing. */
+    base_url: z.url({ protocol: /^https?$/ }).optional(),
+    api_key_env: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name")
+      .optional(),
+    /** Per-phase deadlines in milliseconds (docs/configuration.md, "Routing"). */
+    timeouts: z
+      .strictObject({
+        connect_ms: z.int().positive().optional(),
+        /** A streamed call's response head, while another route waits to be tried. */
+        first_byte_ms: z.int().positive().optional(),
+        /** A response head otherwise: a non-streamed call's whole answer, or the last route left. */
+        response_ms: z.int().positive().optional(),
+        idle_ms: z.int().positive().optional(),
+      })
+      .optional(),
+    /** Extra request headers sent upstream (values are literal; secrets belong in api_key_env). */
+    headers: z.record(z.string(), z.string()).optional(),
+    /**
+     * Per-host differences of OpenAI-compatible servers, as data (the adapter never branches on a
+     * host's name): parameters the host rejects, the tool-call id shape it demands, the name of its
+     * output-cap field.
+     */
+    quirks: z
+      .strictObject({
+        excluded_params: z.array(z.string()).default([]),
+        tool_call_id_format: z.enum(["any", "alphanumeric-9"]).default("any"),
+        max_tokens_field: z.enum(["max_completion_tokens", "max_tokens"]).default("max_completion_tokens"),
+      })
+      .optional(),
+  })
+  .refine((provider) => provider.kind === DEMO_PROVIDER_KIND || provider.base_url !== undefined, {
+    message: "required for this kind",
+    path: ["base_url"],
+  });
 
 /** What one call of a tool the model's provider runs itself costs. */
 const nativeServerToolSchema = z.strictObject({ price_per_call_usd: priceSchema });
@@ -177,6 +189,16 @@ export const gatewayConfigSchema = z.strictObject({
        * this while a request runs, so only a crashed (or Redis-less) instance lets one expire.
        */
       reservation_ttl_seconds: z.int().min(10).max(3600).default(120),
+      /**
+       * After Redis comes back without its memory, how long nothing is admitted against a spend
+       * limit or balance while every instance publishes its reservations in flight again.
+       */
+      limit_store_recovery_seconds: z.int().min(1).max(120).default(5),
+      /**
+       * Instances renew a lease (heartbeat) in Redis; one whose lease is this old has died, and
+       * another instance settles its requests as interrupted (docs/durability.md).
+       */
+      instance_lease_seconds: z.int().min(2).max(3600).default(60),
       /**
        * Caps on what one request may carry, refused with `invalid_request` before it is validated
        * (validating and converting cost time in proportion; docs/limits.md, "Bounded work").

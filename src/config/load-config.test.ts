@@ -51,6 +51,22 @@ test("prices become exact integer pico-USD per token; missing ones default sensi
   assert.equal(config.maxBodyBytes, 10 * 1024 * 1024);
 });
 
+test("provider deadlines: a stalled route is left within seconds; a long first-byte setting keeps slow answers", () => {
+  const defaults = buildConfig({ providers: [provider], models: [model] }, {}).models[0].routes[0].provider;
+  assert.deepEqual(defaults.timeouts, {
+    connectMs: 10_000,
+    firstByteMs: 15_000,
+    responseMs: 120_000,
+    idleMs: 120_000,
+  });
+  const timeoutsOf = (timeouts: Record<string, number>) =>
+    buildConfig({ providers: [Object.assign({}, provider, { timeouts })], models: [model] }, {}).models[0]
+      .routes[0].provider.timeouts;
+  // Written when first_byte_ms was the only head deadline: non-streamed answers keep that long.
+  assert.equal(timeoutsOf({ first_byte_ms: 300_000 }).responseMs, 300_000);
+  assert.equal(timeoutsOf({ first_byte_ms: 5_000, response_ms: 60_000 }).responseMs, 60_000);
+});
+
 test("cors.allowed_origins: any origin by default; listed origins as browsers send them", () => {
   assert.deepEqual(buildConfig({ providers: [provider], models: [model] }, {}).cors.allowedOrigins, ["*"]);
   const listed = buildConfig(
@@ -321,4 +337,27 @@ test("the shipped catalog resolves the names Claude Code and Codex send by defau
     for (const route of entry.routes)
       assert.equal(resolved(route.upstreamModel), entry.slug, route.upstreamModel);
   }
+});
+
+test("base_url is required for every provider kind but demo, which calls nothing", () => {
+  const model = {
+    slug: "demo/echo",
+    name: "Echo",
+    provider: { slug: "demo", name: "Demo" },
+    description: "",
+    context_length: 1000,
+    max_output_tokens: 100,
+    pricing: { prompt: "1", completion: "2" },
+    features: ["streaming"],
+    datacenter_locations: ["local"],
+    routes: [{ provider: "p", model: "m" }],
+  };
+  assert.equal(
+    buildConfig({ providers: [{ id: "p", kind: "demo" }], models: [model] }, {}).providers[0].kind,
+    "demo",
+  );
+  assert.throws(
+    () => buildConfig({ providers: [{ id: "p", kind: "anthropic" }], models: [model] }, {}),
+    /providers\[0\]\.base_url: required for this kind/,
+  );
 });

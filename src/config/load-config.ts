@@ -9,10 +9,20 @@ import { tryParseUsdToMicroUsd } from "../metering/money.js";
 import { convertUsdPerMillionToPicoPerToken } from "../metering/prices.js";
 import { isImageGenerationConfigured, resolveImageToolSettings } from "../server-tools/image/image-config.js";
 import { buildModelNames, ModelNameError } from "./build-model-names.js";
-import { type GatewayConfigFile, gatewayConfigSchema, type ModelConfigFile } from "./config-schema.js";
+import {
+  type GatewayConfigFile,
+  gatewayConfigSchema,
+  type ModelConfigFile,
+  type ProviderConfigFile,
+} from "./config-schema.js";
 import type { CatalogModel, GatewayConfig, ProviderConfig } from "./types.js";
 
-const DEFAULT_TIMEOUTS = { connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000 };
+/**
+ * A stalled route is left within seconds when another one waits (connect, first byte); a call with
+ * nowhere to fail over to, or whose head only comes with the whole answer (non-streamed), waits as
+ * long as an answer may take to start (response).
+ */
+const DEFAULT_TIMEOUTS = { connectMs: 10_000, firstByteMs: 15_000, responseMs: 120_000, idleMs: 120_000 };
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -64,14 +74,10 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
     providers.set(provider.id, {
       id: provider.id,
       kind: provider.kind,
-      baseUrl: provider.base_url.replace(/\/+$/, ""),
+      baseUrl: (provider.base_url ?? "").replace(/\/+$/, ""),
       apiKeyEnv: provider.api_key_env,
       apiKey: provider.api_key_env ? env[provider.api_key_env] || undefined : undefined,
-      timeouts: {
-        connectMs: provider.timeouts?.connect_ms ?? DEFAULT_TIMEOUTS.connectMs,
-        firstByteMs: provider.timeouts?.first_byte_ms ?? DEFAULT_TIMEOUTS.firstByteMs,
-        idleMs: provider.timeouts?.idle_ms ?? DEFAULT_TIMEOUTS.idleMs,
-      },
+      timeouts: readProviderTimeouts(provider.timeouts),
       headers: provider.headers ?? {},
       quirks: {
         excludedParams: provider.quirks?.excluded_params ?? [],
@@ -109,6 +115,8 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
     },
     defaultRequestsPerMinute: file.limits.default_requests_per_minute ?? null,
     reservationTtlMs: file.limits.reservation_ttl_seconds * 1000,
+    limitStoreRecoveryMs: file.limits.limit_store_recovery_seconds * 1000,
+    instanceLeaseMs: file.limits.instance_lease_seconds * 1000,
     maxRequestMs: file.limits.max_request_seconds * 1000,
     clientReadTimeoutMs: file.limits.client_read_timeout_seconds * 1000,
     webSocketIdleTimeoutMs: file.limits.websocket_idle_timeout_seconds * 1000,
@@ -231,4 +239,19 @@ function parseBootstrapCredits(value: number | string, origin: string): number {
   if (!result.ok)
     throw new ConfigError(`${origin}: bootstrap.default_workspace_credits_usd: ${result.reason}`);
   return result.microUsd;
+}
+
+/**
+ * The provider's deadlines. The response deadline is never shorter than the first-byte one: a
+ * setting written when `first_byte_ms` was the only head deadline (a long one, for slow
+ * non-streamed answers) keeps its meaning.
+ */
+function readProviderTimeouts(timeouts: ProviderConfigFile["timeouts"]): ProviderConfig["timeouts"] {
+  const firstByteMs = timeouts?.first_byte_ms ?? DEFAULT_TIMEOUTS.firstByteMs;
+  return {
+    connectMs: timeouts?.connect_ms ?? DEFAULT_TIMEOUTS.connectMs,
+    firstByteMs,
+    responseMs: timeouts?.response_ms ?? Math.max(DEFAULT_TIMEOUTS.responseMs, firstByteMs),
+    idleMs: timeouts?.idle_ms ?? DEFAULT_TIMEOUTS.idleMs,
+  };
 }

@@ -27,7 +27,13 @@ test("instance limits: defaults when unset, integers from the environment, a bad
     GATEWAY_HEADERS_TIMEOUT_MS: "5000",
     GATEWAY_MAX_REQUESTS_IN_FLIGHT: "64",
     GATEWAY_EVENT_LOOP_STALL_MS: "0",
+    GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: "32",
+    GATEWAY_NEW_CONNECTION_TIMEOUT_MS: "2000",
   }).instanceLimits;
+  assert.equal(defaults?.maxConnectionsPerAddress, 0, "no per-address cap unless set");
+  assert.equal(defaults?.newConnectionTimeoutMs, 5_000);
+  assert.equal(set?.maxConnectionsPerAddress, 32);
+  assert.equal(set?.newConnectionTimeoutMs, 2000);
   assert.equal(set?.headersTimeoutMs, 5000);
   assert.equal(set?.maxRequestsInFlight, 64);
   assert.equal(set?.eventLoopStallMs, 0);
@@ -37,6 +43,10 @@ test("instance limits: defaults when unset, integers from the environment, a bad
     /GATEWAY_DRAIN_TIMEOUT_MS must be an integer of at least 0, got "soon"/,
   );
   assert.throws(() => readSettings({ GATEWAY_MAX_CONNECTIONS: "0" }), /GATEWAY_MAX_CONNECTIONS/);
+  assert.throws(
+    () => readSettings({ GATEWAY_NEW_CONNECTION_TIMEOUT_MS: "10" }),
+    /GATEWAY_NEW_CONNECTION_TIMEOUT_MS must be an integer of at least 100/,
+  );
   assert.deepEqual(resolveInstanceLimits({ instanceLimits: { drainTimeoutMs: 1 } }), {
     ...DEFAULT_INSTANCE_LIMITS,
     drainTimeoutMs: 1,

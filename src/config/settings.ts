@@ -45,8 +45,15 @@ export interface InstanceLimits {
   requestTimeoutMs: number;
   /** GATEWAY_MAX_HEADER_BYTES: request line and headers together; larger → 431. */
   maxHeaderBytes: number;
-  /** GATEWAY_MAX_CONNECTIONS: open client connections; further ones are closed at once. */
+  /**
+   * GATEWAY_MAX_CONNECTIONS: open client connections; at the cap a new one takes the place of the
+   * connection idle the longest, and is closed only when every connection is busy.
+   */
   maxConnections: number;
+  /** GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: the same cap per client address; 0 turns it off. */
+  maxConnectionsPerAddress: number;
+  /** GATEWAY_NEW_CONNECTION_TIMEOUT_MS: a new connection's first request head must arrive within this. */
+  newConnectionTimeoutMs: number;
   /** GATEWAY_MAX_REQUESTS_IN_FLIGHT: requests being served; further ones get 429 at once. */
   maxRequestsInFlight: number;
   /** GATEWAY_DRAIN_TIMEOUT_MS: how long requests in flight may finish after SIGTERM/SIGINT. */
@@ -62,6 +69,8 @@ export const DEFAULT_INSTANCE_LIMITS: Readonly<InstanceLimits> = {
   requestTimeoutMs: 60_000,
   maxHeaderBytes: 16_384,
   maxConnections: 4_096,
+  maxConnectionsPerAddress: 0,
+  newConnectionTimeoutMs: 5_000,
   maxRequestsInFlight: 1_000,
   drainTimeoutMs: 25_000,
   eventLoopStallMs: 200,
@@ -74,6 +83,8 @@ const INSTANCE_LIMIT_VARIABLES: Record<keyof InstanceLimits, { name: string; min
   requestTimeoutMs: { name: "GATEWAY_REQUEST_TIMEOUT_MS", min: 100 },
   maxHeaderBytes: { name: "GATEWAY_MAX_HEADER_BYTES", min: 1_024 },
   maxConnections: { name: "GATEWAY_MAX_CONNECTIONS", min: 1 },
+  maxConnectionsPerAddress: { name: "GATEWAY_MAX_CONNECTIONS_PER_ADDRESS", min: 0 },
+  newConnectionTimeoutMs: { name: "GATEWAY_NEW_CONNECTION_TIMEOUT_MS", min: 100 },
   maxRequestsInFlight: { name: "GATEWAY_MAX_REQUESTS_IN_FLIGHT", min: 1 },
   drainTimeoutMs: { name: "GATEWAY_DRAIN_TIMEOUT_MS", min: 0 },
   eventLoopStallMs: { name: "GATEWAY_EVENT_LOOP_STALL_MS", min: 0 },

@@ -5,20 +5,31 @@ import type { ImageToolConfigFile } from "../server-tools/image/image-config.js"
 import type { PdfToolConfigFile } from "../server-tools/pdf/pdf-config.js";
 import type { WebFetchConfigFile } from "../server-tools/web-fetch/web-fetch-config.js";
 import type { WebSearchConfigFile } from "../server-tools/web-search/web-search-config.js";
-import type { MODEL_FEATURES, PROVIDER_KINDS } from "./config-schema.js";
+import type { DEMO_PROVIDER_KIND, MODEL_FEATURES, PROVIDER_KINDS } from "./config-schema.js";
 
+/** The kinds that call an upstream's API. */
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+/** What a provider of the config file may be: an upstream kind, or the local demo. */
+export type ConfiguredProviderKind = ProviderKind | typeof DEMO_PROVIDER_KIND;
 export type ModelFeature = (typeof MODEL_FEATURES)[number];
 
 export interface ProviderTimeouts {
+  /** TCP and TLS. */
   connectMs: number;
+  /** Request sent → response head, for a streamed call while another route waits to be tried. */
   firstByteMs: number;
+  /**
+   * Request sent → response head otherwise: a non-streamed call (the upstream sends its head with
+   * the whole answer) and a call with no route left to fail over to.
+   */
+  responseMs: number;
+  /** Between two chunks of a body. */
   idleMs: number;
 }
 
 export interface ProviderConfig {
   id: string;
-  kind: ProviderKind;
+  kind: ConfiguredProviderKind;
   /** Base URL without trailing slash, e.g. `https://api.openai.com/v1`. */
   baseUrl: string;
   apiKeyEnv?: string;
@@ -100,6 +111,10 @@ export interface GatewayConfig {
   defaultRequestsPerMinute: number | null;
   /** Lifetime of a spend reservation that is no longer refreshed (its instance is gone). */
   reservationTtlMs: number;
+  /** After Redis lost its memory: no admission against a limit for this long (`limits.limit_store_recovery_seconds`). */
+  limitStoreRecoveryMs: number;
+  /** An instance silent in Redis this long has died (`limits.instance_lease_seconds`). */
+  instanceLeaseMs: number;
   /** The longest one generation may run (`limits.max_request_seconds`). */
   maxRequestMs: number;
   /** How long a streaming client may take no bytes before it is dropped. */

@@ -28,6 +28,7 @@ import {
 } from "./circuit-breaker.js";
 import type { GenerationAttempt, GenerationOutcome, GenerationStart } from "./generation-record.js";
 import { GenerationRun, type RunHooks, type RunServices } from "./generation-run.js";
+import { keepCandidatesWithKeys } from "./keyed-route-candidates.js";
 import { type MeteredUsage, type MeterInput, meterUsage } from "./meter-usage.js";
 import { type NativeToolPlan, planNativeTools } from "./plan-native-tools.js";
 import type {
@@ -62,6 +63,8 @@ export interface EngineDependencies {
   serverTools?: ServerTools;
   /** PDFs as each route reads them (absent: every route gets them as sent). */
   documents?: DocumentPreparer;
+  /** This instance's id, written into every in-progress record (dead-instance-sweep.ts). */
+  instanceId?: string;
 }
 
 /** One route's breaker, as metrics label it. */
@@ -155,7 +158,8 @@ export class GenerationEngine {
 
   /**
    * One catalog model's route candidates (a request without alternatives): the list depends on
-   * the model alone, so it is made once per model, not per request.
+   * the model alone, so it is made once per model, not per request. Routes without their
+   * provider's key are left out (keyed-route-candidates.ts).
    */
   private routesOf(model: CatalogModel): RouteCandidate[] {
     let routes = this.routesByModel.get(model);
@@ -163,7 +167,7 @@ export class GenerationEngine {
       routes = listRouteCandidates([model]);
       this.routesByModel.set(model, routes);
     }
-    return routes;
+    return keepCandidatesWithKeys(routes);
   }
 
   /** Admitted generations not settled yet: each holds its reservation on this instance. */
@@ -203,7 +207,8 @@ export class GenerationEngine {
   async admit(input: GenerationInput): Promise<AdmittedGeneration> {
     const { config, spendGuard } = this.deps;
     const { model, models, workspace, limits } = admitRequest(config, input.caller, input.request);
-    const routes = models.length === 1 ? this.routesOf(model) : listRouteCandidates(models);
+    const routes =
+      models.length === 1 ? this.routesOf(model) : keepCandidatesWithKeys(listRouteCandidates(models));
     const { session: serverTools, plan } = this.prepareServerTools(input.request, routes, {
       keyId: input.caller.key.id,
       workspaceId: workspace.id,
@@ -247,6 +252,7 @@ export class GenerationEngine {
       // The reservation's clock decides the day and month the spend belongs to.
       createdAt: new Date(reservation.admittedAt),
       estimatedInputTokens: worstCase.inputTokens,
+      instanceId: this.deps.instanceId,
     };
     // Every admitted request is recorded before its upstream is called, so a crash of this
     // instance leaves a record another one settles. Streams wait for it only before their headers,

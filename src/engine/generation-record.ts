@@ -28,6 +28,12 @@ export interface GenerationStart {
    * it existed (they are settled at 0 tokens).
    */
   estimatedInputTokens?: number;
+  /**
+   * The instance running it (distributed mode): when that instance's lease in Redis expires,
+   * another one settles the record as interrupted (engine/dead-instance-sweep.ts). Kept with the
+   * record's Redis copy, not in its row.
+   */
+  instanceId?: string;
 }
 
 export interface GenerationOutcome {

@@ -107,7 +107,7 @@ const provider = (id: string) => ({
   id,
   kind: "openai-compatible",
   base_url: `http://127.0.0.1:9/${id}`,
-  timeouts: { connect_ms: 1_000, first_byte_ms: 1_000, idle_ms: 1_000 },
+  timeouts: { connect_ms: 1_000, first_byte_ms: 1_000, response_ms: 1_000, idle_ms: 1_000 },
 });
 const model = (slug: string, routes: string[], pricing = { prompt: "1", completion: "2" }) => ({
   slug,

@@ -224,13 +224,17 @@ export class GenerationRun {
     );
     for (;;) {
       while (cursor.index < cursor.queue.length) {
+        // No new attempt past the failover deadline (the first one is always made).
+        if (this.attempts.length > 0 && performance.now() >= failoverEnds) {
+          return { error: cursor.lastError ?? this.createAllOpenError(this.admitted.candidates) };
+        }
         const candidate = cursor.queue[cursor.index++];
         if (!breakers.tryAcquire(candidate.key)) {
           this.admitted.trace?.startAttempt(this.attempts.length);
           this.recordAttempt(candidate, "circuit_open", performance.now());
           continue;
         }
-        const error = await this.attempt(candidate);
+        const error = await this.attempt(candidate, this.anotherRouteWaits(candidate, failoverEnds));
         if (error === undefined) return undefined;
         const end = this.judgeFailure(candidate, error);
         if (end) return end;
@@ -249,6 +253,21 @@ export class GenerationRun {
       cursor.asked = undefined;
     }
     return { error: cursor.lastError ?? this.createAllOpenError(this.admitted.candidates) };
+  }
+
+  /**
+   * Whether a route could still be tried should `candidate` stall until its first-byte deadline:
+   * one later in this pass whose breaker lets it through, and time left before the failover
+   * deadline. Retrying the same route is not counted: a route that stalled once is left its full
+   * response deadline rather than being cut and asked again.
+   */
+  private anotherRouteWaits(candidate: RouteCandidate, failoverEnds: number): boolean {
+    const { queue, index } = this.cursor;
+    if (performance.now() + candidate.route.provider.timeouts.firstByteMs >= failoverEnds) return false;
+    for (let next = index; next < queue.length; next++) {
+      if (this.services.breakers.state(queue[next].key) !== "open") return true;
+    }
+    return false;
   }
 
   /** Counts a failed attempt; returns the run's end when no other attempt may follow. */
@@ -292,7 +311,10 @@ export class GenerationRun {
   }
 
   /** One upstream call; undefined when it serves (and the run is committed to it). */
-  private async attempt(candidate: RouteCandidate): Promise<GatewayError | undefined> {
+  private async attempt(
+    candidate: RouteCandidate,
+    anotherRouteWaits: boolean,
+  ): Promise<GatewayError | undefined> {
     // Stopped or left since the last attempt: no call is made.
     if (this.abortReason !== undefined) return this.stoppedWith ?? toGatewayError(this.signal.reason);
     const adapter = this.services.adapters.get(candidate.route.provider.kind);
@@ -328,6 +350,7 @@ export class GenerationRun {
     // Stopped or left while the documents were read: the call starts aborted.
     if (this.abortReason !== undefined) attemptController.abort(this.abortReason);
     const call = toUpstreamCall(admitted.call, admitted.call.request, attemptController.signal);
+    call.anotherRouteWaits = anotherRouteWaits;
     let error: GatewayError | undefined;
     this.callInFlight = true;
     try {

@@ -49,32 +49,54 @@ export function computeInterruptedAgeMs(config: GatewayConfig): number {
   return config.maxRequestMs + Math.min(SETTLE_GRACE_MS, config.maxRequestMs);
 }
 
-/** Settles every record in progress admitted before `admittedBefore`; returns how many it settled. */
+/**
+ * Settles every record in progress admitted before `admittedBefore`; returns how many it settled.
+ * A record that cannot be settled (the database refuses it: a record of another deployment
+ * sharing the Redis, say) is logged and skipped, so it never blocks the records listed after it.
+ */
 export async function settleInterrupted(deps: InterruptedSweepDeps, admittedBefore: Date): Promise<number> {
+  return settleListed(deps, (limit) => deps.store.generations.listInProgress(admittedBefore, limit)).then(
+    ({ settled }) => {
+      if (settled > 0) deps.logger.warn({ settled }, "settled requests interrupted by a crashed instance");
+      return settled;
+    },
+  );
+}
+
+/**
+ * Settles what `list` lists until it lists nothing new: `settled` records, and `exhausted` when the
+ * last listing had nothing left (every record settled, none skipped).
+ */
+export async function settleListed(
+  deps: InterruptedSweepDeps,
+  list: (limit: number) => Promise<GenerationStart[]>,
+): Promise<{ settled: number; exhausted: boolean }> {
+  // Ids settled (their index entries are deleted in the background) or skipped in this sweep.
+  const seen = new Set<string>();
   let settled = 0;
-  for (let listed = 0; listed < MAX_PER_SWEEP; ) {
-    const starts = await deps.store.generations.listInProgress(admittedBefore, SWEEP_BATCH);
-    listed += starts.length;
-    let failed = 0;
-    // One record that cannot be settled (its row refused, a store error) must not keep the others
-    // open: it is logged and listed again by the next sweep.
-    for (const start of starts) {
+  while (seen.size < MAX_PER_SWEEP) {
+    // Past the ones seen: a skipped record stays listed, a settled one may for a moment.
+    const starts = await list(SWEEP_BATCH + seen.size);
+    const fresh = starts.filter((start) => !seen.has(start.id));
+    if (fresh.length === 0) return { settled, exhausted: starts.length === 0 };
+    for (const start of fresh) {
+      seen.add(start.id);
       try {
-        await settleOne(deps, start);
+        await settleInterruptedRecord(deps, start);
         settled++;
       } catch (error) {
-        failed++;
         deps.logger.warn({ err: error, requestId: start.id }, "interrupted request not settled");
       }
     }
-    // A batch that settled nothing would be listed again as it is.
-    if (starts.length < SWEEP_BATCH || failed === starts.length) break;
   }
-  if (settled > 0) deps.logger.warn({ settled }, "settled requests interrupted by a crashed instance");
-  return settled;
+  return { settled, exhausted: false };
 }
 
-async function settleOne(deps: InterruptedSweepDeps, start: GenerationStart): Promise<void> {
+/** Writes one record final as interrupted, then settles its reservation with that cost. */
+export async function settleInterruptedRecord(
+  deps: InterruptedSweepDeps,
+  start: GenerationStart,
+): Promise<void> {
   const model = deps.config.modelsBySlug.get(start.model);
   const { usage } = meterPromptOnly(start.estimatedInputTokens ?? 0);
   const outcome: GenerationOutcome = {

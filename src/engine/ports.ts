@@ -12,12 +12,12 @@ import type {
   ServerToolId,
   ServerToolOutput,
 } from "../canonical/index.js";
-import type { ProviderKind } from "../config/types.js";
+import type { ConfiguredProviderKind } from "../config/types.js";
 import type { ProviderAdapter } from "../providers/provider-adapter.js";
 import type { GenerationOutcome, GenerationRecord, GenerationStart } from "./generation-record.js";
 
 /** The adapter registered for each provider kind. */
-export type AdapterRegistry = ReadonlyMap<ProviderKind, ProviderAdapter>;
+export type AdapterRegistry = ReadonlyMap<ConfiguredProviderKind, ProviderAdapter>;
 
 export interface GenerationRepository {
   /** Writes the in-progress record; idempotent on the id. */
@@ -32,10 +32,15 @@ export interface GenerationRepository {
   /** null when unknown or owned by another workspace. */
   get(id: string, workspaceId: string): Promise<GenerationRecord | null>;
   /**
-   * Records still in progress that were admitted before `admittedBefore`, oldest first, at most
+   * Records still in progress that were admitted before `admittedBefore`, oldest first (then by id), at most
    * `limit`: what the sweep of interrupted requests settles (engine/interrupted-sweep.ts).
    */
   listInProgress(admittedBefore: Date, limit: number): Promise<GenerationStart[]>;
+  /**
+   * Up to `limit` records in progress of one instance, whatever their age; absent where records
+   * carry no instance (embedded mode, PostgreSQL without Redis).
+   */
+  listInProgressOf?(instanceId: string, limit: number): Promise<GenerationStart[]>;
 }
 
 export interface EngineStore {
@@ -173,4 +178,18 @@ export interface DocumentsForRoute {
   request: CanonicalRequest;
   /** Pages whose text the route gets × the price per page; 0 for a route that gets the files. */
   costMicroUsd: number;
+}
+
+/**
+ * Instance leases in the shared store (distributed mode): every instance renews its own while it
+ * runs; one not renewed for `limits.instance_lease_seconds` belongs to an instance that died.
+ * Times are the store's clock (Redis TIME), shared by every instance.
+ */
+export interface InstanceLeases {
+  /** Renews this instance's lease; `wasListed` false: new, or the store lost its memory. */
+  renew(instanceId: string): Promise<{ nowMs: number; wasListed: boolean }>;
+  /** Every listed instance with its last renewal. */
+  list(): Promise<Array<{ instanceId: string; renewedAt: number }>>;
+  /** Unlists an instance whose records are all settled. */
+  forget(instanceId: string): Promise<void>;
 }

@@ -185,7 +185,7 @@ const CONFIG = buildConfig(
         id: "a",
         kind: "openai-compatible",
         base_url: "http://127.0.0.1:9/a",
-        timeouts: { connect_ms: 1_000, first_byte_ms: 1_000, idle_ms: 1_000 },
+        timeouts: { connect_ms: 1_000, first_byte_ms: 1_000, response_ms: 1_000, idle_ms: 1_000 },
       },
     ],
     models: [

@@ -9,6 +9,9 @@
  */
 import type { ServerResponse } from "node:http";
 
+/** `limits.client_read_timeout_seconds` when the caller gives none. */
+export const DEFAULT_CLIENT_READ_TIMEOUT_MS = 60_000;
+
 export interface ClientReadWatch {
   /** Output waits for the client: start the deadline unless it is running. */
   expect(): void;

@@ -28,6 +28,7 @@ import { RouteContext, RouteRequest } from "./route-context.js";
 import { ANSWERED, type RouteAnswer, type RouteDefinition } from "./route-definition.js";
 import { createRouteMatcher } from "./route-matcher.js";
 import { sendJson } from "./send-json.js";
+import { writeBody } from "./write-body.js";
 
 export interface AppDependencies extends RouteDependencies {
   logger: Logger;
@@ -201,7 +202,8 @@ async function writeResponse(answer: Response, c: RouteContext): Promise<void> {
   if (!c.env.incoming.complete) headers.connection = "close";
   if (outgoing.destroyed) return;
   outgoing.writeHead(answer.status, headers);
-  outgoing.end(c.req.method === "HEAD" ? undefined : body);
+  if (body === undefined || c.req.method === "HEAD") outgoing.end();
+  else writeBody(outgoing, body, body.byteLength);
 }
 
 /** A handler that threw: the shared 500 answer, or a cut connection if its answer had begun. */

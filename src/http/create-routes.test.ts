@@ -81,3 +81,39 @@ test("a parameter that spans segments is matched as a whole; others are one segm
   assert.deepEqual(router.allowedMethods("/api/v1/models/openai/gpt-4.1"), ["GET", "HEAD"]);
   assert.deepEqual(router.allowedMethods("/internal/admin/keys/a/b"), []);
 });
+
+test("/docs groups every operation under one of its six tags, in the document's order", () => {
+  const document = createOpenApiDocument(createTable()) as {
+    tags: Array<{ name: string; description: string }>;
+    paths: Record<string, Record<string, { tags?: string[] }>>;
+  };
+  const names = document.tags.map((tag) => tag.name);
+  assert.deepEqual(names, ["generation", "catalog", "lookup", "keys", "admin", "operations"]);
+  for (const tag of document.tags) assert.ok(tag.description.length > 0, tag.name);
+  const tagOf = (method: string, path: string) => {
+    const tags = document.paths[path]?.[method]?.tags;
+    assert.ok(
+      tags !== undefined && tags.length === 1 && names.includes(tags[0]),
+      `${method} ${path}: ${tags}`,
+    );
+    return tags[0];
+  };
+  for (const [path, methods] of Object.entries(document.paths)) {
+    for (const method of Object.keys(methods)) tagOf(method, path);
+  }
+  assert.equal(tagOf("post", "/api/v1/chat/completions"), "generation");
+  assert.equal(tagOf("post", "/api/v1/messages/count_tokens"), "generation");
+  assert.equal(tagOf("get", "/api/v1/models"), "catalog");
+  assert.equal(tagOf("get", "/api/v1/generation"), "lookup");
+  assert.equal(tagOf("get", "/api/v1/key"), "keys");
+  assert.equal(tagOf("post", "/api/v1/playground-keys"), "keys");
+  assert.equal(tagOf("post", "/internal/admin/workspaces"), "admin");
+  assert.equal(tagOf("get", "/healthz"), "operations");
+  assert.equal(tagOf("get", "/openapi.json"), "operations");
+  assert.equal(tagOf("get", "/"), "operations");
+});
+
+test("GET / sends a browser to the console", async () => {
+  const router = createRouter(createTable(), createLogger("silent"));
+  assert.ok(router.allowedMethods("/").includes("GET"));
+});

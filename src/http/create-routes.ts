@@ -12,6 +12,7 @@ import type { SpendGuard } from "../limits/spend-guard.js";
 import type { GatewayMetrics } from "../observability/index.js";
 import type { SharedState, Store } from "../storage/store.js";
 import { createOpenApiDocument } from "./openapi-document.js";
+import type { OpenApiTag } from "./openapi-tags.js";
 import type { RouteDefinition } from "./route-definition.js";
 import { createAdminRoutes } from "./routes/admin-routes.js";
 import { createAdminUsageRoutes } from "./routes/admin-usage-routes.js";
@@ -20,6 +21,7 @@ import { createDocsRoutes } from "./routes/docs-routes.js";
 import { createGenerationLookupRoute } from "./routes/generation-lookup-route.js";
 import { createGenerationRoutes } from "./routes/generation-routes.js";
 import { createHealthRoutes } from "./routes/health-routes.js";
+import { createHomeRoute } from "./routes/home-route.js";
 import { createKeyInfoRoute } from "./routes/key-info-route.js";
 import { createMetricsRoute } from "./routes/metrics-route.js";
 import { createModelsRoutes } from "./routes/models-route.js";
@@ -48,45 +50,51 @@ export interface RouteDependencies {
 
 export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
   const routes: RouteDefinition[] = [
-    ...asPublicApi(
-      createGenerationRoutes({
-        config: deps.config,
-        engine: deps.engine,
-        authenticator: deps.authenticator,
-        maxBodyBytes: deps.config.maxBodyBytes,
-        requestShape: deps.config.requestShape,
-        keepAliveMs: deps.keepAliveMs,
-        clientReadTimeoutMs: deps.config.clientReadTimeoutMs,
-        itemSeal: deps.itemSeal,
-      }),
+    ...tagged(
+      "generation",
+      asPublicApi(
+        createGenerationRoutes({
+          config: deps.config,
+          engine: deps.engine,
+          authenticator: deps.authenticator,
+          maxBodyBytes: deps.config.maxBodyBytes,
+          requestShape: deps.config.requestShape,
+          keepAliveMs: deps.keepAliveMs,
+          clientReadTimeoutMs: deps.config.clientReadTimeoutMs,
+          itemSeal: deps.itemSeal,
+        }),
+      ),
     ),
-    ...createHealthRoutes(deps.store, deps.state, deps.isDraining),
-    ...asPublicApi([
-      ...createModelsRoutes(deps.config),
-      createGenerationLookupRoute(deps.store, deps.authenticator),
-      createKeyInfoRoute(deps),
+    ...tagged("operations", createHealthRoutes(deps.store, deps.state, deps.isDraining)),
+    ...tagged("catalog", asPublicApi(createModelsRoutes(deps.config))),
+    ...tagged("lookup", asPublicApi([createGenerationLookupRoute(deps.store, deps.authenticator)])),
+    ...tagged("keys", [
+      ...asPublicApi([createKeyInfoRoute(deps)]),
+      createPlaygroundKeysRoute({
+        store: deps.store,
+        internalSharedSecret: deps.internalSharedSecret,
+        policy: deps.playgroundKeyPolicy ?? DEFAULT_PLAYGROUND_KEY_POLICY,
+      }),
     ]),
-    createPlaygroundKeysRoute({
-      store: deps.store,
-      internalSharedSecret: deps.internalSharedSecret,
-      policy: deps.playgroundKeyPolicy ?? DEFAULT_PLAYGROUND_KEY_POLICY,
-    }),
-    ...createAdminRoutes(deps.admin, deps.internalSecret),
-    ...createAdminUsageRoutes({
-      store: deps.store,
-      spendGuard: deps.spendGuard,
-      internalSecret: deps.internalSecret,
-      defaultRequestsPerMinute: deps.config.defaultRequestsPerMinute,
-    }),
-    ...createDocsRoutes(),
-    ...createConsoleRoutes(),
+    ...tagged("admin", [
+      ...createAdminRoutes(deps.admin, deps.internalSecret),
+      ...createAdminUsageRoutes({
+        store: deps.store,
+        spendGuard: deps.spendGuard,
+        internalSecret: deps.internalSecret,
+        defaultRequestsPerMinute: deps.config.defaultRequestsPerMinute,
+      }),
+    ]),
+    ...tagged("operations", [createHomeRoute(), ...createDocsRoutes(), ...createConsoleRoutes()]),
   ];
   if (deps.metrics !== undefined) {
     routes.push(
-      createMetricsRoute(deps.metrics, {
-        requireInternalToken: deps.config.metrics.requireInternalToken,
-        internalSecret: deps.internalSecret,
-      }),
+      ...tagged("operations", [
+        createMetricsRoute(deps.metrics, {
+          requireInternalToken: deps.config.metrics.requireInternalToken,
+          internalSecret: deps.internalSecret,
+        }),
+      ]),
     );
   }
   routes.push(createOpenApiRoute(routes));
@@ -101,6 +109,11 @@ function asPublicApi(routes: RouteDefinition[]): RouteDefinition[] {
   return routes.map((route) => ({ publicApi: true, ...route }));
 }
 
+/** The group of /docs the routes appear under (openapi-tags.ts): one per route, set here for a whole group. */
+function tagged(tag: OpenApiTag, routes: RouteDefinition[]): RouteDefinition[] {
+  return routes.map((route) => Object.assign({}, route, { tags: [tag] }));
+}
+
 /** `GET /openapi.json`: the document of the table, this route included. */
 function createOpenApiRoute(routes: readonly RouteDefinition[]): RouteDefinition {
   // Built on the first request, not at start: generating it from the schemas takes a noticeable
@@ -110,6 +123,7 @@ function createOpenApiRoute(routes: readonly RouteDefinition[]): RouteDefinition
     method: "GET",
     path: "/openapi.json",
     summary: "This document",
+    tags: ["operations"] satisfies OpenApiTag[],
     responses: { 200: { description: "OpenAPI 3.1 document", mediaType: "application/json" } },
     handler: (c) => {
       body ??= JSON.stringify(createOpenApiDocument(routes));

@@ -11,6 +11,7 @@ import type { HeaderReader } from "../ingress/ingress-format.js";
 import { countMessagesTokens } from "../ingress/messages/index.js";
 import { checkRequestShape } from "../ingress/shared/check-request-shape.js";
 import { createErrorResponse } from "./error-response.js";
+import { createRequestJsonShape } from "./json/request-json-shape.js";
 import { readNodeJsonBody } from "./read-json-body.js";
 import type { RouteContext } from "./route-context.js";
 
@@ -19,12 +20,13 @@ export function createCountTokensHandler(
   config: GatewayConfig,
   readApiKey: (headers: HeaderReader) => string | undefined,
 ) {
+  const jsonShape = createRequestJsonShape(config.requestShape);
   return async (c: RouteContext): Promise<Response> => {
     const requestId = c.get("requestId");
     try {
       const caller = await authenticator.authenticate(readApiKey(c.req.headers));
       c.get("requestLog").caller = caller;
-      const body = await readNodeJsonBody(c.env.incoming, config.maxBodyBytes);
+      const body = await readNodeJsonBody(c.env.incoming, config.maxBodyBytes, jsonShape);
       checkRequestShape(body, "vendor_messages", config.requestShape);
       const model =
         typeof body === "object" && body !== null ? (body as { model?: unknown }).model : undefined;

@@ -17,6 +17,7 @@ import type { RequestShapeLimits } from "../ingress/shared/check-request-shape.j
 import type { Logger } from "../logging/logger.js";
 import { createClientGoneSignal } from "./client-gone-signal.js";
 import { createErrorResponseHeaders } from "./error-response.js";
+import { createRequestJsonShape } from "./json/request-json-shape.js";
 import { readNodeJsonBody } from "./read-json-body.js";
 import type { RequestLogEntry } from "./request-log.js";
 import { sendJson } from "./send-json.js";
@@ -30,7 +31,7 @@ export interface GenerationRouteDeps {
   /** Caps on messages, content blocks and tools, checked before the body is decoded. */
   requestShape: RequestShapeLimits;
   keepAliveMs?: number;
-  /** How long a streaming client may take nothing while output waits for it. */
+  /** How long a client may take nothing while its answer (streamed or not) waits for it. */
   clientReadTimeoutMs?: number;
 }
 
@@ -59,6 +60,7 @@ export function createGenerationHandler(
   deps: GenerationRouteDeps,
   readApiKey: (headers: HeaderReader) => string | undefined,
 ): GenerationHandler {
+  const jsonShape = createRequestJsonShape(deps.requestShape);
   return async ({ incoming, outgoing, headers, requestId, startedAt, logger, requestLog }) => {
     const signal = createClientGoneSignal(outgoing);
     requestLog.format = format.name;
@@ -66,7 +68,7 @@ export function createGenerationHandler(
     try {
       const caller = await deps.authenticator.authenticate(readApiKey(headers));
       requestLog.caller = caller;
-      const body = await readNodeJsonBody(incoming, deps.maxBodyBytes);
+      const body = await readNodeJsonBody(incoming, deps.maxBodyBytes, jsonShape);
       const { run, context } = await startGeneration(format, deps, {
         caller,
         body,
@@ -114,7 +116,7 @@ export function createGenerationHandler(
         clientReadTimeoutMs: deps.clientReadTimeoutMs,
       });
     } else {
-      sendJson(outgoing, answer.status, answer.headers, answer.body);
+      sendJson(outgoing, answer.status, answer.headers, answer.body, deps.clientReadTimeoutMs);
     }
   };
 }

@@ -9,6 +9,7 @@ import {
   type JsonSchema,
   type SchemaComponents,
 } from "./openapi-schema-components.js";
+import { OPENAPI_TAGS } from "./openapi-tags.js";
 import type { ResponseDescription, RouteDefinition } from "./route-definition.js";
 
 const SECURITY_SCHEMES = {
@@ -36,6 +37,7 @@ export function createOpenApiDocument(routes: readonly RouteDefinition[]): Recor
     openapi: "3.1.0",
     info: INFO,
     servers: [{ url: "/" }],
+    tags: OPENAPI_TAGS,
     components: { schemas: components.schemas, securitySchemes: SECURITY_SCHEMES },
     paths,
   };

@@ -12,39 +12,49 @@
  * Content-Type is not checked: JSON is the only body these endpoints take, and `curl -d` without
  * `-H` labels it form data.
  */
-import { isUtf8 } from "node:buffer";
 import type { IncomingMessage } from "node:http";
-import { yieldToEventLoop } from "../engine/yield-to-event-loop.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import { checkJsonDepth } from "./check-json-depth.js";
+import { DEFAULT_JSON_SHAPE_LIMITS, type JsonShapeLimits } from "./json/json-shape-scanner.js";
+import { type JsonScan, parseScannedJson, scanJsonChunk, startJsonScan } from "./json/read-scanned-json.js";
 
-/** Bodies from this size on are joined, decoded, parsed and checked in separate turns of the event loop. */
-const LARGE_BODY_BYTES = 256 * 1024;
-
-export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+export async function readJsonBody(
+  request: Request,
+  maxBytes: number,
+  shape: JsonShapeLimits = DEFAULT_JSON_SHAPE_LIMITS,
+): Promise<unknown> {
   checkContentEncoding(request.headers.get("content-encoding"));
   checkDeclaredLength(request.headers.get("content-length"), maxBytes);
   if (!request.body) throw createEmptyBodyError();
 
   const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
+  const scan = startJsonScan(shape);
+  let refused: unknown;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
+    if (scan.total + value.byteLength > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw createTooLargeError(maxBytes);
+      throw refused ?? createTooLargeError(maxBytes);
     }
-    chunks.push(value);
+    if (refused !== undefined) {
+      scan.total += value.byteLength;
+      continue;
+    }
+    try {
+      scanJsonChunk(scan, value);
+    } catch (error) {
+      refused = error;
+    }
   }
-  const body = parseJsonBody(Buffer.concat(chunks, total));
-  checkJsonDepth(body);
-  return body;
+  if (refused !== undefined) throw refused;
+  return parseScannedJson(scan);
 }
 
-export function readNodeJsonBody(incoming: IncomingMessage, maxBytes: number): Promise<unknown> {
+export function readNodeJsonBody(
+  incoming: IncomingMessage,
+  maxBytes: number,
+  shape: JsonShapeLimits = DEFAULT_JSON_SHAPE_LIMITS,
+): Promise<unknown> {
   try {
     checkContentEncoding(incoming.headers["content-encoding"]);
     checkDeclaredLength(incoming.headers["content-length"], maxBytes);
@@ -54,8 +64,7 @@ export function readNodeJsonBody(incoming: IncomingMessage, maxBytes: number): P
   // The client may have left while the caller was being authenticated: no event would come.
   if (incoming.destroyed) return Promise.reject(incoming.errored ?? createClientGoneError());
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
+    const scan: JsonScan = startJsonScan(shape);
     const settle = (outcome: () => void) => {
       incoming.off("data", onData);
       incoming.off("end", onEnd);
@@ -63,31 +72,30 @@ export function readNodeJsonBody(incoming: IncomingMessage, maxBytes: number): P
       incoming.off("close", onClose);
       outcome();
     };
+    // A body whose shape broke a bound: nothing more is scanned or kept, the rest is only counted.
+    let refused: unknown;
     const onData = (chunk: Buffer) => {
-      total += chunk.byteLength;
-      if (total > maxBytes) {
+      if (scan.total + chunk.byteLength > maxBytes) {
         // Stop reading; once the response is sent the rest is drained or the connection dropped
         // (the router, create-app.ts).
         incoming.pause();
-        settle(() => reject(createTooLargeError(maxBytes)));
+        settle(() => reject(refused ?? createTooLargeError(maxBytes)));
         return;
       }
-      chunks.push(chunk);
+      if (refused !== undefined) {
+        scan.total += chunk.byteLength;
+        return;
+      }
+      try {
+        // The shape is checked as the bytes arrive, before anything parses them.
+        scanJsonChunk(scan, chunk);
+      } catch (error) {
+        // Refused; the answer waits for the end of the body, as clients expect it after sending.
+        refused = error;
+      }
     };
     const onEnd = () =>
-      settle(() => {
-        if (total >= LARGE_BODY_BYTES) {
-          parseLargeBody(chunks, total).then(resolve, reject);
-          return;
-        }
-        try {
-          const body = parseJsonBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
-          checkJsonDepth(body);
-          resolve(body);
-        } catch (error) {
-          reject(error);
-        }
-      });
+      settle(() => (refused === undefined ? parseScannedJson(scan).then(resolve, reject) : reject(refused)));
     const onError = (error: Error) => settle(() => reject(error));
     const onClose = () => settle(() => reject(createClientGoneError()));
     incoming.on("data", onData);
@@ -110,40 +118,6 @@ function checkContentEncoding(header: string | null | undefined): void {
 function checkDeclaredLength(header: string | null | undefined, maxBytes: number): void {
   const declared = Number(header ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw createTooLargeError(maxBytes);
-}
-
-function parseJsonBody(bytes: Buffer): unknown {
-  return parseJsonText(decodeUtf8(bytes));
-}
-
-/**
- * A body of megabytes, read in steps with other requests' I/O let in between: joining its chunks,
- * decoding them and parsing the text each copy the whole body, and on a machine where fresh memory
- * is slow to touch each copy of ten megabytes can take tens of milliseconds.
- */
-async function parseLargeBody(chunks: Buffer[], total: number): Promise<unknown> {
-  const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
-  await yieldToEventLoop();
-  const text = decodeUtf8(bytes);
-  await yieldToEventLoop();
-  const body = parseJsonText(text);
-  await yieldToEventLoop();
-  checkJsonDepth(body);
-  return body;
-}
-
-function decodeUtf8(bytes: Buffer): string {
-  if (bytes.byteLength === 0) throw createEmptyBodyError();
-  if (!isUtf8(bytes)) throw GatewayError.invalidRequest("Request body is not valid UTF-8", null);
-  return bytes.toString("utf8");
-}
-
-function parseJsonText(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw GatewayError.invalidRequest(`Request body is not valid JSON: ${(error as Error).message}`, null);
-  }
 }
 
 function createClientGoneError(): Error {

@@ -6,7 +6,8 @@
  *
  * Frames go straight to the Node response as strings (no web ReadableStream, no TextEncoder per
  * frame), and the next part is pulled only once the socket has taken the last one ('drain'), so a
- * slow reader slows the upstream instead of growing a queue in memory. A client that takes nothing
+ * slow reader slows the upstream instead of growing a queue in memory: a connection holds at most
+ * the response's high-water mark and one batch of frames (response-high-water.ts). A client that takes nothing
  * for `clientReadTimeoutMs` while output waits for it is disconnected (client-read-watch.ts), which
  * cancels the stream like any other disconnect.
  */
@@ -15,11 +16,10 @@ import type { GenerationRun } from "../engine/generation-run.js";
 import { createGatewayErrorFromInfo, GatewayError } from "../errors/gateway-error.js";
 import type { StreamEncoder } from "../ingress/ingress-format.js";
 import type { Logger } from "../logging/logger.js";
-import { watchClientReads } from "./client-read-watch.js";
+import { DEFAULT_CLIENT_READ_TIMEOUT_MS, watchClientReads } from "./client-read-watch.js";
+import { RESPONSE_HIGH_WATER_BYTES } from "./response-high-water.js";
 
 export const KEEP_ALIVE_INTERVAL_MS = 15_000;
-/** `limits.client_read_timeout_seconds` when the caller gives none. */
-export const DEFAULT_CLIENT_READ_TIMEOUT_MS = 60_000;
 
 /** What the writer uses of a streamed run: its parts, its settlement, and a way to cancel it. */
 export type StreamedRun = Pick<GenerationRun, "parts" | "settle" | "cancel" | "startedBeforeFirstPart">;
@@ -70,7 +70,10 @@ export function writeSseResponse(
     if (closed || text.length === 0) return true;
     wroteFrame = true;
     pending += text;
-    if (!flushQueued) {
+    // Past the high-water mark, out now: a batch of parts never queues more than that in memory
+    // before the socket has said whether it takes more.
+    if (pending.length >= RESPONSE_HIGH_WATER_BYTES) flush();
+    else if (!flushQueued) {
       flushQueued = true;
       process.nextTick(flush);
     }

@@ -13,6 +13,10 @@
  *   Postgres, seeded from it when missing, stale or older than its maximum age, with a protocol that
  *   makes the seed exact while requests are in flight (see `seed-counters.ts`).
  * - the rate window of K: admission times of the last 60 s.
+ * - the epoch: an id the store's memory was started with. Redis that comes back empty (restarted
+ *   without persistence, flushed) has lost every lease while their requests still run; a new epoch
+ *   then opens with a recovery period during which nothing is admitted against a limit, and every
+ *   instance publishes its live reservations into it again before it admits (`spend-guard.ts`).
  */
 import type { LimitWindows } from "./limit-windows.js";
 
@@ -32,6 +36,8 @@ export interface ReserveInput {
   /** Computed from the caller's idea of now; a reserve on another day or month answers `clock`. */
   windows: LimitWindows;
   leaseTtlMs: number;
+  /** The epoch this instance's reservations are published in ('' before it knows one). */
+  epoch: string;
 }
 
 export type ReserveReply =
@@ -44,7 +50,25 @@ export type ReserveReply =
   /** These counters are missing: the caller now holds their seeding marker (`token`). */
   | { kind: "seed"; nowMs: number; token: string; counters: CounterName[]; leases: LeaseRef[] }
   /** `headroomMicroUsd` (may be ≤ 0) is what the tightest failing check leaves. */
-  | { kind: "limit"; counter: CounterName; headroomMicroUsd: number };
+  | { kind: "limit"; counter: CounterName; headroomMicroUsd: number }
+  /** The store's epoch is not the caller's (its memory was lost, or the caller is new): adopt it. */
+  | { kind: "epoch" }
+  /** A new epoch's recovery period: reservations of the lost one are still being re-published. */
+  | { kind: "recovering"; retryAfterMs: number };
+
+/** A reservation held by this instance, as it is published again into a new epoch. */
+export interface HeldLease {
+  requestId: string;
+  keyId: string;
+  amountMicroUsd: number;
+}
+
+export interface EpochReply {
+  /** The store's current epoch (created now when it had none). */
+  epoch: string;
+  /** How long its recovery period lasts from now (≤ 0: over). */
+  recoveringMs: number;
+}
 
 export interface LeaseRef {
   requestId: string;
@@ -95,6 +119,22 @@ export interface LimitCounters {
   ): Promise<{ keyMicroUsd: number; workspaceMicroUsd: number }>;
   /** Drops the balance counter (credit was added or removed): the next request re-seeds it. */
   forgetBalance(workspaceId: string): Promise<void>;
+  /**
+   * The store's epoch, created with `candidate` as its id when it has none. A new epoch opens a
+   * recovery period of `recoveryMs` when the caller knew an earlier one (`known`; the store lost
+   * its memory), and so does a caller that knew an earlier one joining an epoch younger than that.
+   */
+  checkEpoch(input: { known: string; candidate: string; recoveryMs: number }): Promise<EpochReply>;
+  /**
+   * Publishes leases of one workspace into `epoch` (each once: a lease already there is kept).
+   * false when the store's epoch is another one by now.
+   */
+  republish(input: {
+    epoch: string;
+    workspaceId: string;
+    leases: HeldLease[];
+    leaseTtlMs: number;
+  }): Promise<boolean>;
   /** The limits' clock, Unix milliseconds. */
   now(): Promise<number>;
   close(): Promise<void>;
@@ -134,4 +174,5 @@ export const LIMIT_KEYS = {
   stale: (workspaceId: string) => `limits:ws:${workspaceId}:stale`,
   balance: (workspaceId: string) => `limits:ws:${workspaceId}:balance`,
   spend: (keyId: string, windowId: string) => `limits:key:${keyId}:${windowId}`,
+  epoch: () => "limits:epoch",
 };

@@ -75,3 +75,13 @@ export function createLimitStoreUnavailableError(cause: unknown): GatewayError {
     { retryAfterSeconds: LIMIT_STORE_RETRY_AFTER_SECONDS, cause },
   );
 }
+
+/** The limit store came back without its memory and is recovering the reservations in flight. */
+export function createLimitStoreRecoveringError(retryAfterMs: number): GatewayError {
+  return new GatewayError(
+    "rate_limit_exceeded",
+    "Spend limits cannot be checked for a few seconds (the limit store restarted and the requests " +
+      "in flight are being accounted for again), so the request was not admitted; retry shortly",
+    { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) },
+  );
+}

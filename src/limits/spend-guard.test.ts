@@ -366,3 +366,99 @@ forEachStorageMode(
     await guard.close();
   },
 );
+
+test("spend guard: Redis lost its memory; both instances re-publish the reservations they hold before anything more is admitted, and settle them once", async (t) => {
+  if (!(await requireMode(t, "postgres")) || !(await requireMode(t, "redis"))) return;
+  const { store, cleanup: cleanupStore } = await createTestStore("postgres");
+  const prefix = `gw_test_${randomBytes(6).toString("hex")}:`;
+  const openGuard = async () =>
+    createSpendGuard({
+      counters: createRedisLimitCounters(await openRedisScriptRunner({ redisUrl: TEST_REDIS_URL, prefix })),
+      keyLimits: store.keyLimits,
+      leaseTtlMs: 60_000,
+      recoveryMs: 400,
+      epochCheckIntervalMs: 50,
+    });
+  const [first, second] = [await openGuard(), await openGuard()];
+  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  const wipe = async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  };
+  try {
+    const key = await createKey(store, { totalMicroUsd: 5_000 });
+    // Five requests of 1,000 in flight hold the whole limit: three here, two there.
+    const held = await Promise.all(
+      [first, first, first, second, second].map((guard) => guard.admit(admission(key))),
+    );
+    await assert.rejects(first.admit(admission(key)), { code: "key_limit_exceeded" });
+
+    await wipe(); // Restarted empty.
+    // The first admission after the loss waits for the recovery; by then both re-published.
+    await assert.rejects(second.admit(admission(key)), { code: "key_limit_exceeded" });
+    assert.deepEqual(await first.readReserved(key.workspaceId, key.keyId), {
+      keyMicroUsd: 5_000,
+      workspaceMicroUsd: 5_000,
+    });
+
+    // Two settle for 600 (Postgres first, as the engine does), three release: 1,200 spent.
+    for (const [index, reservation] of held.entries()) {
+      const cost = index < 2 ? 600 : 0;
+      if (cost > 0) await recordFinal(store, key, reservation.admittedAt, cost);
+      await reservation.settle(cost);
+    }
+    assert.deepEqual(await second.readReserved(key.workspaceId, key.keyId), {
+      keyMicroUsd: 0,
+      workspaceMicroUsd: 0,
+    });
+    // 5,000 − 1,200 left: three more of 1,000 fit, the fourth does not.
+    const more = await Promise.allSettled(
+      Array.from({ length: 4 }, (_, index) => [first, second][index % 2].admit(admission(key))),
+    );
+    assert.equal(more.filter((outcome) => outcome.status === "fulfilled").length, 3);
+  } finally {
+    redis.disconnect();
+    await first.close();
+    await second.close();
+    await wipe().catch(() => {});
+    await cleanupStore();
+  }
+});
+
+/** A final record of `cost` for the key, as settlement writes it before the counters. */
+async function recordFinal(
+  store: Store,
+  key: Awaited<ReturnType<typeof createKey>>,
+  admittedAt: number,
+  cost: number,
+): Promise<void> {
+  const id = `req_${randomBytes(6).toString("hex")}`;
+  await store.generations.finish(
+    id,
+    {
+      status: "ok",
+      errorCode: null,
+      upstreamProvider: "fake",
+      upstreamModel: "fake",
+      tokensPrompt: 0,
+      tokensCompletion: 100,
+      tokensReasoning: 0,
+      tokensCachedPrompt: 0,
+      tokensCacheWrite: 0,
+      costMicroUsd: cost,
+      toolCostsMicroUsd: {},
+      latencyMs: 1,
+      finishReason: "stop",
+    },
+    {
+      id,
+      workspaceId: key.workspaceId,
+      apiKeyId: key.keyId,
+      model: "test/model",
+      ingressFormat: "chat_completions",
+      source: "api",
+      stream: false,
+      createdAt: new Date(admittedAt),
+    },
+  );
+}

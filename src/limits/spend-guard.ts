@@ -9,12 +9,16 @@
  * Redis unreachable: a request that needs no limit (no key limits, no rate limit, invoicing) is
  * admitted without a reservation; every other request is refused with `rate_limit_exceeded` and
  * Retry-After, so spend can never run past a limit while the shared counters are out of sight.
+ * Redis back without its memory: the reservations this instance holds are published again before
+ * it admits, and nothing is admitted against a limit while every instance does so (held-leases.ts).
  */
 import type { Logger } from "../logging/logger.js";
+import { HeldLeases } from "./held-leases.js";
 import type { CounterName, LimitCounters, SettleInput } from "./limit-counters.js";
 import {
   createInsufficientCreditsError,
   createKeyLimitError,
+  createLimitStoreRecoveringError,
   createLimitStoreUnavailableError,
   createRateLimitError,
 } from "./limit-errors.js";
@@ -104,12 +108,20 @@ export interface SpendGuardOptions {
   maxLeaseLifetimeMs?: number;
   /** The longest admission may spend waiting for counters being seeded elsewhere. */
   admissionDeadlineMs?: number;
+  /**
+   * After the limit store lost its memory, how long nothing is admitted against a limit while every
+   * instance publishes its reservations in flight again (held-leases.ts). Default 5 s.
+   */
+  recoveryMs?: number;
+  /** How often the store's epoch is checked while nothing is admitted; 0: never. Default 0. */
+  epochCheckIntervalMs?: number;
 }
 
 /** A lowered output cap below this is no useful answer: refuse instead. */
 export const MIN_LOWERED_OUTPUT_TOKENS = 64;
 const DEFAULT_MAX_LEASE_LIFETIME_MS = 60 * 60_000;
 const DEFAULT_ADMISSION_DEADLINE_MS = 3_000;
+export const DEFAULT_RECOVERY_MS = 5_000;
 const MAX_ATTEMPTS = 60;
 
 export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
@@ -126,10 +138,19 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
       ),
   });
 
+  const held = new HeldLeases({
+    counters,
+    leaseTtlMs,
+    recoveryMs: options.recoveryMs ?? DEFAULT_RECOVERY_MS,
+    checkIntervalMs: options.epochCheckIntervalMs ?? 0,
+    logger: options.logger,
+  });
+
   /** What every reservation of this guard shares (one object, not one per request). */
   const leases: LeaseServices = {
     counters,
     retries,
+    held,
     leaseTtlMs,
     maxLeaseLifetimeMs,
     extend: extendReservation,
@@ -142,7 +163,13 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
     amount: number,
     cap: number,
     lowered: boolean,
+    epoch: string,
   ): Reservation {
+    held.add(
+      input.workspaceId,
+      { requestId: input.requestId, keyId: input.keyId, amountMicroUsd: amount },
+      epoch,
+    );
     return new LeasedReservation(leases, input, windows, admittedAt, amount, cap, lowered);
   }
 
@@ -232,6 +259,7 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
       let pauseMs = 5;
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         const windows = computeLimitWindows(clockHint, limits.totalResetAt);
+        const epoch = held.epoch;
         let reply: Awaited<ReturnType<LimitCounters["reserve"]>>;
         try {
           reply = await counters.reserve({
@@ -248,6 +276,7 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
             requestsPerMinute: input.requestsPerMinute,
             windows,
             leaseTtlMs,
+            epoch,
           });
         } catch (error) {
           if (enforcesNothing(input)) return detach(input);
@@ -256,7 +285,21 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
         }
         switch (reply.kind) {
           case "ok":
-            return holdLease(input, windows, reply.nowMs, amount, cap, lowered);
+            return holdLease(input, windows, reply.nowMs, amount, cap, lowered, epoch);
+          case "epoch":
+            // This instance's reservations go into the store's new epoch before it admits again.
+            try {
+              await held.adopt();
+            } catch (error) {
+              if (enforcesNothing(input)) return detach(input);
+              throw createLimitStoreUnavailableError(error);
+            }
+            continue;
+          case "recovering":
+            if (Date.now() + reply.retryAfterMs > deadline)
+              throw createLimitStoreRecoveringError(reply.retryAfterMs);
+            await sleep(reply.retryAfterMs + Math.random() * 50);
+            continue;
           case "clock":
             clockHint = reply.nowMs;
             continue;
@@ -357,6 +400,7 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
     },
 
     async close() {
+      held.close();
       await retries.close();
       await counters.close();
     },
@@ -412,6 +456,7 @@ function sleep(milliseconds: number): Promise<void> {
 interface LeaseServices {
   counters: LimitCounters;
   retries: { add(input: SettleInput): void };
+  held: HeldLeases;
   leaseTtlMs: number;
   maxLeaseLifetimeMs: number;
   /** Admits the `count`-th extension of `more` to `input`'s reservation; undefined when a limit refuses it. */
@@ -467,6 +512,7 @@ class LeasedReservation implements Reservation {
     const { counters, leaseTtlMs, maxLeaseLifetimeMs } = this.services;
     if (Date.now() - this.startedAt > maxLeaseLifetimeMs) {
       clearInterval(this.timer);
+      this.services.held.remove(this.input.requestId);
       return;
     }
     counters
@@ -476,6 +522,10 @@ class LeasedReservation implements Reservation {
 
   private async settleOnce(costMicroUsd: number): Promise<void> {
     clearInterval(this.timer);
+    const { held } = this.services;
+    held.remove(this.input.requestId);
+    // A re-publish that listed this lease lands first, so the settlement below finds and releases it.
+    await held.settled();
     const settlement: SettleInput = {
       requestId: this.input.requestId,
       keyId: this.input.keyId,

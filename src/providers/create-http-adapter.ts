@@ -9,7 +9,6 @@ import { GatewayError } from "../errors/gateway-error.js";
 import type { UpstreamInputRules } from "../metering/bound-input-tokens.js";
 import { toUpstreamErrorInfo } from "./classify-upstream-error.js";
 import { convertResultToParts } from "./convert-result-to-parts.js";
-import { encodeUtf8InSteps, LARGE_BODY_CHARS } from "./encode-in-steps.js";
 import {
   getSharedUpstreamHttpClient,
   mapNetworkError,
@@ -21,7 +20,9 @@ import {
 } from "./http-client.js";
 import { flattenBatches } from "./part-batches.js";
 import type { ProviderAdapter, UpstreamCall } from "./provider-adapter.js";
+import { selectHeadDeadlineMs } from "./select-head-deadline.js";
 import { readSseEventBatches, type SseEvent } from "./sse-reader.js";
+import { serialiseBodyInSteps } from "./stringify-in-steps.js";
 
 export interface BuiltUpstreamRequest<Context> {
   url: string;
@@ -160,7 +161,7 @@ function send<Context>(
   call: UpstreamCall,
   request: BuiltUpstreamRequest<Context>,
 ): Promise<UpstreamHttpResponse> {
-  return withBodyEncoded(toHttpRequest(call, request), (ready) => refiningErrors(spec, client.send(ready)));
+  return withBodyEncoded(call, request, true, (ready) => refiningErrors(spec, client.send(ready)));
 }
 
 /** A non-streamed call: the whole answer read by the client without a body stream. */
@@ -170,22 +171,21 @@ function sendForText<Context>(
   call: UpstreamCall,
   request: BuiltUpstreamRequest<Context>,
 ): Promise<UpstreamTextResponse> {
-  return withBodyEncoded(toHttpRequest(call, request), (ready) =>
-    refiningErrors(spec, client.sendForText(ready)),
-  );
+  return withBodyEncoded(call, request, false, (ready) => refiningErrors(spec, client.sendForText(ready)));
 }
 
 /**
- * Runs `sendIt` with the request as is, or, for a body of megabytes, once it is encoded in steps
- * (encode-in-steps.ts: handed a string, undici would encode it in one go).
+ * Runs `sendIt` once the body is serialised: as is for an ordinary body, in steps for a body of
+ * megabytes (stringify-in-steps.ts: one JSON.stringify, or undici handed a long string, would
+ * copy it all in one turn).
  */
-function withBodyEncoded<T>(
-  request: UpstreamHttpRequest,
+async function withBodyEncoded<Context, T>(
+  call: UpstreamCall,
+  request: BuiltUpstreamRequest<Context>,
+  stream: boolean,
   sendIt: (ready: UpstreamHttpRequest) => Promise<T>,
 ): Promise<T> {
-  const { body } = request;
-  if (typeof body !== "string" || body.length < LARGE_BODY_CHARS) return sendIt(request);
-  return encodeUtf8InSteps(body).then((bytes) => sendIt(Object.assign({}, request, { body: bytes })));
+  return sendIt(toHttpRequest(call, request, stream, await serialiseBodyInSteps(request.body)));
 }
 
 /**
@@ -203,7 +203,10 @@ async function refiningErrors<Context, T>(spec: HttpAdapterSpec<Context>, sent: 
 function toHttpRequest<Context>(
   call: UpstreamCall,
   request: BuiltUpstreamRequest<Context>,
+  stream: boolean,
+  body: string | Buffer,
 ): UpstreamHttpRequest {
+  const { timeouts } = call.provider;
   return {
     url: request.url,
     method: "POST",
@@ -211,8 +214,12 @@ function toHttpRequest<Context>(
       call.traceHeaders === undefined
         ? request.headers
         : Object.assign({ ...request.headers }, call.traceHeaders),
-    body: JSON.stringify(request.body),
-    timeouts: call.provider.timeouts,
+    body,
+    timeouts: {
+      connectMs: timeouts.connectMs,
+      headMs: selectHeadDeadlineMs(timeouts, { stream, anotherRouteWaits: call.anotherRouteWaits === true }),
+      idleMs: timeouts.idleMs,
+    },
     signal: call.signal,
   };
 }

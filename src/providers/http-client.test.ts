@@ -11,7 +11,7 @@ import { createUpstreamHttpClient, mapNetworkError, readUpstreamText } from "./h
 
 let upstream: FakeOpenAiUpstream;
 const client = createUpstreamHttpClient();
-const timeouts = { connectMs: 1000, firstByteMs: 2000, idleMs: 2000 };
+const timeouts = { connectMs: 1000, headMs: 2000, idleMs: 2000 };
 
 before(async () => {
   upstream = await startFakeOpenAiUpstream();

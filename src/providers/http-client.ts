@@ -1,10 +1,11 @@
 /**
  * The one place that performs upstream HTTP. undici pools per origin with
- * keep-alive; every phase has a deadline from `ProviderConfig.timeouts`:
- * - `connectMs`   → the pool's connect timeout (TCP + TLS),
- * - `firstByteMs` → undici `headersTimeout` (request written → response headers),
- * - `idleMs`      → undici `bodyTimeout`, which undici re-arms on every body chunk, so it is an
- *                   idle deadline between chunks and fires when the upstream stalls after headers.
+ * keep-alive; every phase has a deadline (`UpstreamDeadlines`, from `ProviderConfig.timeouts`):
+ * - `connectMs` → the pool's connect timeout (TCP + TLS),
+ * - `headMs`    → undici `headersTimeout` (request written → response headers; which provider
+ *                 deadline it is depends on the call, select-head-deadline.ts),
+ * - `idleMs`    → undici `bodyTimeout`, which undici re-arms on every body chunk, so it is an
+ *                 idle deadline between chunks and fires when the upstream stalls after headers.
  * Redirects are never followed: neither `Pool.request` nor `Pool.dispatch` handles them, and a 3xx
  * is reported as an upstream failure (a provider base URL that redirects is a configuration error,
  * and following it would hand our credentials to another origin).
@@ -14,7 +15,6 @@
  * fraction of the CPU (text-response-collector.ts).
  */
 import { type Dispatcher, Pool } from "undici";
-import type { ProviderTimeouts } from "../config/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { classifyUpstreamError, type UpstreamHeaders } from "./classify-upstream-error.js";
 import { dispatchForText, type UpstreamTextResponse } from "./text-response-collector.js";
@@ -32,9 +32,18 @@ export interface UpstreamHttpRequest {
   headers: Record<string, string>;
   /** JSON text, or its UTF-8 bytes (a large body, encoded in steps by the caller). */
   body?: string | Buffer;
-  timeouts: ProviderTimeouts;
+  timeouts: UpstreamDeadlines;
   /** Aborting cancels the request or the body being read (undici destroys the socket). */
   signal?: AbortSignal;
+}
+
+export interface UpstreamDeadlines {
+  /** TCP and TLS. */
+  connectMs: number;
+  /** Request written → response head. */
+  headMs: number;
+  /** Between two body chunks. */
+  idleMs: number;
 }
 
 export interface UpstreamHttpResponse {
@@ -144,7 +153,7 @@ function toDispatchOptions(request: UpstreamHttpRequest, target: UpstreamTarget)
     method: request.method ?? "POST",
     headers: request.headers,
     body: request.body ?? null,
-    headersTimeout: request.timeouts.firstByteMs,
+    headersTimeout: request.timeouts.headMs,
     bodyTimeout: request.timeouts.idleMs,
   };
 }

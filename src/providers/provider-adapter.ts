@@ -24,6 +24,12 @@ export interface UpstreamCall {
   requestId: string;
   /** Trace context headers (`traceparent`, `tracestate`) of a traced request, sent upstream as is. */
   traceHeaders?: Readonly<Record<string, string>>;
+  /**
+   * Another route would be tried if this call failed: a streamed call that has not started
+   * answering by the provider's first-byte deadline gives up then (select-head-deadline.ts).
+   * Absent: no route to move on to, the call waits its response deadline.
+   */
+  anotherRouteWaits?: boolean;
 }
 
 /**

@@ -7,7 +7,7 @@ import { GatewayError } from "../errors/gateway-error.js";
 import { createUpstreamHttpClient } from "./http-client.js";
 
 const client = createUpstreamHttpClient({ maxErrorBodyBytes: 1024 });
-const timeouts = { connectMs: 1000, firstByteMs: 2000, idleMs: 2000 };
+const timeouts = { connectMs: 1000, headMs: 2000, idleMs: 2000 };
 
 /** A `{}` POST to `url` with the default deadlines; `extra` overrides any field. */
 function sendTo(url: string, extra: Partial<Parameters<typeof client.sendForText>[0]> = {}) {
@@ -137,7 +137,7 @@ test("a body that stalls past the idle deadline fails as a provider timeout", as
 test("headers that do not come within the first-byte deadline fail as a provider timeout", async () => {
   const server = await startServer(() => {});
   await assert.rejects(
-    sendTo(server.url, { timeouts: { ...timeouts, firstByteMs: 100 } }),
+    sendTo(server.url, { timeouts: { ...timeouts, headMs: 100 } }),
     (error: unknown) => error instanceof GatewayError && /start answering/.test(error.message),
   );
 });

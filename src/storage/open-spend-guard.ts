@@ -19,6 +19,8 @@ export interface OpenSpendGuardOptions {
   leaseTtlMs: number;
   /** How long a lease is refreshed at most: past the longest request (default: an hour). */
   maxLeaseLifetimeMs?: number;
+  /** Redis only: no admission against a limit for this long after it lost its memory. */
+  recoveryMs?: number;
   logger?: Logger;
   /** Where credit changes are announced (balance-channel.ts); absent: only direct calls. */
   state?: SharedState;
@@ -26,6 +28,11 @@ export interface OpenSpendGuardOptions {
 
 /** Connection errors repeat on every reconnect attempt; one line per this interval is enough. */
 const ERROR_LOG_INTERVAL_MS = 30_000;
+/**
+ * How often each instance asks Redis whether it lost its memory, also while it admits nothing
+ * (its requests in flight still hold reservations). Part of the recovery period's bound.
+ */
+const EPOCH_CHECK_INTERVAL_MS = 1_000;
 
 export async function openSpendGuard(options: OpenSpendGuardOptions): Promise<SpendGuard> {
   const guard = await openGuard(options);
@@ -70,5 +77,7 @@ async function openGuard(options: OpenSpendGuardOptions): Promise<SpendGuard> {
     logger: options.logger,
     leaseTtlMs: options.leaseTtlMs,
     maxLeaseLifetimeMs: options.maxLeaseLifetimeMs,
+    recoveryMs: options.recoveryMs,
+    epochCheckIntervalMs: EPOCH_CHECK_INTERVAL_MS,
   });
 }

@@ -40,18 +40,26 @@ export interface SharedState {
   getValue(key: string): Promise<string | null>;
   deleteValue(key: string): Promise<void>;
   /**
-   * `setValue`, and lists `key` in the sorted set `index` under `score`, in one round trip: values
-   * that must be found by age when their owner never deletes them (records of a crashed instance).
+   * `setValue`, and lists `key` in each sorted set of `indexes` under `score`, in one round trip:
+   * values that must be found when their owner never deletes them (records of a crashed instance).
    */
-  setIndexedValue(index: string, key: string, value: string, score: number, ttlMs: number): Promise<void>;
+  setIndexedValue(indexes: string[], key: string, value: string, score: number, ttlMs: number): Promise<void>;
   /** Up to `limit` keys of `index` scored at most `maxScore`, lowest first, with their values (null: expired). */
   listIndexedValues(
     index: string,
     maxScore: number,
     limit: number,
   ): Promise<Array<{ key: string; value: string | null }>>;
-  /** Deletes `key` and its entry in `index`, in one round trip. */
-  deleteIndexedValue(index: string, key: string): Promise<void>;
+  /** Deletes `key` and its entry in each of `indexes`, in one round trip. */
+  deleteIndexedValue(indexes: string[], key: string): Promise<void>;
+  /**
+   * Scores `member` in the sorted set `index` with the store's clock (Redis TIME): a heartbeat.
+   * Returns that time and whether the member was listed before.
+   */
+  touchMember(index: string, member: string): Promise<{ nowMs: number; wasListed: boolean }>;
+  /** Every member of `index` with its score. */
+  listMembers(index: string): Promise<Array<{ member: string; score: number }>>;
+  removeMember(index: string, member: string): Promise<void>;
   /** Returns an unsubscribe function. */
   subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;

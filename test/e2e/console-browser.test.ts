@@ -67,6 +67,11 @@ async function runDocsScenario(page: Page, context: TestGateway) {
     0,
   );
   assert.equal(await page.locator(".opblock").count(), operations);
+  // Grouped under the document's six tags, in its order.
+  const tags = await page
+    .locator("[data-tag]")
+    .evaluateAll((elements) => elements.map((element) => element.getAttribute("data-tag")));
+  assert.deepEqual([...new Set(tags)], ["generation", "catalog", "lookup", "keys", "admin", "operations"]);
   await page.locator(".opblock-summary-path", { hasText: "/internal/admin/workspaces/{id}/usage" }).waitFor();
   assert.deepEqual(problems, []);
   assert.deepEqual(elsewhere, []);

@@ -7,7 +7,9 @@
  * holds every request open, the request ids learnt from what the upstream received.
  */
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { test } from "node:test";
+import { Redis } from "ioredis";
 import { createHttpAdminClient } from "../../src/cli/http-admin-client.js";
 import { openStoreWithSqlClient } from "../../src/storage/open-store.js";
 import {
@@ -23,7 +25,7 @@ import {
   startGatewayProcess,
 } from "../helpers/gateway-process.js";
 import { readCounters, readLedger, waitFor } from "../helpers/limits-cluster.js";
-import { requireMode } from "../helpers/storage-modes.js";
+import { requireMode, TEST_REDIS_URL } from "../helpers/storage-modes.js";
 import { createTestConfigFile, TEST_MODEL } from "../helpers/test-gateway.js";
 
 const STREAMS = 3;
@@ -69,10 +71,12 @@ async function sendInFlight(
   gatewayUrl: string,
   apiKey: string,
   upstream: FakeOpenAiUpstream,
+  signal?: AbortSignal,
 ): Promise<InFlight> {
   const before = upstream.requests.length;
   const send = (stream: boolean) =>
     fetch(`${gatewayUrl}/api/v1/chat/completions`, {
+      signal,
       method: "POST",
       headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
       body: JSON.stringify({
@@ -209,6 +213,11 @@ test("distributed: one of two gateways killed mid-stream and mid-request; the su
     totalLimitUsd: "0.9",
   });
 
+  // A record this database refuses (another deployment's on the same Redis), older than all: the
+  // sweep skips it rather than stopping there.
+  const foreign = await plantForeignRecord(cluster.redisPrefix);
+  t.after(() => foreign.remove());
+
   // The survivor's own requests, held upstream too, end at the deadline (504 provider_timeout, the
   // stream with its error event), so no sweep ever settles a request that is still running.
   const own = await sendInFlight(survivor.url, apiKey, upstream);
@@ -245,3 +254,122 @@ test("distributed: one of two gateways killed mid-stream and mid-request; the su
   assert.equal(counters.totalSpendMicroUsd, total, "the key's spend counter equals the ledger");
   assert.equal(counters.balanceMicroUsd, 1_000_000 - total, "the balance counter equals the ledger");
 });
+
+test("distributed, default max_request_seconds: one of two gateways killed mid-stream and mid-request; once its lease expires the survivor settles every request as interrupted, and none of its own", async (t) => {
+  if (!(await requireMode(t, "postgres")) || !(await requireMode(t, "redis"))) return;
+  const upstream = await startHoldingUpstream();
+  t.after(() => upstream.close());
+  // Requests may run an hour (the default): only the lease, 5 s here (60 s by default), tells a dead
+  // instance. Reservations outlive the test: whatever releases them is the sweep.
+  const leaseSeconds = 5;
+  const config = createTestConfigFile(upstream.baseUrl, {
+    limits: { instance_lease_seconds: leaseSeconds, reservation_ttl_seconds: 600 },
+  });
+  // The held requests wait for no upstream deadline either: only their clients end them.
+  for (const provider of config.providers)
+    Object.assign(provider.timeouts, { first_byte_ms: 120_000, idle_ms: 120_000 });
+  const cluster = await startGatewayCluster({
+    count: 2,
+    config,
+    env: { FAKE_UPSTREAM_KEY: "sk-upstream" },
+  });
+  t.after(() => cluster.stop());
+  const [victim, survivor] = cluster.gateways as [GatewayProcess, GatewayProcess];
+  const workspace = await cluster.admin.createWorkspace({ name: "lease", creditsUsd: "1" });
+  const { key, secret: apiKey } = await cluster.admin.createKey({
+    workspaceId: workspace.id,
+    totalLimitUsd: "0.9",
+  });
+
+  // The survivor's own requests, held upstream as long as the victim's: alive, never swept.
+  const ownClients = new AbortController();
+  const own = await sendInFlight(survivor.url, apiKey, upstream, ownClients.signal);
+  const { ids } = await sendInFlight(victim.url, apiKey, upstream);
+  process.kill(victim.pid, "SIGKILL");
+  const killedAt = Date.now();
+  assert.match(await victim.stop(0), /signal=SIGKILL/);
+
+  const settled = await waitFor(async () => {
+    const records = await Promise.all(ids.map((id) => readGeneration(survivor.url, apiKey, id)));
+    return records.every((record) => record.status !== "in_progress");
+  }, 30_000);
+  const tookMs = Date.now() - killedAt;
+  t.diagnostic(`the survivor settled the victim's requests ${tookMs} ms after the kill`);
+  assert.ok(settled, "the survivor settled every record of the dead instance");
+  const records = await Promise.all(ids.map((id) => readGeneration(survivor.url, apiKey, id)));
+  let total = assertInterrupted(records);
+  for (const id of own.ids) {
+    const record = await readGeneration(survivor.url, apiKey, id);
+    assert.equal(record.status, "in_progress", "a live instance's request is left alone");
+  }
+
+  // The survivor's clients leave: their requests end as cancelled, settled by the survivor itself.
+  ownClients.abort();
+  const ended = await waitFor(async () => {
+    const own_ = await Promise.all(own.ids.map((id) => readGeneration(survivor.url, apiKey, id)));
+    return own_.every((record) => record.status === "cancelled");
+  }, 20_000);
+  assert.ok(ended, "the survivor's own requests end as cancelled");
+  for (const id of own.ids) total += Number((await readGeneration(survivor.url, apiKey, id)).cost_micro_usd);
+
+  const ledger = await readLedger(cluster.databaseUrl, key.id, workspace.id);
+  assert.deepEqual(ledger.byStatus, { interrupted: ids.length, cancelled: own.ids.length });
+  assert.equal(ledger.keySpendMicroUsd, total, "the ledger equals the records");
+  assert.equal(ledger.balanceMicroUsd, 1_000_000 - total, "the balance equals the ledger");
+  const counters = await waitForCounters(cluster.redisPrefix, key.id, workspace.id);
+  assert.equal(counters.leases, 0, "no lease left");
+  assert.equal(counters.reservedMicroUsd, 0, "nothing reserved");
+  assert.equal(counters.totalSpendMicroUsd, total, "the key's spend counter equals the ledger");
+  assert.equal(counters.balanceMicroUsd, 1_000_000 - total, "the balance counter equals the ledger");
+});
+
+/** The counters once every settlement reached them (a cancelled request settles after its record). */
+async function waitForCounters(prefix: string, keyId: string, workspaceId: string) {
+  let counters = await readCounters(prefix, keyId, workspaceId);
+  await waitFor(async () => {
+    counters = await readCounters(prefix, keyId, workspaceId);
+    return counters.leases === 0;
+  }, 10_000);
+  return counters;
+}
+
+/**
+ * Lists an in-progress record of a workspace that does not exist here in the cluster's index
+ * (under its Redis prefix), admitted a minute ago: finishing it breaks a foreign key.
+ */
+async function plantForeignRecord(prefix: string): Promise<{ remove(): Promise<void> }> {
+  const id = `req_foreign_${randomBytes(6).toString("hex")}`;
+  const key = `gen-in-progress:${id}`;
+  const admittedAt = new Date(Date.now() - 60_000);
+  const start = {
+    id,
+    workspaceId: `ws_elsewhere_${randomBytes(4).toString("hex")}`,
+    apiKeyId: "key_elsewhere",
+    model: TEST_MODEL,
+    ingressFormat: "chat_completions",
+    source: "api",
+    stream: false,
+    createdAt: admittedAt.toISOString(),
+    estimatedInputTokens: 10,
+  };
+  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1, keyPrefix: prefix });
+  try {
+    await redis
+      .multi()
+      .set(key, JSON.stringify({ start, at: admittedAt.toISOString() }), "PX", 600_000)
+      .zadd("gen-in-progress", admittedAt.getTime(), key)
+      .exec();
+  } finally {
+    redis.disconnect();
+  }
+  return {
+    async remove() {
+      const cleanup = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1, keyPrefix: prefix });
+      try {
+        await cleanup.multi().del(key).zrem("gen-in-progress", key).exec();
+      } finally {
+        cleanup.disconnect();
+      }
+    },
+  };
+}

@@ -126,7 +126,7 @@ before(async () => {
         kind: kinds[provider],
         base_url: fakes[provider].baseUrl,
         api_key_env: "NATIVE_TEST_KEY",
-        timeouts: { connect_ms: 2000, first_byte_ms: 5000, idle_ms: 5000 },
+        timeouts: { connect_ms: 2000, first_byte_ms: 5000, response_ms: 5000, idle_ms: 5000 },
       })),
       models: PROVIDERS.map((provider) => ({
         slug: `native/${provider}`,

@@ -87,7 +87,7 @@ function createCatalog(upstreamBaseUrl: string) {
     kind,
     base_url: baseUrl,
     api_key_env: "FAKE_UPSTREAM_KEY",
-    timeouts: { connect_ms: 2_000, first_byte_ms: 5_000, idle_ms: 5_000 },
+    timeouts: { connect_ms: 2_000, first_byte_ms: 5_000, response_ms: 5_000, idle_ms: 5_000 },
   });
   const model = (slug: string, features: string[], routes: Array<[string, string]>) => ({
     slug,

@@ -1,6 +1,7 @@
 /**
  * Failover across a model's routes, seen by the official clients: the model's first route answers
- * 503, 529, or nothing before its first-byte deadline; its second route serves. In all three
+ * 503, 529, or nothing before its deadline (first byte when streamed, response when not); its
+ * second route serves. In all three
  * formats, streamed and not, the client gets one ordinary response naming the requested model,
  * and the generation lookup shows both attempts, only the second billed.
  */
@@ -32,7 +33,7 @@ function createCatalog(upstreamBaseUrl: string) {
     kind: "openai-compatible",
     base_url: baseUrl,
     api_key_env: "FAKE_UPSTREAM_KEY",
-    timeouts: { connect_ms: 2_000, first_byte_ms: FIRST_BYTE_MS, idle_ms: 5_000 },
+    timeouts: { connect_ms: 2_000, first_byte_ms: FIRST_BYTE_MS, response_ms: FIRST_BYTE_MS, idle_ms: 5_000 },
   });
   return {
     providers: [provider("fake", upstreamBaseUrl), provider("backup", backup.baseUrl)],

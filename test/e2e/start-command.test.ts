@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -114,6 +114,11 @@ test("npm start: first-start key, admin CLI against the running gateway, SIGTERM
     assert.equal(announcement.includes("HOST_PORT"), false);
     assert.match(
       announcement,
+      /Gateway listening on (http:\/\/\S+) \(web console: \1\/console, API reference: \1\/docs\)/,
+      "the banner names the console and the API reference",
+    );
+    assert.match(
+      announcement,
       /No API key for provider "keyless" \(UNSET_PROVIDER_KEY is unset\): 1 model cannot answer: test\/stranded-model\./,
     );
 
@@ -126,6 +131,18 @@ test("npm start: first-start key, admin CLI against the running gateway, SIGTERM
       messages: [{ role: "user", content: "hi" }],
     });
     assert.ok(completion.choices[0].message.content);
+
+    // With only the data folder (no GATEWAY_URL; PORT=0 probes nothing): the CLI finds the gateway
+    // holding the folder at the address it wrote there, and says so.
+    const found = runCli(["workspace", "list", "--json"], env);
+    assert.equal(found.status, 0, found.stderr);
+    assert.ok(
+      found.stderr.includes(
+        `gateway-admin: using the gateway at ${first.url}, which holds ${env.GATEWAY_DATA_DIR}`,
+      ),
+      found.stderr,
+    );
+    assert.equal((JSON.parse(found.stdout) as { data: unknown[] }).data.length, 1);
 
     const cliEnv = { ...env, GATEWAY_URL: first.url };
     const listed = runCli(["key", "list", "--workspace", workspaceId, "--json"], cliEnv);
@@ -157,6 +174,11 @@ test("npm start: first-start key, admin CLI against the running gateway, SIGTERM
     assert.match(bad.stderr, /USD/);
 
     assert.equal(await stop(first), "code=0 signal=null", `SIGTERM shuts down cleanly:\n${first.output()}`);
+    assert.equal(
+      existsSync(join(dir, "data", "gateway-url")),
+      false,
+      "a stopped gateway leaves no address for the CLI to try",
+    );
 
     const second = await startMain(env);
     assert.equal(second.output().includes("Created workspace"), false, "no second bootstrap");

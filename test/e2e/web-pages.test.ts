@@ -93,6 +93,16 @@ test("/docs: the reference page, its renderer from the npm package, immutable un
   }
 });
 
+test("GET / leads a browser to the console (which links the API reference)", async () => {
+  const home = await get("/", { accept: "text/html" });
+  assert.equal(home.status, 200, "fetch follows the redirect");
+  assert.equal(new URL(home.url).pathname, "/console");
+  const redirect = await fetch(`${context.url}/`, { redirect: "manual" });
+  assert.equal(redirect.status, 302);
+  assert.equal(redirect.headers.get("location"), "/console");
+  await redirect.body?.cancel();
+});
+
 test("gzip copies decompress to the file, and revalidation answers 304", async () => {
   const raw = await new Promise<{ headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
     httpRequest(

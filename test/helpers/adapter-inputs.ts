@@ -24,7 +24,7 @@ export function createTestProvider(overrides: Partial<ProviderConfig> = {}): Pro
     kind: "openai-compatible",
     baseUrl: "http://127.0.0.1:9/v1",
     apiKey: "sk-test-key-0123456789",
-    timeouts: { connectMs: 2000, firstByteMs: 5000, idleMs: 5000 },
+    timeouts: { connectMs: 2000, firstByteMs: 5000, responseMs: 5000, idleMs: 5000 },
     headers: {},
     quirks: { excludedParams: [], toolCallIdFormat: "any", maxTokensField: "max_completion_tokens" },
     ...overrides,

@@ -136,7 +136,7 @@ export async function startConformanceGateway(
       kind,
       base_url: fakes[kind].baseUrl,
       api_key_env: envName,
-      timeouts: { connect_ms: 2000, first_byte_ms: 5000, idle_ms: 5000 },
+      timeouts: { connect_ms: 2000, first_byte_ms: 5000, response_ms: 5000, idle_ms: 5000 },
     };
   });
   const models = PROVIDER_KINDS.map((kind) => ({

@@ -209,6 +209,8 @@ export interface GatewayInstanceOptions
     > {
   /** The fake upstream's base URL (`http://127.0.0.1:<port>/v1`). */
   upstreamBaseUrl: string;
+  /** The config file (as an object); default: the test catalog routed to `upstreamBaseUrl`. */
+  configFile?: Record<string, unknown>;
 }
 
 /** One gateway instance (in this process) on a port of its own, wired as the test says. */
@@ -220,6 +222,7 @@ export async function startGatewayInstance(options: GatewayInstanceOptions): Pro
     dataDir,
     internalSharedSecret,
     instanceLimits,
+    configFile,
     ...gatewayOptions
   } = options;
   const settings: Settings = {
@@ -233,7 +236,7 @@ export async function startGatewayInstance(options: GatewayInstanceOptions): Pro
     logLevel: process.env.TEST_LOG_LEVEL ?? "silent",
     instanceLimits,
   };
-  const config = buildConfig(createTestConfigFile(upstreamBaseUrl), {
+  const config = buildConfig(configFile ?? createTestConfigFile(upstreamBaseUrl), {
     FAKE_UPSTREAM_KEY: "sk-upstream-secret",
   });
   return startGateway({

@@ -19,7 +19,7 @@ export function createFakeRoutesCatalog(
       kind: route.kind,
       base_url: route.baseUrl,
       api_key_env: "FAKE_UPSTREAM_KEY",
-      timeouts: { connect_ms: 2_000, first_byte_ms: 20_000, idle_ms: 20_000 },
+      timeouts: { connect_ms: 2_000, first_byte_ms: 20_000, response_ms: 20_000, idle_ms: 20_000 },
     })),
     models: routes.map((route) => ({
       slug: `test/${route.id}-model`,

@@ -112,9 +112,17 @@ export interface CounterView {
   leases: number;
 }
 
-/** The Redis counters of a key's total window (never reset) and of its workspace, under `prefix`. */
-export async function readCounters(prefix: string, keyId: string, workspaceId: string): Promise<CounterView> {
-  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1, keyPrefix: prefix });
+/**
+ * The Redis counters of a key's total window (never reset) and of its workspace, under `prefix`, on
+ * the shared Redis unless a test's own is named.
+ */
+export async function readCounters(
+  prefix: string,
+  keyId: string,
+  workspaceId: string,
+  redisUrl = TEST_REDIS_URL,
+): Promise<CounterView> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, keyPrefix: prefix });
   try {
     const [total, balance, reserved, leases] = await Promise.all([
       redis.hget(LIMIT_KEYS.spend(keyId, "t0"), "v"),

@@ -45,7 +45,7 @@ export function createTestConfigFile(upstreamBaseUrl: string, overrides: Record<
         kind: "openai-compatible",
         base_url: upstreamBaseUrl,
         api_key_env: "FAKE_UPSTREAM_KEY",
-        timeouts: { connect_ms: 2000, first_byte_ms: 5000, idle_ms: 5000 },
+        timeouts: { connect_ms: 2000, first_byte_ms: 5000, response_ms: 5000, idle_ms: 5000 },
       },
     ],
     models: [model(TEST_MODEL, "fake-upstream-model"), model(OTHER_MODEL, "fake-other-model")],

@@ -3,7 +3,8 @@
  * Anthropic, a Gemini and an OpenAI-compatible route to loopback fakes, gets each of the inputs
  * that cost time quadratic or exponential in their size, or a 500, in a naive implementation: long single words,
  * long runs of one character, DNA-like sequences, JSON nested 100,000 levels deep, 100,000
- * messages, 10,000 tools, on all three formats and count_tokens (and 9 MB of one letter, which can
+ * messages, 10,000 tools, bodies whose shape stalls a whole-body parse (5 MB of `[`, an object of
+ * 100,000 members, millions of empty arrays), on all three formats and count_tokens (and 9 MB of one letter, which can
  * freeze a naive tokenizer for good); a `$ref` schema bomb for a Gemini route; runs of same-role turns for
  * an Anthropic route; a one-word streamed answer without usage. While each runs, `GET /healthz` must keep answering within 100 ms (measured from
  * a worker thread, so the test's own work does not count), and each request gets a 200 from the
@@ -337,6 +338,31 @@ for (const endpoint of ENDPOINTS) {
       createDeepJson(100_000),
     );
     await expectRefused(endpoint, deep, "metadata", `${endpoint}, deep JSON`);
+  });
+
+  test(`${endpoint}: body shapes that stall a whole-body parse are refused while the body is read`, async () => {
+    const around = (value: string) =>
+      createBody(endpoint, MODELS.openai, { text: "hi", extra: { metadata: "SHAPE" } }).replace(
+        '"SHAPE"',
+        value,
+      );
+    // Refused while read, at the first byte past the bound.
+    await expectRefused(endpoint, "[".repeat(5_000_000), "[0][0][0][0]", `${endpoint}, 5 MB of [`);
+    await expectRefused(
+      endpoint,
+      around(`${"[".repeat(1_000_000)}${"]".repeat(1_000_000)}`),
+      "metadata",
+      `${endpoint}, 1,000,000 levels of [`,
+    );
+    const members = (count: number, prefix: string) =>
+      `{${Array.from({ length: count }, (_, index) => `"${prefix}${index}":1`).join(",")}}`;
+    await expectRefused(endpoint, around(members(100_000, "k")), "metadata", `${endpoint}, 100,000 members`);
+    await expectRefused(
+      endpoint,
+      around(`[${"[],".repeat(1_500_000)}[]]`),
+      "metadata",
+      `${endpoint}, 1,500,000 empty arrays`,
+    );
   });
 
   test(`${endpoint}: 100,000 messages and 10,000 tools are a 400 naming the field`, async () => {

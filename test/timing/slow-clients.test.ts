@@ -115,7 +115,7 @@ async function startGatewayOn(upstreamBaseUrl: string) {
           kind: "anthropic",
           base_url: upstreamBaseUrl,
           api_key_env: "FAKE_UPSTREAM_KEY",
-          timeouts: { connect_ms: 2000, first_byte_ms: 5000, idle_ms: 30_000 },
+          timeouts: { connect_ms: 2000, first_byte_ms: 5000, response_ms: 5000, idle_ms: 30_000 },
         },
       ],
       limits: { client_read_timeout_seconds: 1 },

@@ -3,8 +3,10 @@ import { test } from "node:test";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { readClientEvent } from "./read-client-event.js";
 
-test("response.create: the socket's own fields are read off; the rest is the Responses body", () => {
-  const event = readClientEvent(
+const read = (text: string) => readClientEvent(Buffer.from(text));
+
+test("response.create: the socket's own fields are read off; the rest is the Responses body", async () => {
+  const event = await read(
     JSON.stringify({
       type: "response.create",
       stream_id: "agent_1.a-b",
@@ -29,7 +31,7 @@ test("response.create: the socket's own fields are read off; the rest is the Res
       client_metadata: { thread_id: "t" },
     },
   });
-  const plain = readClientEvent('{"type":"response.create","model":"m","previous_response_id":null}');
+  const plain = await read('{"type":"response.create","model":"m","previous_response_id":null}');
   assert.deepEqual(plain, {
     type: "response.create",
     streamId: undefined,
@@ -39,13 +41,13 @@ test("response.create: the socket's own fields are read off; the rest is the Res
   });
 });
 
-test("response.processed asks nothing and is ignored", () => {
-  assert.deepEqual(readClientEvent('{"type":"response.processed","response_id":"resp_1"}'), {
+test("response.processed asks nothing and is ignored", async () => {
+  assert.deepEqual(await read('{"type":"response.processed","response_id":"resp_1"}'), {
     type: "ignored",
   });
 });
 
-test("every other message is invalid_request naming what is wrong", () => {
+test("every other message is invalid_request naming what is wrong", async () => {
   const cases: Array<[string, string | null, RegExp]> = [
     ["not json", null, /not valid JSON/],
     ["[1,2]", null, /JSON object with a `type`/],
@@ -59,8 +61,8 @@ test("every other message is invalid_request naming what is wrong", () => {
     [`{"type":"response.create","input":${"[".repeat(200)}${"]".repeat(200)}}`, "input", /nested more than/],
   ];
   for (const [text, param, message] of cases) {
-    assert.throws(
-      () => readClientEvent(text),
+    await assert.rejects(
+      read(text),
       (error: unknown) =>
         error instanceof GatewayError &&
         error.code === "invalid_request" &&

@@ -7,10 +7,13 @@
  * (resolved against what the socket kept, previous-response-memory.ts). `stream` is implied (every
  * turn streams), so its value is ignored. `response.processed` (a client acknowledging a response
  * it has handled) asks nothing of the gateway and is ignored. Any other type, or a message that is
- * not such an object, is refused with `invalid_request` naming the field.
+ * not such an object, is refused with `invalid_request` naming the field. The message is read as a
+ * request body is: its shape checked before it is parsed, a large one parsed in slices
+ * (read-scanned-json.ts).
  */
 import { GatewayError } from "../../errors/gateway-error.js";
-import { checkJsonDepth } from "../check-json-depth.js";
+import { DEFAULT_JSON_SHAPE_LIMITS, type JsonShapeLimits } from "../json/json-shape-scanner.js";
+import { parseJsonBytes } from "../json/read-scanned-json.js";
 
 export interface ResponseCreateEvent {
   type: "response.create";
@@ -39,8 +42,11 @@ const ENVELOPE_FIELDS: ReadonlySet<string> = new Set([
 
 const STREAM_ID_PATTERN = /^[A-Za-z0-9_.-]{1,256}$/;
 
-export function readClientEvent(text: string): ClientEvent {
-  const message = parseMessage(text);
+export async function readClientEvent(
+  bytes: Uint8Array,
+  shape: JsonShapeLimits = DEFAULT_JSON_SHAPE_LIMITS,
+): Promise<ClientEvent> {
+  const message = checkMessage(await parseJsonBytes(bytes, shape));
   const type = message.type;
   if (typeof type !== "string") {
     throw GatewayError.invalidRequest("A client event needs a string `type`, e.g. response.create", "type");
@@ -65,20 +71,13 @@ export function readClientEvent(text: string): ClientEvent {
   };
 }
 
-function parseMessage(text: string): Record<string, unknown> {
-  let message: unknown;
-  try {
-    message = JSON.parse(text);
-  } catch (error) {
-    throw GatewayError.invalidRequest(`The message is not valid JSON: ${(error as Error).message}`, null);
-  }
+function checkMessage(message: unknown): Record<string, unknown> {
   if (typeof message !== "object" || message === null || Array.isArray(message)) {
     throw GatewayError.invalidRequest(
       "A client event is a JSON object with a `type`, e.g. response.create",
       null,
     );
   }
-  checkJsonDepth(message);
   return message as Record<string, unknown>;
 }
 

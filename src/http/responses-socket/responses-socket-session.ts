@@ -27,6 +27,7 @@ import { checkRequestShape } from "../../ingress/shared/check-request-shape.js";
 import type { Logger } from "../../logging/logger.js";
 import type { RequestTracer } from "../../observability/index.js";
 import type { InFlightRequests, InFlightTurn } from "../in-flight-requests.js";
+import { createRequestJsonShape } from "../json/request-json-shape.js";
 import { createRequestId } from "../request-id.js";
 import { CLIENT_CLOSED_STATUS, RequestLogEntry, type RequestReporter } from "../request-log.js";
 import { type GenerationStartDeps, startGeneration } from "../start-generation.js";
@@ -181,9 +182,9 @@ export class ResponsesSocketSession {
   private async runTurn(message: Buffer): Promise<void> {
     const requestId = createRequestId();
     const startedAt = performance.now();
-    let event: ReturnType<typeof readClientEvent> | GatewayError;
+    let event: Awaited<ReturnType<typeof readClientEvent>> | GatewayError;
     try {
-      event = readClientEvent(message.toString("utf8"));
+      event = await readClientEvent(message, createRequestJsonShape(this.deps.generation.requestShape));
     } catch (thrown) {
       event = toGatewayError(thrown);
     }

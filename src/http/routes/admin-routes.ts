@@ -81,10 +81,9 @@ type AdminAnswer = (c: RouteContext) => Promise<Response>;
 export function createAdminRoutes(admin: AdminService, internalSecret: string): RouteDefinition[] {
   /** A route of the admin API: behind X-Internal-Token, every error in the common envelope. */
   const route = (
-    definition: Omit<RouteDefinition, "handler" | "tags" | "security">,
+    definition: Omit<RouteDefinition, "handler" | "security">,
     answer: AdminAnswer,
   ): RouteDefinition => ({
-    tags: ["internal"],
     security: INTERNAL_TOKEN,
     ...definition,
     path: `${ADMIN}${definition.path}`,

@@ -55,7 +55,6 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
     answer: (c: RouteContext) => Promise<unknown>,
   ): RouteDefinition => ({
     method: "GET",
-    tags: ["internal"],
     security: INTERNAL_TOKEN,
     ...definition,
     path: `/internal/admin${definition.path}`,

@@ -8,7 +8,6 @@ import type { RouteDefinition } from "../route-definition.js";
 import { createStaticFolder } from "../static-folder.js";
 import { resolveWebFolder } from "./web-folders.js";
 
-const WEB_PAGES = ["web pages"];
 const PAGE = { 200: { description: "The console page", mediaType: "text/html" } };
 
 export function createConsoleRoutes(): RouteDefinition[] {
@@ -23,7 +22,6 @@ export function createConsoleRoutes(): RouteDefinition[] {
       method: "GET",
       path: "/console",
       summary: "The web console for workspace admins",
-      tags: WEB_PAGES,
       responses: PAGE,
       handler: async (c) => (await servePage(c.req.raw)) ?? c.notFound(),
     },
@@ -31,7 +29,6 @@ export function createConsoleRoutes(): RouteDefinition[] {
       method: "GET",
       path: "/console/",
       summary: "The web console for workspace admins",
-      tags: WEB_PAGES,
       responses: PAGE,
       handler: async (c) => (await servePage(c.req.raw)) ?? c.notFound(),
     },
@@ -39,7 +36,6 @@ export function createConsoleRoutes(): RouteDefinition[] {
       method: "GET",
       path: "/console/{name}",
       summary: "A file of the web console (its modules and styles)",
-      tags: WEB_PAGES,
       responses: { 200: { description: "The file" }, 404: { description: "No such file" } },
       handler: async (c) => {
         const name = c.req.param("name") ?? "";

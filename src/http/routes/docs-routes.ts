@@ -17,7 +17,6 @@ export const SWAGGER_UI_VERSION: string = require("swagger-ui-dist/package.json"
 /** The files of the package the page loads; the rest (source maps, other builds) is not served. */
 const SWAGGER_UI_FILES = ["swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"] as const;
 
-const WEB_PAGES = ["web pages"];
 const PAGE = { 200: { description: "The page", mediaType: "text/html" } };
 const MOVED = { 301: { description: "Moved to /docs" } };
 
@@ -38,7 +37,6 @@ export function createDocsRoutes(): RouteDefinition[] {
       method: "GET",
       path: "/docs",
       summary: "The interactive API reference (Swagger UI over this document)",
-      tags: WEB_PAGES,
       responses: PAGE,
       handler: async (c) => (await page.serve("index.html", c.req.raw, PAGE_HEADERS)) ?? c.notFound(),
     },
@@ -46,7 +44,6 @@ export function createDocsRoutes(): RouteDefinition[] {
       method: "GET",
       path: "/docs/",
       summary: "Redirect to /docs",
-      tags: WEB_PAGES,
       responses: MOVED,
       handler: (c) => c.redirect("/docs", 301),
     },
@@ -54,7 +51,6 @@ export function createDocsRoutes(): RouteDefinition[] {
       method: "GET",
       path: "/docs/swagger-ui/{version}/{name}",
       summary: "A file of the Swagger UI renderer (cacheable for a year: the path names its version)",
-      tags: WEB_PAGES,
       responses: { 200: { description: "The file" }, 404: { description: "No such file or version" } },
       handler: async (c) => {
         if (c.req.param("version") !== SWAGGER_UI_VERSION) return c.notFound();
@@ -65,7 +61,6 @@ export function createDocsRoutes(): RouteDefinition[] {
       method: "GET",
       path: "/docs/{name}",
       summary: "A file of the reference page",
-      tags: WEB_PAGES,
       responses: { 200: { description: "The file" }, ...MOVED, 404: { description: "No such file" } },
       handler: async (c) => {
         const name = c.req.param("name") ?? "";

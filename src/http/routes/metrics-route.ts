@@ -27,7 +27,6 @@ export function createMetricsRoute(metrics: GatewayMetrics, options: MetricsRout
     description: requireInternalToken
       ? "The internal token goes in X-Internal-Token or as Authorization: Bearer."
       : undefined,
-    tags: ["internal"],
     security: requireInternalToken ? INTERNAL_TOKEN : undefined,
     responses: {
       200: { description: "Prometheus text exposition format", mediaType: "text/plain" },

@@ -146,13 +146,13 @@ test("a request the adapter refuses never reaches the upstream", async () => {
 
 test("first-byte deadline → provider_timeout", async () => {
   upstream.enqueue(anthropicReply.hang(), anthropicReply.hang());
-  const provider = { timeouts: { connectMs: 1000, firstByteMs: 150, idleMs: 5000 } };
+  const provider = { timeouts: { connectMs: 1000, firstByteMs: 150, responseMs: 150, idleMs: 5000 } };
   await assert.rejects(adapter.generate(callFor({ provider })), { code: "provider_timeout" });
   await assert.rejects(collect(callFor({ provider })), { code: "provider_timeout" });
 });
 
 test("idle deadline: a stall after content is an error part", async () => {
-  const provider = { timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 200 } };
+  const provider = { timeouts: { connectMs: 1000, firstByteMs: 2000, responseMs: 2000, idleMs: 200 } };
   upstream.enqueue(
     anthropicReply.sse([messageStartEvent(), ...textBlockEvents(0, ["Par"]).slice(0, 2), { hang: true }]),
   );

@@ -208,13 +208,15 @@ test("socket closed mid-stream → provider_unavailable error part", async () =>
 
 test("deadlines: first byte → provider_timeout thrown; stall after content → error part", async () => {
   upstream.enqueue(fakeGoogleReply.hang(), fakeGoogleReply.hang());
-  const slow = { timeouts: { connectMs: 1000, firstByteMs: 150, idleMs: 5000 } };
+  const slow = { timeouts: { connectMs: 1000, firstByteMs: 150, responseMs: 150, idleMs: 5000 } };
   await assert.rejects(adapter.generate(callFor({ provider: slow })), { code: "provider_timeout" });
   await assert.rejects(collect(callFor({ provider: slow })), { code: "provider_timeout" });
 
   upstream.enqueue(fakeGoogleReply.sse([buildGeminiChunk([{ text: "Par" }]), { hang: true }]));
   const parts = await collect(
-    callFor({ provider: { timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 200 } } }),
+    callFor({
+      provider: { timeouts: { connectMs: 1000, firstByteMs: 2000, responseMs: 2000, idleMs: 200 } },
+    }),
   );
   assert.equal(textOf(parts), "Par");
   const last = parts.at(-1);

@@ -307,13 +307,13 @@ test("connection refused → provider_unavailable", async () => {
 
 test("first-byte deadline → provider_timeout", async () => {
   upstream.enqueue(fakeReply.hang(), fakeReply.hang());
-  const provider = { timeouts: { connectMs: 1000, firstByteMs: 150, idleMs: 5000 } };
+  const provider = { timeouts: { connectMs: 1000, firstByteMs: 150, responseMs: 150, idleMs: 5000 } };
   await assert.rejects(adapter.generate(callFor({ provider })), { code: "provider_timeout" });
   await assert.rejects(collect(callFor({ provider })), { code: "provider_timeout" });
 });
 
 test("idle deadline: stall after headers is thrown, stall after content is an error part", async () => {
-  const provider = { timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 200 } };
+  const provider = { timeouts: { connectMs: 1000, firstByteMs: 2000, responseMs: 2000, idleMs: 200 } };
   upstream.enqueue(fakeReply.sse([buildChunk({ role: "assistant", content: "" }), { hang: true }]));
   await assert.rejects(collect(callFor({ provider })), { code: "provider_timeout" });
 
@@ -333,7 +333,7 @@ test("idle deadline: stall after headers is thrown, stall after content is an er
 });
 
 test("slow but steady chunks within the idle deadline succeed", async () => {
-  const provider = { timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 300 } };
+  const provider = { timeouts: { connectMs: 1000, firstByteMs: 2000, responseMs: 2000, idleMs: 300 } };
   const [role, ...rest] = buildTextChunks(["a", "b", "c"]);
   upstream.enqueue(fakeReply.sse([role, ...rest.flatMap((item) => [{ delayMs: 120 }, item])]));
   const parts = await collect(callFor({ provider }));

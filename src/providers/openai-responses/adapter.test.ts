@@ -380,7 +380,7 @@ test("a stream cut without a terminal event, or by a socket close, ends in an er
 
 test("first-byte deadline → provider_timeout", async () => {
   upstream.enqueue(fakeReply.hang(), fakeReply.hang());
-  const provider = { timeouts: { connectMs: 1000, firstByteMs: 150, idleMs: 5000 } };
+  const provider = { timeouts: { connectMs: 1000, firstByteMs: 150, responseMs: 150, idleMs: 5000 } };
   await assert.rejects(adapter.generate(callFor({ provider })), { code: "provider_timeout" });
   await assert.rejects(collect(callFor({ provider })), { code: "provider_timeout" });
 });

@@ -10,7 +10,7 @@ export const LOCK_FILE_NAME = "pglite.lock";
 /** The pid file cannot tell two opens within this process apart; this set can. */
 const lockedInThisProcess = new Set<string>();
 
-function isProcessAlive(pid: number): boolean {
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -42,6 +42,8 @@ export function createInProcessLimitCounters(
   const workspaces = new Map<string, WorkspaceState>();
   const counters = new Map<string, Counter>();
   const rateWindows = new Map<string, Array<{ at: number; requestId: string }>>();
+  /** Created by the first `checkEpoch`; a process never loses its own memory, so it never changes. */
+  let epoch: string | undefined;
 
   function workspaceState(workspaceId: string): WorkspaceState {
     let state = workspaces.get(workspaceId);
@@ -89,6 +91,7 @@ export function createInProcessLimitCounters(
     ) {
       return { kind: "clock", nowMs: now };
     }
+    if (input.epoch !== epoch) return { kind: "epoch" };
     const state = workspaceState(input.workspaceId);
     for (const [requestId, lease] of state.leases) {
       if (lease.deadline > now) continue;
@@ -239,6 +242,24 @@ export function createInProcessLimitCounters(
 
     async forgetBalance(workspaceId) {
       counters.delete(`ws:${workspaceId}:balance`);
+    },
+
+    async checkEpoch({ candidate }) {
+      epoch ??= candidate;
+      return { epoch, recoveringMs: 0 };
+    },
+
+    async republish(input) {
+      if (input.epoch !== epoch) return false;
+      const state = workspaceState(input.workspaceId);
+      const deadline = clock() + input.leaseTtlMs;
+      for (const lease of input.leases) {
+        if (state.leases.has(lease.requestId)) continue;
+        state.leases.set(lease.requestId, { keyId: lease.keyId, amount: lease.amountMicroUsd, deadline });
+        addReserved(state, lease.keyId, lease.amountMicroUsd);
+        addReserved(state, "*", lease.amountMicroUsd);
+      }
+      return true;
     },
 
     async now() {

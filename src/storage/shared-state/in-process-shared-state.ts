@@ -11,6 +11,14 @@ export function createInProcessSharedState(): SharedState {
   /** Sorted sets: index → key → score. */
   const indexes = new Map<string, Map<string, number>>();
   let sets = 0;
+  const indexOf = (index: string) => {
+    let entries = indexes.get(index);
+    if (!entries) {
+      entries = new Map<string, number>();
+      indexes.set(index, entries);
+    }
+    return entries;
+  };
 
   const state: SharedState = {
     mode: "in-process",
@@ -43,11 +51,9 @@ export function createInProcessSharedState(): SharedState {
       if (closed) throw new Error("Shared state is closed");
       values.delete(key);
     },
-    async setIndexedValue(index, key, value, score, ttlMs) {
+    async setIndexedValue(names, key, value, score, ttlMs) {
       await state.setValue(key, value, ttlMs);
-      const entries = indexes.get(index) ?? new Map<string, number>();
-      indexes.set(index, entries);
-      entries.set(key, score);
+      for (const index of names) indexOf(index).set(key, score);
     },
     async listIndexedValues(index, maxScore, limit) {
       if (closed) throw new Error("Shared state is closed");
@@ -57,9 +63,24 @@ export function createInProcessSharedState(): SharedState {
         .slice(0, limit);
       return Promise.all(due.map(async ([key]) => ({ key, value: await state.getValue(key) })));
     },
-    async deleteIndexedValue(index, key) {
+    async deleteIndexedValue(names, key) {
       await state.deleteValue(key);
-      indexes.get(index)?.delete(key);
+      for (const index of names) indexes.get(index)?.delete(key);
+    },
+    async touchMember(index, member) {
+      if (closed) throw new Error("Shared state is closed");
+      const entries = indexOf(index);
+      const wasListed = entries.has(member);
+      const nowMs = Date.now();
+      entries.set(member, nowMs);
+      return { nowMs, wasListed };
+    },
+    async listMembers(index) {
+      if (closed) throw new Error("Shared state is closed");
+      return [...(indexes.get(index) ?? [])].map(([member, score]) => ({ member, score }));
+    },
+    async removeMember(index, member) {
+      indexes.get(index)?.delete(member);
     },
     async subscribe(channel, onMessage) {
       if (closed) throw new Error("Shared state is closed");

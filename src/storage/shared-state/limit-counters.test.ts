@@ -12,6 +12,8 @@ import { createRedisLimitCounters } from "./redis-limit-counters.js";
 import { openRedisScriptRunner } from "./redis-script-runner.js";
 
 const NO_LIMITS = { daily: null, monthly: null, total: null };
+/** The epoch every test's counters are created with (checkEpoch on a fresh store). */
+const EPOCH = "epoch-1";
 
 function forEachCounterMode(
   title: string,
@@ -20,6 +22,7 @@ function forEachCounterMode(
   test(`${title} [in-process]`, async (t) => {
     const counters = createInProcessLimitCounters();
     try {
+      await counters.checkEpoch({ known: "", candidate: EPOCH, recoveryMs: 0 });
       await fn(counters, t);
     } finally {
       await counters.close();
@@ -32,6 +35,7 @@ function forEachCounterMode(
       await openRedisScriptRunner({ redisUrl: TEST_REDIS_URL, prefix }),
     );
     try {
+      await counters.checkEpoch({ known: "", candidate: EPOCH, recoveryMs: 0 });
       await fn(counters, t);
     } finally {
       await counters.close();
@@ -69,6 +73,7 @@ function reserveInput(
     requestsPerMinute: null,
     windows: computeLimitWindows(Date.now(), null),
     leaseTtlMs: 60_000,
+    epoch: EPOCH,
     ...overrides,
   };
 }
@@ -335,6 +340,7 @@ forEachCounterMode(
 test("in-process counters follow an injected clock across midnight", async () => {
   let now = Date.UTC(2028, 1, 28, 23, 59, 59, 500); // leap year: Feb 29 follows
   const counters = createInProcessLimitCounters({ now: () => now });
+  await counters.checkEpoch({ known: "", candidate: EPOCH, recoveryMs: 0 });
   const ids = createIds();
   const limits = { ...NO_LIMITS, daily: 1_000 };
   const windows = computeLimitWindows(now, null);
@@ -353,4 +359,83 @@ test("in-process counters follow an injected clock across midnight", async () =>
       .kind,
     "ok",
   );
+});
+
+/** A balance that never refuses. */
+const FUNDS = { balance: 1_000_000 };
+
+test("Redis lost its memory: reserve asks for the new epoch, which recovers; re-published leases count against the limits before anything is admitted", async (t) => {
+  if (!(await requireMode(t, "redis"))) return;
+  const prefix = `gw_test_${randomBytes(6).toString("hex")}:`;
+  const counters = createRedisLimitCounters(
+    await openRedisScriptRunner({ redisUrl: TEST_REDIS_URL, prefix }),
+  );
+  try {
+    const first = await counters.checkEpoch({ known: "", candidate: EPOCH, recoveryMs: 400 });
+    assert.deepEqual(first, { epoch: EPOCH, recoveringMs: 0 }, "a fresh store: nothing to recover");
+    const ids = createIds();
+    const limits = { daily: null, monthly: null, total: 3_000 };
+    assert.equal((await reserveSeeded(counters, reserveInput(ids, "a", { limits }), FUNDS)).kind, "ok");
+    assert.equal((await reserveSeeded(counters, reserveInput(ids, "b", { limits }), FUNDS)).kind, "ok");
+
+    await deleteKeys(prefix); // Restarted empty.
+    assert.deepEqual(await counters.reserve(reserveInput(ids, "c", { limits })), { kind: "epoch" });
+    const second = await counters.checkEpoch({ known: EPOCH, candidate: "epoch-2", recoveryMs: 400 });
+    assert.equal(second.epoch, "epoch-2");
+    assert.ok(second.recoveringMs > 300, `recovering for ${second.recoveringMs} ms`);
+    // A new instance meets the same epoch and its recovery.
+    assert.equal(
+      (await counters.checkEpoch({ known: "", candidate: "other", recoveryMs: 400 })).epoch,
+      "epoch-2",
+    );
+    const recovering = await counters.reserve(reserveInput(ids, "c", { limits, epoch: "epoch-2" }));
+    assert.equal(recovering.kind, "recovering");
+    // No limit to check, but no counter may be seeded yet: the balance counter is missing.
+    const freeInput = reserveInput({ workspaceId: ids.workspaceId, keyId: "key_free" }, "free", {
+      limits: NO_LIMITS,
+      checkBalance: false,
+      epoch: "epoch-2",
+    });
+    assert.equal((await counters.reserve(freeInput)).kind, "recovering");
+
+    const held = [
+      { requestId: "a", keyId: ids.keyId, amountMicroUsd: 1_000 },
+      { requestId: "b", keyId: ids.keyId, amountMicroUsd: 1_000 },
+    ];
+    assert.equal(
+      await counters.republish({
+        epoch: EPOCH,
+        workspaceId: ids.workspaceId,
+        leases: held,
+        leaseTtlMs: 60_000,
+      }),
+      false,
+    );
+    const again = { epoch: "epoch-2", workspaceId: ids.workspaceId, leases: held, leaseTtlMs: 60_000 };
+    assert.equal(await counters.republish(again), true);
+    assert.equal(await counters.republish(again), true, "published twice, counted once");
+    assert.deepEqual(await counters.readReserved(ids.workspaceId, ids.keyId), {
+      keyMicroUsd: 2_000,
+      workspaceMicroUsd: 2_000,
+    });
+
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    // Settled spend from Postgres is 0, but the re-published leases hold 2,000 of the 3,000.
+    assert.equal(
+      (await reserveSeeded(counters, reserveInput(ids, "c", { limits, epoch: "epoch-2" }), FUNDS)).kind,
+      "ok",
+    );
+    assert.equal(
+      (await reserveSeeded(counters, reserveInput(ids, "d", { limits, epoch: "epoch-2" }), FUNDS)).kind,
+      "limit",
+    );
+    assert.equal(await counters.settle(settleInput(ids, "a", 400)), "settled");
+    assert.deepEqual(await counters.readReserved(ids.workspaceId, ids.keyId), {
+      keyMicroUsd: 2_000,
+      workspaceMicroUsd: 2_000,
+    });
+  } finally {
+    await counters.close();
+    await deleteKeys(prefix);
+  }
 });

@@ -28,10 +28,10 @@ end
 `;
 
 /**
- * KEYS: rate, leases, deadlines, reserved, stale, balance, daily, monthly, total.
+ * KEYS: rate, leases, deadlines, reserved, stale, balance, daily, monthly, total, epoch.
  * ARGV: request id, key id, amount, rpm (0 = none), rate window ms, day start, day end, month start,
  * month end, daily limit, monthly limit, total limit ('' = none), check balance (1/0), lease ttl ms,
- * seed marker ttl ms, spend max age ms, balance max age ms, total idle ttl ms.
+ * seed marker ttl ms, spend max age ms, balance max age ms, total idle ttl ms, the caller's epoch.
  */
 export const RESERVE_SCRIPT: LuaScript = {
   name: "limits-reserve",
@@ -41,6 +41,14 @@ if now < tonumber(ARGV[6]) or now >= tonumber(ARGV[7]) or now < tonumber(ARGV[8]
   return {'clock', now}
 end
 local request_id, key_id, amount = ARGV[1], ARGV[2], ARGV[3]
+
+-- A caller whose reservations are not published in this epoch (Redis lost its memory, or the caller
+-- is new) adopts it first; while a new epoch recovers, nothing is admitted against a limit.
+local epoch = redis.call('HMGET', KEYS[10], 'id', 'until')
+if epoch[1] ~= ARGV[19] then return {'epoch'} end
+local recovering = now < tonumber(epoch[2])
+local enforces = ARGV[10] ~= '' or ARGV[11] ~= '' or ARGV[12] ~= '' or ARGV[13] == '1'
+if recovering and enforces then return {'recovering', tonumber(epoch[2]) - now} end
 
 -- Leases past their deadline belong to an instance that crashed or lost Redis: release them, and
 -- mark the counters they may have missed for re-seeding from Postgres.
@@ -90,6 +98,12 @@ for i = 1, 4 do
   if states[i][3] then return {'wait'} end
 end
 local missing = {}
+for i = 1, 4 do
+  -- Nothing is seeded while leases of the lost memory may still be on their way back.
+  if recovering and wanted[i] and (not states[i][1] or now - tonumber(states[i][2]) >= max_age[i]) then
+    return {'recovering', tonumber(epoch[2]) - now}
+  end
+end
 for i = 1, 4 do
   if wanted[i] and (not states[i][1] or now - tonumber(states[i][2]) >= max_age[i]) then
     redis.call('DEL', counters[i])
@@ -224,6 +238,54 @@ if ARGV[3] ~= '0' then
   apply(KEYS[6], ARGV[3])
   apply(KEYS[7], ARGV[3])
   apply(KEYS[8], ARGV[3])
+end
+return 1
+`,
+};
+
+/**
+ * KEYS: epoch. ARGV: the caller's epoch ('' = none), a new epoch id, recovery ms.
+ * Returns {epoch id, recovery ms left}. An epoch created by a caller that knew an earlier one (the
+ * memory was lost) recovers for the given time; a caller that knew an earlier one joining an epoch
+ * younger than that (created meanwhile by a new instance) extends its recovery to that length.
+ */
+export const EPOCH_SCRIPT: LuaScript = {
+  name: "limits-epoch",
+  source: `${HELPERS}
+local now = now_ms()
+local recovery = tonumber(ARGV[3])
+local state = redis.call('HMGET', KEYS[1], 'id', 'created', 'until')
+local id, created, recovers_until = state[1], tonumber(state[2]), tonumber(state[3])
+if not id then
+  id, created, recovers_until = ARGV[2], now, now
+  if ARGV[1] ~= '' then recovers_until = now + recovery end
+  redis.call('HSET', KEYS[1], 'id', id, 'created', created, 'until', recovers_until)
+elseif ARGV[1] ~= '' and ARGV[1] ~= id and recovers_until < created + recovery then
+  recovers_until = created + recovery
+  redis.call('HSET', KEYS[1], 'until', recovers_until)
+end
+return {id, recovers_until - now}
+`,
+};
+
+/**
+ * KEYS: epoch, leases, deadlines, reserved. ARGV: epoch, lease ttl ms, then per lease: request id,
+ * key id, amount. A lease already held is left as it is; 0 when the epoch is another one by now.
+ */
+export const REPUBLISH_SCRIPT: LuaScript = {
+  name: "limits-republish",
+  source: `${HELPERS}
+if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] then return 0 end
+local deadline = now_ms() + tonumber(ARGV[2])
+for i = 3, #ARGV, 3 do
+  local request_id, key_id, amount = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  if redis.call('HSETNX', KEYS[2], request_id, key_id .. '|' .. amount) == 1 then
+    redis.call('ZADD', KEYS[3], deadline, request_id)
+    if amount ~= '0' then
+      redis.call('HINCRBY', KEYS[4], key_id, amount)
+      redis.call('HINCRBY', KEYS[4], '*', amount)
+    end
+  end
 end
 return 1
 `,

@@ -10,10 +10,12 @@ import {
 } from "../../limits/limit-counters.js";
 import type { LimitWindows } from "../../limits/limit-windows.js";
 import {
+  EPOCH_SCRIPT,
   FINISH_SEED_SCRIPT,
   FORGET_BALANCE_SCRIPT,
   READ_RESERVED_SCRIPT,
   REFRESH_SCRIPT,
+  REPUBLISH_SCRIPT,
   RESERVE_SCRIPT,
   SETTLE_SCRIPT,
   TIME_SCRIPT,
@@ -62,6 +64,7 @@ export function createRedisLimitCounters(
           LIMIT_KEYS.stale(input.workspaceId),
           LIMIT_KEYS.balance(input.workspaceId),
           ...spendKeys(input.keyId, windows),
+          LIMIT_KEYS.epoch(),
         ],
         [
           input.requestId,
@@ -82,6 +85,7 @@ export function createRedisLimitCounters(
           String(timings.spendMaxAgeMs),
           String(timings.balanceMaxAgeMs),
           String(timings.totalIdleTtlMs),
+          input.epoch,
         ],
       )) as ScriptReply[];
       return readReserveReply(reply);
@@ -154,6 +158,31 @@ export function createRedisLimitCounters(
       await runner.run(FORGET_BALANCE_SCRIPT, [LIMIT_KEYS.balance(workspaceId)], []);
     },
 
+    async checkEpoch({ known, candidate, recoveryMs }) {
+      const [epoch, recoveringMs] = (await runner.run(
+        EPOCH_SCRIPT,
+        [LIMIT_KEYS.epoch()],
+        [known, candidate, String(recoveryMs)],
+      )) as ScriptReply[];
+      return { epoch: String(epoch), recoveringMs: readNumber(recoveringMs, "recovery time") };
+    },
+
+    async republish({ epoch, workspaceId, leases, leaseTtlMs }) {
+      const args: string[] = [epoch, String(leaseTtlMs)];
+      for (const lease of leases) args.push(lease.requestId, lease.keyId, String(lease.amountMicroUsd));
+      const reply = await runner.run(
+        REPUBLISH_SCRIPT,
+        [
+          LIMIT_KEYS.epoch(),
+          LIMIT_KEYS.leases(workspaceId),
+          LIMIT_KEYS.deadlines(workspaceId),
+          LIMIT_KEYS.reserved(workspaceId),
+        ],
+        args,
+      );
+      return readNumber(reply, "republish reply") === 1;
+    },
+
     async now() {
       const [seconds, microseconds] = (await runner.run(TIME_SCRIPT, [], [])) as ScriptReply[];
       return readNumber(seconds, "TIME") * 1000 + Math.floor(readNumber(microseconds, "TIME") / 1000);
@@ -173,6 +202,10 @@ function readReserveReply(reply: ScriptReply[]): ReserveReply {
       return { kind: "rate", retryAfterMs: readNumber(reply[1], "retry time") };
     case "wait":
       return { kind: "wait" };
+    case "epoch":
+      return { kind: "epoch" };
+    case "recovering":
+      return { kind: "recovering", retryAfterMs: readNumber(reply[1], "recovery time") };
     case "limit":
       return {
         kind: "limit",

@@ -19,6 +19,13 @@ export interface RedisSharedStateOptions {
   onError?: (error: Error) => void;
 }
 
+/** KEYS: index. ARGV: member. Returns {now ms, 1 when the member is new}. */
+const TOUCH_MEMBER_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return {now, redis.call('ZADD', KEYS[1], now, ARGV[1])}
+`;
+
 const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
 const DEFAULT_COMMAND_TIMEOUT_MS = 1_000;
 
@@ -94,8 +101,9 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
     async deleteValue(key) {
       await withDeadline(commands.del(key), commandTimeoutMs, "Redis DEL");
     },
-    async setIndexedValue(index, key, value, score, ttlMs) {
-      const pipeline = commands.pipeline().set(key, value, "PX", ttlMs).zadd(index, score, key);
+    async setIndexedValue(indexes, key, value, score, ttlMs) {
+      const pipeline = commands.pipeline().set(key, value, "PX", ttlMs);
+      for (const index of indexes) pipeline.zadd(index, score, key);
       throwFirstError(await withDeadline(pipeline.exec(), commandTimeoutMs, "Redis SET+ZADD"));
     },
     async listIndexedValues(index, maxScore, limit) {
@@ -108,9 +116,33 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
       const values = await withDeadline(commands.mget(...keys), commandTimeoutMs, "Redis MGET");
       return keys.map((key, position) => ({ key, value: values[position] ?? null }));
     },
-    async deleteIndexedValue(index, key) {
-      const pipeline = commands.pipeline().del(key).zrem(index, key);
+    async deleteIndexedValue(indexes, key) {
+      const pipeline = commands.pipeline().del(key);
+      for (const index of indexes) pipeline.zrem(index, key);
       throwFirstError(await withDeadline(pipeline.exec(), commandTimeoutMs, "Redis DEL+ZREM"));
+    },
+    async touchMember(index, member) {
+      // One script: the score is the server's clock, which every instance shares.
+      const [nowMs, added] = (await withDeadline(
+        commands.eval(TOUCH_MEMBER_SCRIPT, 1, index, member),
+        commandTimeoutMs,
+        "Redis heartbeat",
+      )) as [number, number];
+      return { nowMs: Number(nowMs), wasListed: Number(added) === 0 };
+    },
+    async listMembers(index) {
+      const flat = await withDeadline(
+        commands.zrange(index, 0, -1, "WITHSCORES"),
+        commandTimeoutMs,
+        "Redis ZRANGE",
+      );
+      const members: Array<{ member: string; score: number }> = [];
+      for (let at = 0; at < flat.length; at += 2)
+        members.push({ member: flat[at], score: Number(flat[at + 1]) });
+      return members;
+    },
+    async removeMember(index, member) {
+      await withDeadline(commands.zrem(index, member), commandTimeoutMs, "Redis ZREM");
     },
     async subscribe(channel, onMessage) {
       const fullChannel = prefix + channel;

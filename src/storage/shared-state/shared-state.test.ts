@@ -231,10 +231,10 @@ forEachSharedStateMode(
   "indexed values: listed by score, oldest first, up to a limit; an expired value lists as null; a delete removes both",
   async (context) => {
     const peer = await context.openPeer();
-    await context.state.setIndexedValue("index", "rec:b", "B", 200, 60_000);
-    await context.state.setIndexedValue("index", "rec:a", "A", 100, 60_000);
-    await context.state.setIndexedValue("index", "rec:c", "C", 300, 60_000);
-    await context.state.setIndexedValue("index", "rec:short", "gone", 150, 50);
+    await context.state.setIndexedValue(["index"], "rec:b", "B", 200, 60_000);
+    await context.state.setIndexedValue(["index"], "rec:a", "A", 100, 60_000);
+    await context.state.setIndexedValue(["index"], "rec:c", "C", 300, 60_000);
+    await context.state.setIndexedValue(["index"], "rec:short", "gone", 150, 50);
     await sleep(120);
     assert.deepEqual(await peer.listIndexedValues("index", 250, 10), [
       { key: "rec:a", value: "A" },
@@ -242,11 +242,41 @@ forEachSharedStateMode(
       { key: "rec:b", value: "B" },
     ]);
     assert.deepEqual(await peer.listIndexedValues("index", 1_000, 1), [{ key: "rec:a", value: "A" }]);
-    await peer.deleteIndexedValue("index", "rec:a");
+    await peer.deleteIndexedValue(["index"], "rec:a");
     assert.equal(await context.state.getValue("rec:a"), null);
     assert.deepEqual(
       (await context.state.listIndexedValues("index", 1_000, 10)).map((entry) => entry.key),
       ["rec:short", "rec:b", "rec:c"],
     );
+  },
+);
+
+forEachSharedStateMode(
+  "members: a touch scores a member with the store's clock and says whether it was listed; listed with scores until removed",
+  async (context) => {
+    const peer = await context.openPeer();
+    const before = Date.now();
+    const first = await context.state.touchMember("members", "a");
+    assert.equal(first.wasListed, false);
+    assert.ok(Math.abs(first.nowMs - before) < 5_000, "the store's clock, in Unix ms");
+    await sleep(5);
+    const second = await peer.touchMember("members", "a");
+    assert.equal(second.wasListed, true);
+    assert.ok(second.nowMs >= first.nowMs);
+    await peer.touchMember("members", "b");
+    const listed = (await context.state.listMembers("members")).sort((x, y) =>
+      x.member.localeCompare(y.member),
+    );
+    assert.deepEqual(
+      listed.map((entry) => entry.member),
+      ["a", "b"],
+    );
+    assert.equal(listed[0].score, second.nowMs);
+    await context.state.removeMember("members", "a");
+    assert.deepEqual(
+      (await peer.listMembers("members")).map((entry) => entry.member),
+      ["b"],
+    );
+    assert.equal((await context.state.touchMember("members", "a")).wasListed, false);
   },
 );

@@ -124,7 +124,7 @@ export function createApiKeyRepository(client: SqlClient): ApiKeyRepository & Ap
 
     async list(workspaceId) {
       const rows = await client.query<ApiKeyRow>(
-        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE workspace_id = $1 ORDER BY created_at, id`,
+        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE workspace_id = $1 ORDER BY created_at, id COLLATE "C"`,
         [workspaceId],
       );
       return rows.map(readApiKeyRow);

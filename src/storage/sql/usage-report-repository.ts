@@ -24,7 +24,7 @@ export function createUsageReportRepository(client: SqlClient): UsageReportRepos
       const rows = await client.query<GenerationRow>(
         `SELECT * FROM generations
          WHERE workspace_id = $1 AND ($2::text IS NULL OR api_key_id = $2)
-         ORDER BY created_at DESC, id DESC
+         ORDER BY created_at DESC, id COLLATE "C" DESC
          LIMIT $3`,
         [workspaceId, apiKeyId ?? null, limit],
       );

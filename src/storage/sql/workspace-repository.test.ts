@@ -82,6 +82,14 @@ forEachStorageMode("update, count and unknown ids", async ({ store }) => {
   await assert.rejects(store.workspaces.update("ws_missing", { locked: true }), isUnknown);
 });
 
+/**
+ * Lets the database clock move past the last write, so the next row is younger by its timestamp
+ * alone (the embedded database's clock counts whole milliseconds).
+ */
+function nextClockTick(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 forEachStorageMode(
   "list oldest first, by name; a taken name refused when asked to be unique",
   async ({ store }) => {
@@ -91,7 +99,9 @@ forEachStorageMode(
       invoicing: false,
       uniqueName: true,
     });
+    await nextClockTick();
     const other = await store.workspaces.create({ name: "other", creditsMicroUsd: 0, invoicing: false });
+    await nextClockTick();
     // Two creates of one name at once: exactly one wins.
     const racing = await Promise.allSettled(
       ["Race", "Race"].map((name) =>
@@ -106,6 +116,7 @@ forEachStorageMode(
         error.param === "name" &&
         error.message.includes(`"Same" already exists (${first.id})`),
     );
+    await nextClockTick();
     const second = await store.workspaces.create({ name: "Same", creditsMicroUsd: 0, invoicing: false });
     assert.deepEqual(
       (await store.workspaces.list({ limit: 10 })).map((workspace) => workspace.name),
@@ -121,5 +132,28 @@ forEachStorageMode(
       [first.id],
     );
     assert.equal((await store.workspaces.list({ name: "other", limit: 5 }))[0].id, other.id);
+  },
+);
+
+forEachStorageMode(
+  "workspaces created in the same clock tick list in id order, every time",
+  async ({ store, sql }) => {
+    const created = [];
+    for (const name of ["b", "A", "a", "B", "0"]) {
+      created.push(await store.workspaces.create({ name, creditsMicroUsd: 0, invoicing: false }));
+    }
+    await sql.query("UPDATE workspaces SET created_at = '2026-01-01T00:00:00Z'");
+    // Byte order, whatever the database's collation: upper case before lower case.
+    const byId = created.map((workspace) => workspace.id).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (let round = 0; round < 3; round++) {
+      assert.deepEqual(
+        (await store.workspaces.list({ limit: 10 })).map((workspace) => workspace.id),
+        byId,
+      );
+    }
+    assert.deepEqual(
+      (await store.workspaces.list({ limit: 2 })).map((workspace) => workspace.id),
+      byId.slice(0, 2),
+    );
   },
 );

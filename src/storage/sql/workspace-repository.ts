@@ -54,7 +54,7 @@ export function createWorkspaceRepository(client: SqlClient): WorkspaceRepositor
           // Two creates of one name at once on two instances: the lock makes the second see the first.
           await tx.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [NAME_LOCK_CLASS, name]);
           const [existing] = await tx.query<WorkspaceRow>(
-            `SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE name = $1 ORDER BY created_at LIMIT 1`,
+            `SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE name = $1 ORDER BY created_at, id COLLATE "C" LIMIT 1`,
             [name],
           );
           if (existing) throw createDuplicateWorkspaceNameError(readWorkspaceRow(existing));
@@ -109,7 +109,7 @@ export function createWorkspaceRepository(client: SqlClient): WorkspaceRepositor
       const rows = await client.query<WorkspaceRow>(
         `SELECT ${WORKSPACE_COLUMNS} FROM workspaces
          WHERE $1::text IS NULL OR name = $1
-         ORDER BY created_at, id
+         ORDER BY created_at, id COLLATE "C"
          LIMIT $2`,
         [name ?? null, limit],
       );

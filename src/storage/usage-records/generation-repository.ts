@@ -267,7 +267,7 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
       // generations_in_progress_idx (migration 0008): only rows still in progress are read.
       const rows = await client.query<GenerationRow>(
         `SELECT ${IN_PROGRESS_COLUMNS} FROM generations
-         WHERE status = 'in_progress' AND created_at < $1 ORDER BY created_at LIMIT $2`,
+         WHERE status = 'in_progress' AND created_at < $1 ORDER BY created_at, id COLLATE "C" LIMIT $2`,
         [admittedBefore.toISOString(), limit],
       );
       return rows.map(readStartRow);

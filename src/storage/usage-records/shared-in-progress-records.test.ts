@@ -187,3 +187,37 @@ test("a non-streamed start writes no row; another instance lists it, and a strea
   assert.equal((await instanceA.get(nonStreamed.id, workspace.id))?.status, "interrupted");
   assert.deepEqual(errors, []);
 });
+
+test("a record carrying its instance is listed under that instance whatever its age; finishing unlists it there too", async (t) => {
+  if (!(await requireMode(t, "postgres")) || !(await requireMode(t, "redis"))) return;
+  const { instanceA, instanceB, start, errors } = await createTwoInstances(t);
+  const owned = { ...start("req_owned"), stream: false, instanceId: "inst_a", estimatedInputTokens: 5 };
+  const other = { ...start("req_other"), stream: false, instanceId: "inst_b" };
+  await instanceA.start(owned);
+  await instanceA.start(other);
+
+  const listed = (await instanceB.listInProgressOf!("inst_a", 10)).map((record) => [
+    record.id,
+    record.instanceId,
+    record.estimatedInputTokens,
+  ]);
+  assert.deepEqual(listed, [[owned.id, "inst_a", 5]], "admitted just now, listed all the same");
+  assert.deepEqual(await instanceB.listInProgressOf!("inst_nobody", 10), []);
+
+  await instanceB.finish(owned.id, createTestOutcome({ status: "interrupted" }), owned);
+  for (
+    let attempt = 0;
+    attempt < 50 && (await instanceB.listInProgressOf!("inst_a", 10)).length > 0;
+    attempt++
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.deepEqual(await instanceB.listInProgressOf!("inst_a", 10), []);
+  assert.deepEqual(
+    (await instanceB.listInProgress(new Date(), 10)).map((record) => record.id),
+    [other.id],
+    "unlisted from the index of every record too",
+  );
+  await instanceA.finish(other.id, createTestOutcome(), other);
+  assert.deepEqual(errors, []);
+});

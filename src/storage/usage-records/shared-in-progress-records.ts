@@ -18,6 +18,9 @@
  * - `finish` deletes the value and its index entry after the final row is written (ids this
  *   instance stored, and ids the sweep found through `listInProgress`).
  * - `listInProgress` lists the records of both places: the index and the rows.
+ * - a record carrying its instance's id is also listed in that instance's own index, which
+ *   `listInProgressOf` reads: the sweep of an instance whose lease expired
+ *   (engine/dead-instance-sweep.ts) finds its records there, whatever their age.
  */
 
 import type { GenerationStart } from "../../engine/generation-record.js";
@@ -29,8 +32,12 @@ import { decodeStart } from "./outcome-outbox.js";
 /** Outlives any request and its sweep by far; only the value of a record nobody settled expires. */
 export const IN_PROGRESS_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export const IN_PROGRESS_INDEX = "gen-in-progress";
+/** The records of one instance, for the sweep of an instance whose lease expired. */
+export const instanceIndexOf = (instanceId: string) => `gen-in-progress@${instanceId}`;
 
 const keyOf = (id: string) => `gen-in-progress:${id}`;
+const indexesOf = (instanceId: string | undefined) =>
+  instanceId === undefined ? [IN_PROGRESS_INDEX] : [IN_PROGRESS_INDEX, instanceIndexOf(instanceId)];
 
 export interface SharedInProgressOptions {
   /** A Redis call or a background row write failed (logged by the caller; nothing is lost). */
@@ -42,17 +49,23 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
   state: SharedState,
   options: SharedInProgressOptions,
 ): T {
-  /** Ids whose value this instance wrote (or the sweep listed) and has not deleted yet. */
-  const announced = new Set<string>();
+  /**
+   * Ids whose value this instance wrote (or the sweep listed) and has not deleted yet, with the
+   * indexes they are listed in.
+   */
+  const announced = new Map<string, string[]>();
 
-  const overrides: Pick<GenerationRepository, "start" | "finish" | "get" | "listInProgress"> = {
+  const overrides: Pick<
+    GenerationRepository,
+    "start" | "finish" | "get" | "listInProgress" | "listInProgressOf"
+  > = {
     async start(record) {
       const written = record.stream ? inner.start(record) : undefined;
       const at = new Date();
       const admittedAt = (record.createdAt ?? at).getTime();
       try {
         await state.setIndexedValue(
-          IN_PROGRESS_INDEX,
+          indexesOf(record.instanceId),
           keyOf(record.id),
           JSON.stringify({ start: record, at }),
           admittedAt,
@@ -62,15 +75,16 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
         options.onError(error, "in-progress record not shared through Redis", record.id);
         return written ?? inner.start(record); // Visible and safe once its row is committed.
       }
-      announced.add(record.id);
+      announced.set(record.id, indexesOf(record.instanceId));
       written?.catch((error: unknown) => options.onError(error, "in-progress row not written", record.id));
     },
 
     async finish(id, outcome, start) {
-      const shared = announced.delete(id);
+      const indexes = announced.get(id);
+      announced.delete(id);
       await inner.finish(id, outcome, start);
-      if (!shared) return;
-      state.deleteIndexedValue(IN_PROGRESS_INDEX, keyOf(id)).catch((error: unknown) => {
+      if (indexes === undefined) return;
+      state.deleteIndexedValue(indexes, keyOf(id)).catch((error: unknown) => {
         // The sweep finds it again and finds the row final; lookups read the row first anyway.
         options.onError(error, "in-progress record not deleted from Redis", id);
       });
@@ -97,28 +111,41 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
 
     async listInProgress(admittedBefore, limit) {
       const found = new Map<string, GenerationStart>();
-      let listed: Array<{ key: string; value: string | null }> = [];
-      try {
-        listed = await state.listIndexedValues(IN_PROGRESS_INDEX, admittedBefore.getTime(), limit);
-      } catch (error) {
-        options.onError(error, "in-progress records not listed from Redis", "");
-      }
-      for (const { key, value } of listed) {
-        const decoded = value === null ? null : decodeValue(value);
-        if (decoded) {
-          found.set(decoded.start.id, decoded.start);
-          announced.add(decoded.start.id); // Whoever settles it deletes it.
-        } else {
-          // Expired or unreadable: no start to settle it with (a stream's row is still found below).
-          void state.deleteIndexedValue(IN_PROGRESS_INDEX, key).catch(() => {});
-        }
+      for (const start of await listIndex(IN_PROGRESS_INDEX, admittedBefore.getTime(), limit)) {
+        found.set(start.id, start);
       }
       for (const start of await inner.listInProgress(admittedBefore, limit)) {
         if (!found.has(start.id)) found.set(start.id, start);
       }
       return [...found.values()];
     },
+
+    async listInProgressOf(instanceId, limit) {
+      return listIndex(instanceIndexOf(instanceId), Number.POSITIVE_INFINITY, limit);
+    },
   };
+
+  /** The records listed in `index` up to `maxScore`; whoever settles one deletes its value. */
+  async function listIndex(index: string, maxScore: number, limit: number): Promise<GenerationStart[]> {
+    let listed: Array<{ key: string; value: string | null }> = [];
+    try {
+      listed = await state.listIndexedValues(index, maxScore, limit);
+    } catch (error) {
+      options.onError(error, "in-progress records not listed from Redis", "");
+    }
+    const starts: GenerationStart[] = [];
+    for (const { key, value } of listed) {
+      const decoded = value === null ? null : decodeValue(value);
+      if (decoded) {
+        starts.push(decoded.start);
+        announced.set(decoded.start.id, indexesOf(decoded.start.instanceId));
+      } else {
+        // Expired or unreadable: no start to settle it with (a stream's row is still found by age).
+        void state.deleteIndexedValue([index, IN_PROGRESS_INDEX], key).catch(() => {});
+      }
+    }
+    return starts;
+  }
   return Object.assign({}, inner, overrides);
 }
 
