@@ -551,6 +551,11 @@ export class GenerationEngine {
    * bounds, never above the bound the reservation was made with. Computed only when needed: the
    * reservation itself counts non-OpenAI text by its bytes, without tokenizing.
    */
+  estimatePromptTokens(admitted: AdmittedGeneration): number {
+    return this.estimatePrompt(admitted);
+  }
+
+  /** estimatePromptTokens, or the prompt of a later round of the tool loop (`roundRequest`). */
   private estimatePrompt(admitted: AdmittedGeneration, roundRequest?: CanonicalRequest): number {
     const { model } = admitted.call;
     const request = roundRequest ?? admitted.call.request;

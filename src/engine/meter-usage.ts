@@ -106,7 +106,9 @@ export function collectResultText(result: CanonicalResult): string {
 export const KEPT_CHARACTERS_PER_CAP_TOKEN = 8;
 
 export class DeliveredOutput {
-  private text = "";
+  /** The kept text, in pieces joined once for the estimate. */
+  private pieces: string[] = [];
+  private length = 0;
   private delivered = false;
   private readonly keep: number;
 
@@ -117,8 +119,11 @@ export class DeliveredOutput {
   append(text: string): void {
     if (text.length === 0) return;
     this.delivered = true;
-    const room = this.keep - this.text.length;
-    if (room > 0) this.text += text.length <= room ? text : text.slice(0, room);
+    const room = this.keep - this.length;
+    if (room <= 0) return;
+    const kept = text.length <= room ? text : text.slice(0, room);
+    this.pieces.push(kept);
+    this.length += kept.length;
   }
 
   /** Anything at all reached the client (text, reasoning, a tool call). */
@@ -127,6 +132,6 @@ export class DeliveredOutput {
   }
 
   estimateTokens(): number {
-    return estimateTextTokens(this.text);
+    return estimateTextTokens(this.pieces.join(""));
   }
 }

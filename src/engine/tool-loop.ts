@@ -41,6 +41,7 @@ import type {
   ServerToolSource,
   ToolResultPart,
 } from "../canonical/index.js";
+import { HeldParts } from "../providers/held-parts.js";
 import type { ExecutedToolCall } from "./admitted-generation.js";
 import { createSourceKey, findCitations } from "./find-citations.js";
 import type { ServerToolExecution, ServerToolSession } from "./ports.js";
@@ -105,10 +106,11 @@ export class ToolLoop {
   private clientCalls = 0;
   private readonly hiddenInputs = new Set<string>();
   /** The caller's own calls of the round, passed on once the server calls have their results. */
-  private heldClientParts: CanonicalStreamPart[] = [];
+  private readonly heldClientParts = new HeldParts();
   private readonly clientIndexes = new Map<string, number>();
-  private readonly texts = new Map<string, string>();
-  private readonly reasonings = new Map<string, string>();
+  /** The round's open text and reasoning blocks, in pieces joined once at their end. */
+  private readonly texts = new Map<string, string[]>();
+  private readonly reasonings = new Map<string, string[]>();
   private finishPart?: Extract<CanonicalStreamPart, { type: "finish" }>;
   /** Only the first round's metadata reaches the client. */
   private metadataSent = false;
@@ -157,17 +159,17 @@ export class ToolLoop {
         return [part];
       case "text-start": {
         const id = this.blockId(part.id);
-        this.texts.set(id, "");
+        this.texts.set(id, []);
         return [{ type: "text-start", id }];
       }
       case "text-delta": {
         const id = this.blockId(part.id);
-        this.texts.set(id, (this.texts.get(id) ?? "") + part.delta);
+        addPiece(this.texts, id, part.delta);
         return [{ type: "text-delta", id, delta: part.delta }];
       }
       case "text-end": {
         const id = this.blockId(part.id);
-        const text = this.texts.get(id) ?? "";
+        const text = this.texts.get(id)?.join("") ?? "";
         this.texts.delete(id);
         if (text !== "") this.content.push({ type: "text", text });
         const out: CanonicalStreamPart[] = findCitations(text, this.sources).map((citation) => ({
@@ -180,17 +182,17 @@ export class ToolLoop {
       }
       case "reasoning-start": {
         const id = this.blockId(part.id);
-        this.reasonings.set(id, "");
+        this.reasonings.set(id, []);
         return [{ type: "reasoning-start", id }];
       }
       case "reasoning-delta": {
         const id = this.blockId(part.id);
-        this.reasonings.set(id, (this.reasonings.get(id) ?? "") + part.delta);
+        addPiece(this.reasonings, id, part.delta);
         return [{ type: "reasoning-delta", id, delta: part.delta }];
       }
       case "reasoning-end": {
         const id = this.blockId(part.id);
-        const text = this.reasonings.get(id) ?? "";
+        const text = this.reasonings.get(id)?.join("") ?? "";
         this.reasonings.delete(id);
         if (text !== "" || part.providerState !== undefined) {
           this.content.push(
@@ -462,9 +464,7 @@ export class ToolLoop {
   }
 
   private *releaseClientParts(): Generator<CanonicalStreamPart> {
-    const held = this.heldClientParts;
-    this.heldClientParts = [];
-    yield* held;
+    yield* this.heldClientParts.take();
   }
 
   /** Refusal when the tool's `max_uses` or the request's `max_tool_calls` is spent; else counts the use. */
@@ -600,7 +600,7 @@ export class ToolLoop {
     this.calls = [];
     this.clientCalls = 0;
     this.hiddenInputs.clear();
-    this.heldClientParts = [];
+    this.heldClientParts.take();
     this.clientIndexes.clear();
     this.texts.clear();
     this.reasonings.clear();
@@ -633,4 +633,10 @@ export function addUsage(a: CanonicalUsage, b: CanonicalUsage): CanonicalUsage {
     cacheWrite1hTokens: a.cacheWrite1hTokens + b.cacheWrite1hTokens,
     reasoningTokens: a.reasoningTokens + b.reasoningTokens,
   };
+}
+
+function addPiece(blocks: Map<string, string[]>, id: string, piece: string): void {
+  const pieces = blocks.get(id);
+  if (pieces === undefined) blocks.set(id, [piece]);
+  else pieces.push(piece);
 }

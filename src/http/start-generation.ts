@@ -73,5 +73,12 @@ export async function startGeneration(
   // The response names the catalog slug that served (an alternative, after a fallback), never the
   // name as the client sent it.
   const model = run.servedBy?.model.slug ?? admitted.record.model;
-  return { run, context: { requestId, model, createdAt: Math.floor(Date.now() / 1000), request } };
+  const context: EncodeContext = {
+    requestId,
+    model,
+    createdAt: Math.floor(Date.now() / 1000),
+    request,
+    estimateInputTokens: () => deps.engine.estimatePromptTokens(admitted),
+  };
+  return { run, context };
 }

@@ -15,6 +15,12 @@ export interface EncodeContext {
   createdAt: number;
   /** The decoded request, for formats whose responses echo request settings (Responses). */
   request?: CanonicalRequest;
+  /**
+   * The prompt's tokens as metering estimates them, for formats that show input usage before the
+   * upstream reports it (the Messages stream's `message_start`); a function, since counting costs
+   * and most streams never need it.
+   */
+  estimateInputTokens?: () => number;
 }
 
 export interface StreamEncoder {

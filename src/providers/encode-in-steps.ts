@@ -3,6 +3,7 @@
  * requests' I/O let in between. Handed a string, undici encodes it in one go; on a machine where
  * fresh memory is slow to touch, ten megabytes took it tens of milliseconds of one turn.
  */
+import { letIoIn } from "./loop-turn.js";
 
 /** Bodies from this many characters on are encoded in steps. */
 export const LARGE_BODY_CHARS = 256 * 1024;
@@ -25,9 +26,4 @@ export async function encodeUtf8InSteps(text: string): Promise<Buffer> {
 
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
-}
-
-/** Two setImmediates: the first may run in the same turn as an I/O callback, the second after the next poll for I/O. */
-function letIoIn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }

@@ -3,7 +3,8 @@
  * mapping: an adapter whose JSON answer is easiest read as parts (Gemini) folds them, and the
  * engine assembles a non-streamed answer with server tools from each round's parts. Text and
  * reasoning blocks keep their order; citations stay on the text they cite; server-tool calls and
- * results stand where they happened. An `error` part throws its GatewayError.
+ * results stand where they happened. An `error` part throws its GatewayError. Each block's deltas
+ * are kept as pieces and joined once, when the parts end.
  */
 import type {
   CanonicalResult,
@@ -17,11 +18,14 @@ import { createGatewayErrorFromInfo } from "../errors/gateway-error.js";
 
 type TextEntry = { type: "text"; text: string; citations?: UrlCitation[] };
 type ReasoningEntry = Extract<ResultContent, { type: "reasoning" }>;
+/** A text or reasoning entry of the result and its text's pieces so far. */
+type Accumulator = { entry: TextEntry | ReasoningEntry; pieces: string[] };
 
 export function foldStreamParts(parts: Iterable<CanonicalStreamPart>): CanonicalResult {
   const content: ResultContent[] = [];
-  const texts = new Map<string, TextEntry>();
-  const reasonings = new Map<string, ReasoningEntry>();
+  const texts = new Map<string, Accumulator & { entry: TextEntry }>();
+  const reasonings = new Map<string, Accumulator & { entry: ReasoningEntry }>();
+  const accumulators: Accumulator[] = [];
   let usage: CanonicalUsage = createEmptyUsage();
   const result: CanonicalResult = { content, finishReason: "stop", usage };
   for (const part of parts) {
@@ -31,36 +35,40 @@ export function foldStreamParts(parts: Iterable<CanonicalStreamPart>): Canonical
         if (part.upstreamModel !== undefined) result.upstreamModel ??= part.upstreamModel;
         break;
       case "text-start": {
-        const entry: TextEntry = { type: "text", text: "" };
-        texts.set(part.id, entry);
-        content.push(entry);
+        const accumulator: Accumulator & { entry: TextEntry } = {
+          entry: { type: "text", text: "" },
+          pieces: [],
+        };
+        texts.set(part.id, accumulator);
+        accumulators.push(accumulator);
+        content.push(accumulator.entry);
         break;
       }
-      case "text-delta": {
-        const entry = texts.get(part.id);
-        if (entry) entry.text += part.delta;
+      case "text-delta":
+        texts.get(part.id)?.pieces.push(part.delta);
         break;
-      }
       case "citation": {
-        const entry = texts.get(part.id);
+        const entry = texts.get(part.id)?.entry;
         if (entry === undefined) break;
         if (entry.citations === undefined) entry.citations = [part.citation];
         else entry.citations.push(part.citation);
         break;
       }
       case "reasoning-start": {
-        const entry: ReasoningEntry = { type: "reasoning", text: "" };
-        reasonings.set(part.id, entry);
-        content.push(entry);
+        const accumulator: Accumulator & { entry: ReasoningEntry } = {
+          entry: { type: "reasoning", text: "" },
+          pieces: [],
+        };
+        reasonings.set(part.id, accumulator);
+        accumulators.push(accumulator);
+        content.push(accumulator.entry);
         break;
       }
-      case "reasoning-delta": {
-        const entry = reasonings.get(part.id);
-        if (entry) entry.text += part.delta;
+      case "reasoning-delta":
+        reasonings.get(part.id)?.pieces.push(part.delta);
         break;
-      }
       case "reasoning-end": {
-        const entry = reasonings.get(part.id);
+        const entry = reasonings.get(part.id)?.entry;
         if (entry && part.providerState !== undefined) entry.providerState = part.providerState;
         break;
       }
@@ -102,5 +110,6 @@ export function foldStreamParts(parts: Iterable<CanonicalStreamPart>): Canonical
         break; // tool-input-* parts: the tool-call part carries the whole call
     }
   }
+  for (const { entry, pieces } of accumulators) entry.text = pieces.join("");
   return result;
 }

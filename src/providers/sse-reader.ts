@@ -7,6 +7,7 @@
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { GatewayError } from "../errors/gateway-error.js";
+import { letIoIn, readTurnMs, TURN_BUDGET_MS } from "./loop-turn.js";
 
 export interface SseEvent {
   /** The `event:` name, undefined when the frame had none. */
@@ -24,6 +25,8 @@ export interface ReadSseOptions {
 }
 
 const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024;
+/** Characters of a network chunk parsed at a time: what one batch of events comes from at most. */
+const FEED_CHARS = 16 * 1024;
 
 /** Yields the SSE events of `body` in order (readSseEventBatches, one by one). */
 export async function* readSseEvents(
@@ -39,6 +42,11 @@ export async function* readSseEvents(
  * unchanged so the caller can classify them with its own context. At the end of the body an event
  * still missing its blank-line terminator is delivered rather than dropped: some servers close
  * right after the last `data:` line.
+ *
+ * Whatever the events' consumers do with a batch runs before the reader goes on, so a chunk is
+ * parsed 16 K characters at a time, and before each piece the reader lets other I/O in once the
+ * event loop's turn has run past its budget (loop-turn.ts): a long answer already read from the
+ * socket is then parsed, encoded and written a few milliseconds at a time instead of in one turn.
  */
 export async function* readSseEventBatches(
   body: AsyncIterable<Uint8Array | string>,
@@ -66,11 +74,15 @@ export async function* readSseEventBatches(
     typeof readable.iterator === "function" ? readable.iterator({ destroyOnReturn: false }) : body;
 
   for await (const chunk of chunks) {
-    parser.feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
-    if (overflow) {
-      throw new GatewayError("provider_unavailable", "The upstream stream sent an oversized event");
+    const text = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+    for (let start = 0; start < text.length; start += FEED_CHARS) {
+      if (readTurnMs() > TURN_BUDGET_MS) await letIoIn();
+      parser.feed(text.length <= FEED_CHARS ? text : text.slice(start, start + FEED_CHARS));
+      if (overflow) {
+        throw new GatewayError("provider_unavailable", "The upstream stream sent an oversized event");
+      }
+      if (pending.length > 0) yield takePending();
     }
-    if (pending.length > 0) yield takePending();
   }
 
   const rest = decoder.decode();

@@ -2,7 +2,9 @@
  * LangChain's `ChatOpenAI` and `ChatAnthropic` at their default settings against every provider
  * kind, `invoke` and `stream`: the answer's text and the token usage LangChain reports
  * (`usage_metadata`) must be the upstream's. `ChatAnthropic.stream()` reads input tokens only from
- * `message_start`, so that event must carry them.
+ * `message_start`, so that event must carry them: the upstream's count where the upstream gives it
+ * before the answer (Anthropic, Gemini), else the gateway's estimate of the prompt (an upstream of
+ * the OpenAI formats reports usage only at the end), which LangChain keeps.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -26,10 +28,8 @@ const CALLS = ["invoke", "stream"] as const;
  * Remove an entry when its test passes.
  */
 const TODO: Record<string, string> = {};
-for (const kind of PROVIDER_KINDS) {
-  TODO[`ChatAnthropic × ${kind} × stream`] =
-    "message_start carries zero input usage until issue 28 item 6 is merged (LangChain reads input tokens there)";
-}
+/** The kinds whose upstream reports the prompt only after the answer (docs/formats.md, Messages streams). */
+const PROMPT_REPORTED_AT_THE_END = new Set(["openai-compatible", "openai-chat", "openai-responses"]);
 
 describe("LangChain chat models at default settings", () => {
   let context: ConformanceGateway;
@@ -73,6 +73,14 @@ describe("LangChain chat models at default settings", () => {
           }
           assert.ok(message, "an answer");
           assert.equal(message.text, AGENT_MODEL_TEXT);
+          if (client === "ChatAnthropic" && call === "stream" && PROMPT_REPORTED_AT_THE_END.has(kind)) {
+            // message_start can only carry the gateway's estimate of "Say hello.": not 0, not the
+            // upstream's 20; the output is the upstream's.
+            const usage = message.usage_metadata;
+            assert.ok((usage?.input_tokens ?? 0) > 0, `input_tokens ${usage?.input_tokens}`);
+            assert.equal(usage?.output_tokens, USAGE.output_tokens);
+            return;
+          }
           assert.deepEqual(
             {
               input_tokens: message.usage_metadata?.input_tokens,

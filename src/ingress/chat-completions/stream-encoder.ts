@@ -60,8 +60,11 @@ const TOOL_EVENT_LINE = "event: hi.tool_event\n";
 
 interface ToolCallState {
   index: number;
-  /** Arguments sent so far, to complete them if the final `tool-call` part says more. */
-  arguments: string;
+  /**
+   * The argument pieces sent so far, to complete them if the final `tool-call` part says more:
+   * joined once, at the end of the call.
+   */
+  sent: string[];
 }
 
 export function createChatStreamEncoder(context: EncodeContext): StreamEncoder {
@@ -77,7 +80,8 @@ class ChatStreamEncoder implements StreamEncoder {
   private finishSent = false;
   private closed = false;
   private readonly toolCalls = new Map<string, ToolCallState>();
-  private readonly reasoningTexts = new Map<string, string>();
+  /** Each open reasoning block's text, in pieces joined once at its end. */
+  private readonly reasoningTexts = new Map<string, string[]>();
   private readonly reasoningDetails: ChatReasoningDetail[] = [];
   private hasProviderState = false;
   /** UTF-16 units of content sent so far: where the next text block starts in the message. */
@@ -121,7 +125,7 @@ class ChatStreamEncoder implements StreamEncoder {
         return opening + this.encodeToolEnded(part.result);
       case "reasoning-delta":
         if (part.delta === "") return opening;
-        this.reasoningTexts.set(part.id, (this.reasoningTexts.get(part.id) ?? "") + part.delta);
+        this.appendReasoning(part.id, part.delta);
         return opening + this.encodeDelta(`{"reasoning":${JSON.stringify(part.delta)}}`);
       case "reasoning-end":
         this.recordReasoningBlock(part.id, part.providerState);
@@ -231,7 +235,7 @@ class ChatStreamEncoder implements StreamEncoder {
   private startToolCall(id: string, name: string): string {
     if (this.toolCalls.has(id)) return "";
     const index = this.toolCalls.size;
-    this.toolCalls.set(id, { index, arguments: "" });
+    this.toolCalls.set(id, { index, sent: [] });
     const call = { index, id, type: "function", function: { name, arguments: "" } };
     return this.encodeDelta(`{"tool_calls":[${JSON.stringify(call)}]}`);
   }
@@ -240,7 +244,7 @@ class ChatStreamEncoder implements StreamEncoder {
     const call = this.toolCalls.get(id);
     // A fragment for a call that never started has no name to open it with; adapters always start.
     if (call === undefined || fragment === "") return "";
-    call.arguments += fragment;
+    call.sent.push(fragment);
     return this.encodeDelta(
       `{"tool_calls":[{"index":${call.index},"function":{"arguments":${JSON.stringify(fragment)}}}]}`,
     );
@@ -253,17 +257,23 @@ class ChatStreamEncoder implements StreamEncoder {
     }
     // Never streamed: open it now and send the arguments whole.
     let frames = this.toolCalls.has(part.id) ? "" : this.startToolCall(part.id, part.name);
-    const call = this.toolCalls.get(part.id)!;
+    const sent = this.toolCalls.get(part.id)!.sent.join("");
     // Streamed arguments are normally the final ones; if the adapter completed them (e.g. `{}` for a
     // no-argument call that streamed nothing), send the rest so the client ends up byte-exact.
-    if (part.arguments !== call.arguments && part.arguments.startsWith(call.arguments)) {
-      frames += this.appendToolArguments(part.id, part.arguments.slice(call.arguments.length));
+    if (part.arguments !== sent && part.arguments.startsWith(sent)) {
+      frames += this.appendToolArguments(part.id, part.arguments.slice(sent.length));
     }
     return frames;
   }
 
+  private appendReasoning(id: string, delta: string): void {
+    const pieces = this.reasoningTexts.get(id);
+    if (pieces === undefined) this.reasoningTexts.set(id, [delta]);
+    else pieces.push(delta);
+  }
+
   private recordReasoningBlock(id: string, providerState: Parameters<typeof encodeReasoningDetail>[1]): void {
-    const text = this.reasoningTexts.get(id) ?? "";
+    const text = this.reasoningTexts.get(id)?.join("") ?? "";
     this.reasoningTexts.delete(id);
     if (text === "" && providerState === undefined) return;
     this.reasoningDetails.push(encodeReasoningDetail(text, providerState));

@@ -44,8 +44,12 @@ const signedState: OpaqueReasoningState = {
   signature: "EqEECkYICxgCKkAo3UA4WwDbB8ihhpykVCsPx6iMzwNTNP8dePIgYjNpu2EWrt5JbApWWONEZaf5w46939Vu==",
 };
 
-function encodeStream(parts: CanonicalStreamPart[], end: (encoder: StreamEncoder) => string): string {
-  const encoder = createMessagesStreamEncoder(context);
+function encodeStream(
+  parts: CanonicalStreamPart[],
+  end: (encoder: StreamEncoder) => string,
+  encodeContext: EncodeContext = context,
+): string {
+  const encoder = createMessagesStreamEncoder(encodeContext);
   let text = "";
   for (const part of parts) text += encoder.push(part);
   return text + end(encoder);
@@ -164,8 +168,12 @@ test("a text turn: the SDK's MessageStream assembles the message with id, model,
   });
 });
 
-test("create({stream: true}) yields the events in wire order, message_start with zero usage", async () => {
-  const sse = encodeStream(textTurn, finishWith("stop"));
+test("create({stream: true}) yields the events in wire order; message_start has the estimate of the prompt, message_delta the settled usage", async () => {
+  const sse = encodeStream(
+    textTurn,
+    finishWith("stop"),
+    Object.assign({ estimateInputTokens: () => 1_500 }, context),
+  );
   const events: Anthropic.RawMessageStreamEvent[] = [];
   for await (const event of await createClient(sse).messages.create({ ...params, stream: true }))
     events.push(event);
@@ -184,7 +192,7 @@ test("create({stream: true}) yields the events in wire order, message_start with
   const start = events[0] as Anthropic.RawMessageStartEvent;
   assert.deepEqual(start.message.content, []);
   assert.equal(start.message.stop_reason, null);
-  assert.equal(start.message.usage.input_tokens, 0);
+  assert.equal(start.message.usage.input_tokens, 1_500);
   assert.equal(start.message.usage.output_tokens, 0);
   assert.deepEqual(events[1], {
     type: "content_block_start",
@@ -194,6 +202,41 @@ test("create({stream: true}) yields the events in wire order, message_start with
   const delta = events[5] as Anthropic.RawMessageDeltaEvent;
   assert.deepEqual(delta.delta, { stop_reason: "end_turn", stop_sequence: null });
   assert.equal(delta.usage.output_tokens, 80);
+  // The correction: Anthropic's input_tokens excludes cache reads and writes (1200 - 1000 - 75).
+  assert.equal(delta.usage.input_tokens, 125);
+});
+
+test("the prompt the upstream reported before any content is message_start's, cache split and all; output 0 (LangChain adds it to message_delta's)", async () => {
+  const reported: CanonicalUsage = {
+    inputTokens: 2_068,
+    outputTokens: 1,
+    cachedInputTokens: 2_000,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    reasoningTokens: 0,
+  };
+  const parts: CanonicalStreamPart[] = [
+    textTurn[0],
+    { type: "usage", usage: reported },
+    ...textTurn.slice(1),
+  ];
+  const sse = encodeStream(
+    parts,
+    finishWith("stop"),
+    Object.assign({ estimateInputTokens: () => 1_500 }, context),
+  );
+  const frames = assertWellFormed(sse);
+  assert.deepEqual((frames[0].data.message as { usage: unknown }).usage, {
+    input_tokens: 68,
+    output_tokens: 0,
+    cache_read_input_tokens: 2_000,
+    cache_creation_input_tokens: 0,
+  });
+  const events: Anthropic.RawMessageStreamEvent[] = [];
+  for await (const event of await createClient(sse).messages.create({ ...params, stream: true }))
+    events.push(event);
+  assert.equal((events[0] as Anthropic.RawMessageStartEvent).message.usage.input_tokens, 68);
+  assert.equal((events.at(-2) as Anthropic.RawMessageDeltaEvent).usage.input_tokens, 125);
 });
 
 test("thinking with a signature, then text: the signature the SDK reports decodes back to the provider state", async () => {

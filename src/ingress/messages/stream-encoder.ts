@@ -28,9 +28,12 @@
  *   A call's own provider state follows the run of tool_use blocks it belongs to in a carrier
  *   thinking block (tool-call-state-carrier.ts), queued when the next other block opens or the
  *   message ends, as in encode-result.ts.
- * - Input tokens are only known at the end, so `message_start` reports zeros and `message_delta`
- *   the settled totals (with `server_tool_use`, the run's search and fetch counts); the SDK
- *   overwrites its counters with them.
+ * - `message_start` carries the prompt's usage, since clients read input tokens there (LangChain's
+ *   ChatAnthropic reads them nowhere else): what the upstream reported before any content (Anthropic
+ *   in its own message_start, hosts that count usage on every chunk), else metering's estimate of
+ *   the prompt. So it waits for the first part that is not metadata or usage. `message_delta`
+ *   carries the settled totals, input included (with `server_tool_use`, the run's search and
+ *   fetch counts); the SDK overwrites its counters with them.
  *
  * Server tools (encode-server-tool-blocks.ts for the blocks themselves):
  * - A `server-tool-call` is a `server_tool_use` block: start with `input: {}`, one `input_json_delta`
@@ -45,13 +48,15 @@
  *   a tool with no block) and queue like blocks, so one never lands between a block's start and
  *   stop. Their event name is never `error`, which the SDK would throw on.
  */
-import type {
-  CanonicalStreamPart,
-  FinishReason,
-  OpaqueReasoningState,
-  ServerToolCall,
-  ServerToolResult,
-  UrlCitation,
+import {
+  type CanonicalStreamPart,
+  type CanonicalUsage,
+  createEmptyUsage,
+  type FinishReason,
+  type OpaqueReasoningState,
+  type ServerToolCall,
+  type ServerToolResult,
+  type UrlCitation,
 } from "../../canonical/index.js";
 import type { Settlement } from "../../canonical/settlement.js";
 import { createMessagesErrorEnvelope } from "../../errors/envelopes.js";
@@ -69,7 +74,7 @@ import {
   serverToolWireId,
   type WebSearchResultLocation,
 } from "./encode-server-tool-blocks.js";
-import { encodeMessagesUsage } from "./encode-usage.js";
+import { encodeMessagesUsage, type MessagesUsage } from "./encode-usage.js";
 import { mapStopReason } from "./map-stop-reason.js";
 import { readJsonObject } from "./parse-tool-input.js";
 import { createCarrierState } from "./tool-call-state-carrier.js";
@@ -77,10 +82,11 @@ import { createCarrierState } from "./tool-call-state-carrier.js";
 export const PING_FRAME = 'event: ping\ndata: {"type":"ping"}\n\n';
 
 interface BlockBase {
-  /** Content so far: text, thinking text, or tool arguments JSON. */
-  content: string;
-  /** How much of `content` has been sent. */
-  sent: number;
+  /**
+   * Content received and not sent yet (text, thinking text, or tool arguments JSON), in the pieces
+   * it came in: joined once when it goes out, so no delta re-reads the content before it.
+   */
+  unsent: string[];
   ended: boolean;
   index?: number;
   /** Its `content_block_stop` went out. */
@@ -90,14 +96,15 @@ interface BlockBase {
 type Block =
   | (BlockBase & { kind: "text"; citations: WebSearchResultLocation[]; citationsSent: number })
   | (BlockBase & { kind: "thinking"; state?: OpaqueReasoningState; redacted?: boolean })
-  | (BlockBase & { kind: "tool_use"; id: string; name: string })
-  /** A server-tool block, complete when queued; `content` is a `server_tool_use` block's input JSON. */
+  /** `sent`: the argument pieces already sent, for the final arguments to be checked against. */
+  | (BlockBase & { kind: "tool_use"; id: string; name: string; sent: string[] })
+  /** A server-tool block, complete when queued; a `server_tool_use` block's unsent content is its input JSON. */
   | (BlockBase & {
       kind: "server_tool";
       block: ServerToolUseBlock | ServerToolResultBlock | GeneratedImageBlock;
     })
   /** A frame outside any block (`hi.tool_event`): queued in order, takes no index. */
-  | (BlockBase & { kind: "frame" });
+  | (BlockBase & { kind: "frame"; frame: string });
 
 /** What opens with `content_block_start`. */
 type WireBlock = Exclude<Block, { kind: "frame" }>;
@@ -123,6 +130,8 @@ class MessagesStreamEncoder implements StreamEncoder {
   /** Carriers of the tool calls closed since the last other block, queued before the next one. */
   private carriers: Block[] = [];
   private finishPart: { reason: FinishReason; stopSequence?: string } | undefined;
+  /** Usage the upstream reported before the message started: its count of the prompt. */
+  private reportedUsage: CanonicalUsage | undefined;
 
   constructor(context: EncodeContext) {
     this.context = context;
@@ -130,6 +139,11 @@ class MessagesStreamEncoder implements StreamEncoder {
 
   push(part: CanonicalStreamPart): string {
     if (this.closed) return "";
+    // Metadata and usage print nothing: message_start waits for what follows, with the usage known.
+    if (!this.started && (part.type === "response-metadata" || part.type === "usage")) {
+      if (part.type === "usage") this.reportedUsage = part.usage;
+      return "";
+    }
     const opening = this.startMessage();
     switch (part.type) {
       case "text-delta":
@@ -220,14 +234,27 @@ class MessagesStreamEncoder implements StreamEncoder {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: {
-          input_tokens: 0,
-          output_tokens: 0,
-          cache_creation_input_tokens: 0,
-          cache_read_input_tokens: 0,
-        },
+        usage: this.encodeStartUsage(),
       },
     });
+  }
+
+  /**
+   * The upstream's count of the prompt when it gave one, else metering's estimate; output 0, since
+   * some clients (LangChain) add message_start's output to message_delta's cumulative count.
+   */
+  private encodeStartUsage(): MessagesUsage {
+    const prompt = createEmptyUsage();
+    const reported = this.reportedUsage;
+    if (reported !== undefined && reported.inputTokens > 0) {
+      prompt.inputTokens = reported.inputTokens;
+      prompt.cachedInputTokens = reported.cachedInputTokens;
+      prompt.cacheWriteTokens = reported.cacheWriteTokens;
+      prompt.cacheWrite1hTokens = reported.cacheWrite1hTokens;
+    } else {
+      prompt.inputTokens = this.context.estimateInputTokens?.() ?? 0;
+    }
+    return encodeMessagesUsage(prompt);
   }
 
   /** Adds content to the block of `key` (created when new) and sends what may be sent. */
@@ -239,7 +266,7 @@ class MessagesStreamEncoder implements StreamEncoder {
       this.receiving.set(key, block);
       this.queue(block);
     }
-    block.content += content;
+    if (content !== "") block.unsent.push(content);
     if (content !== "" || block.kind === "tool_use") this.endTextBlocksBefore(block);
     return this.pump();
   }
@@ -269,8 +296,7 @@ class MessagesStreamEncoder implements StreamEncoder {
   private createTextBlock(id: string): Block {
     const block: Block = {
       kind: "text",
-      content: "",
-      sent: 0,
+      unsent: [],
       ended: false,
       citations: [],
       citationsSent: 0,
@@ -292,8 +318,7 @@ class MessagesStreamEncoder implements StreamEncoder {
       this.queueComplete({
         kind: "server_tool",
         block,
-        content: JSON.stringify(call.input),
-        sent: 0,
+        unsent: [JSON.stringify(call.input)],
         ended: true,
       });
     }
@@ -305,8 +330,7 @@ class MessagesStreamEncoder implements StreamEncoder {
 
   private queueServerToolResult(result: ServerToolResult): string {
     const block = encodeServerToolResultBlock(result);
-    if (block !== undefined)
-      this.queueComplete({ kind: "server_tool", block, content: "", sent: 0, ended: true });
+    if (block !== undefined) this.queueComplete({ kind: "server_tool", block, unsent: [], ended: true });
     if (result.events) {
       this.queueToolEvent(createToolEndedPayload(result, serverToolWireId(result.tool, result.callId)));
     }
@@ -315,7 +339,7 @@ class MessagesStreamEncoder implements StreamEncoder {
 
   private queueToolEvent(payload: object): void {
     const frame = encodeFrame("hi.tool_event", { type: "hi.tool_event", ...payload });
-    this.queueComplete({ kind: "frame", content: frame, sent: 0, ended: true });
+    this.queueComplete({ kind: "frame", frame, unsent: [], ended: true });
   }
 
   /** Queues a block that needs no more parts; the text blocks before it are over. */
@@ -333,13 +357,17 @@ class MessagesStreamEncoder implements StreamEncoder {
     const block = this.receiving.get(key);
     // Final arguments that extend what was sent complete it (e.g. `{}` for a no-argument call that
     // streamed nothing); ones that contradict what the client already has cannot be unsent.
-    if (block !== undefined && part.arguments.startsWith(block.content.slice(0, block.sent))) {
-      block.content = part.arguments;
+    if (block?.kind === "tool_use") {
+      const sent = block.sent.join("");
+      if (part.arguments.startsWith(sent)) {
+        const rest = part.arguments.slice(sent.length);
+        block.unsent = rest === "" ? [] : [rest];
+      }
     }
     this.closedToolIds.add(part.id);
     if (block !== undefined && part.providerState !== undefined) {
       const state = createCarrierState(part.providerState, part.id);
-      this.carriers.push({ kind: "thinking", content: "", sent: 0, ended: true, state });
+      this.carriers.push({ kind: "thinking", unsent: [], ended: true, state });
     }
     frames += this.end(key);
     return frames;
@@ -367,13 +395,17 @@ class MessagesStreamEncoder implements StreamEncoder {
   private endTextBlocksBefore(block: Block): void {
     // Hot path: content for the block on the wire, nothing before it.
     if (block === this.active) return;
-    const ordered = this.active === undefined ? this.waiting : [this.active, ...this.waiting];
-    for (const earlier of ordered) {
+    if (this.active !== undefined) this.endTextBlock(this.active);
+    for (const earlier of this.waiting) {
       if (earlier === block) break;
-      if (earlier.kind !== "text" || earlier.ended) continue;
-      earlier.ended = true;
-      for (const [key, value] of this.receiving) if (value === earlier) this.receiving.delete(key);
+      this.endTextBlock(earlier);
     }
+  }
+
+  private endTextBlock(block: Block): void {
+    if (block.kind !== "text" || block.ended) return;
+    block.ended = true;
+    for (const [key, value] of this.receiving) if (value === block) this.receiving.delete(key);
   }
 
   /** Sends the active block's new content, closing it and moving on while blocks are complete. */
@@ -384,7 +416,7 @@ class MessagesStreamEncoder implements StreamEncoder {
         const next = this.waiting.shift();
         if (next === undefined) return frames;
         if (next.kind === "frame") {
-          frames += next.content;
+          frames += next.frame;
           continue;
         }
         this.active = next;
@@ -413,7 +445,8 @@ class MessagesStreamEncoder implements StreamEncoder {
       contentBlock = { type: "tool_use", id: block.id, name: block.name, input: {} };
     else {
       // Only a finished block can be redacted: its state arrives with reasoning-end.
-      const whole = block.ended ? encodeReasoningBlock(block.content, block.state) : undefined;
+      const whole = block.ended ? encodeReasoningBlock(takeUnsent(block), block.state) : undefined;
+      if (whole?.type === "thinking") block.unsent = [whole.thinking];
       block.redacted = whole?.type === "redacted_thinking";
       contentBlock = block.redacted ? whole : { type: "thinking", thinking: "", signature: "" };
     }
@@ -427,31 +460,30 @@ class MessagesStreamEncoder implements StreamEncoder {
   private sendContent(block: WireBlock): string {
     if (block.kind === "thinking" && block.redacted) return "";
     if (block.kind === "server_tool") {
-      if (block.block.type !== "server_tool_use" || block.sent > 0) return "";
-      block.sent = 1;
-      return this.encodeDelta(block.index!, { type: "input_json_delta", partial_json: block.content });
+      if (block.block.type !== "server_tool_use" || block.unsent.length === 0) return "";
+      return this.encodeDelta(block.index!, { type: "input_json_delta", partial_json: takeUnsent(block) });
     }
     if (block.kind === "text") return this.sendText(block);
-    if (block.kind === "tool_use" && block.sent === 0 && block.ended) {
+    if (block.kind === "tool_use" && block.sent.length === 0 && block.ended) {
       // Sent whole: exactly one delta, even an empty one, as Anthropic does for a no-argument call.
-      const json = readJsonObject(block.content) === undefined ? "" : block.content;
-      block.sent = block.content.length;
+      const content = takeUnsent(block);
+      const json = readJsonObject(content) === undefined ? "" : content;
+      block.sent.push(content);
       return this.encodeDelta(block.index!, { type: "input_json_delta", partial_json: json });
     }
-    if (block.sent >= block.content.length) return "";
-    const fragment = block.content.slice(block.sent);
-    block.sent = block.content.length;
+    if (block.unsent.length === 0) return "";
+    const fragment = takeUnsent(block);
     if (block.kind === "thinking")
       return this.encodeDelta(block.index!, { type: "thinking_delta", thinking: fragment });
+    if (block.kind === "tool_use") block.sent.push(fragment);
     return this.encodeDelta(block.index!, { type: "input_json_delta", partial_json: fragment });
   }
 
   /** New text, then the citations that arrived after it. */
   private sendText(block: Extract<Block, { kind: "text" }>): string {
     let frames = "";
-    if (block.sent < block.content.length) {
-      frames += this.encodeDelta(block.index!, { type: "text_delta", text: block.content.slice(block.sent) });
-      block.sent = block.content.length;
+    if (block.unsent.length > 0) {
+      frames += this.encodeDelta(block.index!, { type: "text_delta", text: takeUnsent(block) });
     }
     for (; block.citationsSent < block.citations.length; block.citationsSent++) {
       const citation = block.citations[block.citationsSent];
@@ -477,11 +509,18 @@ class MessagesStreamEncoder implements StreamEncoder {
 }
 
 function createBlock(fields: { kind: "thinking" }): Block {
-  return { kind: fields.kind, content: "", sent: 0, ended: false };
+  return { kind: fields.kind, unsent: [], ended: false };
 }
 
 function createToolBlock(id: string, name: string): Block {
-  return { kind: "tool_use", id, name, content: "", sent: 0, ended: false };
+  return { kind: "tool_use", id, name, sent: [], unsent: [], ended: false };
+}
+
+/** The block's unsent content as one string, taken out of the block. */
+function takeUnsent(block: BlockBase): string {
+  const content = block.unsent.length === 1 ? block.unsent[0] : block.unsent.join("");
+  block.unsent = [];
+  return content;
 }
 
 function encodeFrame(event: string, data: unknown): string {

@@ -61,8 +61,10 @@ interface OpenItem {
   outputIndex: number;
   /** `"item_id":"…","output_index":N` */
   members: string;
-  /** Text, summary text or arguments so far. */
-  text: string;
+  /** Text, summary text or arguments so far, in the pieces they came in (joined once, at the close). */
+  pieces: string[];
+  /** UTF-16 units in `pieces`. */
+  length: number;
   /** Reasoning: whether the summary part was opened (only when there is summary text). */
   summaryOpen: boolean;
   callId: string;
@@ -107,7 +109,7 @@ export class ResponsesEventWriter {
 
   /** Length (UTF-16 units) of the open message's text so far; 0 when no message is open. */
   get openTextLength(): number {
-    return this.item?.type === "message" ? this.item.text.length : 0;
+    return this.item?.type === "message" ? this.item.length : 0;
   }
 
   writeResponseEvent(type: string, responseJson: string): string {
@@ -137,7 +139,7 @@ export class ResponsesEventWriter {
 
   appendText(delta: string): string {
     const item = this.item!;
-    item.text += delta;
+    addPiece(item, delta);
     return this.writeEvent(
       "response.output_text.delta",
       `${item.members},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]`,
@@ -254,7 +256,7 @@ export class ResponsesEventWriter {
         `${item.members},"summary_index":0,"part":{"type":"summary_text","text":""}`,
       );
     }
-    item.text += delta;
+    addPiece(item, delta);
     return (
       frames +
       this.writeEvent(
@@ -293,11 +295,12 @@ export class ResponsesEventWriter {
     this.item = undefined;
     if (item.type === "message") return this.closeMessage(item, options.incomplete === true);
     if (item.type === "reasoning") return this.closeReasoning(item, options.providerState);
-    return this.closeFunctionCall(item, options.finalArguments ?? item.text);
+    return this.closeFunctionCall(item, options.finalArguments);
   }
 
   private closeMessage(item: OpenItem, incomplete: boolean): string {
-    const text = JSON.stringify(item.text);
+    const whole = readText(item);
+    const text = JSON.stringify(whole);
     const annotations = JSON.stringify(item.annotations);
     return (
       this.writeEvent(
@@ -306,19 +309,20 @@ export class ResponsesEventWriter {
       ) +
       this.writeEvent(
         "response.content_part.done",
-        `${item.members},"content_index":0,"part":${JSON.stringify(encodeOutputText(item.text, item.annotations))}`,
+        `${item.members},"content_index":0,"part":${JSON.stringify(encodeOutputText(whole, item.annotations))}`,
       ) +
       this.writeItemDone(
         item,
-        encodeMessageItem(item.id, item.text, item.annotations, incomplete ? "incomplete" : "completed"),
+        encodeMessageItem(item.id, whole, item.annotations, incomplete ? "incomplete" : "completed"),
       )
     );
   }
 
   private closeReasoning(item: OpenItem, providerState: OpaqueReasoningState | undefined): string {
     let frames = "";
+    const whole = readText(item);
     if (item.summaryOpen) {
-      const text = JSON.stringify(item.text);
+      const text = JSON.stringify(whole);
       frames =
         this.writeEvent(
           "response.reasoning_summary_text.done",
@@ -329,15 +333,18 @@ export class ResponsesEventWriter {
           `${item.members},"summary_index":0,"part":{"type":"summary_text","text":${text}}`,
         );
     }
-    return frames + this.writeItemDone(item, encodeReasoningItem(item.id, item.text, providerState));
+    return frames + this.writeItemDone(item, encodeReasoningItem(item.id, whole, providerState));
   }
 
-  private closeFunctionCall(item: OpenItem, finalArguments: string): string {
+  /** `completeArguments`: the call's complete arguments (default: what was streamed). */
+  private closeFunctionCall(item: OpenItem, completeArguments: string | undefined): string {
     let frames = "";
+    const streamed = readText(item);
+    const finalArguments = completeArguments ?? streamed;
     // An adapter may complete what it streamed (e.g. `{}` for a call that streamed nothing): send the
     // rest as a delta too, so clients that only concatenate deltas end up byte-exact.
-    if (finalArguments !== item.text && finalArguments.startsWith(item.text)) {
-      frames = this.appendArgumentsTo(item, finalArguments.slice(item.text.length));
+    if (finalArguments !== streamed && finalArguments.startsWith(streamed)) {
+      frames = this.appendArgumentsTo(item, finalArguments.slice(streamed.length));
     }
     return (
       frames +
@@ -350,7 +357,7 @@ export class ResponsesEventWriter {
   }
 
   private appendArgumentsTo(item: OpenItem, delta: string): string {
-    item.text += delta;
+    addPiece(item, delta);
     return this.writeEvent(
       "response.function_call_arguments.delta",
       `${item.members},"delta":${JSON.stringify(delta)}`,
@@ -367,7 +374,8 @@ export class ResponsesEventWriter {
       id,
       outputIndex,
       members: `"item_id":${JSON.stringify(id)},"output_index":${outputIndex}`,
-      text: "",
+      pieces: [],
+      length: 0,
       summaryOpen: false,
       callId,
       name,
@@ -407,4 +415,16 @@ function toolItemType(call: Pick<ServerToolCall, "tool">): ResponsesServerToolIt
   const type = serverToolItemType(call.tool);
   if (type === undefined) throw new Error(`server tool ${call.tool} has no Responses item`);
   return type;
+}
+
+function addPiece(item: OpenItem, piece: string): void {
+  item.pieces.push(piece);
+  item.length += piece.length;
+}
+
+/** The item's text so far, joined (and kept joined, for a later read). */
+function readText(item: OpenItem): string {
+  if (item.pieces.length === 0) return "";
+  if (item.pieces.length > 1) item.pieces = [item.pieces.join("")];
+  return item.pieces[0];
 }

@@ -83,7 +83,8 @@ interface PendingBlock {
   /** Canonical block id (the tool call id for tools). */
   id: string;
   name: string;
-  buffered: string;
+  /** Its text or arguments while it waits, in pieces (joined once, when written). */
+  buffered: string[];
   ended: boolean;
   finalArguments?: string;
   providerState?: OpaqueReasoningState;
@@ -249,7 +250,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
 
   private acceptText(id: string, delta: string): string {
     if (this.isBlocked()) {
-      this.buffer("text", id, "").buffered += delta;
+      this.buffer("text", id, "").buffered.push(delta);
       return "";
     }
     return this.writeText(id, delta);
@@ -330,7 +331,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const key = `reasoning:${id}`;
     if (this.openBlock === key) return this.writer.appendReasoning(delta);
     if (this.isBlocked() || this.holdReasoning) {
-      this.buffer("reasoning", id, "").buffered += delta;
+      this.buffer("reasoning", id, "").buffered.push(delta);
       return "";
     }
     return this.open(key, () => this.writer.openReasoning()) + this.writer.appendReasoning(delta);
@@ -370,7 +371,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     if (this.openBlock === key) return this.writer.appendArguments(delta);
     // A fragment of a call that never started has no name to open it with; adapters always start.
     const pending = this.pending.get(key);
-    if (pending !== undefined) pending.buffered += delta;
+    if (pending !== undefined) pending.buffered.push(delta);
     return "";
   }
 
@@ -443,7 +444,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const key = `${kind}:${id}`;
     let block = this.pending.get(key);
     if (block === undefined) {
-      block = { kind, id, name, buffered: "", ended: false };
+      block = { kind, id, name, buffered: [], ended: false };
       this.pending.set(key, block);
     }
     return block;
@@ -470,22 +471,21 @@ class ResponsesStreamEncoder implements StreamEncoder {
 
   private replay(key: string, block: PendingBlock): string {
     if (block.kind === "server") return this.writeServerPart(block.serverPart!);
+    const buffered = block.buffered.join("");
     if (block.kind === "text") {
-      let frames = block.buffered === "" ? "" : this.writeText(block.id, block.buffered);
+      let frames = buffered === "" ? "" : this.writeText(block.id, buffered);
       for (const citation of block.citations ?? []) frames += this.writeCitation(block.id, citation);
       return frames;
     }
     if (block.kind === "reasoning") {
       // Whole when held (its id carries it), else opened to stream on.
-      const content = this.holdReasoning
-        ? { text: block.buffered, providerState: block.providerState }
-        : undefined;
+      const content = this.holdReasoning ? { text: buffered, providerState: block.providerState } : undefined;
       let frames = this.open(key, () => this.writer.openReasoning(content));
-      if (block.buffered !== "") frames += this.writer.appendReasoning(block.buffered);
+      if (buffered !== "") frames += this.writer.appendReasoning(buffered);
       return block.ended ? frames + this.closeOpenItem({ providerState: block.providerState }) : frames;
     }
     let frames = this.open(key, () => this.writer.openFunctionCall(block.id, block.name));
-    if (block.buffered !== "") frames += this.writer.appendArguments(block.buffered);
+    if (buffered !== "") frames += this.writer.appendArguments(buffered);
     return block.ended
       ? frames + this.closeTool(block.id, block.finalArguments, block.providerState)
       : frames;

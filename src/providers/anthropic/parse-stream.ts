@@ -62,7 +62,8 @@ type OpenBlock =
   | { kind: "json"; content: ContentBlock; initialInput: unknown }
   | { kind: "reasoning"; content: ContentBlock; signature: string }
   | { kind: "redacted"; content: ContentBlock; data: string }
-  | { kind: "tool"; id: string; index: number; name: string; arguments: string; initialInput: unknown }
+  /** `arguments`: the streamed fragments, joined once at the block's stop. */
+  | { kind: "tool"; id: string; index: number; name: string; arguments: string[]; initialInput: unknown }
   | { kind: "ignored" };
 
 export interface AnthropicStreamParser {
@@ -165,7 +166,7 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
           id,
           index: toolIndex,
           name,
-          arguments: "",
+          arguments: [],
           initialInput: contentBlock.input,
         });
         parts.push({ type: "tool-input-start", id, index: toolIndex, name });
@@ -226,7 +227,7 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
           typeof delta.partial_json === "string" &&
           delta.partial_json !== ""
         ) {
-          block.arguments += delta.partial_json;
+          block.arguments.push(delta.partial_json);
           parts.push({ type: "tool-input-delta", id: block.id, delta: delta.partial_json });
         }
         return;
@@ -277,9 +278,10 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
         endContentBlock(block.content, parts, createReasoningState(context, { redactedData: block.data }));
         return;
       case "tool": {
-        if (block.arguments === "") {
-          block.arguments = stringifyInput(block.initialInput);
-          parts.push({ type: "tool-input-delta", id: block.id, delta: block.arguments });
+        let args = block.arguments.join("");
+        if (args === "") {
+          args = stringifyInput(block.initialInput);
+          parts.push({ type: "tool-input-delta", id: block.id, delta: args });
         }
         parts.push({ type: "tool-input-end", id: block.id });
         parts.push({
@@ -287,7 +289,7 @@ export function createAnthropicStreamParser(context: AnthropicParseContext): Ant
           id: block.id,
           index: block.index,
           name: block.name,
-          arguments: block.arguments,
+          arguments: args,
         });
         return;
       }

@@ -81,8 +81,12 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
   let rawFinishReason: string | undefined;
   let usage: CanonicalUsage | undefined;
   const nativeTools = options.nativeTools ?? new Set<NativeServerToolId>();
-  /** The answer's visible text so far, and where the open text block starts in it (UTF-16). */
-  let answerText = "";
+  /**
+   * The answer's visible text so far (in pieces, joined once at the end), its length, and where the
+   * open text block starts in it (UTF-16).
+   */
+  let answerPieces: string[] = [];
+  let answerLength = 0;
   let answerTextDropped = false;
   let textBlockStart = 0;
   let grounding: Record<string, unknown> | undefined;
@@ -119,12 +123,13 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
       return;
     }
     if (nativeTools.size > 0 && part.text !== "" && !answerTextDropped) {
-      if (!blocks.textOpen) textBlockStart = answerText.length;
-      answerText += part.text;
+      if (!blocks.textOpen) textBlockStart = answerLength;
+      answerPieces.push(part.text);
+      answerLength += part.text.length;
       // An upstream that ignores its output cap would make this grow without end: past the bound
       // the answer is not kept, and its grounding gives no citations.
-      if (answerText.length > MAX_GROUNDED_TEXT_CHARS) {
-        answerText = "";
+      if (answerLength > MAX_GROUNDED_TEXT_CHARS) {
+        answerPieces = [];
         answerTextDropped = true;
       }
     }
@@ -226,6 +231,7 @@ export function createChunkParser(options: ChunkParserOptions): ChunkParser {
       const parts: CanonicalStreamPart[] = [];
       const textId = blocks.textId;
       if (grounding !== undefined && textId !== undefined && !answerTextDropped) {
+        const answerText = answerPieces.join("");
         for (const citation of readSupportCitations(grounding, answerText, textBlockStart)) {
           parts.push({ type: "citation", id: textId, citation });
         }

@@ -21,9 +21,10 @@ interface PendingToolCall {
   upstreamId?: string;
   id?: string;
   name: string;
+  /** The arguments so far: only its length is read per delta, the text itself at the end. */
   arguments: string;
-  /** How much of `arguments` has been emitted as tool-input-delta. */
-  emittedLength: number;
+  /** The pieces of `arguments` not emitted as tool-input-delta yet (a call waiting for its name). */
+  unemitted: string[];
   started: boolean;
 }
 
@@ -45,7 +46,7 @@ export function createToolCallAccumulator(): ToolCallAccumulator {
       position: calls.length,
       name: "",
       arguments: "",
-      emittedLength: 0,
+      unemitted: [],
       started: false,
     };
     if (upstreamId !== undefined) {
@@ -80,10 +81,17 @@ export function createToolCallAccumulator(): ToolCallAccumulator {
     parts.push({ type: "tool-input-start", id: call.id, index: call.position, name: call.name });
   }
 
+  function append(call: PendingToolCall, fragment: string): void {
+    if (fragment === "") return;
+    call.arguments += fragment;
+    call.unemitted.push(fragment);
+  }
+
   function flush(call: PendingToolCall, parts: CanonicalStreamPart[]): void {
-    if (!call.started || call.emittedLength === call.arguments.length) return;
-    parts.push({ type: "tool-input-delta", id: call.id!, delta: call.arguments.slice(call.emittedLength) });
-    call.emittedLength = call.arguments.length;
+    if (!call.started || call.unemitted.length === 0) return;
+    const delta = call.unemitted.length === 1 ? call.unemitted[0] : call.unemitted.join("");
+    call.unemitted = [];
+    parts.push({ type: "tool-input-delta", id: call.id!, delta });
   }
 
   return {
@@ -99,7 +107,7 @@ export function createToolCallAccumulator(): ToolCallAccumulator {
       }
       const name = delta.function?.name;
       if (!call.started && call.name === "" && typeof name === "string") call.name = name;
-      call.arguments += readArgumentFragment(call.arguments, delta.function?.arguments);
+      append(call, readArgumentFragment(call.arguments, delta.function?.arguments));
       if (!call.started && call.name !== "") start(call, parts);
       flush(call, parts);
       return parts;
@@ -108,7 +116,7 @@ export function createToolCallAccumulator(): ToolCallAccumulator {
       const parts: CanonicalStreamPart[] = [];
       for (const call of calls) {
         if (!call.started) start(call, parts);
-        if (call.arguments === "") call.arguments = "{}";
+        if (call.arguments === "") append(call, "{}");
         flush(call, parts);
         parts.push({ type: "tool-input-end", id: call.id! });
         parts.push({

@@ -66,8 +66,10 @@ interface ItemState {
   /** Function calls: whether `tool-input-start` has gone out. */
   started: boolean;
   done: boolean;
-  /** Text, reasoning text or arguments emitted so far. */
-  emitted: string;
+  /** Text, reasoning text or arguments emitted so far, in pieces (joined once, at the item's end). */
+  emitted: string[];
+  /** UTF-16 units in `emitted`. */
+  emittedLength: number;
   /** Which summary or content part the last reasoning delta belonged to. */
   reasoningPart?: string;
   name: string;
@@ -130,7 +132,8 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
       ...(blockKind === undefined ? {} : { block: createContentBlock(blockKind, id) }),
       started: false,
       done: false,
-      emitted: "",
+      emitted: [],
+      emittedLength: 0,
       name: typeof item?.name === "string" ? item.name : "",
       toolIndex: kind === "function_call" ? toolCount++ : -1,
       citations: 0,
@@ -147,7 +150,8 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
 
   function appendDelta(state: ItemState, delta: string, parts: CanonicalStreamPart[]): void {
     if (delta === "") return;
-    state.emitted += delta;
+    state.emitted.push(delta);
+    state.emittedLength += delta.length;
     if (state.block !== undefined) {
       appendToContentBlock(state.block, delta, parts);
     } else if (state.kind === "function_call") {
@@ -158,9 +162,9 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
 
   /** Emits what the deltas did not deliver when the complete value extends what was emitted. */
   function appendMissing(state: ItemState, complete: string, parts: CanonicalStreamPart[]): void {
-    if (complete.length > state.emitted.length && complete.startsWith(state.emitted)) {
-      appendDelta(state, complete.slice(state.emitted.length), parts);
-    }
+    if (complete.length <= state.emittedLength) return;
+    const emitted = readEmitted(state);
+    if (complete.startsWith(emitted)) appendDelta(state, complete.slice(emitted.length), parts);
   }
 
   function closeItem(state: ItemState, item: ResponsesOutputItemWire | undefined): CanonicalStreamPart[] {
@@ -176,7 +180,7 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
         item !== undefined &&
         state.block!.started
       ) {
-        for (const citation of readMessageCitations(item, state.emitted.length)) {
+        for (const citation of readMessageCitations(item, state.emittedLength)) {
           parts.push({ type: "citation", id: state.id, citation });
         }
       }
@@ -200,7 +204,7 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
       const itemArguments = item?.arguments;
       const hasItemArguments = itemArguments !== undefined && itemArguments !== null && itemArguments !== "";
       const finalArguments = normalizeArguments(
-        hasItemArguments ? itemArguments : (state.finalArguments ?? state.emitted),
+        hasItemArguments ? itemArguments : (state.finalArguments ?? readEmitted(state)),
       );
       startCall(state, parts);
       appendMissing(state, finalArguments, parts);
@@ -335,7 +339,7 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
     const citation = readUrlCitation(
       event.annotation as Record<string, unknown>,
       offset,
-      state.emitted.length,
+      state.emittedLength,
     );
     if (citation === undefined) return;
     state.citations += 1;
@@ -350,7 +354,7 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
     if (kind === "message") {
       state.partStarts ??= new Map();
       const part = event.content_index ?? 0;
-      if (!state.partStarts.has(part)) state.partStarts.set(part, state.emitted.length);
+      if (!state.partStarts.has(part)) state.partStarts.set(part, state.emittedLength);
     }
     const parts: CanonicalStreamPart[] = [];
     if (reasoningPart !== undefined) {
@@ -358,7 +362,7 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
       if (
         state.reasoningPart !== undefined &&
         state.reasoningPart !== reasoningPart &&
-        state.emitted !== ""
+        state.emittedLength > 0
       ) {
         appendDelta(state, SUMMARY_PART_SEPARATOR, parts);
       }
@@ -429,4 +433,10 @@ export function parseResponsesBatches(
       throw new GatewayError("provider_unavailable", "upstream stream ended early");
     },
   });
+}
+
+/** What an item emitted so far, joined (and kept joined, for a later read). */
+function readEmitted(state: ItemState): string {
+  if (state.emitted.length > 1) state.emitted = [state.emitted.join("")];
+  return state.emitted[0] ?? "";
 }

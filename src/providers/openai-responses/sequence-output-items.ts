@@ -9,6 +9,7 @@
  * the item that followed it, which is the order the next turn must replay them in.
  */
 import type { CanonicalStreamPart } from "../../canonical/index.js";
+import { HeldParts } from "../held-parts.js";
 
 export interface OutputSequencer {
   /** Parts of the item at `outputIndex`: emitted now if it is the live item, else held. */
@@ -23,7 +24,7 @@ export interface OutputSequencer {
 
 interface Entry {
   outputIndex: number;
-  held: CanonicalStreamPart[];
+  held: HeldParts;
   completed: boolean;
 }
 
@@ -39,7 +40,7 @@ export function createOutputSequencer(): OutputSequencer {
     known.add(outputIndex);
     // An item below the live one can only be late: holding it would block nothing, so it streams.
     if (pending.length > 0 && outputIndex < pending[0].outputIndex) return undefined;
-    const entry: Entry = { outputIndex, held: [], completed: false };
+    const entry: Entry = { outputIndex, held: new HeldParts(), completed: false };
     const position = pending.findIndex((other) => other.outputIndex > outputIndex);
     if (position === -1) pending.push(entry);
     else pending.splice(position, 0, entry);
@@ -50,10 +51,7 @@ export function createOutputSequencer(): OutputSequencer {
     while (pending.length > 0 && pending[0].completed) {
       pending.shift();
       const next = pending[0];
-      if (next !== undefined) {
-        ready.push(...next.held);
-        next.held = [];
-      }
+      if (next !== undefined) append(ready, next.held.take());
     }
   }
 
@@ -66,8 +64,8 @@ export function createOutputSequencer(): OutputSequencer {
   return {
     push(outputIndex, parts) {
       const entry = findEntry(outputIndex);
-      if (entry === undefined || entry === pending[0]) ready.push(...parts);
-      else entry.held.push(...parts);
+      if (entry === undefined || entry === pending[0]) append(ready, parts);
+      else entry.held.pushAll(parts);
     },
     complete(outputIndex) {
       const entry = findEntry(outputIndex);
@@ -77,9 +75,14 @@ export function createOutputSequencer(): OutputSequencer {
     },
     drain: take,
     drainAll() {
-      for (const entry of pending) ready.push(...entry.held);
+      for (const entry of pending) append(ready, entry.held.take());
       pending = [];
       return take();
     },
   };
+}
+
+/** A loop, not push(...parts): an item held back for long holds more parts than a spread may pass. */
+function append(target: CanonicalStreamPart[], parts: readonly CanonicalStreamPart[]): void {
+  for (const part of parts) target.push(part);
 }
