@@ -267,7 +267,7 @@ test("distributed, default max_request_seconds: one of two gateways killed mid-s
   });
   // The held requests wait for no upstream deadline either: only their clients end them.
   for (const provider of config.providers)
-    Object.assign(provider.timeouts, { first_byte_ms: 120_000, idle_ms: 120_000 });
+    Object.assign(provider.timeouts, { first_byte_ms: 120_000, response_ms: 120_000, idle_ms: 120_000 });
   const cluster = await startGatewayCluster({
     count: 2,
     config,

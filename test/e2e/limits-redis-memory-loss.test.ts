@@ -84,7 +84,8 @@ test("Redis killed and restarted empty under load, 50 requests in flight holding
   t.after(() => redis.stop());
   const prefix = createStatePrefix();
   const configFile = createLimitsConfig(upstream.baseUrl);
-  for (const provider of configFile.providers) provider.timeouts.first_byte_ms = 2 * HOLD_MS;
+  for (const provider of configFile.providers)
+    Object.assign(provider.timeouts, { first_byte_ms: 2 * HOLD_MS, response_ms: 2 * HOLD_MS });
   const options = {
     upstreamBaseUrl: upstream.baseUrl,
     configFile,

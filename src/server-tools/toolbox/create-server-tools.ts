@@ -142,6 +142,11 @@ export function createServerTools(
           return fetchSettings.enabled;
         case "datetime":
           return config.datetime.enabled;
+        case "image":
+          return image?.generator.configured === true;
+        case "pdf":
+          // PDFs are read here for every model that cannot read them: always available.
+          return true;
         default:
           return false;
       }
