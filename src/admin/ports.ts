@@ -60,6 +60,8 @@ export interface UsageReportRepository {
   listGenerations(filter: {
     workspaceId: string;
     apiKeyId?: string;
+    /** Only the requests of this client session (`session_id`). */
+    sessionId?: string;
     limit: number;
   }): Promise<GenerationRecord[]>;
   /** A request of any workspace, by its id. */

@@ -19,6 +19,9 @@ export interface GenerationInput {
   startedAt: number;
   /** The request's trace, when it is traced: told of every attempt as it starts. */
   trace?: AttemptTracer;
+  /** The client's session id (its session header) and name (its user agent's first product). */
+  sessionId?: string;
+  client?: string;
 }
 
 /** What a traced request's run tells its trace (the trace itself lives in observability/). */

@@ -277,6 +277,8 @@ export class GenerationEngine {
       estimatedInputTokens: worstCase.inputTokens,
       instanceId: this.deps.instanceId,
     };
+    if (input.sessionId !== undefined) record.sessionId = input.sessionId;
+    if (input.client !== undefined) record.client = input.client;
     // Every admitted request is recorded before its upstream is called, so a crash of this
     // instance leaves a record another one settles. Streams wait for it only before their headers,
     // non-streamed requests before their first upstream call (`run`). How much it costs
@@ -310,6 +312,8 @@ export class GenerationEngine {
       request: input.request,
       startedAt: input.startedAt,
       trace: input.trace,
+      sessionId: input.sessionId,
+      client: input.client,
       adapter,
       reservation,
       record,

@@ -29,6 +29,13 @@ export interface GenerationStart {
    */
   estimatedInputTokens?: number;
   /**
+   * The agent client's session (the first of `x-claude-code-session-id`, `session-id`,
+   * `x-session-id`) and its name (the user agent's first product token), each at most 128
+   * characters; absent when the request sent none (and on records written before they existed).
+   */
+  sessionId?: string;
+  client?: string;
+  /**
    * The instance running it (distributed mode): when that instance's lease in Redis expires,
    * another one settles the record as interrupted (engine/dead-instance-sweep.ts). Kept with the
    * record's Redis copy, not in its row.

@@ -190,6 +190,14 @@ export const generationSchema = z
         description:
           "what the serving route's upstream went without, as `X-Hi-Dropped` named it: `tools[4](namespace)`, `thinking.display`, a passthrough field",
       }),
+      session_id: z.string().nullable().meta({
+        description:
+          "the agent client's session, from its x-claude-code-session-id, session-id or x-session-id header (at most 128 characters); null when it sent none",
+      }),
+      client: z.string().nullable().meta({
+        description:
+          "the client's name: its User-Agent's first product token (`claude-cli/2.1.332`, at most 128 characters); null without one",
+      }),
     }),
   })
   .meta({ id: "Generation" });

@@ -63,6 +63,9 @@ export async function startGeneration(
     request,
     startedAt: input.startedAt,
     trace: requestLog.trace,
+    // Read off the request's headers (or the socket's handshake) for the log line; the record keeps them.
+    sessionId: requestLog.sessionId,
+    client: requestLog.client,
   });
   requestLog.settled = admitted.settled;
   // From here the line and the metrics name the catalog slug the name resolved to.

@@ -159,6 +159,10 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
             .optional()
             .meta({ description: `default ${GENERATION_LIST_LIMIT.default}` }),
           key_id: z.string().optional().meta({ description: "Only this key's requests" }),
+          session_id: z
+            .string()
+            .optional()
+            .meta({ description: "Only this client session's requests (the record's `session_id`)" }),
         }),
       },
       responses: {
@@ -171,9 +175,11 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
       const limit =
         readIntegerQuery(c, "limit", 1, GENERATION_LIST_LIMIT.max) ?? GENERATION_LIST_LIMIT.default;
       const keyId = c.req.query("key_id") || undefined;
+      const sessionId = c.req.query("session_id") || undefined;
       const records = await deps.store.reports.listGenerations({
         workspaceId: workspace.id,
         apiKeyId: keyId,
+        sessionId,
         limit,
       });
       return { data: records.map(renderAdminGeneration) };

@@ -65,6 +65,9 @@ export function renderGeneration(record: GenerationRecord) {
     })),
     // Beyond the contract's fields: what the serving route's upstream went without (X-Hi-Dropped).
     dropped: record.attempts?.findLast((attempt) => attempt.outcome === "ok")?.dropped ?? [],
+    // Beyond the contract's fields: the agent client's session header and its user agent's product.
+    session_id: record.sessionId ?? null,
+    client: record.client ?? null,
   };
 }
 

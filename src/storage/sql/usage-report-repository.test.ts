@@ -134,3 +134,76 @@ forEachStorageMode("usage reports: the workspace queries can read the workspace 
   });
   for (const plan of plans) assert.match(plan, /generations_workspace_created_idx/, plan);
 });
+
+forEachStorageMode(
+  "usage reports: one client session's requests, whichever way they were written",
+  async ({ store }) => {
+    const mine = await createWorkspaceWithKey(store, "mine");
+    const theirs = await createWorkspaceWithKey(store, "theirs");
+    const session = { sessionId: "claude-session-1", client: "claude-cli/2.1.332" };
+    // Started, then finished (the in-progress row carries the session)...
+    await store.generations.start(
+      createTestStart({ id: "s-1", ...mine }, { createdAt: new Date("2026-03-01T10:00:00Z"), ...session }),
+    );
+    await store.generations.finish("s-1", createTestOutcome());
+    // ...finished with its start and no row before (finish_generations writes the session)...
+    await store.generations.finish(
+      "s-2",
+      createTestOutcome(),
+      createTestStart({ id: "s-2", ...mine }, { createdAt: new Date("2026-03-01T11:00:00Z"), ...session }),
+    );
+    // ...and still in progress.
+    await store.generations.start(
+      createTestStart({ id: "s-3", ...mine }, { createdAt: new Date("2026-03-01T12:00:00Z"), ...session }),
+    );
+    await addGeneration(store, { id: "other-session", ...mine }, { at: "2026-03-01T13:00:00Z" });
+    await store.generations.start(
+      createTestStart(
+        { id: "s-foreign", ...theirs },
+        { createdAt: new Date("2026-03-01T14:00:00Z"), ...session },
+      ),
+    );
+
+    const ofSession = await store.reports.listGenerations({
+      workspaceId: mine.workspaceId,
+      sessionId: "claude-session-1",
+      limit: 10,
+    });
+    assert.deepEqual(
+      ofSession.map((record) => [record.id, record.status, record.sessionId, record.client]),
+      [
+        ["s-3", "in_progress", "claude-session-1", "claude-cli/2.1.332"],
+        ["s-2", "ok", "claude-session-1", "claude-cli/2.1.332"],
+        ["s-1", "ok", "claude-session-1", "claude-cli/2.1.332"],
+      ],
+    );
+    const other = await store.generations.get("other-session", mine.workspaceId);
+    assert.equal(other?.sessionId, undefined);
+    assert.equal(other?.client, undefined);
+    const limited = await store.reports.listGenerations({
+      workspaceId: mine.workspaceId,
+      apiKeyId: mine.apiKeyId,
+      sessionId: "claude-session-1",
+      limit: 1,
+    });
+    assert.deepEqual(
+      limited.map((record) => record.id),
+      ["s-3"],
+    );
+  },
+);
+
+forEachStorageMode("usage reports: the session filter can read the session index", async ({ sql }) => {
+  const plan = await sql.transaction(async (tx) => {
+    await tx.query("SET LOCAL enable_seqscan = off");
+    return (
+      await tx.query<{ "QUERY PLAN": string }>(
+        `EXPLAIN SELECT * FROM generations WHERE workspace_id = 'w' AND session_id = 's'
+         ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT 50`,
+      )
+    )
+      .map((row) => row["QUERY PLAN"])
+      .join("\n");
+  });
+  assert.match(plan, /generations_workspace_session_idx/, plan);
+});

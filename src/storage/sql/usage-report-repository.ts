@@ -1,7 +1,8 @@
 /**
  * Reports over usage records for the admin API: a workspace's latest requests, one request by id
  * whatever its workspace, and usage per UTC day and model. Both workspace queries read the
- * (workspace_id, created_at) index (migration 0009); nothing here writes.
+ * (workspace_id, created_at) index (migration 0009), one session's requests the partial
+ * (workspace_id, session_id, created_at) one (0012); nothing here writes.
  */
 
 import type { UsageReportRepository } from "../../admin/ports.js";
@@ -20,14 +21,25 @@ interface DailyUsageRow {
 
 export function createUsageReportRepository(client: SqlClient): UsageReportRepository {
   return {
-    async listGenerations({ workspaceId, apiKeyId, limit }) {
-      const rows = await client.query<GenerationRow>(
-        `SELECT * FROM generations
-         WHERE workspace_id = $1 AND ($2::text IS NULL OR api_key_id = $2)
-         ORDER BY created_at DESC, id COLLATE "C" DESC
-         LIMIT $3`,
-        [workspaceId, apiKeyId ?? null, limit],
-      );
+    async listGenerations({ workspaceId, apiKeyId, sessionId, limit }) {
+      // With a session: a condition of its own (not `$3 IS NULL OR …`), so the planner can use the
+      // partial (workspace_id, session_id, created_at) index of migration 0012.
+      const rows =
+        sessionId === undefined
+          ? await client.query<GenerationRow>(
+              `SELECT * FROM generations
+               WHERE workspace_id = $1 AND ($2::text IS NULL OR api_key_id = $2)
+               ORDER BY created_at DESC, id COLLATE "C" DESC
+               LIMIT $3`,
+              [workspaceId, apiKeyId ?? null, limit],
+            )
+          : await client.query<GenerationRow>(
+              `SELECT * FROM generations
+               WHERE workspace_id = $1 AND session_id = $3 AND ($2::text IS NULL OR api_key_id = $2)
+               ORDER BY created_at DESC, id COLLATE "C" DESC
+               LIMIT $4`,
+              [workspaceId, apiKeyId ?? null, sessionId, limit],
+            );
       return rows.map(readGenerationRow);
     },
 

@@ -45,6 +45,9 @@ export interface GenerationRow {
   usage_estimated: boolean | null;
   /** Migration 0010; absent before it ran, NULL on rows written without attempts. */
   attempts?: GenerationAttempt[] | null;
+  /** Migration 0012; absent before it ran, NULL when the request named no session or client. */
+  session_id?: string | null;
+  client?: string | null;
 }
 
 /** The columns every row has from its start (an in-progress row has only these). */
@@ -60,6 +63,8 @@ function readStartRow(row: GenerationRow): GenerationStart {
     stream: row.stream,
     createdAt: new Date(row.created_at),
     ...(estimatedInputTokens === null ? {} : { estimatedInputTokens }),
+    ...(typeof row.session_id === "string" ? { sessionId: row.session_id } : {}),
+    ...(typeof row.client === "string" ? { client: row.client } : {}),
   };
 }
 
@@ -132,8 +137,11 @@ export interface SqlGenerationRepository extends GenerationRepository {
 const START_COLUMNS = "id, workspace_id, api_key_id, model, ingress_format, source, stream, created_at";
 const START_TYPES =
   "$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::timestamptz[]";
-/** The columns of an in-progress row: the start, plus the prompt estimate an interrupted one is billed. */
-const IN_PROGRESS_COLUMNS = `${START_COLUMNS}, estimated_input_tokens`;
+/**
+ * The columns of an in-progress row: the start, plus the prompt estimate an interrupted one is
+ * billed and the client's session and name (migration 0012).
+ */
+const IN_PROGRESS_COLUMNS = `${START_COLUMNS}, estimated_input_tokens, session_id, client`;
 
 function startColumnArrays(records: readonly GenerationStart[]) {
   return [
@@ -148,12 +156,12 @@ function startColumnArrays(records: readonly GenerationStart[]) {
   ];
 }
 
-/** See migrations/0004, 0008 and 0010: one call records many outcomes, all or none. */
+/** See migrations/0004, 0008, 0010 and 0012: one call records many outcomes, all or none. */
 const FINISH_MANY_SQL = `SELECT finish_generations(${START_TYPES},
   $9::text[], $10::text[], $11::text[], $12::text[],
   $13::integer[], $14::integer[], $15::integer[], $16::integer[], $17::integer[],
   $18::bigint[], $19::text[], $20::integer[], $21::text[], $22::timestamptz[], $23::boolean[],
-  $24::text[])`;
+  $24::text[], $25::text[], $26::text[])`;
 
 export function createGenerationRepository(client: SqlClient): SqlGenerationRepository {
   async function startMany(records: readonly GenerationStart[]): Promise<void> {
@@ -161,10 +169,15 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
     await client.run(
       `INSERT INTO generations (${IN_PROGRESS_COLUMNS})
        SELECT id, workspace_id, api_key_id, model, ingress_format, source, stream, COALESCE(created_at, now()),
-         estimated_input_tokens
-       FROM unnest(${START_TYPES}, $9::integer[]) AS t(${IN_PROGRESS_COLUMNS})
+         estimated_input_tokens, session_id, client
+       FROM unnest(${START_TYPES}, $9::integer[], $10::text[], $11::text[]) AS t(${IN_PROGRESS_COLUMNS})
        ON CONFLICT (id) DO NOTHING`,
-      [...startColumnArrays(records), records.map((record) => record.estimatedInputTokens ?? null)],
+      [
+        ...startColumnArrays(records),
+        records.map((record) => record.estimatedInputTokens ?? null),
+        records.map((record) => record.sessionId ?? null),
+        records.map((record) => record.client ?? null),
+      ],
     );
   }
 
@@ -193,6 +206,8 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
       entries.map((entry) => entry.finishedAt?.toISOString() ?? null),
       outcomes.map((outcome) => outcome.usageEstimated === true),
       outcomes.map((outcome) => encodeAttempts(outcome)),
+      entries.map((entry) => entry.start.sessionId ?? null),
+      entries.map((entry) => entry.start.client ?? null),
     ]);
   }
 

@@ -329,6 +329,7 @@ test("a killed process loses no acknowledged record: the next start writes its j
       await store.generations.finish(id, outcome, {
         id, workspaceId: workspace.id, apiKeyId: key.id, model: "openai/gpt-4o",
         ingressFormat: "anthropic_messages", source: "api", stream: index % 2 === 0, createdAt: new Date(),
+        sessionId: "session-" + index, client: "claude-cli/2.1.332",
       });
       process.stdout.write(id + "\\n");
     }
@@ -346,6 +347,12 @@ test("a killed process loses no acknowledged record: the next start writes its j
       const record = await store.generations.get(id, workspaceId);
       assert.equal(record?.status, "ok", id);
       assert.equal(record?.ingressFormat, "anthropic_messages");
+      assert.equal(
+        record?.sessionId,
+        id.replace("req_crash_", "session-"),
+        "the session survives the journal",
+      );
+      assert.equal(record?.client, "claude-cli/2.1.332");
     }
     assert.equal((await store.workspaces.get(workspaceId))?.balanceMicroUsd, 100_000 - 30 * 300);
     const [ledger] = await client.query<{ lines: string }>(

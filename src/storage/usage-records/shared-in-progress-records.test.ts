@@ -151,6 +151,8 @@ test("a non-streamed start writes no row; another instance lists it, and a strea
     stream: false,
     createdAt: admittedAt,
     estimatedInputTokens: 42,
+    sessionId: "codex-session",
+    client: "codex_exec/0.171.0",
   };
   const streamed = { ...start("req_shared_stream"), createdAt: admittedAt, estimatedInputTokens: 7 };
   await instanceA.start(nonStreamed);
@@ -184,7 +186,11 @@ test("a non-streamed start writes no row; another instance lists it, and a strea
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   assert.deepEqual(await instanceB.listInProgress(new Date(), 10), []);
-  assert.equal((await instanceA.get(nonStreamed.id, workspace.id))?.status, "interrupted");
+  const settled = await instanceA.get(nonStreamed.id, workspace.id);
+  assert.equal(settled?.status, "interrupted");
+  // The session went through Redis and the other instance's settlement into the row.
+  assert.equal(settled?.sessionId, "codex-session");
+  assert.equal(settled?.client, "codex_exec/0.171.0");
   assert.deepEqual(errors, []);
 });
 
