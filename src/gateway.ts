@@ -116,8 +116,6 @@ export interface RunningGateway {
   purgeExpiredPlaygroundKeys(): Promise<number>;
   /** One sweep of requests interrupted by a crashed instance now (it also runs by itself). */
   sweepInterrupted(): Promise<number>;
-  /** One sweep of the requests of instances whose lease expired now (distributed; it also runs by itself). */
-  sweepDeadInstances(): Promise<number>;
   /** The PDF reader's counters (parses, cache hits); undefined without server tools. */
   pdfStats(): PdfExtractorStats | undefined;
   /** web_fetch's HTML conversion pool (workers, jobs, workers terminated); undefined without server tools. */
@@ -366,7 +364,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     replayParkedOutcomes: () => generations.replayNow(),
     purgeExpiredPlaygroundKeys: () => purge.runNow(),
     sweepInterrupted: () => sweep.runNow(),
-    sweepDeadInstances: () => deadInstances?.runNow() ?? Promise.resolve(0),
     pdfStats: () => serverTools?.pdfStats(),
     htmlConversionStats: () => serverTools?.htmlConversionStats(),
     close() {

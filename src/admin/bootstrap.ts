@@ -10,6 +10,7 @@
  * models that leaves without any route that can answer. A start that printed no key says how to
  * mint one.
  */
+import { isMissingProviderKey } from "../config/provider-key.js";
 import type { CatalogModel, GatewayConfig, ProviderConfig } from "../config/types.js";
 import type { AdminStore } from "./ports.js";
 
@@ -106,7 +107,7 @@ function formatCurlExample(secret: string, model: string): string[] {
 export function describeMissingProviderKeys(config: GatewayConfig): string[] {
   const lines: string[] = [];
   for (const provider of config.providers) {
-    if (!isMissingKey(provider)) continue;
+    if (!isMissingProviderKey(provider)) continue;
     const stranded = config.models
       .filter((model) => model.routes.some((route) => route.provider === provider) && !canAnswer(model))
       .map((model) => model.slug);
@@ -153,15 +154,11 @@ function describeKeyMinting(workspaceId: string | undefined): string[] {
 
 /** A model can answer when one of its routes goes to a provider that needs no key or has it. */
 function canAnswer(model: CatalogModel): boolean {
-  return model.routes.some((route) => !isMissingKey(route.provider));
-}
-
-function isMissingKey(provider: ProviderConfig): boolean {
-  return provider.apiKeyEnv !== undefined && provider.apiKey === undefined;
+  return model.routes.some((route) => !isMissingProviderKey(route.provider));
 }
 
 function listKeyVariables(providers: readonly ProviderConfig[]): string[] {
-  return [...new Set(providers.filter(isMissingKey).map((provider) => provider.apiKeyEnv as string))];
+  return [...new Set(providers.filter(isMissingProviderKey).map((provider) => provider.apiKeyEnv as string))];
 }
 
 /** The cheapest model by output price, for the example. */

@@ -5,14 +5,10 @@
  * has one, the request fails before anything is sent, with `provider_auth` (the gateway's own
  * credentials, not retryable) naming the environment variables to set.
  */
+import { isMissingProviderKey } from "../config/provider-key.js";
 import type { ProviderConfig } from "../config/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { RouteCandidate } from "./route-candidates.js";
-
-/** The provider names a key variable that was unset when the gateway started. */
-export function isMissingProviderKey(provider: ProviderConfig): boolean {
-  return provider.apiKeyEnv !== undefined && provider.apiKey === undefined;
-}
 
 /** The candidates that can be tried (in their order); throws provider_auth when none can. */
 export function keepCandidatesWithKeys(candidates: RouteCandidate[]): RouteCandidate[] {

@@ -12,15 +12,12 @@
 import assert from "node:assert/strict";
 import { type TestContext, test } from "node:test";
 import type { InstanceLimits } from "../../src/config/settings.js";
-import type { RunningGateway } from "../../src/gateway.js";
-import { sleep, startGatewayInstance, waitFor } from "../helpers/disposable-servers.js";
+import { sleep, waitFor } from "../helpers/disposable-servers.js";
+import { buildChatCompletion, type FakeHandler, fakeReply } from "../helpers/fake-openai-upstream.js";
 import {
-  buildChatCompletion,
-  type FakeHandler,
-  type FakeOpenAiUpstream,
-  fakeReply,
-  startFakeOpenAiUpstream,
-} from "../helpers/fake-openai-upstream.js";
+  type InstanceLimitsHarness,
+  startInstanceLimitsHarness,
+} from "../helpers/instance-limits-harness.js";
 import {
   exchangeOnNewConnection,
   openRawConnection,
@@ -41,35 +38,14 @@ const LONG_DEADLINES: Partial<InstanceLimits> = {
   newConnectionTimeoutMs: 120_000,
 };
 
-interface Harness {
-  gateway: RunningGateway;
-  upstream: FakeOpenAiUpstream;
-  apiKey: string;
-  port: number;
-}
+type Harness = InstanceLimitsHarness;
 
-async function startHarness(
+function startHarness(
   t: TestContext,
   instanceLimits: Partial<InstanceLimits>,
   handler?: FakeHandler,
 ): Promise<Harness> {
-  const upstream = await startFakeOpenAiUpstream({ handler });
-  let started: RunningGateway | undefined;
-  const opened: RawConnection[] = [];
-  t.after(async () => {
-    for (const raw of opened) raw.socket.destroy();
-    await started?.close();
-    await upstream.close();
-  });
-  const gateway = await startGatewayInstance({ upstreamBaseUrl: upstream.baseUrl, instanceLimits });
-  started = gateway;
-  const workspace = await gateway.store.workspaces.create({
-    name: "floods",
-    creditsMicroUsd: 10_000_000,
-    invoicing: false,
-  });
-  const { secret } = await gateway.store.apiKeys.create({ workspaceId: workspace.id, name: "floods" });
-  return { gateway, upstream, apiKey: secret, port: gateway.port };
+  return startInstanceLimitsHarness(t, "floods", instanceLimits, handler);
 }
 
 /** `count` connections that send nothing, opened a few at a time, in order (the first is the oldest). */

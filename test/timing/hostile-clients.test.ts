@@ -9,44 +9,22 @@ import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { type TestContext, test } from "node:test";
 import type { InstanceLimits } from "../../src/config/settings.js";
-import type { RunningGateway } from "../../src/gateway.js";
-import { sleep, startGatewayInstance } from "../helpers/disposable-servers.js";
+import { sleep } from "../helpers/disposable-servers.js";
+import { buildChatCompletion, type FakeHandler, fakeReply } from "../helpers/fake-openai-upstream.js";
 import {
-  buildChatCompletion,
-  type FakeHandler,
-  type FakeOpenAiUpstream,
-  fakeReply,
-  startFakeOpenAiUpstream,
-} from "../helpers/fake-openai-upstream.js";
+  type InstanceLimitsHarness,
+  startInstanceLimitsHarness,
+} from "../helpers/instance-limits-harness.js";
 import { TEST_MODEL } from "../helpers/test-gateway.js";
 
-interface Harness {
-  gateway: RunningGateway;
-  upstream: FakeOpenAiUpstream;
-  apiKey: string;
-  port: number;
-}
+type Harness = InstanceLimitsHarness;
 
-async function startHarness(
+function startHarness(
   t: TestContext,
   instanceLimits: Partial<InstanceLimits>,
   handler?: FakeHandler,
 ): Promise<Harness> {
-  const upstream = await startFakeOpenAiUpstream({ handler });
-  let started: RunningGateway | undefined;
-  t.after(async () => {
-    await started?.close();
-    await upstream.close();
-  });
-  const gateway = await startGatewayInstance({ upstreamBaseUrl: upstream.baseUrl, instanceLimits });
-  started = gateway;
-  const workspace = await gateway.store.workspaces.create({
-    name: "hostile",
-    creditsMicroUsd: 10_000_000,
-    invoicing: false,
-  });
-  const { secret } = await gateway.store.apiKeys.create({ workspaceId: workspace.id, name: "hostile" });
-  return { gateway, upstream, apiKey: secret, port: gateway.port };
+  return startInstanceLimitsHarness(t, "hostile", instanceLimits, handler);
 }
 
 function chat(harness: Harness, path = "/api/v1/chat/completions", signal?: AbortSignal): Promise<Response> {

@@ -17,12 +17,7 @@
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { writeFile } from "node:fs/promises";
-import { setPriority } from "node:os";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { stringify } from "yaml";
-import { createHttpAdminClient } from "../../src/cli/http-admin-client.js";
 import { startFakeAnthropicUpstream } from "../helpers/fake-anthropic-upstream.js";
 import { startFakeGoogleUpstream } from "../helpers/fake-google-upstream.js";
 import { startFakeOpenAiResponsesUpstream } from "../helpers/fake-openai-responses-upstream.js";
@@ -32,9 +27,9 @@ import {
   startFakeOpenAiUpstream,
 } from "../helpers/fake-openai-upstream.js";
 import { createFakeRoutesCatalog } from "../helpers/fake-routes-catalog.js";
-import { type GatewayProcess, startGatewayProcess } from "../helpers/gateway-process.js";
-import { type HealthProbe, startHealthProbe } from "../helpers/health-prober.js";
-import { createTempDir } from "../helpers/storage-modes.js";
+import type { GatewayProcess } from "../helpers/gateway-process.js";
+import type { HealthProbe } from "../helpers/health-prober.js";
+import { startProbedGateway } from "../helpers/probed-gateway.js";
 
 /** The slowest `/healthz` answer allowed beyond the idle one while a stream runs. */
 const HEALTH_BOUND_MS = 100;
@@ -106,48 +101,18 @@ before(async () => {
       return fakeReply.raw(body, { headers: { "content-type": "text/event-stream" } });
     });
   }
-  const folder = await createTempDir("gw-long-streams-");
-  const configPath = join(folder.path, "gateway.yaml");
-  await writeFile(configPath, stringify(createConfig(upstreams)));
-  const secret = `test-secret-${randomBytes(8).toString("hex")}`;
-  gateway = await startGatewayProcess({
-    env: {
-      PORT: "0",
-      HOST: "127.0.0.1",
-      GATEWAY_CONFIG: configPath,
-      GATEWAY_DATA_DIR: join(folder.path, "data"),
-      INTERNAL_SHARED_SECRET: secret,
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn",
-      FAKE_UPSTREAM_KEY: "sk-upstream",
-    },
-  });
-  const admin = createHttpAdminClient(gateway.url, secret);
-  const workspace = await admin.createWorkspace({ name: "long-streams", creditsUsd: "1000" });
-  apiKey = (await admin.createKey({ workspaceId: workspace.id })).secret;
-  raisePriority(gateway.pid);
-  probe = startHealthProbe(gateway.url, { raisePriority: true });
+  const started = await startProbedGateway(createConfig(upstreams), "long-streams");
+  ({ gateway, apiKey, probe } = started);
   await warmUp();
   cleanup = async () => {
-    await probe.close();
-    // A gateway stuck in a loop does not honour SIGTERM: the grace ends in SIGKILL.
-    await gateway.stop(2_000);
+    await started.close();
     await Promise.all(Object.values(upstreams).map((upstream) => upstream.close()));
-    await folder.cleanup();
   };
 });
 
 after(async () => {
   await cleanup?.();
 });
-
-/** A higher scheduling priority, where permitted (root, CAP_SYS_NICE); a no-op elsewhere. */
-function raisePriority(pid: number): void {
-  try {
-    setPriority(pid, -10);
-  } catch {
-    // Not permitted: measured at normal priority.
-  }
-}
 
 function createConfig(fakes: Record<Kind, FakeOpenAiUpstream>) {
   return createFakeRoutesCatalog(
