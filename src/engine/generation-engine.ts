@@ -5,7 +5,8 @@ import type {
   ServerToolActivation,
   ServerToolId,
 } from "../canonical/index.js";
-import type { CatalogModel, GatewayConfig } from "../config/types.js";
+import type { CatalogModel } from "../catalog/types.js";
+import type { GatewayConfig } from "../config/gateway-config.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { GatewayConfig } from "../config/types.js";
+import type { GatewayConfig } from "../config/gateway-config.js";
 import { createLogger } from "../logging/logger.js";
 import { createRouter } from "./create-app.js";
 import { createRoutes } from "./create-routes.js";

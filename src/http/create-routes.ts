@@ -5,7 +5,7 @@
 import type { AdminService } from "../admin/admin-service.js";
 import type { Authenticator } from "../auth/authenticate.js";
 import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "../auth/playground-key-policy.js";
-import type { GatewayConfig } from "../config/types.js";
+import type { GatewayConfig } from "../config/gateway-config.js";
 import type { GenerationEngine } from "../engine/generation-engine.js";
 import type { ItemSeal } from "../ingress/responses/index.js";
 import type { SpendGuard } from "../limits/spend-guard.js";

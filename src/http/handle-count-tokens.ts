@@ -3,7 +3,7 @@
  * tokenizer estimate, no upstream call, no charge, no generation rate limit.
  */
 import type { Authenticator } from "../auth/authenticate.js";
-import type { GatewayConfig } from "../config/types.js";
+import type { GatewayConfig } from "../config/gateway-config.js";
 import { createNotAllowedError, resolveModel } from "../engine/admit-request.js";
 import { createMessagesErrorEnvelope } from "../errors/envelopes.js";
 import { toGatewayError } from "../errors/gateway-error.js";

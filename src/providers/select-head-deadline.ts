@@ -7,7 +7,7 @@
  * stall there, and a call with no route left to fail over to gains nothing from giving up early:
  * both wait the response deadline.
  */
-import type { ProviderTimeouts } from "../config/types.js";
+import type { ProviderTimeouts } from "../catalog/types.js";
 
 export function selectHeadDeadlineMs(
   timeouts: ProviderTimeouts,

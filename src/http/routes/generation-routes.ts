@@ -4,7 +4,7 @@
  * (handle-generation.ts, node-route-handler.ts).
  */
 import { type Authenticator, readBearerOrApiKey, readBearerToken } from "../../auth/authenticate.js";
-import type { GatewayConfig } from "../../config/types.js";
+import type { GatewayConfig } from "../../config/gateway-config.js";
 import { chatCompletionsFormat } from "../../ingress/chat-completions/index.js";
 import { chatCompletionRequestSchema } from "../../ingress/chat-completions/request-schema.js";
 import { chatCompletionResponseSchema } from "../../ingress/chat-completions/response-schema.js";

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { readKeySpend } from "../../admin/read-key-spend.js";
 import { type Authenticator, readBearerToken } from "../../auth/authenticate.js";
-import type { GatewayConfig } from "../../config/types.js";
+import type { GatewayConfig } from "../../config/gateway-config.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { SpendGuard } from "../../limits/spend-guard.js";

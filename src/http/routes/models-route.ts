@@ -8,7 +8,8 @@
  * prices it has no field for (render-pricing-details.ts). Rendered once; the catalog is static.
  */
 import { z } from "zod";
-import type { CatalogModel, GatewayConfig } from "../../config/types.js";
+import type { CatalogModel } from "../../catalog/types.js";
+import type { GatewayConfig } from "../../config/gateway-config.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { catalogModelSchema, commonErrorSchema, modelListSchema } from "../openapi-schemas.js";

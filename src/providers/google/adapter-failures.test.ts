@@ -13,7 +13,7 @@ import {
   startFakeGoogleUpstream,
 } from "../../../test/helpers/fake-google-upstream.js";
 import type { CanonicalRequest, CanonicalStreamPart } from "../../canonical/index.js";
-import type { ProviderConfig } from "../../config/types.js";
+import type { ProviderConfig } from "../../catalog/types.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { createUpstreamHttpClient } from "../http-client.js";
 import type { UpstreamCall } from "../provider-adapter.js";

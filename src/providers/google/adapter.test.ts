@@ -10,7 +10,7 @@ import {
   startFakeGoogleUpstream,
 } from "../../../test/helpers/fake-google-upstream.js";
 import type { CanonicalRequest, CanonicalStreamPart } from "../../canonical/index.js";
-import type { ProviderConfig } from "../../config/types.js";
+import type { ProviderConfig } from "../../catalog/types.js";
 import { createUpstreamHttpClient } from "../http-client.js";
 import type { UpstreamCall } from "../provider-adapter.js";
 import { createGoogleAdapter } from "./adapter.js";

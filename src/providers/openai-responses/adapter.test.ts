@@ -20,7 +20,7 @@ import type {
   CanonicalStreamPart,
   ReasoningPart,
 } from "../../canonical/index.js";
-import type { ProviderConfig } from "../../config/types.js";
+import type { ProviderConfig } from "../../catalog/types.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { unwrapOpaqueState, wrapOpaqueState } from "../../ingress/opaque-state.js";
 import { createUpstreamHttpClient } from "../http-client.js";

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { GatewayConfig } from "../config/gateway-config.js";
+import { buildConfig } from "../config/load-config.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import { buildConfig } from "./load-config.js";
 import { resolveModelName } from "./resolve-model-name.js";
 import { measureEditDistance } from "./suggest-model-names.js";
-import type { GatewayConfig } from "./types.js";
 
 const provider = { id: "p", kind: "openai-compatible", base_url: "http://127.0.0.1:1/v1" };
 
