@@ -5,11 +5,11 @@
 
 import { z } from "zod";
 import { DEMO_PROVIDER_KIND, MODEL_FEATURES, PROVIDER_KINDS } from "../catalog/provider-kinds.js";
-import { datetimeConfigSchema } from "../server-tools/datetime/datetime-config.js";
-import { imageToolConfigSchema } from "../server-tools/image/image-config.js";
-import { pdfToolConfigSchema } from "../server-tools/pdf/pdf-config.js";
-import { webFetchConfigSchema } from "../server-tools/web-fetch/web-fetch-config.js";
-import { webSearchConfigSchema } from "../server-tools/web-search/web-search-config.js";
+import { datetimeConfigSchema } from "./server-tools/datetime-config.js";
+import { imageToolConfigSchema } from "./server-tools/image-config.js";
+import { pdfToolConfigSchema } from "./server-tools/pdf-config.js";
+import { webFetchConfigSchema } from "./server-tools/web-fetch-config.js";
+import { webSearchConfigSchema } from "./server-tools/web-search-config.js";
 
 /**
  * Another name of a model (docs/configuration.md, "Model names"): a provider's own id, its dotted

@@ -1,10 +1,10 @@
 /** Runtime (camelCase, validated, money-as-integers) view of the config file. */
 import type { CatalogModel, ModelNames, ProviderConfig } from "../catalog/types.js";
-import type { DatetimeConfigFile } from "../server-tools/datetime/datetime-config.js";
-import type { ImageToolConfigFile } from "../server-tools/image/image-config.js";
-import type { PdfToolConfigFile } from "../server-tools/pdf/pdf-config.js";
-import type { WebFetchConfigFile } from "../server-tools/web-fetch/web-fetch-config.js";
-import type { WebSearchConfigFile } from "../server-tools/web-search/web-search-config.js";
+import type { DatetimeConfigFile } from "./server-tools/datetime-config.js";
+import type { ImageToolConfigFile } from "./server-tools/image-config.js";
+import type { PdfToolConfigFile } from "./server-tools/pdf-config.js";
+import type { WebFetchConfigFile } from "./server-tools/web-fetch-config.js";
+import type { WebSearchConfigFile } from "./server-tools/web-search-config.js";
 
 export interface GatewayConfig {
   providers: ProviderConfig[];

@@ -7,7 +7,6 @@ import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import type { CatalogModel, ProviderConfig } from "../catalog/types.js";
 import { tryParseUsdToMicroUsd } from "../metering/money.js";
-import { isImageGenerationConfigured, resolveImageToolSettings } from "../server-tools/image/image-config.js";
 import { buildModelNames, ModelNameError } from "./build-model-names.js";
 import { ConfigError } from "./config-error.js";
 import {
@@ -18,6 +17,7 @@ import {
 } from "./config-schema.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { resolveModelPrices, resolvePricingForCatalog } from "./resolve-model-prices.js";
+import { isImageGenerationConfigured, resolveImageToolSettings } from "./server-tools/image-config.js";
 
 /**
  * A stalled route is left within seconds when another one waits (connect, first byte); a call with

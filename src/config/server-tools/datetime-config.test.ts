@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { DATETIME_TOOL_DEFINITION } from "../../server-tools/datetime/datetime-tool-definition.js";
 import { datetimeConfigSchema } from "./datetime-config.js";
-import { DATETIME_TOOL_DEFINITION } from "./datetime-tool-definition.js";
 
 test("the section may be left out: enabled, answering in UTC", () => {
   assert.deepEqual(datetimeConfigSchema.parse(undefined), { enabled: true, default_timezone: "UTC" });

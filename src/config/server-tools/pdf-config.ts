@@ -3,7 +3,7 @@
  * snake_case as in the file; `resolvePdfToolSettings` gives the runtime view.
  */
 import { z } from "zod";
-import { usdPriceSchema } from "../usd-price-schema.js";
+import { usdPriceSchema } from "./usd-price-schema.js";
 
 export const PDF_ENGINES = ["native", "text"] as const;
 export type PdfEngine = (typeof PDF_ENGINES)[number];

@@ -1,6 +1,7 @@
 /** What one image generation gives: the image, or a typed failure that says why not. */
+
+import type { ImageSize } from "../../config/server-tools/image-config.js";
 import type { ErrorCode } from "../../errors/catalog.js";
-import type { ImageSize } from "./image-config.js";
 
 export interface ImageRequest {
   /** What to draw, as the model wrote it. */

@@ -6,12 +6,12 @@ import {
   fakeReply,
   startFakeOpenAiUpstream,
 } from "../../../test/helpers/fake-openai-upstream.js";
-import { createImageGenerator, type ImageGenerator } from "./create-image-generator.js";
 import {
   imageToolConfigSchema,
   isImageGenerationConfigured,
   resolveImageToolSettings,
-} from "./image-config.js";
+} from "../../config/server-tools/image-config.js";
+import { createImageGenerator, type ImageGenerator } from "./create-image-generator.js";
 import type { ImageGenerationOutcome } from "./image-generation.js";
 
 const servers: FakeOpenAiUpstream[] = [];

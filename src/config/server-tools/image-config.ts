@@ -5,7 +5,7 @@
  * from the environment passed in.
  */
 import { z } from "zod";
-import { usdPriceSchema } from "../usd-price-schema.js";
+import { usdPriceSchema } from "./usd-price-schema.js";
 
 export const IMAGE_PROVIDER_KINDS = ["openai", "gemini"] as const;
 export type ImageProviderKind = (typeof IMAGE_PROVIDER_KINDS)[number];

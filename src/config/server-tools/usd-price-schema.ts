@@ -3,7 +3,7 @@
  * integer micro-USD (metering/money.ts), so a bad value fails validation with the field's path.
  */
 import { z } from "zod";
-import { tryParseUsdToMicroUsd } from "../metering/money.js";
+import { tryParseUsdToMicroUsd } from "../../metering/money.js";
 
 export const usdPriceSchema = z.union([z.number(), z.string()]).transform((value, context): number => {
   const parsed = tryParseUsdToMicroUsd(value);

@@ -6,7 +6,7 @@
  * proto's snake_case `inline_data` is accepted too); a refusal is `promptFeedback.blockReason` or
  * a safety `finishReason`, with HTTP 200.
  */
-import type { ImageProviderSettings, ImageSize } from "./image-config.js";
+import type { ImageProviderSettings, ImageSize } from "../../config/server-tools/image-config.js";
 import { isRecord, type ProviderImage, type ProviderImageRequest } from "./provider-image.js";
 
 const ASPECT_RATIOS: Record<ImageSize, string> = {

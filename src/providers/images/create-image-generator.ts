@@ -9,8 +9,6 @@
  * call costs nothing; a generated image costs the provider's price for its size.
  */
 import { Agent, type Dispatcher } from "undici";
-import { classifyUpstreamError, parseUpstreamErrorBody } from "../../providers/classify-upstream-error.js";
-import { buildGeminiImageRequest, parseGeminiImageResponse } from "./gemini-image-wire.js";
 import {
   IMAGE_SIZES,
   type ImageProviderSettings,
@@ -18,7 +16,9 @@ import {
   type ImageToolSettings,
   isImageProviderUsable,
   priceImage,
-} from "./image-config.js";
+} from "../../config/server-tools/image-config.js";
+import { classifyUpstreamError, parseUpstreamErrorBody } from "../classify-upstream-error.js";
+import { buildGeminiImageRequest, parseGeminiImageResponse } from "./gemini-image-wire.js";
 import type { ImageFailure, ImageGenerationOutcome, ImageRequest } from "./image-generation.js";
 import {
   buildOpenAiImageRequest,

@@ -6,7 +6,7 @@
  * prompt is a 400 whose `error.code` is `moderation_blocked` (GPT image models) or
  * `content_policy_violation` (DALL·E).
  */
-import type { ImageProviderSettings, ImageSize } from "./image-config.js";
+import type { ImageProviderSettings, ImageSize } from "../../config/server-tools/image-config.js";
 import { isRecord, type ProviderImage, type ProviderImageRequest } from "./provider-image.js";
 
 const CONTENT_POLICY_CODES = new Set(["moderation_blocked", "content_policy_violation"]);

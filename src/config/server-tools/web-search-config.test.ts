@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createWebSearchBackends } from "./create-web-search-backends.js";
+import { createWebSearchBackends } from "../../server-tools/web-search/create-web-search-backends.js";
 import { webSearchConfigSchema } from "./web-search-config.js";
 
 function issuesOf(raw: unknown): string[] {
