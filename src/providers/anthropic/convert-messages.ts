@@ -27,7 +27,7 @@ import type {
   TextPart,
   ToolResultPart,
 } from "../../canonical/index.js";
-import { isStateForUpstream } from "../is-state-for-upstream.js";
+import { isStateForUpstream } from "../shared/is-state-for-upstream.js";
 import { convertFile, convertImage, withCacheControl } from "./convert-media.js";
 import type {
   AnthropicContentBlock,

@@ -17,7 +17,7 @@ import {
   isImageProviderUsable,
   priceImage,
 } from "../../config/server-tools/image-config.js";
-import { classifyUpstreamError, parseUpstreamErrorBody } from "../classify-upstream-error.js";
+import { classifyUpstreamError, parseUpstreamErrorBody } from "../shared/classify-upstream-error.js";
 import { buildGeminiImageRequest, parseGeminiImageResponse } from "./gemini-image-wire.js";
 import type { ImageFailure, ImageGenerationOutcome, ImageRequest } from "./image-generation.js";
 import {

@@ -6,7 +6,7 @@
  * URL comes from configuration, and following one would send the key elsewhere.
  */
 import { type Dispatcher, request } from "undici";
-import { mapNetworkError } from "../upstream-failure.js";
+import { mapNetworkError } from "../shared/upstream-failure.js";
 import type { ImageFailure } from "./image-generation.js";
 
 export interface ImageHttpRequest {
