@@ -5,12 +5,7 @@
  */
 
 import { GatewayError } from "../../errors/gateway-error.js";
-import type {
-  KeyLimitRepository,
-  KeyLimits,
-  SpendWindowName,
-  TimeRange,
-} from "../../limits/ports.js";
+import type { KeyLimitRepository, KeyLimits, SpendWindowName, TimeRange } from "../../limits/ports.js";
 import { createApiKeyRepository } from "./api-key-repository.js";
 import { createKeyAdminReports } from "./key-admin-reports.js";
 import { assertSafeInteger, readInteger, readNullableInteger } from "./read-integer.js";
