@@ -63,7 +63,7 @@ function renderKeyTable(list, keys, reload, spendByKey) {
             { class: "name" },
             link(["workspaces", key.workspace_id, "keys", key.id], key.name || "(unnamed)"),
           ),
-          h("td", null, h("code", null, key.display)),
+          h("td", { class: "nowrap" }, h("code", null, key.display)),
           h("td", null, statusBadge(key.status)),
           renderSpendCells(spendByKey.get(key.id)),
           h("td", { class: "models" }, key.models ? key.models.join(", ") : "every model"),
