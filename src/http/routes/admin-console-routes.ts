@@ -176,7 +176,9 @@ export function createAdminConsoleRoutes(deps: AdminConsoleRoutesDeps): RouteDef
           spend: {
             daily: spent(row.daily),
             monthly: spent(row.monthly),
-            total: { ...spent(row.total), window_start: row.limits.totalResetAt?.toISOString() ?? null },
+            total: Object.assign(spent(row.total), {
+              window_start: row.limits.totalResetAt?.toISOString() ?? null,
+            }),
           },
         })),
       };

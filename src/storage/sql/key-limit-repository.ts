@@ -203,8 +203,11 @@ export function createKeyLimitRepository(client: SqlClient): KeyLimitRepository 
           workspaceId: before.workspace_id,
           apiKeyId: keyId,
           details: {
-            before: { ...describeLimits(readLimitRow(before), before.allowed_models), ...expiry(before) },
-            after: { ...describeLimits(readLimitRow(after), after.allowed_models), ...expiry(after) },
+            before: Object.assign(
+              describeLimits(readLimitRow(before), before.allowed_models),
+              expiry(before),
+            ),
+            after: Object.assign(describeLimits(readLimitRow(after), after.allowed_models), expiry(after)),
           },
         });
       });
