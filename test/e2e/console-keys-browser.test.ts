@@ -269,4 +269,9 @@ async function runPlayground(page: Page, context: TestGateway) {
   // "New conversation" starts over.
   await page.click("button.new-conversation");
   assert.equal(await page.locator(".turn").count(), 0);
+
+  // The key list leaves the one-time keys out, and says so.
+  await page.goto(`${context.url}/console#/workspaces/${context.workspaceId}/keys`);
+  await page.locator(".one-time-keys", { hasText: "2 one-time playground keys not listed." }).waitFor();
+  assert.equal(await page.locator(`tr[data-key-id="${record!.apiKeyId}"]`).count(), 0);
 }

@@ -16,7 +16,24 @@ export async function renderKeysTab(container, { workspace }) {
       admin.listKeys(workspace.id),
       keyAdmin.workspaceKeySpend(workspace.id),
     ]);
-    renderKeyTable(list, keys, reload, new Map(spend.data.map((row) => [row.key_id, row])));
+    // One-time playground keys (one per playground turn, purged after 10 minutes) would crowd
+    // the list; their requests show under Requests, labelled by source.
+    const oneTime = keys.filter((key) => key.source !== "api").length;
+    renderKeyTable(
+      list,
+      keys.filter((key) => key.source === "api"),
+      reload,
+      new Map(spend.data.map((row) => [row.key_id, row])),
+    );
+    if (oneTime > 0) {
+      list.append(
+        h(
+          "p",
+          { class: "hint one-time-keys" },
+          `${oneTime} one-time playground key${oneTime === 1 ? "" : "s"} not listed.`,
+        ),
+      );
+    }
   };
   replace(container, created, list, renderCreateKeyForm(workspace, created, reload));
   await reload();
