@@ -17,8 +17,10 @@ import {
 import type { Logger } from "../logging/logger.js";
 import { boundInputTokens } from "../metering/bound-input-tokens.js";
 import { computeRoundsCostMicroUsd } from "../metering/compute-cost.js";
+import { rememberPassthroughText } from "../metering/passthrough-text.js";
 import { type ModelPrices, selectPricesInForce } from "../metering/prices.js";
 import { type ProviderAdapter, routeReadsPdf } from "../providers/provider-adapter.js";
+import { stringifyInSteps } from "../providers/stringify-in-steps.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import type {
   AdmittedGeneration,
@@ -220,6 +222,11 @@ export class GenerationEngine {
 
   async admit(input: GenerationInput): Promise<AdmittedGeneration> {
     const { config, spendGuard } = this.deps;
+    // The bounds below count the passthrough fields' JSON text: made here in steps, once.
+    const { passthrough } = input.request;
+    if (Object.keys(passthrough).length > 0) {
+      rememberPassthroughText(passthrough, await stringifyInSteps(passthrough));
+    }
     const { model, models, workspace, limits } = admitRequest(config, input.caller, input.request);
     const routes =
       models.length === 1 ? this.routesOf(model) : keepCandidatesWithKeys(listRouteCandidates(models));
