@@ -33,7 +33,7 @@ export class SignedOutError extends Error {}
 
 const segment = (value) => encodeURIComponent(String(value));
 
-async function call(method, path, body) {
+export async function call(method, path, body) {
   const token = readToken();
   if (!token) throw new SignedOutError("Sign in first");
   const headers = { "X-Internal-Token": token };

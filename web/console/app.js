@@ -2,6 +2,7 @@
 import { AdminApiError, forgetToken, readToken, SignedOutError } from "./api.js";
 import { h, notice, replace, routeHref } from "./dom.js";
 import { renderGeneration } from "./generation-view.js";
+import { renderProviders } from "./providers-view.js";
 import { renderSignIn } from "./sign-in-view.js";
 import { renderWorkspace } from "./workspace-view.js";
 import { renderWorkspaces } from "./workspaces-view.js";
@@ -16,6 +17,7 @@ const ROUTES = [
   [/^workspaces\/([^/]+)\/(keys|usage|requests)$/, () => renderWorkspace],
   [/^workspaces\/([^/]+)\/keys\/([^/]+)$/, () => renderWorkspace, "key"],
   [/^requests\/([^/]+)$/, () => renderGeneration],
+  [/^providers$/, () => renderProviders],
 ];
 
 let messageArea = h("div", { class: "messages", "aria-live": "polite" });
@@ -52,6 +54,7 @@ function renderNav(signedIn) {
   replace(
     nav,
     h("a", { href: "#/workspaces" }, "Workspaces"),
+    h("a", { href: "#/providers" }, "Providers"),
     h("a", { href: "/docs" }, "API reference"),
     h(
       "form",
@@ -94,8 +97,9 @@ function route() {
   location.hash = "#/workspaces";
 }
 
+/** The path of the hash; a view reads its own `?query` (activity-view.js keeps its filter there). */
 function decodeRoute(hash) {
-  return hash.replace(/^#\/?/, "").replace(/\/+$/, "");
+  return hash.replace(/^#\/?/, "").replace(/\?.*$/, "").replace(/\/+$/, "");
 }
 
 window.addEventListener("hashchange", route);
