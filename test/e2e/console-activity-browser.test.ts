@@ -237,7 +237,7 @@ async function runScenario(page: Page, context: TestGateway) {
   const failed = rows.find((row) => row.status === "error")!;
   await page.goto(`${context.url}/console#/requests/${failed.id}`);
   await page.locator(".request-id", { hasText: failed.id }).waitFor();
-  const headings = await page.locator("table thead th").allInnerTexts();
+  const headings = await page.locator("table thead th").allTextContents();
   assert.deepEqual(headings, [
     "#",
     "Provider",
@@ -263,33 +263,33 @@ async function runScenario(page: Page, context: TestGateway) {
   );
   assert.equal(await page.locator(".activity-filters input[name=session_id]").inputValue(), SESSION);
 
-  // Usage tab: a latency line and an error-rate line per model, today's points as the rows say.
+  // Usage tab: a latency line and an error-rate line per model; the points of a day in the middle of the seeded span (at least 16 hours of it) as the rows say.
   await page.click(".tabs a:text('Usage')");
-  const today = new Date().toISOString().slice(0, 10);
-  const todays = rows.filter(
-    (row) => new Date(row.at).toISOString().slice(0, 10) === today && row.model === TEST_MODEL,
+  const day = new Date(rows[Math.floor(rows.length / 2)].at).toISOString().slice(0, 10);
+  const ofDay = rows.filter(
+    (row) => new Date(row.at).toISOString().slice(0, 10) === day && row.model === TEST_MODEL,
   );
-  const okLatencies = todays
+  const okLatencies = ofDay
     .filter((row) => row.status === "ok")
     .map((row) => row.latencyMs)
     .sort((a, b) => a - b);
   const middle = (okLatencies.length - 1) / 2;
   const p50 = Math.round((okLatencies[Math.floor(middle)] + okLatencies[Math.ceil(middle)]) / 2);
   const latencyPoint = page.locator(
-    `.latency-chart g[data-model="${TEST_MODEL}"] circle[data-day="${today}"] title`,
+    `.latency-chart g[data-model="${TEST_MODEL}"] circle[data-day="${day}"] title`,
   );
   await latencyPoint.waitFor({ state: "attached" });
   assert.equal(
     await latencyPoint.textContent(),
-    `${today} · ${TEST_MODEL}: ${p50.toLocaleString("en-US")} ms (${todays.length} requests)`,
+    `${day} · ${TEST_MODEL}: ${p50.toLocaleString("en-US")} ms (${ofDay.length} requests)`,
   );
-  const errorRate = (100 * todays.filter((row) => row.status === "error").length) / todays.length;
+  const errorRate = (100 * ofDay.filter((row) => row.status === "error").length) / ofDay.length;
   const errorPoint = page.locator(
-    `.error-chart g[data-model="${TEST_MODEL}"] circle[data-day="${today}"] title`,
+    `.error-chart g[data-model="${TEST_MODEL}"] circle[data-day="${day}"] title`,
   );
   assert.equal(
     await errorPoint.textContent(),
-    `${today} · ${TEST_MODEL}: ${errorRate.toFixed(errorRate < 10 && errorRate !== 0 ? 1 : 0)}% (${todays.length} requests)`,
+    `${day} · ${TEST_MODEL}: ${errorRate.toFixed(errorRate < 10 && errorRate !== 0 ? 1 : 0)}% (${ofDay.length} requests)`,
   );
   await page.click(".performance .segmented button:text('p95')");
   await page.locator(".latency-chart[aria-label^='latency_p95_ms']").waitFor();
