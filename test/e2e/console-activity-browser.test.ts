@@ -87,7 +87,7 @@ async function seed(context: TestGateway, otherKeyId: string): Promise<Seeded[]>
   const now = Date.now();
   const rows: Seeded[] = Array.from({ length: ROWS }, (_, i) => ({
     id: `ui-${String(i).padStart(4, "0")}`,
-    // Today and yesterday, a few requests per minute.
+    // One request every 15 minutes over the last day and a half.
     at: now - 36 * 3_600_000 + i * 900_000,
     keyId: i % 3 === 0 ? otherKeyId : context.keyId,
     model: i % 4 === 0 ? OTHER_MODEL : TEST_MODEL,
