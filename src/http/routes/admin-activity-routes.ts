@@ -97,8 +97,7 @@ export function createAdminActivityRoutes(deps: AdminActivityRoutesDeps): RouteD
       summary: "A workspace's requests, newest first, filtered and paged (?cursor= from next_cursor)",
       request: {
         params: idParams,
-        query: z.object({
-          ...filterQuery,
+        query: z.object(filterQuery).extend({
           limit: z
             .int()
             .min(1)
