@@ -20,6 +20,7 @@ import {
 } from "../test/helpers/fake-openai-upstream.js";
 import { createTestOutcome } from "../test/helpers/generation-records.js";
 import { launchChromium } from "../test/helpers/headless-chromium.js";
+import { shootKeyPages } from "./console-screenshots-keys.js";
 
 const OUTPUT = new URL("../docs/console/", import.meta.url).pathname;
 const DAY_MS = 86_400_000;
@@ -158,8 +159,9 @@ try {
     }
   }
 
-  // The third model's upstream fails until its breaker opens on this instance.
-  for (let index = 0; index < 10; index++) {
+  // The third model's upstream fails until its breaker opens on this instance: five failures
+  // (the default breaker_failures), spent by three requests of two attempts each at most.
+  for (let index = 0; index < 5; index++) {
     upstream.enqueue(
       fakeReply.error(503, { error: { message: "Service unavailable", type: "server_error" } }),
     );
@@ -227,6 +229,19 @@ try {
   await page.click("nav a:text('Providers')");
   await page.waitForSelector("td.breaker");
   await shoot("providers");
+  await shootKeyPages({
+    page,
+    gateway,
+    upstream,
+    workspaceId: acme.id,
+    keyId: production.key.id,
+    model: MODELS[0][0],
+    shoot,
+    shootElement: async (name, selector) => {
+      await page.locator(selector).screenshot({ path: join(OUTPUT, `${name}.png`) });
+      console.error(`docs/console/${name}.png`);
+    },
+  });
 } finally {
   await browser.close();
   await gateway.close();

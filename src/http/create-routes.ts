@@ -15,6 +15,7 @@ import { createOpenApiDocument } from "./openapi-document.js";
 import type { OpenApiTag } from "./openapi-tags.js";
 import type { RouteDefinition } from "./route-definition.js";
 import { createAdminActivityRoutes } from "./routes/admin-activity-routes.js";
+import { createAdminConsoleRoutes } from "./routes/admin-console-routes.js";
 import { type BreakerReportReader, createAdminProviderRoutes } from "./routes/admin-provider-routes.js";
 import { createAdminRoutes } from "./routes/admin-routes.js";
 import { createAdminUsageRoutes } from "./routes/admin-usage-routes.js";
@@ -100,6 +101,12 @@ export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
           }),
           list: async () => [],
         },
+      }),
+      ...createAdminConsoleRoutes({
+        store: deps.store,
+        spendGuard: deps.spendGuard,
+        internalSecret: deps.internalSecret,
+        playgroundKeyPolicy: deps.playgroundKeyPolicy ?? DEFAULT_PLAYGROUND_KEY_POLICY,
       }),
     ]),
     ...tagged("operations", [createHomeRoute(), ...createDocsRoutes(), ...createConsoleRoutes()]),
