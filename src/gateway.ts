@@ -16,6 +16,7 @@ import { startPlaygroundKeyPurge } from "./auth/playground-key-purge.js";
 import { loadConfigFile } from "./config/load-config.js";
 import { resolveInstanceLimits, type Settings } from "./config/settings.js";
 import type { ConfiguredProviderKind, GatewayConfig } from "./config/types.js";
+import { startBreakerReporter } from "./engine/breaker-reports.js";
 import { startDeadInstanceSweep } from "./engine/dead-instance-sweep.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { settleInterrupted, startInterruptedSweep } from "./engine/interrupted-sweep.js";
@@ -55,6 +56,7 @@ import { readItemSealSecret } from "./storage/data-dir/item-seal-secret.js";
 import { openSpendGuard } from "./storage/open-spend-guard.js";
 import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
 import { resolvePgliteThread } from "./storage/pglite/pglite-client.js";
+import { createBreakerReportStore } from "./storage/shared-state/breaker-report-store.js";
 import { createInstanceLeases } from "./storage/shared-state/instance-leases.js";
 import { openSharedState } from "./storage/shared-state/shared-state.js";
 import type { SharedState, Store } from "./storage/store.js";
@@ -258,6 +260,15 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     ...(serverTools === undefined ? {} : { serverTools, documents: serverTools.documents }),
     ...(deadInstances === undefined ? {} : { instanceId }),
   });
+  // Each instance's breaker states for the admin API's providers page (engine/breaker-reports.ts).
+  const breakerReportStore = createBreakerReportStore(state);
+  const breakerReporter = startBreakerReporter({
+    instanceId,
+    store: breakerReportStore,
+    readStates: () => engine.routeBreakerStates(),
+    leaseMs: config.instanceLeaseMs,
+    logger,
+  });
   const inFlight = createInFlightRequests(limits.maxRequestsInFlight);
   const metrics = config.metrics.enabled
     ? new GatewayMetrics({
@@ -287,6 +298,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     itemSeal,
     metrics,
     tracer,
+    breakers: { current: breakerReporter.current, list: () => breakerReportStore.list() },
   });
   // The Responses WebSocket mode on /api/v1/responses (docs/formats.md, "WebSocket mode").
   const sockets = createResponsesSockets({
@@ -384,6 +396,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         await purge.stop();
         await sweep.stop();
         await deadInstances?.stop();
+        await breakerReporter.stop();
         await authenticator.close();
         await spendGuard.close();
         await serverTools?.close();

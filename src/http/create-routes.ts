@@ -14,7 +14,9 @@ import type { SharedState, Store } from "../storage/store.js";
 import { createOpenApiDocument } from "./openapi-document.js";
 import type { OpenApiTag } from "./openapi-tags.js";
 import type { RouteDefinition } from "./route-definition.js";
+import { createAdminActivityRoutes } from "./routes/admin-activity-routes.js";
 import { createAdminConsoleRoutes } from "./routes/admin-console-routes.js";
+import { type BreakerReportReader, createAdminProviderRoutes } from "./routes/admin-provider-routes.js";
 import { createAdminRoutes } from "./routes/admin-routes.js";
 import { createAdminUsageRoutes } from "./routes/admin-usage-routes.js";
 import { createConsoleRoutes } from "./routes/console-routes.js";
@@ -45,6 +47,8 @@ export interface RouteDependencies {
   keepAliveMs?: number;
   /** Seals Responses items into their ids so `item_reference`s resolve (absent: they are refused). */
   itemSeal?: ItemSeal;
+  /** Every instance's circuit-breaker states (absent: this instance's alone, read from the engine). */
+  breakers?: BreakerReportReader;
   /** Served at `GET /metrics` (absent: metrics are off, and so is the route). */
   metrics?: GatewayMetrics;
 }
@@ -84,6 +88,19 @@ export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
         spendGuard: deps.spendGuard,
         internalSecret: deps.internalSecret,
         defaultRequestsPerMinute: deps.config.defaultRequestsPerMinute,
+      }),
+      ...createAdminActivityRoutes({ store: deps.store, internalSecret: deps.internalSecret }),
+      ...createAdminProviderRoutes({
+        config: deps.config,
+        internalSecret: deps.internalSecret,
+        breakers: deps.breakers ?? {
+          current: () => ({
+            instanceId: "this",
+            reportedAt: Date.now(),
+            routes: deps.engine.routeBreakerStates(),
+          }),
+          list: async () => [],
+        },
       }),
       ...createAdminConsoleRoutes({
         store: deps.store,

@@ -1,7 +1,7 @@
 /**
  * Admin API reports (under `/internal/admin`, header `X-Internal-Token`): where a key stands
- * against its limits, a workspace's usage per day and model, its latest requests, and one request
- * by id whatever its workspace. Read-only; the web console and operators' scripts read them. Wire
+ * against its limits, a workspace's usage per day and model, and one request by id whatever its
+ * workspace (its filtered request list is admin-activity-routes.ts). Read-only; the web console and operators' scripts read them. Wire
  * fields are snake_case, money a USD number plus an exact micro-USD string, errors the common
  * envelope.
  */
@@ -28,7 +28,6 @@ import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../route-responses.
 import { renderGeneration } from "./generation-lookup-route.js";
 
 export const USAGE_DAYS = { default: 30, max: 90 } as const;
-export const GENERATION_LIST_LIMIT = { default: 50, max: 200 } as const;
 const DAY_MS = 86_400_000;
 
 export interface AdminUsageRoutesDeps {
@@ -145,47 +144,6 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
     },
   );
 
-  const generations = route(
-    {
-      path: "/workspaces/{id}/generations",
-      summary: "A workspace's latest requests (newest first)",
-      request: {
-        params: idParams,
-        query: z.object({
-          limit: z
-            .int()
-            .min(1)
-            .max(GENERATION_LIST_LIMIT.max)
-            .optional()
-            .meta({ description: `default ${GENERATION_LIST_LIMIT.default}` }),
-          key_id: z.string().optional().meta({ description: "Only this key's requests" }),
-          session_id: z
-            .string()
-            .optional()
-            .meta({ description: "Only this client session's requests (the record's `session_id`)" }),
-        }),
-      },
-      responses: {
-        200: jsonResponse(z.object({ data: z.array(adminGenerationSchema) }), "Requests"),
-        ...COMMON_ERRORS,
-      },
-    },
-    async (c) => {
-      const workspace = await requireWorkspace(readPathId(c));
-      const limit =
-        readIntegerQuery(c, "limit", 1, GENERATION_LIST_LIMIT.max) ?? GENERATION_LIST_LIMIT.default;
-      const keyId = c.req.query("key_id") || undefined;
-      const sessionId = c.req.query("session_id") || undefined;
-      const records = await deps.store.reports.listGenerations({
-        workspaceId: workspace.id,
-        apiKeyId: keyId,
-        sessionId,
-        limit,
-      });
-      return { data: records.map(renderAdminGeneration) };
-    },
-  );
-
   const generation = route(
     {
       path: "/generations/{id}",
@@ -204,7 +162,7 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
     },
   );
 
-  return [keySpend, usage, generations, generation];
+  return [keySpend, usage, generation];
 }
 
 /** An optional integer query parameter within [min, max]; anything else is a clear 400. */
