@@ -30,6 +30,7 @@ import { WebSocketAwareIncomingMessage } from "./http/responses-socket/websocket
 import { KEEP_ALIVE_INTERVAL_MS } from "./http/sse-response.js";
 import { createResponsesFormat } from "./ingress/responses/index.js";
 import { createItemSeal, deriveItemSealKey } from "./ingress/responses/item-seal.js";
+import { createDryRunGuard } from "./limits/dry-run-guard.js";
 import type { SpendGuard } from "./limits/spend-guard.js";
 import { startEventLoopWatchdog } from "./logging/event-loop-watchdog.js";
 import { createLogger, type Logger } from "./logging/logger.js";
@@ -249,12 +250,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     warnIfWebFetchUnsafe(toWebFetchSettings(config.serverTools!.webFetch), logger);
     for (const line of serverTools.missingConfiguration) logger.warn(`server tool not usable: ${line}`);
   }
+  // Cost quotes run admission up to its reservation (limits/dry-run-guard.ts).
+  const dryRuns = createDryRunGuard(spendGuard);
   const engine = new GenerationEngine({
     config,
     store,
     adapters: createAdapters(),
     logger,
-    spendGuard,
+    spendGuard: dryRuns.guard,
     ...(serverTools === undefined ? {} : { serverTools, documents: serverTools.documents }),
     ...(deadInstances === undefined ? {} : { instanceId }),
   });
@@ -278,6 +281,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     engine,
     admin,
     spendGuard,
+    dryRuns,
     internalSecret,
     logger,
     isDraining: () => inFlight.draining,

@@ -8,6 +8,7 @@ import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "../auth
 import type { GatewayConfig } from "../config/types.js";
 import type { GenerationEngine } from "../engine/generation-engine.js";
 import type { ItemSeal } from "../ingress/responses/index.js";
+import type { DryRunGuard } from "../limits/dry-run-guard.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { GatewayMetrics } from "../observability/index.js";
 import type { SharedState, Store } from "../storage/store.js";
@@ -46,6 +47,8 @@ export interface RouteDependencies {
   itemSeal?: ItemSeal;
   /** Served at `GET /metrics` (absent: metrics are off, and so is the route). */
   metrics?: GatewayMetrics;
+  /** The engine's spend guard's dry runs: cost quotes (absent: `X-Hi-Dry-Run` is refused). */
+  dryRuns?: DryRunGuard;
 }
 
 export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
@@ -62,6 +65,17 @@ export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
           keepAliveMs: deps.keepAliveMs,
           clientReadTimeoutMs: deps.config.clientReadTimeoutMs,
           itemSeal: deps.itemSeal,
+          quotes:
+            deps.dryRuns === undefined
+              ? undefined
+              : {
+                  config: deps.config,
+                  engine: deps.engine,
+                  dryRuns: deps.dryRuns,
+                  keyLimits: deps.store.keyLimits,
+                  spendGuard: deps.spendGuard,
+                  requestShape: deps.config.requestShape,
+                },
         }),
       ),
     ),
