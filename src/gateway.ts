@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type AdminService, createAdminService } from "./admin/admin-service.js";
 import { bootstrapEmbeddedWorkspace, describeStart } from "./admin/bootstrap.js";
+import { createBudgetAlerts } from "./alerts/budget-alerts.js";
 import { createAuthenticator } from "./auth/authenticate.js";
 import { evictBeforePublish } from "./auth/evict-before-publish.js";
 import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "./auth/playground-key-policy.js";
@@ -31,6 +32,7 @@ import { KEEP_ALIVE_INTERVAL_MS } from "./http/sse-response.js";
 import { createResponsesFormat } from "./ingress/responses/index.js";
 import { createItemSeal, deriveItemSealKey } from "./ingress/responses/item-seal.js";
 import { createDryRunGuard } from "./limits/dry-run-guard.js";
+import { withSettleHook } from "./limits/settle-hook-guard.js";
 import type { SpendGuard } from "./limits/spend-guard.js";
 import { startEventLoopWatchdog } from "./logging/event-loop-watchdog.js";
 import { createLogger, type Logger } from "./logging/logger.js";
@@ -250,8 +252,25 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     warnIfWebFetchUnsafe(toWebFetchSettings(config.serverTools!.webFetch), logger);
     for (const line of serverTools.missingConfiguration) logger.warn(`server tool not usable: ${line}`);
   }
+  // Budget alerts look at a key's spend after each settlement, off the request path (alerts/).
+  const budgetAlerts = createBudgetAlerts({
+    alerts: store.alerts,
+    keyLimits: store.keyLimits,
+    policy: { allowHttp: false, allowLoopback: settings.alertWebhookAllowLoopback === true },
+    logger,
+  });
   // Cost quotes run admission up to its reservation (limits/dry-run-guard.ts).
-  const dryRuns = createDryRunGuard(spendGuard);
+  const dryRuns = createDryRunGuard(
+    withSettleHook(spendGuard, (input, admittedAt, costMicroUsd) =>
+      budgetAlerts.onSettled({
+        keyId: input.keyId,
+        workspaceId: input.workspaceId,
+        limits: input.limits,
+        admittedAt,
+        costMicroUsd,
+      }),
+    ),
+  );
   const engine = new GenerationEngine({
     config,
     store,
@@ -282,6 +301,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     admin,
     spendGuard,
     dryRuns,
+    alertWebhookAllowLoopback: settings.alertWebhookAllowLoopback === true,
     internalSecret,
     logger,
     isDraining: () => inFlight.draining,

@@ -15,6 +15,7 @@ import type { SharedState, Store } from "../storage/store.js";
 import { createOpenApiDocument } from "./openapi-document.js";
 import type { OpenApiTag } from "./openapi-tags.js";
 import type { RouteDefinition } from "./route-definition.js";
+import { createAdminAlertRoutes } from "./routes/admin-alert-routes.js";
 import { createAdminRoutes } from "./routes/admin-routes.js";
 import { createAdminUsageRoutes } from "./routes/admin-usage-routes.js";
 import { createConsoleRoutes } from "./routes/console-routes.js";
@@ -49,6 +50,8 @@ export interface RouteDependencies {
   metrics?: GatewayMetrics;
   /** The engine's spend guard's dry runs: cost quotes (absent: `X-Hi-Dry-Run` is refused). */
   dryRuns?: DryRunGuard;
+  /** TESTS ONLY: budget-alert webhooks may target loopback (ALERT_WEBHOOK_ALLOW_LOOPBACK). */
+  alertWebhookAllowLoopback?: boolean;
 }
 
 export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
@@ -92,6 +95,11 @@ export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
     ]),
     ...tagged("admin", [
       ...createAdminRoutes(deps.admin, deps.internalSecret),
+      ...createAdminAlertRoutes({
+        store: deps.store,
+        internalSecret: deps.internalSecret,
+        policy: { allowHttp: false, allowLoopback: deps.alertWebhookAllowLoopback === true },
+      }),
       ...createAdminUsageRoutes({
         store: deps.store,
         spendGuard: deps.spendGuard,
