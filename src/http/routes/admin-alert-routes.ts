@@ -28,12 +28,9 @@ const thresholdsSchema = z
   .meta({ description: "Percent of each spend limit (1..1000), e.g. [50, 80, 100]; null: none" });
 const keyThresholdsBody = z.strictObject({ thresholds: thresholdsSchema });
 const webhookBody = z.strictObject({
-  url: z
-    .string()
-    .nullable()
-    .meta({
-      description: "https URL (private and loopback addresses are refused); null removes the webhook",
-    }),
+  url: z.string().nullable().meta({
+    description: "https URL (private and loopback addresses are refused); null removes the webhook",
+  }),
   thresholds: thresholdsSchema.optional(),
 });
 const answer = (description: string) => ({
