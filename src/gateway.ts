@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type AdminService, createAdminService } from "./admin/admin-service.js";
 import { bootstrapEmbeddedWorkspace, describeStart } from "./admin/bootstrap.js";
+import { createBudgetAlerts } from "./alerts/budget-alerts.js";
 import { createAuthenticator } from "./auth/authenticate.js";
 import { evictBeforePublish } from "./auth/evict-before-publish.js";
 import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "./auth/playground-key-policy.js";
@@ -31,6 +32,8 @@ import { WebSocketAwareIncomingMessage } from "./http/responses-socket/websocket
 import { KEEP_ALIVE_INTERVAL_MS } from "./http/sse-response.js";
 import { createResponsesFormat } from "./ingress/responses/index.js";
 import { createItemSeal, deriveItemSealKey } from "./ingress/responses/item-seal.js";
+import { createDryRunGuard } from "./limits/dry-run-guard.js";
+import { withSettleHook } from "./limits/settle-hook-guard.js";
 import type { SpendGuard } from "./limits/spend-guard.js";
 import { startEventLoopWatchdog } from "./logging/event-loop-watchdog.js";
 import { createLogger, type Logger } from "./logging/logger.js";
@@ -251,12 +254,31 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     warnIfWebFetchUnsafe(toWebFetchSettings(config.serverTools!.webFetch), logger);
     for (const line of serverTools.missingConfiguration) logger.warn(`server tool not usable: ${line}`);
   }
+  // Budget alerts look at a key's spend after each settlement, off the request path (alerts/).
+  const budgetAlerts = createBudgetAlerts({
+    alerts: store.alerts,
+    keyLimits: store.keyLimits,
+    policy: { allowHttp: false, allowLoopback: settings.alertWebhookAllowLoopback === true },
+    logger,
+  });
+  // Cost quotes run admission up to its reservation (limits/dry-run-guard.ts).
+  const dryRuns = createDryRunGuard(
+    withSettleHook(spendGuard, (input, admittedAt, costMicroUsd) =>
+      budgetAlerts.onSettled({
+        keyId: input.keyId,
+        workspaceId: input.workspaceId,
+        limits: input.limits,
+        admittedAt,
+        costMicroUsd,
+      }),
+    ),
+  );
   const engine = new GenerationEngine({
     config,
     store,
     adapters: createAdapters(),
     logger,
-    spendGuard,
+    spendGuard: dryRuns.guard,
     ...(serverTools === undefined ? {} : { serverTools, documents: serverTools.documents }),
     ...(deadInstances === undefined ? {} : { instanceId }),
   });
@@ -289,6 +311,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     engine,
     admin,
     spendGuard,
+    dryRuns,
+    alertWebhookAllowLoopback: settings.alertWebhookAllowLoopback === true,
     internalSecret,
     logger,
     isDraining: () => inFlight.draining,

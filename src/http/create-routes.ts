@@ -8,6 +8,7 @@ import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "../auth
 import type { GatewayConfig } from "../config/types.js";
 import type { GenerationEngine } from "../engine/generation-engine.js";
 import type { ItemSeal } from "../ingress/responses/index.js";
+import type { DryRunGuard } from "../limits/dry-run-guard.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { GatewayMetrics } from "../observability/index.js";
 import type { SharedState, Store } from "../storage/store.js";
@@ -17,6 +18,7 @@ import type { RouteDefinition } from "./route-definition.js";
 import { createAdminActivityRoutes } from "./routes/admin-activity-routes.js";
 import { createAdminConsoleRoutes } from "./routes/admin-console-routes.js";
 import { type BreakerReportReader, createAdminProviderRoutes } from "./routes/admin-provider-routes.js";
+import { createAdminAlertRoutes } from "./routes/admin-alert-routes.js";
 import { createAdminRoutes } from "./routes/admin-routes.js";
 import { createAdminUsageRoutes } from "./routes/admin-usage-routes.js";
 import { createConsoleRoutes } from "./routes/console-routes.js";
@@ -51,6 +53,10 @@ export interface RouteDependencies {
   breakers?: BreakerReportReader;
   /** Served at `GET /metrics` (absent: metrics are off, and so is the route). */
   metrics?: GatewayMetrics;
+  /** The engine's spend guard's dry runs: cost quotes (absent: `X-Hi-Dry-Run` is refused). */
+  dryRuns?: DryRunGuard;
+  /** TESTS ONLY: budget-alert webhooks may target loopback (ALERT_WEBHOOK_ALLOW_LOOPBACK). */
+  alertWebhookAllowLoopback?: boolean;
 }
 
 export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
@@ -67,6 +73,17 @@ export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
           keepAliveMs: deps.keepAliveMs,
           clientReadTimeoutMs: deps.config.clientReadTimeoutMs,
           itemSeal: deps.itemSeal,
+          quotes:
+            deps.dryRuns === undefined
+              ? undefined
+              : {
+                  config: deps.config,
+                  engine: deps.engine,
+                  dryRuns: deps.dryRuns,
+                  keyLimits: deps.store.keyLimits,
+                  spendGuard: deps.spendGuard,
+                  requestShape: deps.config.requestShape,
+                },
         }),
       ),
     ),
@@ -83,6 +100,11 @@ export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
     ]),
     ...tagged("admin", [
       ...createAdminRoutes(deps.admin, deps.internalSecret),
+      ...createAdminAlertRoutes({
+        store: deps.store,
+        internalSecret: deps.internalSecret,
+        policy: { allowHttp: false, allowLoopback: deps.alertWebhookAllowLoopback === true },
+      }),
       ...createAdminUsageRoutes({
         store: deps.store,
         spendGuard: deps.spendGuard,

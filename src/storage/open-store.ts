@@ -8,6 +8,7 @@ import { acquireDataDirLock } from "./data-dir/data-dir-lock.js";
 import { initializePgliteFolder } from "./pglite/initialize-pglite-folder.js";
 import { createPgliteClient, PGLITE_SETTINGS, type PgliteThread } from "./pglite/pglite-client.js";
 import { redactUrl } from "./redact-url.js";
+import { createAlertRepository } from "./sql/alert-repository.js";
 import { createApiKeyRepository } from "./sql/api-key-repository.js";
 import { isDatabaseUnavailableError } from "./sql/classify-database-error.js";
 import {
@@ -178,6 +179,7 @@ export function createStore(
     playgroundKeys: createPlaygroundKeyRepository(readClient),
     keyLimits: createKeyLimitRepository(readClient),
     reports: createUsageReportRepository(readClient),
+    alerts: createAlertRepository(readClient),
     ping: () => availability.ping(),
     close() {
       // Writes already submitted complete before the connection goes; with a journal, in-progress

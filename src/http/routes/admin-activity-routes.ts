@@ -5,8 +5,10 @@
  * download streamed a page at a time (memory bounded by one page whatever the row count); and
  * latency and error rate per model per hour or day. Read-only.
  */
+
 import type { ServerResponse } from "node:http";
 import { z } from "zod";
+import { GENERATION_LIST_LIMIT } from "../../admin/admin-wire.js";
 import type { GenerationCursor } from "../../admin/ports.js";
 import { createUnknownWorkspaceError } from "../../admin/workspace-errors.js";
 import { isInternalTokenValid } from "../../auth/internal-token.js";
@@ -28,7 +30,6 @@ import {
   readGenerationFilter,
 } from "./generation-filter-query.js";
 
-export const GENERATION_LIST_LIMIT = { default: 50, max: 200 } as const;
 export const PERFORMANCE_DAYS = { default: 7, max: 90, maxHourly: 7 } as const;
 /** Rows per database read of the CSV export: what it holds in memory at once. */
 export const CSV_PAGE_ROWS = 500;

@@ -6,15 +6,14 @@
  * envelope.
  */
 import { z } from "zod";
-import { encodeKey, encodeKeyLimits } from "../../admin/admin-wire.js";
-import { readKeySpend } from "../../admin/read-key-spend.js";
+import { encodeKeySpendReport, readKeySpend } from "../../admin/read-key-spend.js";
+import { readWorkspaceUsage, USAGE_DAYS } from "../../admin/read-workspace-usage.js";
 import { createUnknownWorkspaceError } from "../../admin/workspace-errors.js";
 import { isInternalTokenValid } from "../../auth/internal-token.js";
 import type { GenerationRecord } from "../../engine/generation-record.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { SpendGuard } from "../../limits/spend-guard.js";
-import { convertMicroUsdToUsd } from "../../metering/money.js";
 import type { Store } from "../../storage/store.js";
 import { createErrorResponse } from "../error-response.js";
 import {
@@ -26,9 +25,6 @@ import type { RouteContext } from "../route-context.js";
 import type { RouteDefinition } from "../route-definition.js";
 import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../route-responses.js";
 import { renderGeneration } from "./generation-lookup-route.js";
-
-export const USAGE_DAYS = { default: 30, max: 90 } as const;
-const DAY_MS = 86_400_000;
 
 export interface AdminUsageRoutesDeps {
   store: Store;
@@ -89,8 +85,7 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
       const key = await deps.store.apiKeys.get(id);
       const spend = key ? await readKeySpend(deps, key) : null;
       if (!key || !spend) throw GatewayError.invalidRequest(`Unknown API key "${id}"`, "id");
-      const { limits: windows, ...rest } = spend.report;
-      return { key: encodeKey(key), limits: encodeKeyLimits(spend.limits), spend: windows, ...rest };
+      return encodeKeySpendReport(key, spend);
     },
   );
 
@@ -117,30 +112,7 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
     async (c) => {
       const workspace = await requireWorkspace(readPathId(c));
       const days = readIntegerQuery(c, "days", 1, USAGE_DAYS.max) ?? USAGE_DAYS.default;
-      // Whole UTC days, today included.
-      const now = new Date();
-      const until = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-      const since = until - days * DAY_MS;
-      const usage = await deps.store.reports.sumDailyUsage({
-        workspaceId: workspace.id,
-        since: new Date(since),
-        until: new Date(until),
-      });
-      return {
-        workspace_id: workspace.id,
-        days,
-        since: new Date(since).toISOString(),
-        until: new Date(until).toISOString(),
-        data: usage.map((row) => ({
-          day: row.day,
-          model: row.model,
-          requests: row.requests,
-          tokens_prompt: row.tokensPrompt,
-          tokens_completion: row.tokensCompletion,
-          cost_usd: convertMicroUsdToUsd(row.costMicroUsd),
-          cost_micro_usd: String(row.costMicroUsd),
-        })),
-      };
+      return readWorkspaceUsage(deps.store.reports, workspace.id, days);
     },
   );
 
