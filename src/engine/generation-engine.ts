@@ -47,6 +47,7 @@ import type {
   ServerToolSession,
   ServerTools,
 } from "./ports.js";
+import { findCacheAffinity, orderByAffinity } from "./prompt-cache-affinity.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { listRouteCandidates, type RouteCandidate } from "./route-candidates.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
@@ -221,8 +222,13 @@ export class GenerationEngine {
   async admit(input: GenerationInput): Promise<AdmittedGeneration> {
     const { config, spendGuard } = this.deps;
     const { model, models, workspace, limits } = admitRequest(config, input.caller, input.request);
-    const routes =
+    let routes =
       models.length === 1 ? this.routesOf(model) : keepCandidatesWithKeys(listRouteCandidates(models));
+    // Same prompt-cache key or prefix, same route: the provider's prompt cache hits.
+    if (routes.length > 1 && config.routing?.promptCacheAffinity !== false) {
+      const affinity = findCacheAffinity(input.request);
+      if (affinity !== undefined) routes = orderByAffinity(routes, affinity);
+    }
     const {
       session: serverTools,
       plan,
