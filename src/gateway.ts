@@ -42,6 +42,7 @@ import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/ada
 import { createOpenAiChatAdapter } from "./providers/openai-compatible/openai-chat-adapter.js";
 import { createOpenAiResponsesAdapter } from "./providers/openai-responses/adapter.js";
 import type { ProviderAdapter } from "./providers/provider-adapter.js";
+import { createResponseCache } from "./response-cache/response-cache.js";
 import type { PdfExtractorStats } from "./server-tools/pdf/index.js";
 import { createServerTools, type ServerToolsOptions } from "./server-tools/toolbox/index.js";
 import {
@@ -55,6 +56,7 @@ import { readItemSealSecret } from "./storage/data-dir/item-seal-secret.js";
 import { openSpendGuard } from "./storage/open-spend-guard.js";
 import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
 import { resolvePgliteThread } from "./storage/pglite/pglite-client.js";
+import { openResponseCacheStore } from "./storage/response-cache/open-response-cache-store.js";
 import { createInstanceLeases } from "./storage/shared-state/instance-leases.js";
 import { openSharedState } from "./storage/shared-state/shared-state.js";
 import type { SharedState, Store } from "./storage/store.js";
@@ -257,6 +259,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     spendGuard,
     ...(serverTools === undefined ? {} : { serverTools, documents: serverTools.documents }),
     ...(deadInstances === undefined ? {} : { instanceId }),
+    answerCache: createResponseCache({
+      store: openResponseCacheStore(state, config.responseCache.memoryBytes),
+      logger,
+      maxEntryBytes: config.responseCache.maxEntryBytes,
+      maxTtlSeconds: config.responseCache.maxTtlSeconds,
+    }),
   });
   const inFlight = createInFlightRequests(limits.maxRequestsInFlight);
   const metrics = config.metrics.enabled
