@@ -46,6 +46,7 @@ import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/ada
 import { createOpenAiChatAdapter } from "./providers/openai-compatible/openai-chat-adapter.js";
 import { createOpenAiResponsesAdapter } from "./providers/openai-responses/adapter.js";
 import type { ProviderAdapter } from "./providers/provider-adapter.js";
+import { createResponseCache } from "./response-cache/response-cache.js";
 import type { PdfExtractorStats } from "./server-tools/pdf/index.js";
 import { createServerTools, type ServerToolsOptions } from "./server-tools/toolbox/index.js";
 import {
@@ -60,6 +61,7 @@ import { openSpendGuard } from "./storage/open-spend-guard.js";
 import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
 import { resolvePgliteThread } from "./storage/pglite/pglite-client.js";
 import { createBreakerReportStore } from "./storage/shared-state/breaker-report-store.js";
+import { openResponseCacheStore } from "./storage/response-cache/open-response-cache-store.js";
 import { createInstanceLeases } from "./storage/shared-state/instance-leases.js";
 import { openSharedState } from "./storage/shared-state/shared-state.js";
 import type { SharedState, Store } from "./storage/store.js";
@@ -281,6 +283,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     spendGuard: dryRuns.guard,
     ...(serverTools === undefined ? {} : { serverTools, documents: serverTools.documents }),
     ...(deadInstances === undefined ? {} : { instanceId }),
+    answerCache: createResponseCache({
+      store: openResponseCacheStore(state, config.responseCache.memoryBytes),
+      logger,
+      maxEntryBytes: config.responseCache.maxEntryBytes,
+      maxTtlSeconds: config.responseCache.maxTtlSeconds,
+    }),
   });
   // Each instance's breaker states for the admin API's providers page (engine/breaker-reports.ts).
   const breakerReportStore = createBreakerReportStore(state);

@@ -302,6 +302,12 @@ export interface CanonicalRequest {
    */
   strict?: boolean;
   /**
+   * The exact response cache as the request asked for it (`hi_cache` or `X-Hi-Cache`): a
+   * time-to-live in seconds, 0 for "not this request"; unset: the key's or workspace's policy
+   * decides (docs/response-cache.md).
+   */
+  responseCacheTtlSeconds?: number;
+  /**
    * Responses format: the caller set `store: false`, so it replays earlier items whole, never as
    * `item_reference`s, and the answer's item ids need not carry their items
    * (ingress/responses/item-seal.ts).

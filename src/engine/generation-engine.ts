@@ -42,6 +42,7 @@ import { type MeteredUsage, type MeterInput, meterUsage } from "./meter-usage.js
 import { type NativeToolPlan, planNativeTools } from "./plan-native-tools.js";
 import type {
   AdapterRegistry,
+  AnswerCache,
   DocumentPreparer,
   DocumentSession,
   EngineStore,
@@ -49,6 +50,9 @@ import type {
   ServerToolSession,
   ServerTools,
 } from "./ports.js";
+import { findCacheAffinity, orderByAffinity } from "./prompt-cache-affinity.js";
+import { readCachePolicy } from "./read-cache-policy.js";
+import { createCacheCandidate, createReplayRegistry } from "./replay-cached-answer.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { listRouteCandidates, type RouteCandidate } from "./route-candidates.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
@@ -74,6 +78,8 @@ export interface EngineDependencies {
   documents?: DocumentPreparer;
   /** This instance's id, written into every in-progress record (dead-instance-sweep.ts). */
   instanceId?: string;
+  /** The exact response cache (absent: nothing is cached). */
+  answerCache?: AnswerCache;
 }
 
 /** One route's breaker, as metrics label it. */
@@ -143,6 +149,7 @@ export class GenerationEngine {
     meter: (admitted, input, request) => this.meter(admitted, input, request),
     reserveRound: (admitted, spent, toolMicroUsd, toolsMicroUsd, next) =>
       this.reserveRound(admitted, spent, toolMicroUsd, toolsMicroUsd, next),
+    keepAnswer: (admitted, result) => this.keepAnswer(admitted, result),
   };
   private readonly runServices: RunServices;
 
@@ -228,8 +235,13 @@ export class GenerationEngine {
       rememberPassthroughText(passthrough, await stringifyInSteps(passthrough));
     }
     const { model, models, workspace, limits } = admitRequest(config, input.caller, input.request);
-    const routes =
+    let routes =
       models.length === 1 ? this.routesOf(model) : keepCandidatesWithKeys(listRouteCandidates(models));
+    // Same prompt-cache key or prefix, same route: the provider's prompt cache hits.
+    if (routes.length > 1 && config.routing?.promptCacheAffinity !== false) {
+      const affinity = findCacheAffinity(input.request);
+      if (affinity !== undefined) routes = orderByAffinity(routes, affinity);
+    }
     const {
       session: serverTools,
       plan,
@@ -239,6 +251,11 @@ export class GenerationEngine {
       workspaceId: workspace.id,
     });
     const documents = this.deps.documents?.prepare(input.request);
+    const cacheTicket = this.deps.answerCache?.ticketFor(
+      input.request,
+      workspace.id,
+      readCachePolicy(input.caller),
+    );
     // The model is offered the tools the gateway runs as functions of its own.
     let upstreamRequest = input.request;
     if (serverTools !== undefined) {
@@ -338,6 +355,9 @@ export class GenerationEngine {
       serverTools,
       documents,
     };
+    if (cacheTicket !== undefined) {
+      admitted.cache = { ticket: cacheTicket, hit: false, maxBytes: this.deps.answerCache!.maxEntryBytes };
+    }
     admitted[ANNOUNCE_SETTLED] = announceSettled;
     return admitted;
   }
@@ -474,13 +494,52 @@ export class GenerationEngine {
     // Non-streamed requests wait for the record before the upstream call; streams only before
     // their headers, so the first attempt overlaps the write.
     if (!admitted.request.stream) await admitted.recorded;
-    const run = await GenerationRun.start(admitted, signal, this.runHooks, this.runServices, {
+    // The one look at the response cache, before any upstream call; a hit is the run's only route.
+    const stored =
+      admitted.cache === undefined ? undefined : await this.deps.answerCache?.read(admitted.cache.ticket);
+    const services = stored === undefined ? this.runServices : this.serveFromCache(admitted, stored);
+    const run = await GenerationRun.start(admitted, signal, this.runHooks, services, {
       firstPartWaitMs,
     });
     // The id goes out with the headers: its record exists from then on. Embedded, the store
     // already answers lookups for it, so the headers need not wait for the row.
     if (admitted.request.stream && !this.deps.store.startedRecordsVisibleAtOnce) await admitted.recorded;
     return run;
+  }
+
+  /**
+   * A hit: the stored answer is the run's one route (replay-cached-answer.ts), with no server tools
+   * to run and no documents to read; it is billed nothing (`cost`).
+   */
+  private serveFromCache(admitted: AdmittedGeneration, stored: CanonicalResult): RunServices {
+    const candidate = createCacheCandidate(admitted.call.model);
+    const call: AdmittedGeneration["call"] = {
+      request: admitted.call.request,
+      model: admitted.call.model,
+      provider: candidate.route.provider,
+      upstreamModel: candidate.route.upstreamModel,
+      maxOutputTokens: admitted.call.maxOutputTokens,
+      requestId: admitted.requestId,
+      traceHeaders: undefined,
+    };
+    admitted.candidates = [candidate];
+    admitted.call = call;
+    admitted.callFor = () => call;
+    admitted.serverTools = undefined;
+    admitted.documents = undefined;
+    admitted.cache!.hit = true;
+    return {
+      adapters: createReplayRegistry(stored, this.deps.adapters),
+      breakers: this.breakers,
+      policy: this.retryPolicy,
+      random: this.deps.random,
+    };
+  }
+
+  /** A miss's complete answer goes into the cache; a hit's is already there. */
+  private async keepAnswer(admitted: AdmittedGeneration, result: CanonicalResult): Promise<void> {
+    if (admitted.cache === undefined || admitted.cache.hit) return;
+    await this.deps.answerCache?.write(admitted.cache.ticket, result);
   }
 
   /**
@@ -504,6 +563,8 @@ export class GenerationEngine {
     rounds: readonly CanonicalResult["usage"][],
     toolMicroUsd: number,
   ): number {
+    // A cached answer called no provider: it costs nothing.
+    if (admitted.cache?.hit === true) return 0;
     const cost = computeRoundsCostMicroUsd(rounds, selectAdmittedPrices(admitted)) + toolMicroUsd;
     const reserved = admitted.reservation.amountMicroUsd;
     if (cost <= reserved) return cost;
@@ -612,7 +673,9 @@ export class GenerationEngine {
   ): Promise<void> {
     // The numbers are final now: whoever reports on the request need not wait for the store.
     const announcing = admitted as Announcing;
-    announcing[ANNOUNCE_SETTLED]?.({ outcome, served, toolCalls });
+    const settledGeneration: SettledGeneration = { outcome, served, toolCalls };
+    if (admitted.cache !== undefined) settledGeneration.cache = admitted.cache.hit ? "hit" : "miss";
+    announcing[ANNOUNCE_SETTLED]?.(settledGeneration);
     announcing[ANNOUNCE_SETTLED] = undefined;
     // A start still being stored (a stream that failed at once) must land first, or it would be
     // left behind (in Redis, in the sweep's index) after its final record.

@@ -69,6 +69,11 @@ export interface GenerationOutcome {
    * billed). Absent on outcomes written before attempts were recorded.
    */
   attempts?: GenerationAttempt[];
+  /**
+   * Answered from the exact response cache (docs/response-cache.md): billed $0, no upstream
+   * called. Absent: false.
+   */
+  cacheHit?: boolean;
 }
 
 /** One upstream call of a generation (a route tried once). */

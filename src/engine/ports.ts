@@ -5,6 +5,7 @@
 import type { ApiKeyWithWorkspace, KeyLimits } from "../auth/accounts.js";
 import type {
   CanonicalRequest,
+  CanonicalResult,
   FunctionTool,
   NativeServerTool,
   ServerToolActivation,
@@ -192,4 +193,32 @@ export interface InstanceLeases {
   list(): Promise<Array<{ instanceId: string; renewedAt: number }>>;
   /** Unlists an instance whose records are all settled. */
   forget(instanceId: string): Promise<void>;
+}
+
+/**
+ * The exact response cache (response-cache/ implements this; docs/response-cache.md): a complete
+ * answer stored under the canonical request within one workspace, answered again at no cost.
+ */
+export interface AnswerCache {
+  /**
+   * Whether this request is cached, and under which key for how long: its own choice (`hi_cache`,
+   * `X-Hi-Cache`) first, else the key's or workspace's policy (`policyTtlSeconds`), which covers
+   * deterministic requests only. Undefined: not cached. Synchronous and bounded by the request's size.
+   */
+  ticketFor(
+    request: CanonicalRequest,
+    workspaceId: string,
+    policyTtlSeconds: number | null,
+  ): CacheTicket | undefined;
+  /** The stored answer, or undefined (none, expired, or the store did not answer in time). */
+  read(ticket: CacheTicket): Promise<CanonicalResult | undefined>;
+  /** Stores a complete answer; one too large is skipped. Never rejects. */
+  write(ticket: CacheTicket, result: CanonicalResult): Promise<void>;
+  /** An answer larger than this many bytes of JSON is not stored (a streamed one stops being kept). */
+  readonly maxEntryBytes: number;
+}
+
+export interface CacheTicket {
+  key: string;
+  ttlSeconds: number;
 }
