@@ -13,6 +13,7 @@ import type {
   ServerToolOutput,
 } from "../canonical/index.js";
 import type { ConfiguredProviderKind } from "../config/types.js";
+import type { AdmissionRecord } from "../limits/limit-counters.js";
 import type { ProviderAdapter } from "../providers/provider-adapter.js";
 import type { GenerationOutcome, GenerationRecord, GenerationStart } from "./generation-record.js";
 
@@ -20,8 +21,18 @@ import type { GenerationOutcome, GenerationRecord, GenerationStart } from "./gen
 export type AdapterRegistry = ReadonlyMap<ConfiguredProviderKind, ProviderAdapter>;
 
 export interface GenerationRepository {
-  /** Writes the in-progress record; idempotent on the id. */
-  start(record: GenerationStart): Promise<void>;
+  /**
+   * Writes the in-progress record; idempotent on the id. `sharedWithReservation`: its
+   * `admissionRecord` was stored with the reservation, so only what that does not cover is left.
+   */
+  start(record: GenerationStart, sharedWithReservation?: boolean): Promise<void>;
+  /**
+   * Distributed mode: the in-progress record as the limit counters store it in the reservation's
+   * own atomic step (one round trip before the upstream call instead of two). `record` has no
+   * `createdAt` yet: the admission time is written into it there. Absent where a record is not
+   * kept in the shared store (embedded mode, PostgreSQL without Redis).
+   */
+  admissionRecord?(record: GenerationStart): AdmissionRecord;
   /**
    * Finalises the record (with its attempts) and debits the workspace balance by `outcome.costMicroUsd` in one
    * transaction. Idempotent: a second call for the same id changes nothing. With `start`, the
