@@ -620,8 +620,9 @@ export class GenerationEngine {
     const announcing = admitted as Announcing;
     announcing[ANNOUNCE_SETTLED]?.({ outcome, served, toolCalls });
     announcing[ANNOUNCE_SETTLED] = undefined;
-    void this.record(admitted, outcome);
-    return SETTLED;
+    const recorded = this.record(admitted, outcome);
+    // During a database outage the record is parked on disk before the answer ends, as before.
+    return this.deps.store.generations.answerWaitsForRecord?.() === true ? recorded : SETTLED;
   }
 
   /** Writes the final record, then settles the reservation with its cost; never rejects. */

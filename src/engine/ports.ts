@@ -40,6 +40,11 @@ export interface GenerationRepository {
    * only in Redis or the journal); without it, an unknown id fails.
    */
   finish(id: string, outcome: GenerationOutcome, start?: GenerationStart): Promise<void>;
+  /**
+   * true while a record cannot leave after its answer (the database is known to be down, so it is
+   * parked on disk instead): the answer then waits for `finish`. Absent or false: it does not.
+   */
+  answerWaitsForRecord?(): boolean;
   /** null when unknown or owned by another workspace. */
   get(id: string, workspaceId: string): Promise<GenerationRecord | null>;
   /**
