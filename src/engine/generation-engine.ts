@@ -125,6 +125,9 @@ function selectAdmittedPrices(admitted: AdmittedGeneration): ModelPrices {
   return selectPricesInForce(admitted.call.model.prices, admitted.record.createdAt?.getTime() ?? Date.now());
 }
 
+/** What `settle` hands back at once: the run goes on without waiting for the store. */
+const SETTLED: Promise<void> = Promise.resolve();
+
 /** How an admitted generation's `settled` is resolved: a key only this module holds. */
 const ANNOUNCE_SETTLED = Symbol("announce settled");
 type Announcing = AdmittedGeneration & {
@@ -278,6 +281,20 @@ export class GenerationEngine {
     const worstCase = this.estimateWorstCase(requestFor, candidates, documents);
     // A large request took a while to bound: let other requests' I/O in before going on.
     if (performance.now() - bounding > YIELD_AFTER_MS) await yieldToEventLoop();
+    const record: GenerationStart = {
+      id: input.requestId,
+      workspaceId: workspace.id,
+      apiKeyId: input.caller.key.id,
+      model: model.slug,
+      ingressFormat: input.format,
+      source: input.caller.key.source,
+      stream: input.request.stream,
+      createdAt: undefined,
+      estimatedInputTokens: worstCase.inputTokens,
+      instanceId: this.deps.instanceId,
+    };
+    if (input.sessionId !== undefined) record.sessionId = input.sessionId;
+    if (input.client !== undefined) record.client = input.client;
     const reservation = await spendGuard.admit({
       requestId: input.requestId,
       keyId: input.caller.key.id,
@@ -287,27 +304,17 @@ export class GenerationEngine {
       checkBalance: !workspace.invoicing,
       worstCase,
       outputCapAdjustable: input.request.maxOutputTokens === undefined,
+      // Distributed: the in-progress record goes with the reservation, in the same round trip.
+      record: this.deps.store.generations.admissionRecord?.(record),
     });
-    const record: GenerationStart = {
-      id: input.requestId,
-      workspaceId: workspace.id,
-      apiKeyId: input.caller.key.id,
-      model: model.slug,
-      ingressFormat: input.format,
-      source: input.caller.key.source,
-      stream: input.request.stream,
-      // The reservation's clock decides the day and month the spend belongs to.
-      createdAt: new Date(reservation.admittedAt),
-      estimatedInputTokens: worstCase.inputTokens,
-      instanceId: this.deps.instanceId,
-    };
-    if (input.sessionId !== undefined) record.sessionId = input.sessionId;
-    if (input.client !== undefined) record.client = input.client;
+    // The reservation's clock decides the day and month the spend belongs to.
+    record.createdAt = new Date(reservation.admittedAt);
     // Every admitted request is recorded before its upstream is called, so a crash of this
     // instance leaves a record another one settles. Streams wait for it only before their headers,
     // non-streamed requests before their first upstream call (`run`). How much it costs
-    // is the store's business: a journal line embedded, a Redis SET with PostgreSQL and Redis.
-    const recorded = this.recordStart(record);
+    // is the store's business: a journal line embedded, nothing more with PostgreSQL and Redis
+    // (stored with the reservation), a Redis SET there when that could not be done.
+    const recorded = this.recordStart(record, reservation.recordStored);
     this.unsettled++;
     let announceSettled!: (settled: SettledGeneration) => void;
     const settled = new Promise<SettledGeneration>((resolve) => {
@@ -546,8 +553,8 @@ export class GenerationEngine {
    * A failed in-progress write does not fail the request: settlement writes the record final (or
    * parks it in the outbox), so only its early visibility is lost.
    */
-  private recordStart(record: GenerationStart): Promise<void> {
-    return this.deps.store.generations.start(record).catch((error: unknown) => {
+  private recordStart(record: GenerationStart, sharedWithReservation: boolean): Promise<void> {
+    return this.deps.store.generations.start(record, sharedWithReservation).catch((error: unknown) => {
       this.deps.logger.warn({ err: error, requestId: record.id }, "in-progress record not written");
     });
   }
@@ -665,18 +672,31 @@ export class GenerationEngine {
     return metered;
   }
 
-  private async settle(
+  /**
+   * The numbers are final once the run calls this: its answer's last bytes need not wait for the
+   * store or the counters, so both are handed over here and leave afterwards (in batches, the
+   * store's business), in the order that keeps the counters exact. `whenSettled` still waits for
+   * them, so a shutdown does not close the store under them.
+   */
+  private settle(
     admitted: AdmittedGeneration,
     outcome: GenerationOutcome,
     served: GenerationAttempt | undefined,
     toolCalls: ExecutedToolCall[],
   ): Promise<void> {
-    // The numbers are final now: whoever reports on the request need not wait for the store.
+    // Whoever reports on the request (its log line, metrics) need not wait for the store either.
     const announcing = admitted as Announcing;
     const settledGeneration: SettledGeneration = { outcome, served, toolCalls };
     if (admitted.cache !== undefined) settledGeneration.cache = admitted.cache.hit ? "hit" : "miss";
     announcing[ANNOUNCE_SETTLED]?.(settledGeneration);
     announcing[ANNOUNCE_SETTLED] = undefined;
+    const recorded = this.record(admitted, outcome);
+    // During a database outage the record is parked on disk before the answer ends, as before.
+    return this.deps.store.generations.answerWaitsForRecord?.() === true ? recorded : SETTLED;
+  }
+
+  /** Writes the final record, then settles the reservation with its cost; never rejects. */
+  private async record(admitted: AdmittedGeneration, outcome: GenerationOutcome): Promise<void> {
     // A start still being stored (a stream that failed at once) must land first, or it would be
     // left behind (in Redis, in the sweep's index) after its final record.
     await admitted.recorded;

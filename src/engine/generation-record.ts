@@ -41,6 +41,12 @@ export interface GenerationStart {
    * record's Redis copy, not in its row.
    */
   instanceId?: string;
+  /**
+   * Only on a record a sweep lists: the outcome its run settled it with, when its instance died
+   * after the answer and before the final row was written (the record's Redis copy keeps it until
+   * then). The sweep writes that outcome instead of `interrupted`. Never stored.
+   */
+  settledWith?: GenerationOutcome;
 }
 
 export interface GenerationOutcome {

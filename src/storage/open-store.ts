@@ -165,9 +165,13 @@ export function createStore(
   const client = availability.guard(rawClient);
   const sqlGenerations = createGenerationRepository(client);
   const journaled = journal ? createJournaledGenerationRepository(sqlGenerations, journal) : undefined;
-  const generations = journaled ?? createBatchedGenerationRepository(sqlGenerations);
-  // With a journal, every other read first waits for the final records journaled before it.
-  const readClient = journaled ? flushBefore(client, () => journaled.drain()) : client;
+  const batched = journaled ? undefined : createBatchedGenerationRepository(sqlGenerations);
+  const generations = journaled ?? batched!;
+  // Every other read first waits for the final records handed over before it (the request that
+  // asked was answered before its record was written): journaled, or submitted to a batch.
+  const readClient = journaled
+    ? flushBefore(client, () => journaled.drain())
+    : flushBefore(client, () => batched!.finishedBefore());
   return {
     mode,
     // Both embedded repositories (batched, journaled) answer lookups for unwritten records.
