@@ -27,6 +27,9 @@ export function withSettleHook(inner: SpendGuard, hook: SettleHook): SpendGuard 
         get outputCapLowered() {
           return reservation.outputCapLowered;
         },
+        get recordStored() {
+          return reservation.recordStored;
+        },
         extend: (amount) => reservation.extend(amount),
         async settle(costMicroUsd) {
           await reservation.settle(costMicroUsd);
