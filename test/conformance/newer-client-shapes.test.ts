@@ -181,3 +181,54 @@ test("Responses input items of unknown types: verbatim in place to OpenAI Respon
   assert.match(refusal.error.message, /input\[1\]\(custom_tool_call\)/);
   assert.equal(anthropic.requests.length, before);
 });
+
+test("unknown fields of a Chat function tool's function object: inside it on Chat routes, reported dropped elsewhere", async () => {
+  for (const kind of PROVIDER_KINDS) {
+    const upstream = gateway.upstreams[kind];
+    upstream.serve(scriptAnswer(kind, "text", { stream: false }));
+    const before = upstream.requests.length;
+    const response = await post("chat/completions", {
+      model: upstream.model,
+      messages: [{ role: "user", content: "Hi" }],
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "lookup",
+            parameters: { type: "object" },
+            input_examples: [{ q: "a" }],
+            defer_loading: true,
+          },
+        },
+      ],
+    });
+    assert.equal(response.status, 200, `${kind}: ${await response.clone().text()}`);
+    const sent = upstream.requests[before].body;
+    const dropped = response.headers.get("x-hi-dropped");
+    if (kind === "openai-chat" || kind === "openai-compatible") {
+      assert.equal(dropped, null, kind);
+      assert.deepEqual(sent.tools[0].function.input_examples, [{ q: "a" }], kind);
+      assert.equal(sent.tools[0].function.defer_loading, true, kind);
+    } else {
+      // The header's list is comma-separated, so a comma inside one entry is percent-encoded.
+      assert.equal(dropped, "tools[0].function.{input_examples%2Cdefer_loading}", kind);
+      assert.equal(JSON.stringify(sent).includes("input_examples"), false, kind);
+      assert.deepEqual(await recordedDrops(response), ["tools[0].function.{input_examples,defer_loading}"]);
+    }
+  }
+  const google = gateway.upstreams.google;
+  const strict = await post(
+    "chat/completions",
+    {
+      model: google.model,
+      messages: [{ role: "user", content: "Hi" }],
+      tools: [{ type: "function", function: { name: "lookup", input_examples: [] } }],
+    },
+    { "X-Hi-Strict": "true" },
+  );
+  assert.equal(strict.status, 400);
+  assert.equal(
+    ((await strict.json()) as { error: { param: string } }).error.param,
+    "tools[0].function.input_examples",
+  );
+});
