@@ -10,7 +10,6 @@ import assert from "node:assert/strict";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { ProviderKind } from "../../src/config/types.js";
 import { CLAUDE_CODE_BINARY, CLAUDE_CODE_VERSION, missingCli } from "../helpers/agent-clis.js";
 import { AGENT_MODEL_TEXT, TOOL_ANSWER_PREFIX } from "../helpers/agent-model.js";
 import { recordingClientFixtures, writeClientRecordings } from "../helpers/client-fixtures.js";
