@@ -47,13 +47,20 @@ test("a policy caches only deterministic requests; the request's own choice cach
     sampling: { temperature: 0 },
     serverTools: [{ id: "web_search", maxUses: 1, events: false }],
   });
-  assert.equal(answers.ticketFor(withTools, "ws", 600), undefined, "server tools: only when asked explicitly");
+  assert.equal(
+    answers.ticketFor(withTools, "ws", 600),
+    undefined,
+    "server tools: only when asked explicitly",
+  );
   withTools.responseCacheTtlSeconds = 60;
   assert.equal(answers.ticketFor(withTools, "ws", 600)?.ttlSeconds, 60);
   assert.equal(answers.ticketFor(request({ responseCacheTtlSeconds: 30 }), "ws", null)?.ttlSeconds, 30);
   const optOut = request({ sampling: { temperature: 0 }, responseCacheTtlSeconds: 0 });
   assert.equal(answers.ticketFor(optOut, "ws", 600), undefined, "hi_cache: false bypasses the policy");
-  assert.equal(answers.ticketFor(request({ responseCacheTtlSeconds: 999_999 }), "ws", null)?.ttlSeconds, 3_600);
+  assert.equal(
+    answers.ticketFor(request({ responseCacheTtlSeconds: 999_999 }), "ws", null)?.ttlSeconds,
+    3_600,
+  );
 });
 
 test("the key is the canonical request within one workspace, whatever the stream flag, user or field order", () => {
