@@ -255,6 +255,37 @@ export const gatewayConfigSchema = z.strictObject({
       breaker_failures: z.int().min(1).max(1000).default(5),
       /** How long an open breaker skips its route before one request probes it. */
       breaker_cooldown_seconds: z.int().min(1).max(3600).default(30),
+      /**
+       * Requests with the same prompt-cache key (or long prompt prefix) go to the same one of a
+       * model's routes, so the provider's prompt cache hits; false keeps the catalog order for all.
+       */
+      prompt_cache_affinity: z.boolean().default(true),
+    })
+    .prefault({}),
+  /**
+   * The exact response cache (docs/response-cache.md): what one stored answer and the embedded
+   * store may hold, and the longest time-to-live a request or policy may ask for.
+   */
+  response_cache: z
+    .strictObject({
+      /** An answer larger than this (its canonical JSON) is not stored. */
+      max_entry_bytes: z
+        .int()
+        .min(1024)
+        .max(16 * 1024 * 1024)
+        .default(1024 * 1024),
+      /** Embedded mode: the in-process store's size; the least recently used answers go first. */
+      memory_bytes: z
+        .int()
+        .min(1024 * 1024)
+        .max(4 * 1024 * 1024 * 1024)
+        .default(64 * 1024 * 1024),
+      /** The longest time-to-live a request, key or workspace may set. */
+      max_ttl_seconds: z
+        .int()
+        .min(1)
+        .max(30 * 86_400)
+        .default(86_400),
     })
     .prefault({}),
   bootstrap: z

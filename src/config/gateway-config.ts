@@ -38,6 +38,14 @@ export interface GatewayConfig {
     failoverDeadlineMs: number;
     breakerFailures: number;
     breakerCooldownMs: number;
+    /** Same prompt-cache key or prefix → same route (engine/prompt-cache-affinity.ts). */
+    promptCacheAffinity: boolean;
+  };
+  /** The exact response cache (`response_cache.*`, docs/response-cache.md). */
+  responseCache: {
+    maxEntryBytes: number;
+    memoryBytes: number;
+    maxTtlSeconds: number;
   };
   /**
    * `meta.image_generation_configured`: the `image` tool is configured and at least one of its

@@ -127,6 +127,12 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
       failoverDeadlineMs: file.routing.failover_deadline_seconds * 1000,
       breakerFailures: file.routing.breaker_failures,
       breakerCooldownMs: file.routing.breaker_cooldown_seconds * 1000,
+      promptCacheAffinity: file.routing.prompt_cache_affinity,
+    },
+    responseCache: {
+      maxEntryBytes: file.response_cache.max_entry_bytes,
+      memoryBytes: file.response_cache.memory_bytes,
+      maxTtlSeconds: file.response_cache.max_ttl_seconds,
     },
     defaultWorkspaceCreditsMicroUsd: parseBootstrapCredits(
       file.bootstrap.default_workspace_credits_usd,

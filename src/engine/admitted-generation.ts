@@ -7,7 +7,7 @@ import type { IngressFormatName } from "../canonical/ingress-format-name.js";
 import type { Reservation } from "../limits/spend-guard.js";
 import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
 import type { GenerationAttempt, GenerationOutcome, GenerationStart } from "./generation-record.js";
-import type { AdmittedCaller, DocumentSession, ServerToolSession } from "./ports.js";
+import type { AdmittedCaller, CacheTicket, DocumentSession, ServerToolSession } from "./ports.js";
 import type { RouteCandidate } from "./route-candidates.js";
 
 export interface GenerationInput {
@@ -69,11 +69,18 @@ export interface AdmittedGeneration extends GenerationInput {
   maxToolRounds: number;
   /** The most calls of one tool a provider running it itself may make per upstream round. */
   maxNativeCallsPerRound: number;
+  /**
+   * The request is cached (docs/response-cache.md): its key and time-to-live, whether this run is
+   * a hit (set before the run starts), and the most bytes of answer a miss keeps to store.
+   */
+  cache?: { ticket: CacheTicket; hit: boolean; maxBytes: number };
 }
 
 /** A generation as it settled. */
 export interface SettledGeneration {
   outcome: GenerationOutcome;
+  /** The response cache was looked up: answered from it (`hit`) or not (`miss`). */
+  cache?: "hit" | "miss";
   /** The attempt that served (absent when none did); its outcome tells how it ended. */
   served: GenerationAttempt | undefined;
   /** Every server-tool call the run executed, in the order they started (empty without any). */

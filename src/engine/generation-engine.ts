@@ -18,8 +18,10 @@ import {
 import type { Logger } from "../logging/logger.js";
 import { boundInputTokens } from "../metering/bound-input-tokens.js";
 import { computeRoundsCostMicroUsd } from "../metering/compute-cost.js";
+import { rememberPassthroughText } from "../metering/passthrough-text.js";
 import { type ModelPrices, selectPricesInForce } from "../metering/prices.js";
 import { type ProviderAdapter, routeReadsPdf } from "../providers/provider-adapter.js";
+import { stringifyInSteps } from "../providers/shared/stringify-in-steps.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import type {
   AdmittedGeneration,
@@ -41,6 +43,7 @@ import { type MeteredUsage, type MeterInput, meterUsage } from "./meter-usage.js
 import { type NativeToolPlan, planNativeTools } from "./plan-native-tools.js";
 import type {
   AdapterRegistry,
+  AnswerCache,
   DocumentPreparer,
   DocumentSession,
   EngineStore,
@@ -48,6 +51,9 @@ import type {
   ServerToolSession,
   ServerTools,
 } from "./ports.js";
+import { findCacheAffinity, orderByAffinity } from "./prompt-cache-affinity.js";
+import { readCachePolicy } from "./read-cache-policy.js";
+import { createCacheCandidate, createReplayRegistry } from "./replay-cached-answer.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { listRouteCandidates, type RouteCandidate } from "./route-candidates.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
@@ -73,6 +79,8 @@ export interface EngineDependencies {
   documents?: DocumentPreparer;
   /** This instance's id, written into every in-progress record (dead-instance-sweep.ts). */
   instanceId?: string;
+  /** The exact response cache (absent: nothing is cached). */
+  answerCache?: AnswerCache;
 }
 
 /** One route's breaker, as metrics label it. */
@@ -118,6 +126,9 @@ function selectAdmittedPrices(admitted: AdmittedGeneration): ModelPrices {
   return selectPricesInForce(admitted.call.model.prices, admitted.record.createdAt?.getTime() ?? Date.now());
 }
 
+/** What `settle` hands back at once: the run goes on without waiting for the store. */
+const SETTLED: Promise<void> = Promise.resolve();
+
 /** How an admitted generation's `settled` is resolved: a key only this module holds. */
 const ANNOUNCE_SETTLED = Symbol("announce settled");
 type Announcing = AdmittedGeneration & {
@@ -142,6 +153,7 @@ export class GenerationEngine {
     meter: (admitted, input, request) => this.meter(admitted, input, request),
     reserveRound: (admitted, spent, toolMicroUsd, toolsMicroUsd, next) =>
       this.reserveRound(admitted, spent, toolMicroUsd, toolsMicroUsd, next),
+    keepAnswer: (admitted, result) => this.keepAnswer(admitted, result),
   };
   private readonly runServices: RunServices;
 
@@ -221,9 +233,19 @@ export class GenerationEngine {
 
   async admit(input: GenerationInput): Promise<AdmittedGeneration> {
     const { config, spendGuard } = this.deps;
+    // The bounds below count the passthrough fields' JSON text: made here in steps, once.
+    const { passthrough } = input.request;
+    if (Object.keys(passthrough).length > 0) {
+      rememberPassthroughText(passthrough, await stringifyInSteps(passthrough));
+    }
     const { model, models, workspace, limits } = admitRequest(config, input.caller, input.request);
-    const routes =
+    let routes =
       models.length === 1 ? this.routesOf(model) : keepCandidatesWithKeys(listRouteCandidates(models));
+    // Same prompt-cache key or prefix, same route: the provider's prompt cache hits.
+    if (routes.length > 1 && config.routing?.promptCacheAffinity !== false) {
+      const affinity = findCacheAffinity(input.request);
+      if (affinity !== undefined) routes = orderByAffinity(routes, affinity);
+    }
     const {
       session: serverTools,
       plan,
@@ -233,6 +255,11 @@ export class GenerationEngine {
       workspaceId: workspace.id,
     });
     const documents = this.deps.documents?.prepare(input.request);
+    const cacheTicket = this.deps.answerCache?.ticketFor(
+      input.request,
+      workspace.id,
+      readCachePolicy(input.caller),
+    );
     // The model is offered the tools the gateway runs as functions of its own.
     let upstreamRequest = input.request;
     if (serverTools !== undefined) {
@@ -255,6 +282,20 @@ export class GenerationEngine {
     const worstCase = this.estimateWorstCase(requestFor, candidates, documents);
     // A large request took a while to bound: let other requests' I/O in before going on.
     if (performance.now() - bounding > YIELD_AFTER_MS) await yieldToEventLoop();
+    const record: GenerationStart = {
+      id: input.requestId,
+      workspaceId: workspace.id,
+      apiKeyId: input.caller.key.id,
+      model: model.slug,
+      ingressFormat: input.format,
+      source: input.caller.key.source,
+      stream: input.request.stream,
+      createdAt: undefined,
+      estimatedInputTokens: worstCase.inputTokens,
+      instanceId: this.deps.instanceId,
+    };
+    if (input.sessionId !== undefined) record.sessionId = input.sessionId;
+    if (input.client !== undefined) record.client = input.client;
     const reservation = await spendGuard.admit({
       requestId: input.requestId,
       keyId: input.caller.key.id,
@@ -264,27 +305,17 @@ export class GenerationEngine {
       checkBalance: !workspace.invoicing,
       worstCase,
       outputCapAdjustable: input.request.maxOutputTokens === undefined,
+      // Distributed: the in-progress record goes with the reservation, in the same round trip.
+      record: this.deps.store.generations.admissionRecord?.(record),
     });
-    const record: GenerationStart = {
-      id: input.requestId,
-      workspaceId: workspace.id,
-      apiKeyId: input.caller.key.id,
-      model: model.slug,
-      ingressFormat: input.format,
-      source: input.caller.key.source,
-      stream: input.request.stream,
-      // The reservation's clock decides the day and month the spend belongs to.
-      createdAt: new Date(reservation.admittedAt),
-      estimatedInputTokens: worstCase.inputTokens,
-      instanceId: this.deps.instanceId,
-    };
-    if (input.sessionId !== undefined) record.sessionId = input.sessionId;
-    if (input.client !== undefined) record.client = input.client;
+    // The reservation's clock decides the day and month the spend belongs to.
+    record.createdAt = new Date(reservation.admittedAt);
     // Every admitted request is recorded before its upstream is called, so a crash of this
     // instance leaves a record another one settles. Streams wait for it only before their headers,
     // non-streamed requests before their first upstream call (`run`). How much it costs
-    // is the store's business: a journal line embedded, a Redis SET with PostgreSQL and Redis.
-    const recorded = this.recordStart(record);
+    // is the store's business: a journal line embedded, nothing more with PostgreSQL and Redis
+    // (stored with the reservation), a Redis SET there when that could not be done.
+    const recorded = this.recordStart(record, reservation.recordStored);
     this.unsettled++;
     let announceSettled!: (settled: SettledGeneration) => void;
     const settled = new Promise<SettledGeneration>((resolve) => {
@@ -332,6 +363,9 @@ export class GenerationEngine {
       serverTools,
       documents,
     };
+    if (cacheTicket !== undefined) {
+      admitted.cache = { ticket: cacheTicket, hit: false, maxBytes: this.deps.answerCache!.maxEntryBytes };
+    }
     admitted[ANNOUNCE_SETTLED] = announceSettled;
     return admitted;
   }
@@ -468,7 +502,11 @@ export class GenerationEngine {
     // Non-streamed requests wait for the record before the upstream call; streams only before
     // their headers, so the first attempt overlaps the write.
     if (!admitted.request.stream) await admitted.recorded;
-    const run = await GenerationRun.start(admitted, signal, this.runHooks, this.runServices, {
+    // The one look at the response cache, before any upstream call; a hit is the run's only route.
+    const stored =
+      admitted.cache === undefined ? undefined : await this.deps.answerCache?.read(admitted.cache.ticket);
+    const services = stored === undefined ? this.runServices : this.serveFromCache(admitted, stored);
+    const run = await GenerationRun.start(admitted, signal, this.runHooks, services, {
       firstPartWaitMs,
     });
     // The id goes out with the headers: its record exists from then on. Embedded, the store
@@ -478,11 +516,46 @@ export class GenerationEngine {
   }
 
   /**
+   * A hit: the stored answer is the run's one route (replay-cached-answer.ts), with no server tools
+   * to run and no documents to read; it is billed nothing (`cost`).
+   */
+  private serveFromCache(admitted: AdmittedGeneration, stored: CanonicalResult): RunServices {
+    const candidate = createCacheCandidate(admitted.call.model);
+    const call: AdmittedGeneration["call"] = {
+      request: admitted.call.request,
+      model: admitted.call.model,
+      provider: candidate.route.provider,
+      upstreamModel: candidate.route.upstreamModel,
+      maxOutputTokens: admitted.call.maxOutputTokens,
+      requestId: admitted.requestId,
+      traceHeaders: undefined,
+    };
+    admitted.candidates = [candidate];
+    admitted.call = call;
+    admitted.callFor = () => call;
+    admitted.serverTools = undefined;
+    admitted.documents = undefined;
+    admitted.cache!.hit = true;
+    return {
+      adapters: createReplayRegistry(stored, this.deps.adapters),
+      breakers: this.breakers,
+      policy: this.retryPolicy,
+      random: this.deps.random,
+    };
+  }
+
+  /** A miss's complete answer goes into the cache; a hit's is already there. */
+  private async keepAnswer(admitted: AdmittedGeneration, result: CanonicalResult): Promise<void> {
+    if (admitted.cache === undefined || admitted.cache.hit) return;
+    await this.deps.answerCache?.write(admitted.cache.ticket, result);
+  }
+
+  /**
    * A failed in-progress write does not fail the request: settlement writes the record final (or
    * parks it in the outbox), so only its early visibility is lost.
    */
-  private recordStart(record: GenerationStart): Promise<void> {
-    return this.deps.store.generations.start(record).catch((error: unknown) => {
+  private recordStart(record: GenerationStart, sharedWithReservation: boolean): Promise<void> {
+    return this.deps.store.generations.start(record, sharedWithReservation).catch((error: unknown) => {
       this.deps.logger.warn({ err: error, requestId: record.id }, "in-progress record not written");
     });
   }
@@ -498,6 +571,8 @@ export class GenerationEngine {
     rounds: readonly CanonicalResult["usage"][],
     toolMicroUsd: number,
   ): number {
+    // A cached answer called no provider: it costs nothing.
+    if (admitted.cache?.hit === true) return 0;
     const cost = computeRoundsCostMicroUsd(rounds, selectAdmittedPrices(admitted)) + toolMicroUsd;
     const reserved = admitted.reservation.amountMicroUsd;
     if (cost <= reserved) return cost;
@@ -598,16 +673,31 @@ export class GenerationEngine {
     return metered;
   }
 
-  private async settle(
+  /**
+   * The numbers are final once the run calls this: its answer's last bytes need not wait for the
+   * store or the counters, so both are handed over here and leave afterwards (in batches, the
+   * store's business), in the order that keeps the counters exact. `whenSettled` still waits for
+   * them, so a shutdown does not close the store under them.
+   */
+  private settle(
     admitted: AdmittedGeneration,
     outcome: GenerationOutcome,
     served: GenerationAttempt | undefined,
     toolCalls: ExecutedToolCall[],
   ): Promise<void> {
-    // The numbers are final now: whoever reports on the request need not wait for the store.
+    // Whoever reports on the request (its log line, metrics) need not wait for the store either.
     const announcing = admitted as Announcing;
-    announcing[ANNOUNCE_SETTLED]?.({ outcome, served, toolCalls });
+    const settledGeneration: SettledGeneration = { outcome, served, toolCalls };
+    if (admitted.cache !== undefined) settledGeneration.cache = admitted.cache.hit ? "hit" : "miss";
+    announcing[ANNOUNCE_SETTLED]?.(settledGeneration);
     announcing[ANNOUNCE_SETTLED] = undefined;
+    const recorded = this.record(admitted, outcome);
+    // During a database outage the record is parked on disk before the answer ends, as before.
+    return this.deps.store.generations.answerWaitsForRecord?.() === true ? recorded : SETTLED;
+  }
+
+  /** Writes the final record, then settles the reservation with its cost; never rejects. */
+  private async record(admitted: AdmittedGeneration, outcome: GenerationOutcome): Promise<void> {
     // A start still being stored (a stream that failed at once) must land first, or it would be
     // left behind (in Redis, in the sweep's index) after its final record.
     await admitted.recorded;

@@ -78,6 +78,8 @@ export interface RunHooks {
     toolsMicroUsd: number,
     next: { request: CanonicalRequest; resultTokens: number } | undefined,
   ): Promise<boolean>;
+  /** A complete answer (finished, not cut, no error) of a cached request: stored; never rejects. */
+  keepAnswer(admitted: AdmittedGeneration, result: CanonicalResult): Promise<void>;
 }
 
 export interface RunServices {
@@ -152,6 +154,8 @@ export class GenerationRun {
   /** The response started before the upstream's first part arrived. */
   private slowStart = false;
   private readonly onClientGone = () => this.cancel();
+  /** Streamed, a cached request's miss: the parts shown so far, to store once complete. */
+  private kept?: { parts: CanonicalStreamPart[]; bytes: number };
 
   private constructor(
     private readonly admitted: AdmittedGeneration,
@@ -167,6 +171,9 @@ export class GenerationRun {
         requestId: admitted.requestId,
         maxNativeCallsPerRound: admitted.maxNativeCallsPerRound,
       });
+    }
+    if (admitted.cache !== undefined && !admitted.cache.hit && admitted.request.stream) {
+      this.kept = { parts: [], bytes: 0 };
     }
     this.cursor = {
       pass: 0,
@@ -510,8 +517,15 @@ export class GenerationRun {
       }
       while (next !== undefined) {
         this.observe(next);
-        if (this.loop === undefined) yield next;
-        else for (const shown of this.loop.transform(next)) yield shown;
+        if (this.loop === undefined) {
+          this.keep(next);
+          yield next;
+        } else {
+          for (const shown of this.loop.transform(next)) {
+            this.keep(shown);
+            yield shown;
+          }
+        }
         if (next.type === "error" || this.cancelled) break;
         next = await this.take(this.iterator!.next());
         if (
@@ -541,6 +555,37 @@ export class GenerationRun {
       }
       void this.settle();
     }
+  }
+
+  /** Keeps a streamed part for the response cache, until the answer outgrows what one entry may hold. */
+  private keep(part: CanonicalStreamPart): void {
+    const kept = this.kept;
+    if (kept === undefined) return;
+    // The parts' text dominates an entry; the fixed part per entry covers the JSON around it.
+    kept.bytes +=
+      64 + ("delta" in part ? part.delta.length : 0) + ("arguments" in part ? part.arguments.length : 0);
+    if (kept.bytes > this.admitted.cache!.maxBytes) this.kept = undefined;
+    else kept.parts.push(part);
+  }
+
+  /** A cached request's miss that completed: its answer goes to the cache (the engine's hook). */
+  private async storeAnswer(status: GenerationOutcome["status"]): Promise<void> {
+    const cache = this.admitted.cache;
+    if (cache === undefined || cache.hit || status !== "ok") return;
+    // Cut answers (length, content filter) and failures are never stored.
+    if (
+      this.finishReason !== "stop" &&
+      this.finishReason !== "stop-sequence" &&
+      this.finishReason !== "tool-calls"
+    )
+      return;
+    const result = this.admitted.request.stream
+      ? this.kept === undefined
+        ? undefined
+        : foldStreamParts(this.kept.parts)
+      : this.result;
+    this.kept = undefined;
+    if (result !== undefined) await this.hooks.keepAnswer(this.admitted, result);
   }
 
   /**
@@ -756,8 +801,10 @@ export class GenerationRun {
       costs.pdf = (costs.pdf ?? 0) + documentMicroUsd;
     }
     if (this.error && status === "error") outcome.errorCode = this.error.code;
+    if (this.admitted.cache?.hit === true) outcome.cacheHit = true;
     const served = this.serving === undefined ? undefined : this.attempts[this.serving.index];
     await this.hooks.settle(this.admitted, outcome, served, this.loop?.executed ?? []);
+    void this.storeAnswer(status);
     const settlement: Settlement = {
       usage,
       costMicroUsd,

@@ -21,9 +21,10 @@ import { createClientGoneSignal } from "../router/client-gone-signal.js";
 import { createErrorResponseHeaders } from "../router/error-response.js";
 import type { RequestLogEntry } from "../router/request-log.js";
 import { sendJson } from "../router/send-json.js";
+import { type CostQuoteDeps, DRY_RUN_HEADER, quoteGeneration, readDryRunHeader } from "./cost-quote.js";
 import { createDroppedHeader } from "./dropped-header.js";
 import { writeSseResponse } from "./sse-response.js";
-import { startGeneration } from "./start-generation.js";
+import { type GenerationStartInput, startGeneration } from "./start-generation.js";
 
 export interface GenerationRouteDeps {
   engine: GenerationEngine;
@@ -34,6 +35,8 @@ export interface GenerationRouteDeps {
   keepAliveMs?: number;
   /** How long a client may take nothing while its answer (streamed or not) waits for it. */
   clientReadTimeoutMs?: number;
+  /** Cost quotes (`X-Hi-Dry-Run: 1`); absent: a dry run is refused, never run for real. */
+  quotes?: CostQuoteDeps;
 }
 
 type Answer =
@@ -70,30 +73,12 @@ export function createGenerationHandler(
       const caller = await deps.authenticator.authenticate(readApiKey(headers));
       requestLog.caller = caller;
       const body = await readNodeJsonBody(incoming, deps.maxBodyBytes, jsonShape);
-      const { run, context } = await startGeneration(format, deps, {
-        caller,
-        body,
-        headers,
-        requestId,
-        startedAt,
-        requestLog,
-        signal,
-      });
-      if (run.result === undefined) {
-        answer = { kind: "stream", run, encoder: format.createStreamEncoder(context) };
-      } else {
-        const settlement = await run.settle();
-        answer = {
-          kind: "json",
-          status: 200,
-          headers: {
-            "Content-Type": "application/json",
-            "X-Request-Id": requestId,
-            ...createDroppedHeader(run.dropped),
-          },
-          body: JSON.stringify(format.encodeResult(run.result, settlement, context)),
-        };
-      }
+      const dryRun = readDryRunHeader(headers.get(DRY_RUN_HEADER));
+      const exchange = { caller, body, headers, requestId, startedAt, requestLog, signal };
+      answer =
+        dryRun === false
+          ? await answerGeneration(format, deps, exchange)
+          : await answerQuote(format, deps.quotes, dryRun, exchange);
     } catch (thrown) {
       // The instance ended the request (shutdown): its reason is the answer, whatever the upstream
       // call threw when it was stopped.
@@ -124,5 +109,49 @@ export function createGenerationHandler(
     } else {
       sendJson(outgoing, answer.status, answer.headers, answer.body, deps.clientReadTimeoutMs);
     }
+  };
+}
+
+async function answerGeneration(
+  format: IngressFormat,
+  deps: GenerationRouteDeps,
+  input: GenerationStartInput,
+): Promise<Answer> {
+  const { run, context } = await startGeneration(format, deps, input);
+  if (run.result === undefined) {
+    return { kind: "stream", run, encoder: format.createStreamEncoder(context) };
+  }
+  const settlement = await run.settle();
+  return {
+    kind: "json",
+    status: 200,
+    headers: {
+      "Content-Type": "application/json",
+      "X-Request-Id": input.requestId,
+      ...createDroppedHeader(run.dropped),
+    },
+    body: JSON.stringify(format.encodeResult(run.result, settlement, context)),
+  };
+}
+
+/** A cost quote instead of the generation (cost-quote.ts); the same JSON in every format. */
+async function answerQuote(
+  format: IngressFormat,
+  quotes: CostQuoteDeps | undefined,
+  dryRun: true | "invalid",
+  input: GenerationStartInput,
+): Promise<Answer & { kind: "json" }> {
+  if (dryRun === "invalid") {
+    throw GatewayError.invalidRequest("X-Hi-Dry-Run must be 1 or true (or 0, false)", "X-Hi-Dry-Run");
+  }
+  if (quotes === undefined) {
+    throw new GatewayError("internal_error", "Cost quotes are not available on this gateway");
+  }
+  const quote = await quoteGeneration(format, quotes, input);
+  return {
+    kind: "json",
+    status: 200,
+    headers: { "Content-Type": "application/json", "X-Request-Id": input.requestId, "X-Hi-Dry-Run": "1" },
+    body: JSON.stringify(quote),
   };
 }

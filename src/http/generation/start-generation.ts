@@ -6,7 +6,7 @@
  * so a turn over a socket is admitted, metered and settled exactly as the same request over HTTP.
  */
 import type { AuthenticatedCaller } from "../../auth/authenticate.js";
-import type { GenerationEngine } from "../../engine/generation-engine.js";
+import type { GenerationEngine, GenerationInput } from "../../engine/generation-engine.js";
 import type { GenerationRun } from "../../engine/generation-run.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "../../engine/yield-to-event-loop.js";
 import { GatewayError } from "../../errors/gateway-error.js";
@@ -42,11 +42,15 @@ export interface StartedGeneration {
   context: EncodeContext;
 }
 
-export async function startGeneration(
+/**
+ * The request as admission gets it: the shape caps checked, the body decoded in the endpoint's
+ * format. Shared by a real start and a cost quote (cost-quote.ts), so both admit the same request.
+ */
+export async function decodeGeneration(
   format: IngressFormat,
-  deps: GenerationStartDeps,
+  deps: Pick<GenerationStartDeps, "requestShape">,
   input: GenerationStartInput,
-): Promise<StartedGeneration> {
+): Promise<GenerationInput> {
   const { requestLog, signal, requestId } = input;
   const decodeStarted = performance.now();
   checkRequestShape(input.body, format.name, deps.requestShape);
@@ -56,7 +60,7 @@ export async function startGeneration(
   if (performance.now() - decodeStarted > YIELD_AFTER_MS) await yieldToEventLoop();
   // Ended by the instance (shutdown) while the body was read: not admitted, nothing to settle.
   if (signal.reason instanceof GatewayError) throw signal.reason;
-  const admitted = await deps.engine.admit({
+  return {
     requestId,
     format: format.name,
     caller: input.caller,
@@ -66,7 +70,18 @@ export async function startGeneration(
     // Read off the request's headers (or the socket's handshake) for the log line; the record keeps them.
     sessionId: requestLog.sessionId,
     client: requestLog.client,
-  });
+  };
+}
+
+export async function startGeneration(
+  format: IngressFormat,
+  deps: GenerationStartDeps,
+  input: GenerationStartInput,
+): Promise<StartedGeneration> {
+  const { requestLog, signal, requestId } = input;
+  const generation = await decodeGeneration(format, deps, input);
+  const { request } = generation;
+  const admitted = await deps.engine.admit(generation);
   requestLog.settled = admitted.settled;
   // From here the line and the metrics name the catalog slug the name resolved to.
   requestLog.model = admitted.record.model;

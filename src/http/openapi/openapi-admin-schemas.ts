@@ -66,3 +66,57 @@ export const adminDailyUsageSchema = z
 export const adminGenerationSchema = generationSchema.shape.data
   .extend({ workspace_id: z.string(), api_key_id: z.string() })
   .meta({ id: "AdminGeneration" });
+
+export const adminModelPerformanceSchema = z
+  .object({
+    workspace_id: z.string(),
+    days: z.int(),
+    bucket: z.enum(["hour", "day"]),
+    since: z.string(),
+    until: z.string(),
+    data: z.array(
+      z.object({
+        bucket: z.string().meta({ description: "The bucket's start, ISO-8601 UTC" }),
+        model: z.string(),
+        requests: z.int().meta({ description: "Finished requests (every status but in_progress)" }),
+        errors: z.int().meta({ description: "Of those, status error or interrupted" }),
+        error_rate: z.number().meta({ description: "errors / requests, 0..1" }),
+        latency_p50_ms: z.int().nullable().meta({ description: "Of the ok requests; null when none" }),
+        latency_p95_ms: z.int().nullable(),
+        latency_mean_ms: z.int().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: "AdminModelPerformance" });
+
+const breakerStateSchema = z.enum(["closed", "open", "half-open"]);
+
+export const adminRoutesSchema = z
+  .object({
+    instance_id: z.string().meta({ description: "The instance that answered" }),
+    instances: z.array(
+      z.object({
+        instance_id: z.string(),
+        reported_at: z.string().meta({ description: "When its breaker states were read (ISO-8601)" }),
+      }),
+    ),
+    models: z.array(
+      z.object({
+        slug: z.string(),
+        name: z.string(),
+        routes: z.array(
+          z.object({
+            provider: z.string(),
+            provider_kind: z.string(),
+            upstream_model: z.string(),
+            key_variable: z.string().nullable().meta({ description: "The provider's API key variable" }),
+            key_set: z
+              .boolean()
+              .meta({ description: "false: the variable was unset at start (route skipped)" }),
+            breakers: z.array(z.object({ instance_id: z.string(), state: breakerStateSchema })),
+          }),
+        ),
+      }),
+    ),
+  })
+  .meta({ id: "AdminRoutes" });

@@ -198,6 +198,10 @@ export const generationSchema = z
         description:
           "the client's name: its User-Agent's first product token (`claude-cli/2.1.332`, at most 128 characters); null without one",
       }),
+      cache_hit: z.boolean().meta({
+        description:
+          "answered from the exact response cache (hi_cache / X-Hi-Cache or a key or workspace policy): no upstream called, billed 0",
+      }),
     }),
   })
   .meta({ id: "Generation" });

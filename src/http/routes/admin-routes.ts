@@ -318,12 +318,12 @@ function readLimitQuery(text: string): number {
 }
 
 /** Hashing first gives timingSafeEqual equal lengths and hides the secret's length. */
-function isSameSecret(given: string, expected: string): boolean {
+export function isSameSecret(given: string, expected: string): boolean {
   const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-async function readBody<T>(c: RouteContext, schema: z.ZodType<T>): Promise<T> {
+export async function readBody<T>(c: RouteContext, schema: z.ZodType<T>): Promise<T> {
   const parsed = schema.safeParse(await readJsonBody(c.req.raw, MAX_ADMIN_BODY_BYTES));
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
@@ -334,7 +334,7 @@ async function readBody<T>(c: RouteContext, schema: z.ZodType<T>): Promise<T> {
   throw GatewayError.invalidRequest(param ? `${param}: ${message}` : message, param);
 }
 
-function renderError(error: GatewayError, status: number = error.status): Response {
+export function renderError(error: GatewayError, status: number = error.status): Response {
   return new Response(JSON.stringify(createCommonErrorEnvelope(error)), {
     status,
     headers: { "Content-Type": "application/json", ...createErrorHeaders(error) },

@@ -1,20 +1,19 @@
 /**
  * Admin API reports (under `/internal/admin`, header `X-Internal-Token`): where a key stands
- * against its limits, a workspace's usage per day and model, its latest requests, and one request
- * by id whatever its workspace. Read-only; the web console and operators' scripts read them. Wire
+ * against its limits, a workspace's usage per day and model, and one request by id whatever its
+ * workspace (its filtered request list is admin-activity-routes.ts). Read-only; the web console and operators' scripts read them. Wire
  * fields are snake_case, money a USD number plus an exact micro-USD string, errors the common
  * envelope.
  */
 import { z } from "zod";
-import { encodeKey, encodeKeyLimits } from "../../admin/admin-wire.js";
-import { readKeySpend } from "../../admin/read-key-spend.js";
+import { encodeKeySpendReport, readKeySpend } from "../../admin/read-key-spend.js";
+import { readWorkspaceUsage, USAGE_DAYS } from "../../admin/read-workspace-usage.js";
 import { createUnknownWorkspaceError } from "../../admin/workspace-errors.js";
 import { isInternalTokenValid } from "../../auth/internal-token.js";
 import type { GenerationRecord } from "../../engine/generation-record.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { SpendGuard } from "../../limits/spend-guard.js";
-import { convertMicroUsdToUsd } from "../../metering/money.js";
 import type { Store } from "../../storage/store.js";
 import {
   adminDailyUsageSchema,
@@ -26,10 +25,6 @@ import { createErrorResponse } from "../router/error-response.js";
 import type { RouteContext } from "../router/route-context.js";
 import type { RouteDefinition } from "../router/route-definition.js";
 import { renderGeneration } from "./generation-lookup-route.js";
-
-export const USAGE_DAYS = { default: 30, max: 90 } as const;
-export const GENERATION_LIST_LIMIT = { default: 50, max: 200 } as const;
-const DAY_MS = 86_400_000;
 
 export interface AdminUsageRoutesDeps {
   store: Store;
@@ -90,8 +85,7 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
       const key = await deps.store.apiKeys.get(id);
       const spend = key ? await readKeySpend(deps, key) : null;
       if (!key || !spend) throw GatewayError.invalidRequest(`Unknown API key "${id}"`, "id");
-      const { limits: windows, ...rest } = spend.report;
-      return { key: encodeKey(key), limits: encodeKeyLimits(spend.limits), spend: windows, ...rest };
+      return encodeKeySpendReport(key, spend);
     },
   );
 
@@ -118,71 +112,7 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
     async (c) => {
       const workspace = await requireWorkspace(readPathId(c));
       const days = readIntegerQuery(c, "days", 1, USAGE_DAYS.max) ?? USAGE_DAYS.default;
-      // Whole UTC days, today included.
-      const now = new Date();
-      const until = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-      const since = until - days * DAY_MS;
-      const usage = await deps.store.reports.sumDailyUsage({
-        workspaceId: workspace.id,
-        since: new Date(since),
-        until: new Date(until),
-      });
-      return {
-        workspace_id: workspace.id,
-        days,
-        since: new Date(since).toISOString(),
-        until: new Date(until).toISOString(),
-        data: usage.map((row) => ({
-          day: row.day,
-          model: row.model,
-          requests: row.requests,
-          tokens_prompt: row.tokensPrompt,
-          tokens_completion: row.tokensCompletion,
-          cost_usd: convertMicroUsdToUsd(row.costMicroUsd),
-          cost_micro_usd: String(row.costMicroUsd),
-        })),
-      };
-    },
-  );
-
-  const generations = route(
-    {
-      path: "/workspaces/{id}/generations",
-      summary: "A workspace's latest requests (newest first)",
-      request: {
-        params: idParams,
-        query: z.object({
-          limit: z
-            .int()
-            .min(1)
-            .max(GENERATION_LIST_LIMIT.max)
-            .optional()
-            .meta({ description: `default ${GENERATION_LIST_LIMIT.default}` }),
-          key_id: z.string().optional().meta({ description: "Only this key's requests" }),
-          session_id: z
-            .string()
-            .optional()
-            .meta({ description: "Only this client session's requests (the record's `session_id`)" }),
-        }),
-      },
-      responses: {
-        200: jsonResponse(z.object({ data: z.array(adminGenerationSchema) }), "Requests"),
-        ...COMMON_ERRORS,
-      },
-    },
-    async (c) => {
-      const workspace = await requireWorkspace(readPathId(c));
-      const limit =
-        readIntegerQuery(c, "limit", 1, GENERATION_LIST_LIMIT.max) ?? GENERATION_LIST_LIMIT.default;
-      const keyId = c.req.query("key_id") || undefined;
-      const sessionId = c.req.query("session_id") || undefined;
-      const records = await deps.store.reports.listGenerations({
-        workspaceId: workspace.id,
-        apiKeyId: keyId,
-        sessionId,
-        limit,
-      });
-      return { data: records.map(renderAdminGeneration) };
+      return readWorkspaceUsage(deps.store.reports, workspace.id, days);
     },
   );
 
@@ -204,7 +134,7 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
     },
   );
 
-  return [keySpend, usage, generations, generation];
+  return [keySpend, usage, generation];
 }
 
 /** An optional integer query parameter within [min, max]; anything else is a clear 400. */

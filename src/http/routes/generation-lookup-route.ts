@@ -68,6 +68,8 @@ export function renderGeneration(record: GenerationRecord) {
     // Beyond the contract's fields: the agent client's session header and its user agent's product.
     session_id: record.sessionId ?? null,
     client: record.client ?? null,
+    // Answered from the exact response cache, at no cost (docs/response-cache.md).
+    cache_hit: record.cacheHit === true,
   };
 }
 

@@ -47,6 +47,8 @@ export function convertContents(
   const turns: GeminiContent[] = [];
   messages.forEach((message, messageIndex) => {
     const location = `messages[${messageIndex}]`;
+    // A turn of only blocks of another wire family (a Messages `search_result`) has nothing here.
+    if (message.role !== "tool" && message.content.length === 0) return;
     switch (message.role) {
       case "user":
         turns.push({

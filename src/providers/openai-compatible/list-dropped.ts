@@ -4,19 +4,19 @@
  */
 
 import type { UpstreamCall } from "../provider-adapter.js";
-import { isPassthroughFrom } from "../shared/is-passthrough-from.js";
+import { readOpenAiPassthrough } from "../shared/openai-shared-fields.js";
 import { describeExtra, listDroppedPassthrough, listForeignExtras } from "../shared/wire-extras.js";
 import { PROTECTED_FIELDS } from "./build-request.js";
 
 export function listChatDropped(call: UpstreamCall): string[] {
   const { request } = call;
-  const sameFormat = isPassthroughFrom(request, "chat_completions");
+  const taken = readOpenAiPassthrough(request, "chat_completions");
   return [
     ...listForeignExtras(request, "chat_completions").map(describeExtra),
     // `stream_options` is protected because the gateway sets it itself, keeping the caller's options.
     ...listDroppedPassthrough(
       request,
-      (key) => sameFormat && (!PROTECTED_FIELDS.has(key) || key === "stream_options"),
+      (key) => key in taken && (!PROTECTED_FIELDS.has(key) || key === "stream_options"),
     ),
   ];
 }

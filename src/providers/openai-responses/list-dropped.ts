@@ -5,15 +5,15 @@
  */
 
 import type { UpstreamCall } from "../provider-adapter.js";
-import { isPassthroughFrom } from "../shared/is-passthrough-from.js";
+import { readOpenAiPassthrough } from "../shared/openai-shared-fields.js";
 import { describeExtra, listDroppedPassthrough, listForeignExtras } from "../shared/wire-extras.js";
 import { NOT_FORWARDED } from "./build-request.js";
 
 export function listResponsesDropped(call: UpstreamCall): string[] {
   const { request } = call;
-  const sameFormat = isPassthroughFrom(request, "responses");
+  const taken = readOpenAiPassthrough(request, "responses");
   return [
     ...listForeignExtras(request, "responses").map(describeExtra),
-    ...listDroppedPassthrough(request, (key) => sameFormat && !NOT_FORWARDED.has(key)),
+    ...listDroppedPassthrough(request, (key) => key in taken && !NOT_FORWARDED.has(key)),
   ];
 }

@@ -12,12 +12,18 @@ export function describeExtra(extra: LostPart): string {
   return extra.kind === undefined ? extra.param : `${extra.param}(${extra.kind})`;
 }
 
-/** Every extra of the request, in request order of the kinds: tools, tool fields, blocks, fields. */
+/**
+ * Every extra of the request, in request order of the kinds: tools, tool fields, blocks (of turns
+ * and of tool results, in turn order), fields.
+ */
 export function listExtras(request: CanonicalRequest): WireExtra[] {
   const extras: WireExtra[] = [...(request.extraTools ?? [])];
   for (const tool of request.tools) if (tool.extraFields !== undefined) extras.push(tool.extraFields);
   for (const message of request.messages) {
-    if (message.role !== "tool") continue;
+    if (message.role !== "tool") {
+      if (message.extraBlocks !== undefined) extras.push(...message.extraBlocks);
+      continue;
+    }
     for (const part of message.content) extras.push(...(part.extraBlocks ?? []));
   }
   extras.push(...(request.extraFields ?? []));
