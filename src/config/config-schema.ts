@@ -4,31 +4,12 @@
  */
 
 import { z } from "zod";
-import { datetimeConfigSchema } from "../server-tools/datetime/datetime-config.js";
-import { imageToolConfigSchema } from "../server-tools/image/image-config.js";
-import { pdfToolConfigSchema } from "../server-tools/pdf/pdf-config.js";
-import { webFetchConfigSchema } from "../server-tools/web-fetch/web-fetch-config.js";
-import { webSearchConfigSchema } from "../server-tools/web-search/web-search-config.js";
-
-export const PROVIDER_KINDS = [
-  "openai-compatible",
-  "openai-chat",
-  "openai-responses",
-  "anthropic",
-  "google",
-] as const;
-
-/** Answers made in the gateway, for trying it without a provider account (config/demo.yaml). */
-export const DEMO_PROVIDER_KIND = "demo";
-
-export const MODEL_FEATURES = [
-  "tools",
-  "vision",
-  "json_mode",
-  "reasoning",
-  "streaming",
-  "prompt_caching",
-] as const;
+import { DEMO_PROVIDER_KIND, MODEL_FEATURES, PROVIDER_KINDS } from "../catalog/provider-kinds.js";
+import { datetimeConfigSchema } from "./server-tools/datetime-config.js";
+import { imageToolConfigSchema } from "./server-tools/image-config.js";
+import { pdfToolConfigSchema } from "./server-tools/pdf-config.js";
+import { webFetchConfigSchema } from "./server-tools/web-fetch-config.js";
+import { webSearchConfigSchema } from "./server-tools/web-search-config.js";
 
 /**
  * Another name of a model (docs/configuration.md, "Model names"): a provider's own id, its dotted

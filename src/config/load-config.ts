@@ -5,8 +5,8 @@
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
+import type { CatalogModel, ProviderConfig } from "../catalog/types.js";
 import { tryParseUsdToMicroUsd } from "../metering/money.js";
-import { isImageGenerationConfigured, resolveImageToolSettings } from "../server-tools/image/image-config.js";
 import { buildModelNames, ModelNameError } from "./build-model-names.js";
 import { ConfigError } from "./config-error.js";
 import {
@@ -15,8 +15,9 @@ import {
   type ModelConfigFile,
   type ProviderConfigFile,
 } from "./config-schema.js";
+import type { GatewayConfig } from "./gateway-config.js";
 import { resolveModelPrices, resolvePricingForCatalog } from "./resolve-model-prices.js";
-import type { CatalogModel, GatewayConfig, ProviderConfig } from "./types.js";
+import { isImageGenerationConfigured, resolveImageToolSettings } from "./server-tools/image-config.js";
 
 /**
  * A stalled route is left within seconds when another one waits (connect, first byte); a call with

@@ -5,7 +5,8 @@ import type {
   ServerToolActivation,
   ServerToolId,
 } from "../canonical/index.js";
-import type { CatalogModel, GatewayConfig } from "../config/types.js";
+import type { CatalogModel } from "../catalog/types.js";
+import type { GatewayConfig } from "../config/gateway-config.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import {
@@ -20,7 +21,7 @@ import { computeRoundsCostMicroUsd } from "../metering/compute-cost.js";
 import { rememberPassthroughText } from "../metering/passthrough-text.js";
 import { type ModelPrices, selectPricesInForce } from "../metering/prices.js";
 import { type ProviderAdapter, routeReadsPdf } from "../providers/provider-adapter.js";
-import { stringifyInSteps } from "../providers/stringify-in-steps.js";
+import { stringifyInSteps } from "../providers/shared/stringify-in-steps.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import type {
   AdmittedGeneration,

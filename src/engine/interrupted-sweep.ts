@@ -17,7 +17,7 @@
  * client that leaves before its answer, and it never exceeds the reservation. `usage_estimated` is
  * true. Settling is `finish`, idempotent: two instances sweeping the same record debit it once.
  */
-import type { GatewayConfig } from "../config/types.js";
+import type { GatewayConfig } from "../config/gateway-config.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";

@@ -13,7 +13,7 @@ import type {
   ServerToolId,
   ServerToolOutput,
 } from "../canonical/index.js";
-import type { ConfiguredProviderKind } from "../config/types.js";
+import type { ConfiguredProviderKind } from "../catalog/types.js";
 import type { AdmissionRecord } from "../limits/limit-counters.js";
 import type { ProviderAdapter } from "../providers/provider-adapter.js";
 import type { GenerationOutcome, GenerationRecord, GenerationStart } from "./generation-record.js";

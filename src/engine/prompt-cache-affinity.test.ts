@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CanonicalRequest } from "../canonical/index.js";
-import type { CatalogModel } from "../config/types.js";
+import type { CatalogModel } from "../catalog/types.js";
 import { findCacheAffinity, orderByAffinity, PREFIX_CHARS } from "./prompt-cache-affinity.js";
 import type { RouteCandidate } from "./route-candidates.js";
 

@@ -5,10 +5,10 @@
  * as a stream; the record's attempt names the cache as its provider.
  */
 import { type CanonicalResult, createEmptyUsage } from "../canonical/index.js";
-import type { CatalogModel, ConfiguredProviderKind, ProviderConfig } from "../config/types.js";
+import type { CatalogModel, ConfiguredProviderKind, ProviderConfig } from "../catalog/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import { convertResultToParts } from "../providers/convert-result-to-parts.js";
 import type { ProviderAdapter } from "../providers/provider-adapter.js";
+import { convertResultToParts } from "../providers/shared/convert-result-to-parts.js";
 import type { AdapterRegistry } from "./ports.js";
 import type { RouteCandidate } from "./route-candidates.js";
 

@@ -41,7 +41,7 @@ import type {
   ServerToolSource,
   ToolResultPart,
 } from "../canonical/index.js";
-import { HeldParts } from "../providers/held-parts.js";
+import { HeldParts } from "../providers/shared/held-parts.js";
 import type { ExecutedToolCall } from "./admitted-generation.js";
 import { createSourceKey, findCitations } from "./find-citations.js";
 import type { ServerToolExecution, ServerToolSession } from "./ports.js";

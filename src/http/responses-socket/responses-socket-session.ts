@@ -26,11 +26,11 @@ import type { HeaderReader, IngressFormat } from "../../ingress/ingress-format.j
 import { checkRequestShape } from "../../ingress/shared/check-request-shape.js";
 import type { Logger } from "../../logging/logger.js";
 import type { RequestTracer } from "../../observability/index.js";
-import type { InFlightRequests, InFlightTurn } from "../in-flight-requests.js";
+import { type GenerationStartDeps, startGeneration } from "../generation/start-generation.js";
 import { createRequestJsonShape } from "../json/request-json-shape.js";
-import { createRequestId } from "../request-id.js";
-import { CLIENT_CLOSED_STATUS, RequestLogEntry, type RequestReporter } from "../request-log.js";
-import { type GenerationStartDeps, startGeneration } from "../start-generation.js";
+import type { InFlightRequests, InFlightTurn } from "../router/in-flight-requests.js";
+import { createRequestId } from "../router/request-id.js";
+import { CLIENT_CLOSED_STATUS, RequestLogEntry, type RequestReporter } from "../router/request-log.js";
 import { createDroppedDecorator } from "./dropped-decorator.js";
 import { buildTurnBody, type KeptResponse, keepResponse, type TurnBody } from "./previous-response-memory.js";
 import { readClientEvent } from "./read-client-event.js";

@@ -15,12 +15,12 @@ import { isInternalTokenValid } from "../../auth/internal-token.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { Store } from "../../storage/store.js";
-import { DEFAULT_CLIENT_READ_TIMEOUT_MS } from "../client-read-watch.js";
-import { createErrorResponse } from "../error-response.js";
-import { adminGenerationSchema, adminModelPerformanceSchema } from "../openapi-admin-schemas.js";
-import type { RouteContext } from "../route-context.js";
-import { ANSWERED, type RouteDefinition } from "../route-definition.js";
-import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../route-responses.js";
+import { adminGenerationSchema, adminModelPerformanceSchema } from "../openapi/openapi-admin-schemas.js";
+import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
+import { DEFAULT_CLIENT_READ_TIMEOUT_MS } from "../router/client-read-watch.js";
+import { createErrorResponse } from "../router/error-response.js";
+import type { RouteContext } from "../router/route-context.js";
+import { ANSWERED, type RouteDefinition } from "../router/route-definition.js";
 import { renderAdminGeneration } from "./admin-usage-routes.js";
 import { formatCsvHeader, formatCsvRow } from "./generation-csv.js";
 import {
@@ -65,7 +65,7 @@ export function createAdminActivityRoutes(deps: AdminActivityRoutesDeps): RouteD
     ...definition,
     path: `/internal/admin${definition.path}`,
     handler: async (c) => {
-      const requestId = c.get("requestId");
+      const requestId = c.requestId;
       try {
         if (!isInternalTokenValid(c.req.header("x-internal-token"), deps.internalSecret)) {
           throw new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token");
@@ -74,10 +74,10 @@ export function createAdminActivityRoutes(deps: AdminActivityRoutesDeps): RouteD
         return result === ANSWERED ? ANSWERED : c.json(result);
       } catch (thrown) {
         const error = toGatewayError(thrown);
-        if (c.env.outgoing.headersSent) {
+        if (c.outgoing.headersSent) {
           // The CSV had begun: a cut connection is the only honest end.
-          c.get("logger").warn({ err: thrown, requestId }, "CSV export ended early");
-          c.env.outgoing.destroy();
+          c.logger.warn({ err: thrown, requestId }, "CSV export ended early");
+          c.outgoing.destroy();
           return ANSWERED;
         }
         return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
@@ -146,12 +146,12 @@ export function createAdminActivityRoutes(deps: AdminActivityRoutesDeps): RouteD
       const filter = readGenerationFilter(c, workspace.id);
       // The first page before the head: a failing database is still a JSON error.
       let page = await deps.store.reports.pageGenerations(filter, { limit: CSV_PAGE_ROWS });
-      const { outgoing } = c.env;
+      const { outgoing } = c;
       outgoing.writeHead(200, {
         "Content-Type": "text/csv; charset=utf-8",
         "Content-Disposition": `attachment; filename="requests-${workspace.id.replace(/[^A-Za-z0-9_-]/g, "")}.csv"`,
         "Cache-Control": "no-store",
-        "X-Request-Id": c.get("requestId"),
+        "X-Request-Id": c.requestId,
       });
       await write(outgoing, formatCsvHeader());
       for (;;) {

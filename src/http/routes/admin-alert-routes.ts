@@ -9,10 +9,10 @@ import type { AlertRepository } from "../../alerts/ports.js";
 import { checkWebhookUrl, type WebhookPolicy } from "../../alerts/post-webhook.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { Store } from "../../storage/store.js";
-import { commonErrorSchema } from "../openapi-schemas.js";
-import type { RouteContext } from "../route-context.js";
-import type { RouteDefinition } from "../route-definition.js";
-import { INTERNAL_TOKEN, jsonResponse } from "../route-responses.js";
+import { commonErrorSchema } from "../openapi/openapi-schemas.js";
+import { INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
+import type { RouteContext } from "../router/route-context.js";
+import type { RouteDefinition } from "../router/route-definition.js";
 import { isSameSecret, readBody, renderError } from "./admin-routes.js";
 
 export interface AdminAlertRoutesDeps {

@@ -5,15 +5,15 @@
  * (engine/breaker-reports.ts), at most a sixth of an instance lease old.
  */
 import { isInternalTokenValid } from "../../auth/internal-token.js";
-import { isMissingProviderKey } from "../../config/provider-key.js";
-import type { GatewayConfig } from "../../config/types.js";
+import { isMissingProviderKey } from "../../catalog/provider-key.js";
+import type { GatewayConfig } from "../../config/gateway-config.js";
 import type { BreakerReport } from "../../engine/breaker-reports.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
-import { createErrorResponse } from "../error-response.js";
-import { adminRoutesSchema } from "../openapi-admin-schemas.js";
-import type { RouteDefinition } from "../route-definition.js";
-import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../route-responses.js";
+import { adminRoutesSchema } from "../openapi/openapi-admin-schemas.js";
+import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
+import { createErrorResponse } from "../router/error-response.js";
+import type { RouteDefinition } from "../router/route-definition.js";
 
 export interface BreakerReportReader {
   /** This instance's report, read now. */
@@ -35,7 +35,7 @@ export function createAdminProviderRoutes(deps: {
       security: INTERNAL_TOKEN,
       responses: { 200: jsonResponse(adminRoutesSchema, "Models, routes and breakers"), ...COMMON_ERRORS },
       handler: async (c) => {
-        const requestId = c.get("requestId");
+        const requestId = c.requestId;
         try {
           if (!isInternalTokenValid(c.req.header("x-internal-token"), deps.internalSecret)) {
             throw new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token");

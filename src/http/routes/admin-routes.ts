@@ -13,12 +13,12 @@ import type { ApiKeyStatus } from "../../auth/accounts.js";
 import { createCommonErrorEnvelope, createErrorHeaders } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
-import { adminKeySchema, adminWorkspaceSchema } from "../openapi-admin-schemas.js";
-import { commonErrorSchema } from "../openapi-schemas.js";
-import { readJsonBody } from "../read-json-body.js";
-import type { RouteContext } from "../route-context.js";
-import type { RouteDefinition } from "../route-definition.js";
-import { INTERNAL_TOKEN, jsonResponse } from "../route-responses.js";
+import { readJsonBody } from "../json/read-json-body.js";
+import { adminKeySchema, adminWorkspaceSchema } from "../openapi/openapi-admin-schemas.js";
+import { commonErrorSchema } from "../openapi/openapi-schemas.js";
+import { INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
+import type { RouteContext } from "../router/route-context.js";
+import type { RouteDefinition } from "../router/route-definition.js";
 
 const MAX_ADMIN_BODY_BYTES = 64 * 1024;
 const usdSchema = z.union([z.string(), z.number()]);

@@ -15,15 +15,15 @@ import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { SpendGuard } from "../../limits/spend-guard.js";
 import type { Store } from "../../storage/store.js";
-import { createErrorResponse } from "../error-response.js";
 import {
   adminDailyUsageSchema,
   adminGenerationSchema,
   adminKeySpendSchema,
-} from "../openapi-admin-schemas.js";
-import type { RouteContext } from "../route-context.js";
-import type { RouteDefinition } from "../route-definition.js";
-import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../route-responses.js";
+} from "../openapi/openapi-admin-schemas.js";
+import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
+import { createErrorResponse } from "../router/error-response.js";
+import type { RouteContext } from "../router/route-context.js";
+import type { RouteDefinition } from "../router/route-definition.js";
 import { renderGeneration } from "./generation-lookup-route.js";
 
 export interface AdminUsageRoutesDeps {
@@ -54,7 +54,7 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
     ...definition,
     path: `/internal/admin${definition.path}`,
     handler: async (c) => {
-      const requestId = c.get("requestId");
+      const requestId = c.requestId;
       try {
         if (!isInternalTokenValid(c.req.header("x-internal-token"), deps.internalSecret)) {
           throw new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token");

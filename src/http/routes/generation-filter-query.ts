@@ -6,7 +6,7 @@
 import type { GenerationCursor, GenerationFilter } from "../../admin/ports.js";
 import type { GenerationStatus } from "../../engine/generation-record.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import type { RouteContext } from "../route-context.js";
+import type { RouteContext } from "../router/route-context.js";
 
 export const GENERATION_STATUSES: readonly GenerationStatus[] = [
   "in_progress",

@@ -28,7 +28,7 @@ import type {
   ToolResultPart,
   VerbatimBlock,
 } from "../../canonical/index.js";
-import { isStateForUpstream } from "../is-state-for-upstream.js";
+import { isStateForUpstream } from "../shared/is-state-for-upstream.js";
 import { convertFile, convertImage, withCacheControl } from "./convert-media.js";
 import type {
   AnthropicContentBlock,

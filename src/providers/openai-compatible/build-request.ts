@@ -4,11 +4,11 @@
  * (excluded parameters, output-cap field name, tool-call id shape).
  */
 
-import { fitEndUserId } from "../fit-end-user-id.js";
-import { readOpenAiPassthrough } from "../openai-shared-fields.js";
 import type { UpstreamCall } from "../provider-adapter.js";
-import { resolveReasoningEffort } from "../resolve-reasoning-effort.js";
-import { extraToolsFor } from "../wire-extras.js";
+import { fitEndUserId } from "../shared/fit-end-user-id.js";
+import { readOpenAiPassthrough } from "../shared/openai-shared-fields.js";
+import { resolveReasoningEffort } from "../shared/resolve-reasoning-effort.js";
+import { extraToolsFor } from "../shared/wire-extras.js";
 import { buildUpstreamHeaders } from "./build-headers.js";
 import { type ChatDialect, OPENAI_COMPATIBLE_DIALECT } from "./chat-dialect.js";
 import { convertMessages } from "./convert-messages.js";

@@ -2,9 +2,10 @@
  * What a Chat Completions upstream goes without (ProviderAdapter.listDropped): the extras of other
  * wire families, and the passthrough fields of another format (meaningless to it).
  */
-import { readOpenAiPassthrough } from "../openai-shared-fields.js";
+
 import type { UpstreamCall } from "../provider-adapter.js";
-import { describeExtra, listDroppedPassthrough, listForeignExtras } from "../wire-extras.js";
+import { readOpenAiPassthrough } from "../shared/openai-shared-fields.js";
+import { describeExtra, listDroppedPassthrough, listForeignExtras } from "../shared/wire-extras.js";
 import { PROTECTED_FIELDS } from "./build-request.js";
 
 export function listChatDropped(call: UpstreamCall): string[] {

@@ -27,7 +27,7 @@ import type {
   UserContentPart,
   VerbatimBlock,
 } from "../../canonical/index.js";
-import { isStateForUpstream } from "../is-state-for-upstream.js";
+import { isStateForUpstream } from "../shared/is-state-for-upstream.js";
 import { RESPONSES_PROVIDER_KIND } from "./provider-kind.js";
 import type { ResponsesInputContent, ResponsesInputItem } from "./wire-types.js";
 

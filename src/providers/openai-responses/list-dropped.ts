@@ -3,9 +3,10 @@
  * families, and the passthrough fields it does not take: another format's (meaningless to it) and
  * the ones build-request.ts keeps back.
  */
-import { readOpenAiPassthrough } from "../openai-shared-fields.js";
+
 import type { UpstreamCall } from "../provider-adapter.js";
-import { describeExtra, listDroppedPassthrough, listForeignExtras } from "../wire-extras.js";
+import { readOpenAiPassthrough } from "../shared/openai-shared-fields.js";
+import { describeExtra, listDroppedPassthrough, listForeignExtras } from "../shared/wire-extras.js";
 import { NOT_FORWARDED } from "./build-request.js";
 
 export function listResponsesDropped(call: UpstreamCall): string[] {
