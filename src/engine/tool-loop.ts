@@ -210,12 +210,7 @@ export class ToolLoop {
           this.hiddenInputs.add(part.id);
           return [];
         }
-        this.heldClientParts.push({
-          type: "tool-input-start",
-          id: part.id,
-          index: this.clientIndex(part.id),
-          name: part.name,
-        });
+        this.heldClientParts.push({ ...part, index: this.clientIndex(part.id) });
         return [];
       case "tool-input-delta":
       case "tool-input-end":

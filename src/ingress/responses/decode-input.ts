@@ -92,7 +92,16 @@ export function decodeInput(
         break;
       case "function_call":
         appendAssistantContent(messages, [
-          { type: "tool-call", id: item.call_id, name: item.name, arguments: item.arguments },
+          {
+            type: "tool-call",
+            id: item.call_id,
+            name: item.name,
+            arguments: item.arguments,
+            // The tool group of a call an OpenAI Responses route made (Codex's namespace tools).
+            ...(typeof item.namespace === "string" && item.namespace !== ""
+              ? { namespace: item.namespace }
+              : {}),
+          },
         ]);
         break;
       case "function_call_output":
