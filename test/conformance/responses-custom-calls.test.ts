@@ -187,6 +187,9 @@ test("the next turn replays the custom_tool_call, its output and the namespaced 
     ["message", "custom_tool_call", "function_call", "custom_tool_call_output", "function_call_output"],
   );
   assert.deepEqual([sent[1].call_id, sent[1].name, sent[1].input], ["call_p1", "apply_patch", PATCH]);
+  // The gateway's own item id (ctc_<request id>_0) is not sent: no upstream issued it.
+  assert.match(String((first.output[0] as { id?: string }).id), /^ctc_/);
+  assert.equal(sent[1].id, undefined);
   assert.deepEqual([sent[2].namespace, sent[2].name], ["multi_agent_v1", "spawn_agent"]);
 });
 
