@@ -359,10 +359,7 @@ export class ResponsesEventWriter {
           item.callId,
           item.name,
           completeArguments ?? "",
-          {
-            ...item.shape,
-            custom: true,
-          },
+          { custom: true, namespace: item.shape.namespace },
           input,
         ),
       )

@@ -35,6 +35,7 @@ import {
   CUSTOM_INPUT_SUFFIX,
   encodeCustomCallArguments,
   escapeCustomInputPiece,
+  pickCallShape,
   type ResponsesCallShape,
 } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
@@ -420,7 +421,8 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
   /** A custom call's item; one a server never announced is known as custom from its events. */
   function ensureCustomCall(outputIndex: number): ItemState {
     const state = ensureItem(outputIndex, "function_call");
-    if (!state.started && state.kind === "function_call") state.shape = { ...state.shape, custom: true };
+    if (!state.started && state.kind === "function_call")
+      state.shape = pickCallShape({ custom: true, namespace: state.shape.namespace });
     return state;
   }
 

@@ -83,10 +83,10 @@ export function readFunctionCall(item: ResponsesOutputItemWire): FunctionCallFie
 
 /** `custom` for a custom_tool_call, and the item's `namespace` when it names one. */
 export function readCallShape(item: ResponsesOutputItemWire | null | undefined): ResponsesCallShape {
-  return {
-    ...(item?.type === "custom_tool_call" ? { custom: true as const } : {}),
-    ...(typeof item?.namespace === "string" && item.namespace !== "" ? { namespace: item.namespace } : {}),
-  };
+  const shape: ResponsesCallShape = {};
+  if (item?.type === "custom_tool_call") shape.custom = true;
+  if (typeof item?.namespace === "string" && item.namespace !== "") shape.namespace = item.namespace;
+  return shape;
 }
 
 /** `call_id`, else the item id, else a fresh one: a call must always be answerable. */
