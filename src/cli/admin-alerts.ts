@@ -4,8 +4,7 @@
  * gateway they are its answers; with the database opened directly, the same validation
  * (admin/alert-settings.ts) runs here, the webhook URL checked by the same outbound rules.
  */
-import { createAlertSettings } from "../admin/alert-settings.js";
-import { checkWebhookUrl, type WebhookPolicy } from "../alerts/post-webhook.js";
+import { createCheckedAlertSettings } from "../admin/alert-settings.js";
 import type { Store } from "../storage/store.js";
 
 export interface KeyThresholdsJson {
@@ -49,14 +48,12 @@ export function createHttpAdminAlerts(call: AdminCallJson): AdminAlerts {
 
 export function createDirectAdminAlerts(
   store: Pick<Store, "alerts" | "apiKeys" | "workspaces">,
-  policy: WebhookPolicy,
+  policy: { allowHttp: boolean; allowLoopback: boolean },
 ): AdminAlerts {
-  const settings = createAlertSettings({
-    alerts: store.alerts,
-    apiKeys: store.apiKeys,
-    workspaces: store.workspaces,
-    checkWebhookUrl: (url) => checkWebhookUrl(url, policy),
-  });
+  const settings = createCheckedAlertSettings(
+    { alerts: store.alerts, apiKeys: store.apiKeys, workspaces: store.workspaces },
+    policy,
+  );
   return {
     setKeyThresholds: (keyId, thresholds) => settings.setKeyThresholds(keyId, thresholds),
     getKeyThresholds: (keyId) => settings.getKeyThresholds(keyId),
