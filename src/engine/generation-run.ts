@@ -1,90 +1,50 @@
 /**
- * One generation from its first upstream call to its settlement. The run tries the request's
- * route candidates in order (route-candidates.ts) until one answers: a failure another route could
- * fix moves on to the next one, passes over the list repeat with backoff while the retry policy
- * allows (retry-policy.ts), and routes whose breaker is open are skipped (circuit-breaker.ts).
+ * One generation from its first upstream call to its settlement. The run asks its failover
+ * (route-failover.ts) which route candidate to try next and makes the attempt, until one answers.
  * Failover ends once an attempt has produced output: a streamed answer commits to its route when
- * its first part arrives. A response that started without it (keep-alives only) still fails over
- * when that route fails before any part, since no output has reached the client.
+ * its first part arrives (open-stream.ts). A response that started without it (keep-alives only)
+ * still fails over when that route fails before any part, since no output has reached the client.
  *
  * The run settles itself, exactly once, on every way out: the upstream finished or failed, the
  * client left (at any stage: before the first call, between attempts, mid-stream), the deadline
- * stopped it, or whoever consumed the parts stopped early (a writer or encoder that threw).
- * A non-streamed answer is the same run with one step (the adapter's whole result) instead of
- * parts; both settle through `computeSettlement`, and both report failures as a GatewayError.
+ * stopped it (run-control.ts), or whoever consumed the parts stopped early (a writer or encoder
+ * that threw). A non-streamed answer is the same run with one step (the adapter's whole result)
+ * instead of parts; both settle through `computeSettlement` with the generation's billing
+ * (generation-billing.ts), and both report failures as a GatewayError: one error form from the
+ * adapter to the writer, an `error` part carrying the GatewayError itself.
  *
  * Each attempt is one upstream round; a run that needs several rounds for one answer (server
  * tools, tool-loop.ts) adds them after the serving attempt, on the route that served, under the
- * same deadline and settlement: each round is metered when it ends, the tools' costs are added,
- * and a round that fails after the first one ends the answer with an error (streamed: in band).
+ * same deadline and settlement: each round is metered when it ends (run-usage.ts), the tools'
+ * costs are added, and a round that fails after the first one ends the answer with an error
+ * (streamed: in band).
  */
-import type {
-  CanonicalResult,
-  CanonicalStreamPart,
-  CanonicalUsage,
-  FinishReason,
-} from "../canonical/index.js";
+import type { CanonicalResult, CanonicalStreamPart } from "../canonical/index.js";
 import { createEmptyUsage } from "../canonical/index.js";
 import type { CanonicalRequest } from "../canonical/request.js";
 import type { Settlement } from "../canonical/settlement.js";
-import { createGatewayErrorFromInfo, GatewayError, toGatewayError } from "../errors/gateway-error.js";
-import { estimateTextTokens } from "../metering/estimate-usage.js";
+import { GatewayError, readStreamError, toGatewayError } from "../errors/gateway-error.js";
 import { convertResultToParts } from "../providers/convert-result-to-parts.js";
 import { foldStreamParts } from "../providers/fold-stream-parts.js";
-import { type ProviderAdapter, routeReadsPdf, type UpstreamCall } from "../providers/provider-adapter.js";
-import type { AdmittedGeneration, ExecutedToolCall } from "./admitted-generation.js";
-import type { CircuitBreakers } from "./circuit-breaker.js";
+import { type ProviderAdapter, routeReadsPdf } from "../providers/provider-adapter.js";
+import type { AdmittedGeneration } from "./admitted-generation.js";
 import { createDeadlineError } from "./create-deadline-error.js";
+import { createOutcome } from "./create-outcome.js";
+import type { GenerationBilling } from "./generation-billing.js";
 import type { GenerationAttempt, GenerationOutcome } from "./generation-record.js";
 import { listDroppedFor, refuseLoss } from "./judge-loss.js";
-import { collectResultText, DeliveredOutput, type MeteredUsage, type MeterInput } from "./meter-usage.js";
+import { createEmptyStreamError, openStream } from "./open-stream.js";
 import type { AdapterRegistry, DocumentSession, DocumentsForRoute } from "./ports.js";
-import { computeBackoffMs, isFixableElsewhere, mayRetrySameRoute, type RetryPolicy } from "./retry-policy.js";
 import type { RouteCandidate } from "./route-candidates.js";
-import { createOutcome } from "./settle.js";
-import { addUsage, type RoundDecision, ToolLoop } from "./tool-loop.js";
+import { type FailoverServices, RouteFailover } from "./route-failover.js";
+import { RunControl } from "./run-control.js";
+import { RunUsage } from "./run-usage.js";
+import { toUpstreamCall } from "./to-upstream-call.js";
+import { type ReserveRound, type RoundDecision, ToolLoop } from "./tool-loop.js";
 
-/** What the engine does for a run; one set for all runs, each call names the generation. */
-export interface RunHooks {
-  /**
-   * Writes the outcome and settles the reservation; never rejects. `served`: the serving attempt;
-   * `toolCalls`: the server-tool calls executed.
-   */
-  settle(
-    admitted: AdmittedGeneration,
-    outcome: GenerationOutcome,
-    served: GenerationAttempt | undefined,
-    toolCalls: ExecutedToolCall[],
-  ): Promise<void>;
-  /**
-   * What the upstream calls (`rounds`: each call's usage, priced in its own tier) and `toolMicroUsd`
-   * of server tools cost together, never above the reservation.
-   */
-  cost(admitted: AdmittedGeneration, rounds: readonly CanonicalUsage[], toolMicroUsd: number): number;
-  /** Meters one round; `request`: the round's own request when it is not the first one's. */
-  meter(
-    admitted: AdmittedGeneration,
-    input: Pick<MeterInput, "reported" | "finished" | "estimateOutputTokens">,
-    request?: CanonicalRequest,
-  ): MeteredUsage;
-  /**
-   * Extends the reservation, when needed, so that what was spent (`spent`: each metered round's
-   * usage, `toolMicroUsd` so far), `toolsMicroUsd` more, and the next round's worst case all fit.
-   */
-  reserveRound(
-    admitted: AdmittedGeneration,
-    spent: readonly CanonicalUsage[],
-    toolMicroUsd: number,
-    toolsMicroUsd: number,
-    next: { request: CanonicalRequest; resultTokens: number } | undefined,
-  ): Promise<boolean>;
-}
-
-export interface RunServices {
+/** What every run is given; one set for all runs. */
+export interface RunServices extends FailoverServices {
   adapters: AdapterRegistry;
-  breakers: CircuitBreakers;
-  policy: RetryPolicy;
-  random?: () => number;
 }
 
 export interface RunTiming {
@@ -92,63 +52,27 @@ export interface RunTiming {
   firstPartWaitMs: number;
 }
 
-type FirstStep =
-  | { kind: "step"; step: IteratorResult<CanonicalStreamPart> }
-  | { kind: "thrown"; error: unknown };
-
 export class GenerationRun {
   /** Every upstream call so far, in order (the record's `attempts`). */
   readonly attempts: GenerationAttempt[] = [];
   /** Non-streamed: the serving attempt's whole answer. */
   result?: CanonicalResult;
-  private usage?: CanonicalUsage;
-  private finishReason?: FinishReason;
-  private upstreamModel?: string;
   private error?: GatewayError;
-  private output: DeliveredOutput;
-  private estimateOutput: () => number;
-  private cancelled = false;
-  /** An upstream call was in flight when the client left: the prompt was likely processed. */
-  private cancelledDuringCall = false;
-  private callInFlight = false;
-  /** Set by `stop`: the error the run ends with once the upstream call is aborted. */
-  private stoppedWith?: GatewayError;
-  /** Why the run was aborted (`cancel`, `stop`, a consumer that stopped early); undefined until then. */
-  private abortReason?: unknown;
-  /**
-   * The upstream call in flight, or the serving stream's: `cancel` and `stop` abort it directly
-   * (each attempt has its own signal, so abandoning a failed one cancels its I/O only).
-   */
-  private attemptController?: AbortController;
-  /** The run's own signal, for the waits and later rounds that need one (made when first asked for). */
-  private runController?: AbortController;
+  private readonly control = new RunControl();
+  private readonly usage: RunUsage;
+  private readonly failover: RouteFailover;
+  private readonly billing: GenerationBilling;
   private deadlineTimer?: NodeJS.Timeout;
   private settlement?: Promise<Settlement>;
   private iterator?: AsyncIterator<CanonicalStreamPart>;
   private pendingFirst?: Promise<IteratorResult<CanonicalStreamPart>>;
   /** The serving attempt (index in `attempts`), when it started, and how to abandon its call. */
   private serving?: { index: number; startedAt: number; candidate: RouteCandidate; abandon: () => void };
-  /** Where the attempt loop stands, so a streamed run can resume it (see `parts`). */
-  private readonly cursor: {
-    pass: number;
-    queue: readonly RouteCandidate[];
-    index: number;
-    retryable: RouteCandidate[];
-    asked: number | undefined;
-    lastError: GatewayError | undefined;
-  };
   private timing: RunTiming = { firstPartWaitMs: 0 };
   /** The server-tool loop, when the request activated server tools. */
   private readonly loop?: ToolLoop;
   /** What reading the documents cost for the latest attempt's route (the serving one's, once one serves). */
   private documentMicroUsd = 0;
-  /** Rounds already ended and metered (tool loop), summed; undefined before the first one ends. */
-  private completedUsage?: CanonicalUsage;
-  /** Each metered round's own usage: the provider prices each call in its own tier. */
-  private readonly completedRounds: CanonicalUsage[] = [];
-  private completedEstimated = false;
-  /** A round's upstream call was made and the round is not metered yet. */
-  private roundOpen = false;
   /** The response started before the upstream's first part arrived. */
   private slowStart = false;
   private readonly onClientGone = () => this.cancel();
@@ -156,11 +80,11 @@ export class GenerationRun {
   private constructor(
     private readonly admitted: AdmittedGeneration,
     private readonly signal: AbortSignal,
-    private readonly hooks: RunHooks,
     private readonly services: RunServices,
   ) {
-    this.output = new DeliveredOutput(admitted.call.maxOutputTokens);
-    this.estimateOutput = () => this.output.estimateTokens();
+    this.billing = admitted.billing;
+    this.usage = new RunUsage(admitted.call.maxOutputTokens);
+    this.failover = new RouteFailover(admitted.candidates, admitted.startedAt, admitted.deadline, services);
     if (admitted.serverTools !== undefined) {
       this.loop = new ToolLoop(admitted.serverTools, admitted.call.request, {
         maxRounds: admitted.maxToolRounds,
@@ -168,14 +92,6 @@ export class GenerationRun {
         maxNativeCallsPerRound: admitted.maxNativeCallsPerRound,
       });
     }
-    this.cursor = {
-      pass: 0,
-      queue: admitted.candidates,
-      index: 0,
-      retryable: [],
-      asked: undefined,
-      lastError: undefined,
-    };
   }
 
   /**
@@ -187,13 +103,12 @@ export class GenerationRun {
   static async start(
     admitted: AdmittedGeneration,
     signal: AbortSignal,
-    hooks: RunHooks,
     services: RunServices,
     timing: RunTiming,
   ): Promise<GenerationRun> {
-    const run = new GenerationRun(admitted, signal, hooks, services);
+    const run = new GenerationRun(admitted, signal, services);
     if (signal.aborted) {
-      run.cancelled = true;
+      run.control.cancelled = true;
       await run.settle();
       throw toGatewayError(signal.reason);
     }
@@ -211,90 +126,46 @@ export class GenerationRun {
       if (!admitted.request.stream) await run.settle();
       return run;
     }
-    if (run.cancelled) failure.error = toGatewayError(signal.reason);
+    if (run.control.cancelled) failure.error = toGatewayError(signal.reason);
     else run.error = failure.error;
     await run.settle();
     throw failure.error;
   }
 
   /**
-   * The attempt loop, from where it stands; undefined once an attempt serves, else the error the
-   * run ends with.
+   * The attempts, from where the failover stands; undefined once an attempt serves, else the
+   * error the run ends with.
    */
   private async runAttempts(): Promise<{ error: GatewayError } | undefined> {
-    const { policy, breakers } = this.services;
-    const cursor = this.cursor;
-    const failoverEnds = Math.min(
-      this.admitted.deadline,
-      this.admitted.startedAt + policy.failoverDeadlineMs,
-    );
+    const { failover, control } = this;
     for (;;) {
-      while (cursor.index < cursor.queue.length) {
-        // No new attempt past the failover deadline (the first one is always made).
-        if (this.attempts.length > 0 && performance.now() >= failoverEnds) {
-          return { error: cursor.lastError ?? this.createAllOpenError(this.admitted.candidates) };
-        }
-        const candidate = cursor.queue[cursor.index++];
-        if (!breakers.tryAcquire(candidate.key)) {
-          this.admitted.trace?.startAttempt(this.attempts.length);
-          this.recordAttempt(candidate, "circuit_open", performance.now());
-          continue;
-        }
-        const error = await this.attempt(candidate, this.anotherRouteWaits(candidate, failoverEnds));
-        if (error === undefined) return undefined;
-        const end = this.judgeFailure(candidate, error);
-        if (end) return end;
+      const step = failover.next(this.attempts.length);
+      if (step.kind === "end") return step;
+      if (step.kind === "skip") {
+        this.admitted.trace?.startAttempt(this.attempts.length);
+        this.recordAttempt(step.candidate, "circuit_open", performance.now());
+        continue;
       }
-      if (cursor.pass >= policy.retries || cursor.retryable.length === 0) break;
-      const wait = computeBackoffMs(cursor.pass + 1, policy, cursor.asked, this.services.random);
-      if (performance.now() + wait >= failoverEnds) break;
-      await this.sleep(wait);
-      if (this.cancelled || this.stoppedWith) {
-        return { error: this.stoppedWith ?? toGatewayError(this.signal.reason) };
+      if (step.kind === "wait") {
+        await control.sleep(step.ms);
+        if (control.interrupted) return { error: control.stoppedWith ?? toGatewayError(this.signal.reason) };
+        failover.startNextPass();
+        continue;
       }
-      cursor.pass++;
-      cursor.queue = cursor.retryable;
-      cursor.index = 0;
-      cursor.retryable = [];
-      cursor.asked = undefined;
+      const error = await this.attempt(step.candidate, step.anotherRouteWaits);
+      if (error === undefined) return undefined;
+      const end = this.judgeFailure(step.candidate, error);
+      if (end) return end;
     }
-    return { error: cursor.lastError ?? this.createAllOpenError(this.admitted.candidates) };
   }
 
-  /**
-   * Whether a route could still be tried should `candidate` stall until its first-byte deadline:
-   * one later in this pass whose breaker lets it through, and time left before the failover
-   * deadline. Retrying the same route is not counted: a route that stalled once is left its full
-   * response deadline rather than being cut and asked again.
-   */
-  private anotherRouteWaits(candidate: RouteCandidate, failoverEnds: number): boolean {
-    const { queue, index } = this.cursor;
-    if (performance.now() + candidate.route.provider.timeouts.firstByteMs >= failoverEnds) return false;
-    for (let next = index; next < queue.length; next++) {
-      if (this.services.breakers.state(queue[next].key) !== "open") return true;
-    }
-    return false;
-  }
-
-  /** Counts a failed attempt; returns the run's end when no other attempt may follow. */
+  /** A failed attempt: the run's end when no other attempt may follow (failover's call, unless interrupted). */
   private judgeFailure(candidate: RouteCandidate, error: GatewayError): { error: GatewayError } | undefined {
-    const { policy, breakers } = this.services;
-    if (this.cancelled || this.stoppedWith) {
-      breakers.release(candidate.key);
-      return { error: this.stoppedWith ?? error };
+    if (this.control.interrupted) {
+      this.failover.release(candidate);
+      return { error: this.control.stoppedWith ?? error };
     }
-    this.cursor.lastError = error;
-    if (!isFixableElsewhere(error)) {
-      breakers.release(candidate.key);
-      return { error };
-    }
-    breakers.recordFailure(candidate.key, error);
-    if (mayRetrySameRoute(error, policy)) {
-      this.cursor.retryable.push(candidate);
-      const hint = error.retryAfterHintSeconds;
-      if (hint !== undefined) this.cursor.asked = Math.max(this.cursor.asked ?? 0, hint);
-    }
-    return undefined;
+    return this.failover.judge(candidate, error);
   }
 
   /**
@@ -321,11 +192,12 @@ export class GenerationRun {
     candidate: RouteCandidate,
     anotherRouteWaits: boolean,
   ): Promise<GatewayError | undefined> {
+    const { control, admitted } = this;
     // Stopped or left since the last attempt: no call is made.
-    if (this.abortReason !== undefined) return this.stoppedWith ?? toGatewayError(this.signal.reason);
+    if (control.abortReason !== undefined) return control.stoppedWith ?? toGatewayError(this.signal.reason);
     const adapter = this.services.adapters.get(candidate.route.provider.kind);
     const startedAt = performance.now();
-    const traceHeaders = this.admitted.trace?.startAttempt(this.attempts.length);
+    const traceHeaders = admitted.trace?.startAttempt(this.attempts.length);
     if (!adapter) {
       const error = new GatewayError(
         "internal_error",
@@ -334,7 +206,6 @@ export class GenerationRun {
       this.recordAttempt(candidate, error.code, startedAt);
       return error;
     }
-    const admitted = this.admitted;
     admitted.adapter = adapter;
     // Admission built the call for the first candidate; any other attempt (a retry too: its
     // documents are read afresh) starts from the route's own call.
@@ -352,47 +223,55 @@ export class GenerationRun {
     this.loop?.useRoute(admitted.call.request, candidate.model.nativeServerTools ?? {});
     // Each attempt has its own signal: abandoning a failed one cancels its upstream I/O only.
     const attemptController = new AbortController();
-    this.attemptController = attemptController;
+    control.attemptController = attemptController;
     // Stopped or left while the documents were read: the call starts aborted.
-    if (this.abortReason !== undefined) attemptController.abort(this.abortReason);
+    if (control.abortReason !== undefined) attemptController.abort(control.abortReason);
     const call = toUpstreamCall(admitted.call, admitted.call.request, attemptController.signal);
     call.anotherRouteWaits = anotherRouteWaits;
     const dropped = listDroppedFor(adapter, call);
     const refusal = refuseLoss(call.request, dropped, candidate.model.slug);
     if (refusal !== undefined) {
-      this.attemptController = undefined;
+      control.attemptController = undefined;
       this.recordAttempt(candidate, refusal.code, startedAt, dropped);
       return refusal;
     }
     let error: GatewayError | undefined;
-    this.callInFlight = true;
+    control.callInFlight = true;
     try {
       if (!admitted.request.stream) {
-        const result = await adapter.generate(call);
-        this.observeResult(result);
+        this.observeResult(await adapter.generate(call));
       } else {
-        error = await this.openStream(adapter.stream(call)[Symbol.asyncIterator](), this.timing);
+        const iterator = adapter.stream(call)[Symbol.asyncIterator]();
+        const opened = await openStream(iterator, this.timing.firstPartWaitMs);
+        error = control.stoppedWith ?? (opened.kind === "failed" ? opened.error : undefined);
+        if (error !== undefined) {
+          void iterator.return?.().catch(() => {});
+        } else if (opened.kind === "opened") {
+          this.slowStart = opened.slow;
+          this.iterator = iterator;
+          this.pendingFirst = opened.first;
+        }
       }
     } catch (thrown) {
       error = toGatewayError(thrown);
     }
-    this.callInFlight = false;
+    control.callInFlight = false;
     if (error !== undefined) {
-      this.attemptController = undefined;
+      control.attemptController = undefined;
       attemptController.abort(error);
-      this.recordAttempt(candidate, this.cancelled ? "cancelled" : error.code, startedAt, dropped);
+      this.recordAttempt(candidate, control.cancelled ? "cancelled" : error.code, startedAt, dropped);
       return error;
     }
     // A streamed attempt that serves stays the one a stop or a cancel aborts; a non-streamed one is over.
-    if (!admitted.request.stream) this.attemptController = undefined;
-    this.services.breakers.recordSuccess(candidate.key);
-    this.roundOpen = true;
+    if (!admitted.request.stream) control.attemptController = undefined;
+    this.failover.recordSuccess(candidate);
+    this.usage.roundOpen = true;
     this.serving = {
       index: this.attempts.length,
       startedAt,
       candidate,
       abandon: () => {
-        if (this.attemptController === attemptController) this.attemptController = undefined;
+        if (control.attemptController === attemptController) control.attemptController = undefined;
         attemptController.abort(new GatewayError("provider_timeout", "Attempt abandoned"));
       },
     };
@@ -402,8 +281,8 @@ export class GenerationRun {
 
   /**
    * Sets the call's request (the route's first request, from `callFor`) to what this route reads of
-   * the request's documents: the files, or their text. A document that cannot be read ends the run with its error (`invalid_request`
-   * naming the part); that is no upstream attempt, so none is recorded.
+   * the request's documents: the files, or their text. A document that cannot be read ends the run
+   * with its error (`invalid_request` naming the part); that is no upstream attempt, so none is recorded.
    */
   private async readDocuments(
     documents: DocumentSession,
@@ -415,56 +294,13 @@ export class GenerationRun {
       read = await documents.requestFor(
         this.admitted.call.request,
         routeReadsPdf(adapter, candidate.model),
-        this.runSignal,
+        this.control.signal,
       );
     } catch (thrown) {
-      return this.stoppedWith ?? toGatewayError(thrown);
+      return this.control.stoppedWith ?? toGatewayError(thrown);
     }
     this.admitted.call.request = read.request;
     this.documentMicroUsd = read.costMicroUsd;
-    return undefined;
-  }
-
-  /**
-   * Starts a streamed attempt and waits up to `firstPartWaitMs` for its first part. A failure in
-   * that window is returned (the run may fail over). A slow first part (a reasoning model
-   * thinking quietly) does not hold the response back longer: the stream starts, keep-alives
-   * flow, and a later failure becomes an in-band error frame.
-   */
-  private async openStream(
-    iterator: AsyncIterator<CanonicalStreamPart>,
-    timing: RunTiming,
-  ): Promise<GatewayError | undefined> {
-    const firstStep = iterator.next();
-    let timer: NodeJS.Timeout | undefined;
-    const waited = await Promise.race<FirstStep | { kind: "slow" }>([
-      firstStep.then(
-        (step) => ({ kind: "step", step }),
-        (error: unknown) => ({ kind: "thrown", error }),
-      ),
-      new Promise<{ kind: "slow" }>((resolve) => {
-        timer = setTimeout(() => resolve({ kind: "slow" }), timing.firstPartWaitMs);
-      }),
-    ]);
-    clearTimeout(timer);
-    const failure =
-      this.stoppedWith ??
-      (waited.kind === "slow"
-        ? undefined
-        : waited.kind === "thrown"
-          ? toGatewayError(waited.error)
-          : waited.step.done
-            ? new GatewayError("provider_unavailable", "Upstream stream ended without any output")
-            : waited.step.value.type === "error"
-              ? createGatewayErrorFromInfo(waited.step.value.error)
-              : undefined);
-    if (failure) {
-      void iterator.return?.().catch(() => {});
-      return failure;
-    }
-    this.slowStart = waited.kind === "slow";
-    this.iterator = iterator;
-    this.pendingFirst = firstStep;
     return undefined;
   }
 
@@ -491,39 +327,38 @@ export class GenerationRun {
    * consumer stops (done, cancelled, or it threw and the loop returned early), the run settles.
    */
   async *parts(): AsyncGenerator<CanonicalStreamPart> {
+    const { control, usage } = this;
     let completed = false;
     try {
       let next = this.pendingFirst ? await this.take(this.pendingFirst) : undefined;
       // Started without its first part, and it failed before any: fail over as before the start.
-      while (this.slowStart && (next === undefined || next.type === "error") && !this.cancelled) {
-        if (this.stoppedWith) break;
-        const failure =
-          next === undefined
-            ? new GatewayError("provider_unavailable", "Upstream stream ended without any output")
-            : createGatewayErrorFromInfo(next.error);
+      while (this.slowStart && (next === undefined || next.type === "error") && !control.cancelled) {
+        if (control.stoppedWith) break;
+        const failure = next === undefined ? createEmptyStreamError() : readStreamError(next.error);
         const end = await this.failOverBeforeFirstPart(failure);
         if (end) {
-          next = this.cancelled ? undefined : toErrorPart(end.error);
+          next = control.cancelled ? undefined : toErrorPart(end.error);
           break;
         }
         next = this.pendingFirst ? await this.take(this.pendingFirst) : undefined;
       }
       while (next !== undefined) {
-        this.observe(next);
+        if (next.type === "error") this.error = readStreamError(next.error);
+        else usage.observe(next);
         if (this.loop === undefined) yield next;
         else for (const shown of this.loop.transform(next)) yield shown;
-        if (next.type === "error" || this.cancelled) break;
+        if (next.type === "error" || control.cancelled) break;
         next = await this.take(this.iterator!.next());
         if (
           next === undefined &&
           this.loop !== undefined &&
-          this.roundOpen &&
-          this.finishReason !== undefined
+          usage.roundOpen &&
+          usage.finishReason !== undefined
         ) {
           next = yield* this.nextRound(this.loop);
         }
       }
-      if (this.finishReason === undefined && !this.error && !this.cancelled) {
+      if (usage.finishReason === undefined && !this.error && !control.cancelled) {
         const error = new GatewayError(
           "provider_unavailable",
           "Upstream stream ended without a finish reason",
@@ -533,10 +368,10 @@ export class GenerationRun {
       }
       completed = true;
     } finally {
-      if (!completed && !this.cancelled && !this.error && this.finishReason === undefined) {
+      if (!completed && !control.cancelled && !this.error && usage.finishReason === undefined) {
         // The consumer stopped before the end (a writer or encoder threw): stop the upstream.
         this.error = new GatewayError("internal_error", "Internal error");
-        this.abort(this.error);
+        control.abort(this.error);
         void this.iterator?.return?.().catch(() => {});
       }
       void this.settle();
@@ -550,18 +385,19 @@ export class GenerationRun {
   private async take(
     step: Promise<IteratorResult<CanonicalStreamPart>>,
   ): Promise<CanonicalStreamPart | undefined> {
+    const { control } = this;
     let part: CanonicalStreamPart | undefined;
     try {
       const result = await step;
       part = result.done ? undefined : result.value;
     } catch (thrown) {
-      if (this.cancelled) return undefined;
+      if (control.cancelled) return undefined;
       part = toErrorPart(toGatewayError(thrown));
     }
-    if (this.cancelled) return undefined;
+    if (control.cancelled) return undefined;
     // A stop after the upstream finished changes nothing: the stream is complete.
-    if (this.stoppedWith === undefined || this.finishReason !== undefined) return part;
-    return toErrorPart(this.stoppedWith);
+    if (control.stoppedWith === undefined || this.usage.finishReason !== undefined) return part;
+    return toErrorPart(control.stoppedWith);
   }
 
   /**
@@ -572,18 +408,18 @@ export class GenerationRun {
   private async *nextRound(
     loop: ToolLoop,
   ): AsyncGenerator<CanonicalStreamPart, CanonicalStreamPart | undefined> {
-    this.closeRound(loop);
-    const decision: RoundDecision = yield* loop.finishRound(this.reserveRound, this.runSignal);
+    this.closeRound();
+    const decision: RoundDecision = yield* loop.finishRound(this.reserveRound, this.control.signal);
     if (decision.kind === "end") {
-      this.finishReason = decision.finish.reason;
-      yield { type: "usage", usage: this.completedUsage ?? createEmptyUsage() };
+      this.usage.finishReason = decision.finish.reason;
+      yield { type: "usage", usage: this.usage.completedUsage ?? createEmptyUsage() };
       yield decision.finish;
       return undefined;
     }
-    if (this.cancelled) return undefined;
-    if (this.stoppedWith) return toErrorPart(this.stoppedWith);
-    this.roundOpen = true;
-    const call = toUpstreamCall(this.admitted.call, decision.request, this.runSignal);
+    if (this.control.cancelled) return undefined;
+    if (this.control.stoppedWith) return toErrorPart(this.control.stoppedWith);
+    this.usage.roundOpen = true;
+    const call = toUpstreamCall(this.admitted.call, decision.request, this.control.signal);
     this.iterator = this.admitted.adapter.stream(call)[Symbol.asyncIterator]();
     return await this.take(this.iterator.next());
   }
@@ -595,15 +431,15 @@ export class GenerationRun {
    * the error the run ends with.
    */
   private async continueNonStreamedLoop(): Promise<{ error: GatewayError } | undefined> {
-    const loop = this.loop;
+    const { loop, control, usage } = this;
     if (loop === undefined || this.admitted.request.stream || this.result === undefined) return undefined;
-    this.roundOpen = true;
+    usage.roundOpen = true;
     const shown: CanonicalStreamPart[] = [];
     let result: CanonicalResult = this.result;
     for (;;) {
       for (const part of convertResultToParts(result)) shown.push(...loop.transform(part));
-      this.closeRound(loop);
-      const steps = loop.finishRound(this.reserveRound, this.runSignal);
+      this.closeRound();
+      const steps = loop.finishRound(this.reserveRound, control.signal);
       let step = await steps.next();
       while (!step.done) {
         shown.push(step.value);
@@ -611,60 +447,43 @@ export class GenerationRun {
       }
       const decision = step.value;
       if (decision.kind === "end") {
-        this.finishReason = decision.finish.reason;
-        shown.push({ type: "usage", usage: this.completedUsage ?? createEmptyUsage() }, decision.finish);
+        usage.finishReason = decision.finish.reason;
+        shown.push({ type: "usage", usage: usage.completedUsage ?? createEmptyUsage() }, decision.finish);
         break;
       }
-      if (this.cancelled || this.stoppedWith) {
-        return { error: this.stoppedWith ?? toGatewayError(this.signal.reason) };
-      }
-      this.roundOpen = true;
-      this.callInFlight = true;
+      if (control.interrupted) return { error: control.stoppedWith ?? toGatewayError(this.signal.reason) };
+      usage.roundOpen = true;
+      control.callInFlight = true;
       try {
-        const call = toUpstreamCall(this.admitted.call, decision.request, this.runSignal);
+        const call = toUpstreamCall(this.admitted.call, decision.request, control.signal);
         result = await this.admitted.adapter.generate(call);
       } catch (thrown) {
-        this.callInFlight = false;
-        if (this.cancelled) return { error: toGatewayError(this.signal.reason) };
-        return { error: this.stoppedWith ?? toGatewayError(thrown) };
+        control.callInFlight = false;
+        if (control.cancelled) return { error: toGatewayError(this.signal.reason) };
+        return { error: control.stoppedWith ?? toGatewayError(thrown) };
       }
-      this.callInFlight = false;
+      control.callInFlight = false;
       this.observeResult(result);
     }
     this.result = foldStreamParts(shown);
     return undefined;
   }
 
-  /** The tool loop's round ended: it is metered now, and the next one starts from nothing. */
-  private closeRound(loop: ToolLoop): void {
-    if (!this.roundOpen) return;
-    const metered = this.hooks.meter(
-      this.admitted,
-      {
-        reported: this.usage,
-        finished: this.finishReason !== undefined,
-        estimateOutputTokens: this.estimateOutput,
-      },
-      loop.round === 1 ? undefined : loop.roundRequest,
-    );
-    this.completedUsage = addUsage(this.completedUsage ?? createEmptyUsage(), metered.usage);
-    this.completedRounds.push(metered.usage);
-    this.completedEstimated ||= metered.estimated;
-    this.roundOpen = false;
-    this.usage = undefined;
-    this.finishReason = undefined;
-    this.output = new DeliveredOutput(this.admitted.call.maxOutputTokens);
-    this.estimateOutput = () => this.output.estimateTokens();
+  /** The request of the tool loop's current round when it is not the first one's. */
+  private get laterRoundRequest(): CanonicalRequest | undefined {
+    const loop = this.loop;
+    return loop === undefined || loop.round === 1 ? undefined : loop.roundRequest;
   }
 
-  /** The tool loop's reservation step, with what the run has spent so far. */
-  private readonly reserveRound = (
-    toolsMicroUsd: number,
-    next: { request: CanonicalRequest; resultTokens: number } | undefined,
-  ): Promise<boolean> =>
-    this.hooks.reserveRound(
-      this.admitted,
-      this.completedRounds,
+  /** The tool loop's round ended: it is metered now, and the next one starts from nothing. */
+  private closeRound(): void {
+    this.usage.closeRound(this.billing, this.laterRoundRequest, this.admitted.call.maxOutputTokens);
+  }
+
+  /** The tool loop's reservation step, with what the run has spent so far (generation-billing.ts). */
+  private readonly reserveRound: ReserveRound = (toolsMicroUsd, next) =>
+    this.billing.reserveRound(
+      this.usage.completedRounds,
       (this.loop?.toolCostMicroUsd ?? 0) + this.documentMicroUsd,
       toolsMicroUsd,
       next,
@@ -676,10 +495,8 @@ export class GenerationRun {
 
   /** The client went away: stop the upstream and settle what was produced. Idempotent. */
   cancel(): void {
-    if (this.cancelled || this.settlement) return;
-    this.cancelled = true;
-    this.cancelledDuringCall = this.callInFlight;
-    this.abort(new Error("client disconnected"));
+    if (this.control.cancelled || this.settlement) return;
+    this.control.cancel();
     void this.iterator?.return?.().catch(() => {});
     // Between attempts or mid-stream: nothing more will be observed, so settle now. During an
     // attempt the attempt loop settles when the aborted call returns.
@@ -692,25 +509,8 @@ export class GenerationRun {
    * What was delivered is billed as for any stream that failed mid-way. No effect once it ended.
    */
   stop(error: GatewayError): void {
-    if (this.cancelled || this.stoppedWith || this.settlement) return;
-    this.stoppedWith = error;
-    this.abort(error);
-  }
-
-  /** Aborts the call in flight (or the serving stream) and the run's own signal. */
-  private abort(reason: unknown): void {
-    this.abortReason = reason;
-    this.attemptController?.abort(reason);
-    this.runController?.abort(reason);
-  }
-
-  /** The run's signal, aborted with the run (already aborted when asked for after that). */
-  private get runSignal(): AbortSignal {
-    if (this.runController === undefined) {
-      this.runController = new AbortController();
-      if (this.abortReason !== undefined) this.runController.abort(this.abortReason);
-    }
-    return this.runController.signal;
+    if (this.control.interrupted || this.settlement) return;
+    this.control.stop(error);
   }
 
   /** The run's settlement, computed and written exactly once whoever asks first. */
@@ -722,86 +522,51 @@ export class GenerationRun {
   private async computeSettlement(): Promise<Settlement> {
     clearTimeout(this.deadlineTimer);
     this.signal.removeEventListener("abort", this.onClientGone);
-    const status: GenerationOutcome["status"] = this.cancelled ? "cancelled" : this.error ? "error" : "ok";
+    const { control, usage, loop } = this;
+    const status: GenerationOutcome["status"] = control.cancelled ? "cancelled" : this.error ? "error" : "ok";
     // No charge for nothing: a failure before any output costs 0, and so does a caller that left
     // before any upstream was called or while the run waited between attempts. One that left
     // while a call was in flight is billed the prompt (the upstream likely processed it), at the
     // prices of the route it was waiting for.
-    const promptProcessed = this.serving !== undefined || this.cancelledDuringCall;
-    const produced = this.output.produced || this.completedUsage !== undefined;
+    const promptProcessed = this.serving !== undefined || control.cancelledDuringCall;
+    const produced = usage.produced || usage.completedUsage !== undefined;
     const metered =
       (status === "error" && !produced) || (status === "cancelled" && !promptProcessed)
         ? undefined
-        : this.meterRun(status);
-    const usage = metered?.usage ?? createEmptyUsage();
+        : usage.meterRun(this.billing, status, this.laterRoundRequest, loop !== undefined);
+    const total = metered?.usage ?? createEmptyUsage();
     // Reading the documents is billed with the prompt that carried their text, not without it.
     const documentMicroUsd = metered === undefined ? 0 : this.documentMicroUsd;
-    const toolMicroUsd = (this.loop?.toolCostMicroUsd ?? 0) + documentMicroUsd;
+    const toolMicroUsd = (loop?.toolCostMicroUsd ?? 0) + documentMicroUsd;
     const costMicroUsd =
-      metered || toolMicroUsd > 0 ? this.hooks.cost(this.admitted, metered?.rounds ?? [], toolMicroUsd) : 0;
+      metered || toolMicroUsd > 0 ? this.billing.price(metered?.rounds ?? [], toolMicroUsd) : 0;
     this.closeServingAttempt(status);
+    const finishReason = usage.finishReason ?? null;
     const outcome = createOutcome(
       this.admitted,
       status,
-      usage,
+      total,
       costMicroUsd,
-      this.finishReason ?? null,
-      this.upstreamModel,
+      finishReason,
+      usage.upstreamModel,
     );
     outcome.usageEstimated = metered?.estimated === true;
     outcome.attempts = this.attempts;
-    if (this.loop !== undefined) outcome.toolCostsMicroUsd = { ...this.loop.toolCosts };
+    if (loop !== undefined) outcome.toolCostsMicroUsd = { ...loop.toolCosts };
     if (documentMicroUsd > 0) {
       const costs = outcome.toolCostsMicroUsd;
       costs.pdf = (costs.pdf ?? 0) + documentMicroUsd;
     }
     if (this.error && status === "error") outcome.errorCode = this.error.code;
     const served = this.serving === undefined ? undefined : this.attempts[this.serving.index];
-    await this.hooks.settle(this.admitted, outcome, served, this.loop?.executed ?? []);
+    await this.billing.settle(outcome, served, loop?.executed ?? []);
     const settlement: Settlement = {
-      usage,
+      usage: total,
       costMicroUsd,
-      finishReason: this.finishReason ?? (this.error ? "error" : "stop"),
+      finishReason: usage.finishReason ?? (this.error ? "error" : "stop"),
     };
-    if (this.loop !== undefined) settlement.serverToolCalls = { ...this.loop.callCounts };
+    if (loop !== undefined) settlement.serverToolCalls = { ...loop.callCounts };
     return settlement;
-  }
-
-  /**
-   * The run's usage: the upstream call's, or with the tool loop the rounds already metered plus
-   * the one still open (it ended early: the client left, a deadline, a failure).
-   */
-  private meterRun(status: GenerationOutcome["status"]): MeteredUsage & { rounds: CanonicalUsage[] } {
-    const current = () =>
-      this.hooks.meter(
-        this.admitted,
-        {
-          reported: this.usage,
-          finished: this.finishReason !== undefined,
-          estimateOutputTokens: this.estimateOutput,
-        },
-        this.loop === undefined || this.loop.round === 1 ? undefined : this.loop.roundRequest,
-      );
-    if (this.loop === undefined) {
-      const metered = current();
-      return {
-        usage: metered.usage,
-        estimated: metered.estimated,
-        capped: metered.capped,
-        rounds: [metered.usage],
-      };
-    }
-    let usage = this.completedUsage ?? createEmptyUsage();
-    const rounds = [...this.completedRounds];
-    let estimated = this.completedEstimated;
-    // A later round that failed before any output costs nothing, as any failed call does.
-    if (this.roundOpen && !(status === "error" && !this.output.produced)) {
-      const open = current();
-      usage = addUsage(usage, open.usage);
-      rounds.push(open.usage);
-      estimated ||= open.estimated;
-    }
-    return { usage, estimated, capped: false, rounds };
   }
 
   /** The serving attempt's record tells how it ended and how long it ran in all. */
@@ -832,96 +597,11 @@ export class GenerationRun {
 
   private observeResult(result: CanonicalResult): void {
     this.result = result;
-    this.usage = result.usage;
-    this.finishReason = result.finishReason;
-    this.upstreamModel = result.upstreamModel;
-    this.estimateOutput = () => estimateTextTokens(collectResultText(result));
-  }
-
-  private observe(part: CanonicalStreamPart): void {
-    switch (part.type) {
-      case "text-delta":
-      case "reasoning-delta":
-      case "tool-input-delta":
-        this.output.append(part.delta);
-        break;
-      case "tool-call":
-        this.output.append(part.name);
-        break;
-      case "usage":
-        this.usage = part.usage;
-        break;
-      case "finish":
-        this.finishReason = part.reason;
-        break;
-      case "response-metadata":
-        this.upstreamModel = part.upstreamModel ?? this.upstreamModel;
-        break;
-      case "error":
-        this.error = createGatewayErrorFromInfo(part.error);
-        break;
-    }
-  }
-
-  /** Waits between passes; a client that leaves or a deadline ends the wait at once. */
-  private sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const signal = this.runSignal;
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener("abort", done, { once: true });
-    });
-  }
-
-  /**
-   * Every candidate was skipped by its breaker: the caller is told what the routes last failed
-   * with (a refused credential stays `provider_auth`), else that they are down, with Retry-After
-   * until the first one takes a probe.
-   */
-  private createAllOpenError(candidates: readonly RouteCandidate[]): GatewayError {
-    for (let index = candidates.length - 1; index >= 0; index--) {
-      const last = this.services.breakers.lastFailure(candidates[index].key);
-      if (last) return last;
-    }
-    const now = performance.now();
-    const reopens = candidates
-      .map((candidate) => this.services.breakers.reopensAt(candidate.key))
-      .filter((at): at is number => at !== undefined);
-    const seconds =
-      reopens.length === 0 ? undefined : Math.max(1, Math.ceil((Math.min(...reopens) - now) / 1000));
-    return new GatewayError(
-      "provider_unavailable",
-      "Every route of this model is failing; the gateway is not calling them for now",
-      { retryAfterSeconds: seconds },
-    );
+    this.usage.observeResult(result);
   }
 }
 
-/**
- * The call as the adapter gets it: the attempt's call with `request` and its own signal, every
- * field written out (a literal never starts with a spread: CONTRIBUTING.md).
- */
-function toUpstreamCall(
-  call: Omit<UpstreamCall, "signal">,
-  request: CanonicalRequest,
-  signal: AbortSignal,
-): UpstreamCall {
-  return {
-    request,
-    model: call.model,
-    provider: call.provider,
-    upstreamModel: call.upstreamModel,
-    maxOutputTokens: call.maxOutputTokens,
-    signal,
-    requestId: call.requestId,
-    traceHeaders: call.traceHeaders,
-  };
-}
-
+/** The run's own failure as the part that ends the stream: the GatewayError itself. */
 function toErrorPart(error: GatewayError): CanonicalStreamPart {
-  return { type: "error", error: { code: error.code, message: error.message } };
+  return { type: "error", error };
 }
