@@ -28,6 +28,8 @@ export class RunUsage {
   readonly completedRounds: CanonicalUsage[] = [];
   /** A round's upstream call was made and the round is not metered yet. */
   roundOpen = false;
+  /** What reading the documents cost for the latest attempt's route (the serving one's, once one serves). */
+  documentMicroUsd = 0;
   private completedEstimated = false;
   private output: DeliveredOutput;
   private estimateOutput: () => number;
