@@ -20,6 +20,7 @@ import {
 } from "../test/helpers/fake-openai-upstream.js";
 import { createTestOutcome } from "../test/helpers/generation-records.js";
 import { launchChromium } from "../test/helpers/headless-chromium.js";
+import { shootKeyPages } from "./console-screenshots-keys.js";
 
 const OUTPUT = new URL("../docs/console/", import.meta.url).pathname;
 const DAY_MS = 86_400_000;
@@ -179,6 +180,20 @@ try {
   await page.click("tr[data-request-id] td a");
   await page.waitForSelector(".request-id");
   await shoot("request");
+
+  await shootKeyPages({
+    page,
+    gateway,
+    upstream,
+    workspaceId: acme.id,
+    keyId: production.key.id,
+    model: MODELS[0][0],
+    shoot,
+    shootElement: async (name, selector) => {
+      await page.locator(selector).screenshot({ path: join(OUTPUT, `${name}.png`) });
+      console.error(`docs/console/${name}.png`);
+    },
+  });
 } finally {
   await browser.close();
   await gateway.close();

@@ -52,6 +52,10 @@ export interface UpdateKeyInput {
   totalLimitUsd?: string | number | null;
   requestsPerMinute?: number | null;
   models?: string[] | null;
+  /** A future moment; null: the key never expires. */
+  expiresAt?: Date | null;
+  // Budget alert thresholds (issue 30, another branch) join here: validated like the limits, stored
+  // by the same audit-logged update.
   /** Who made the change, for the audit log (default "admin"). */
   actor?: string;
 }
@@ -80,7 +84,7 @@ export interface AdminService {
   /** `secret` is the key material: returned here once, never stored. */
   createKey(input: CreateKeyInput): Promise<{ key: ApiKeyRecord; secret: string; limits?: KeyLimits }>;
   getKey(id: string): Promise<{ key: ApiKeyRecord; limits: KeyLimits }>;
-  /** Limits, rate limit and allowlist; audit-logged. */
+  /** Limits, rate limit, allowlist and expiry; audit-logged. */
   updateKey(id: string, changes: UpdateKeyInput): Promise<{ key: ApiKeyRecord; limits: KeyLimits }>;
   /** Starts a new total-spend window; audit-logged with the actor and the previous spend. */
   resetKeyTotal(id: string, actor: string): Promise<TotalReset>;
@@ -198,10 +202,14 @@ export function createAdminService({
         requestsPerMinute: readRequestsPerMinute(input.requestsPerMinute),
         allowedModels:
           input.models === undefined ? undefined : input.models === null ? null : readModels(input.models),
+        expiresAt:
+          input.expiresAt === undefined || input.expiresAt === null
+            ? input.expiresAt
+            : readFutureDate(input.expiresAt, "expires_at"),
       };
       if (Object.values(changes).every((value) => value === undefined)) {
         throw GatewayError.invalidRequest(
-          "Nothing to update: give a daily, monthly or total limit, requests per minute, or models",
+          "Nothing to update: give a daily, monthly or total limit, requests per minute, models or expires_at",
         );
       }
       const actor = readText(input.actor, "actor", { required: false }) || "admin";

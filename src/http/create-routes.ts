@@ -14,6 +14,7 @@ import type { SharedState, Store } from "../storage/store.js";
 import { createOpenApiDocument } from "./openapi-document.js";
 import type { OpenApiTag } from "./openapi-tags.js";
 import type { RouteDefinition } from "./route-definition.js";
+import { createAdminConsoleRoutes } from "./routes/admin-console-routes.js";
 import { createAdminRoutes } from "./routes/admin-routes.js";
 import { createAdminUsageRoutes } from "./routes/admin-usage-routes.js";
 import { createConsoleRoutes } from "./routes/console-routes.js";
@@ -83,6 +84,12 @@ export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
         spendGuard: deps.spendGuard,
         internalSecret: deps.internalSecret,
         defaultRequestsPerMinute: deps.config.defaultRequestsPerMinute,
+      }),
+      ...createAdminConsoleRoutes({
+        store: deps.store,
+        spendGuard: deps.spendGuard,
+        internalSecret: deps.internalSecret,
+        playgroundKeyPolicy: deps.playgroundKeyPolicy ?? DEFAULT_PLAYGROUND_KEY_POLICY,
       }),
     ]),
     ...tagged("operations", [createHomeRoute(), ...createDocsRoutes(), ...createConsoleRoutes()]),

@@ -14,6 +14,8 @@ export interface KeyLimitChanges {
   requestsPerMinute?: number | null;
   /** null: every model. */
   allowedModels?: string[] | null;
+  /** null: the key never expires. */
+  expiresAt?: Date | null;
 }
 
 export type SpendWindowName = "daily" | "monthly" | "total";
@@ -71,6 +73,32 @@ export interface KeyLimitRepository {
     windows: Partial<Record<SpendWindowName, TimeRange>>;
     generationIds: string[];
   }): Promise<SpendSeedSnapshot>;
-  /** Newest first. */
-  listAudit(filter: { apiKeyId?: string; limit?: number }): Promise<AuditEntry[]>;
+  /**
+   * Newest first (by id). `beforeId` pages on: only entries older than that id (keyset paging, so a
+   * page costs the same however deep it is).
+   */
+  listAudit(filter: AuditFilter): Promise<AuditEntry[]>;
+  /** Settled spend of every key of a workspace in one statement: today, this month, its total window. */
+  sumWorkspaceKeySpend(input: {
+    workspaceId: string;
+    daily: TimeRange;
+    monthly: TimeRange;
+  }): Promise<KeySpendSums[]>;
+}
+
+export interface AuditFilter {
+  apiKeyId?: string;
+  workspaceId?: string;
+  /** An entry id (decimal text): only older entries. */
+  beforeId?: string;
+  limit?: number;
+}
+
+/** A key's limits and settled spend per window, micro-USD; the total window starts at its last reset. */
+export interface KeySpendSums {
+  apiKeyId: string;
+  limits: KeyLimits;
+  daily: number;
+  monthly: number;
+  total: number;
 }

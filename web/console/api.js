@@ -33,7 +33,8 @@ export class SignedOutError extends Error {}
 
 const segment = (value) => encodeURIComponent(String(value));
 
-async function call(method, path, body) {
+/** One admin API call (other modules' admin calls go through it too). */
+export async function call(method, path, body) {
   const token = readToken();
   if (!token) throw new SignedOutError("Sign in first");
   const headers = { "X-Internal-Token": token };
@@ -57,7 +58,7 @@ async function call(method, path, body) {
   return payload;
 }
 
-const query = (params) => {
+export const query = (params) => {
   const entries = Object.entries(params).filter(([, value]) => value !== undefined && value !== "");
   return entries.length === 0 ? "" : `?${new URLSearchParams(entries).toString()}`;
 };

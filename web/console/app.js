@@ -1,7 +1,9 @@
 // Entry point: hash routes, the navigation bar, sign-in state and the message area.
 import { AdminApiError, forgetToken, readToken, SignedOutError } from "./api.js";
+import { renderAudit } from "./audit-view.js";
 import { h, notice, replace, routeHref } from "./dom.js";
 import { renderGeneration } from "./generation-view.js";
+import { renderPlayground } from "./playground-view.js";
 import { renderSignIn } from "./sign-in-view.js";
 import { renderWorkspace } from "./workspace-view.js";
 import { renderWorkspaces } from "./workspaces-view.js";
@@ -16,6 +18,10 @@ const ROUTES = [
   [/^workspaces\/([^/]+)\/(keys|usage|requests)$/, () => renderWorkspace],
   [/^workspaces\/([^/]+)\/keys\/([^/]+)$/, () => renderWorkspace, "key"],
   [/^requests\/([^/]+)$/, () => renderGeneration],
+  [/^playground$/, () => renderPlayground],
+  [/^playground\/([^/]+)$/, () => renderPlayground],
+  [/^audit$/, () => renderAudit],
+  [/^audit\/([^/]+)$/, () => renderAudit],
 ];
 
 let messageArea = h("div", { class: "messages", "aria-live": "polite" });
@@ -52,6 +58,8 @@ function renderNav(signedIn) {
   replace(
     nav,
     h("a", { href: "#/workspaces" }, "Workspaces"),
+    h("a", { href: "#/playground" }, "Playground"),
+    h("a", { href: "#/audit" }, "Audit log"),
     h("a", { href: "/docs" }, "API reference"),
     h(
       "form",

@@ -4,6 +4,7 @@ import { admin } from "./api.js";
 import { h, link, notice, replace, table } from "./dom.js";
 import { formatTime, formatUsd } from "./format.js";
 import { renderGenerationTable } from "./generations-view.js";
+import { renderKeyEditor } from "./key-edit-view.js";
 import { keyStatusActions, statusBadge } from "./keys-view.js";
 
 const WINDOWS = [
@@ -23,7 +24,7 @@ export async function renderKeyDetails(container, { workspace, keyId }) {
     render(spend, generations);
   };
 
-  const render = ({ key, spend, rate_limit: rateLimit, workspace: balance }, generations) => {
+  const render = ({ key, limits, spend, rate_limit: rateLimit, workspace: balance }, generations) => {
     const reserved = spend.daily.reserved_micro_usd;
     replace(
       container,
@@ -61,6 +62,7 @@ export async function renderKeyDetails(container, { workspace, keyId }) {
         ),
         h("div", { class: "actions-row" }, keyStatusActions(key, reload), renderResetTotal(key, reload)),
       ),
+      renderKeyEditor({ key, limits, onSaved: reload }),
       h("h3", null, "Spend per window"),
       table(
         ["Window", "Limit", "Spent", "Reserved", "Remaining", "Since", "Resets"],

@@ -3,12 +3,38 @@
 import { admin } from "./api.js";
 import { actionButton, h, link, notice, replace, table } from "./dom.js";
 import { formatTime, formatUsd, readUsdInput } from "./format.js";
+import { renderSpendCells, SPEND_HEADINGS } from "./key-spend-cells.js";
+import { keyAdmin } from "./keys-api.js";
 import { badge } from "./workspaces-view.js";
 
 export async function renderKeysTab(container, { workspace }) {
   const list = h("div", null, notice("Loading keys…"));
   const created = h("div", { class: "created-key" });
-  const reload = async () => renderKeyTable(list, await admin.listKeys(workspace.id), reload);
+  const reload = async () => {
+    // Two calls whatever the number of keys: the keys, and every key's spend in one report.
+    const [keys, spend] = await Promise.all([
+      admin.listKeys(workspace.id),
+      keyAdmin.workspaceKeySpend(workspace.id),
+    ]);
+    // One-time playground keys (one per playground turn, purged after 10 minutes) would crowd
+    // the list; their requests show under Requests, labelled by source.
+    const oneTime = keys.filter((key) => key.source !== "api").length;
+    renderKeyTable(
+      list,
+      keys.filter((key) => key.source === "api"),
+      reload,
+      new Map(spend.data.map((row) => [row.key_id, row])),
+    );
+    if (oneTime > 0) {
+      list.append(
+        h(
+          "p",
+          { class: "hint one-time-keys" },
+          `${oneTime} one-time playground key${oneTime === 1 ? "" : "s"} not listed.`,
+        ),
+      );
+    }
+  };
   replace(container, created, list, renderCreateKeyForm(workspace, created, reload));
   await reload();
 }
@@ -40,11 +66,11 @@ export function keyStatusActions(key, after) {
   return h("span", { class: "actions" }, actions);
 }
 
-function renderKeyTable(list, keys, reload) {
+function renderKeyTable(list, keys, reload, spendByKey) {
   replace(
     list,
     table(
-      ["Name", "Key", "Status", "Models", "Expires", "Created", ""],
+      ["Name", "Key", "Status", ...SPEND_HEADINGS, "Models", "Expires", "Created", ""],
       keys.map((key) =>
         h(
           "tr",
@@ -54,8 +80,9 @@ function renderKeyTable(list, keys, reload) {
             { class: "name" },
             link(["workspaces", key.workspace_id, "keys", key.id], key.name || "(unnamed)"),
           ),
-          h("td", null, h("code", null, key.display)),
+          h("td", { class: "nowrap" }, h("code", null, key.display)),
           h("td", null, statusBadge(key.status)),
+          renderSpendCells(spendByKey.get(key.id)),
           h("td", { class: "models" }, key.models ? key.models.join(", ") : "every model"),
           h("td", null, key.expires_at ? formatTime(key.expires_at) : "never"),
           h("td", null, formatTime(key.created_at)),

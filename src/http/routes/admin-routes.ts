@@ -52,7 +52,13 @@ const updateKeyBody = z.strictObject({
   total_limit_usd: usdSchema.nullable().optional(),
   requests_per_minute: z.number().nullable().optional(),
   models: z.array(z.string()).nullable().optional(),
-  actor: z.string().optional(),
+  expires_at: z
+    .string()
+    .nullable()
+    .optional()
+    .meta({ description: "ISO-8601 date or date-time in the future; null: never expires" }),
+  // Budget alert thresholds (issue 30, another branch) are added here when they exist.
+  actor: z.string().optional().meta({ description: "Who made the change, for the audit log" }),
 });
 const resetTotalBody = z.strictObject({ actor: z.string() });
 
@@ -256,7 +262,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
       {
         method: "PATCH",
         path: "/keys/{id}",
-        summary: "Update limits, rate limit, allowlist",
+        summary: "Update limits, rate limit, allowlist, expiry (audit-logged)",
         request: { params: idParams, body: updateKeyBody },
         responses: ok(keyAnswer),
       },
@@ -268,6 +274,10 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
           totalLimitUsd: body.total_limit_usd,
           requestsPerMinute: body.requests_per_minute,
           models: body.models,
+          expiresAt:
+            body.expires_at === undefined || body.expires_at === null
+              ? body.expires_at
+              : parseExpiry(body.expires_at, "expires_at"),
           actor: body.actor,
         });
         return c.json({ key: encodeKey(key), limits: encodeKeyLimits(limits) });

@@ -5,14 +5,9 @@
  */
 
 import { GatewayError } from "../../errors/gateway-error.js";
-import type {
-  AuditEntry,
-  KeyLimitRepository,
-  KeyLimits,
-  SpendWindowName,
-  TimeRange,
-} from "../../limits/ports.js";
+import type { KeyLimitRepository, KeyLimits, SpendWindowName, TimeRange } from "../../limits/ports.js";
 import { createApiKeyRepository } from "./api-key-repository.js";
+import { createKeyAdminReports } from "./key-admin-reports.js";
 import { assertSafeInteger, readInteger, readNullableInteger } from "./read-integer.js";
 import type { SqlClient, SqlParameter } from "./sql-client.js";
 import { readWorkspaceRow, WORKSPACE_COLUMNS, type WorkspaceRow } from "./workspace-repository.js";
@@ -25,11 +20,12 @@ interface LimitRow {
   total_limit_micro_usd: unknown;
   requests_per_minute: unknown;
   total_spend_reset_at: Date | null;
+  expires_at: Date | null;
 }
 
 const LIMIT_COLUMNS =
   "workspace_id, allowed_models, daily_limit_micro_usd, monthly_limit_micro_usd, total_limit_micro_usd, " +
-  "requests_per_minute, total_spend_reset_at";
+  "requests_per_minute, total_spend_reset_at, expires_at";
 
 const WINDOW_NAMES: readonly SpendWindowName[] = ["daily", "monthly", "total"];
 /** The total window of a key that was never reset starts before any generation could exist. */
@@ -176,6 +172,7 @@ export function createKeyLimitRepository(client: SqlClient): KeyLimitRepository 
              total_limit_micro_usd = CASE WHEN $6::boolean THEN $7::bigint ELSE total_limit_micro_usd END,
              requests_per_minute = CASE WHEN $8::boolean THEN $9::integer ELSE requests_per_minute END,
              allowed_models = CASE WHEN $10::boolean THEN $11::text[] ELSE allowed_models END,
+             expires_at = CASE WHEN $12::boolean THEN $13::timestamptz ELSE expires_at END,
              updated_at = now()
            WHERE id = $1
            RETURNING ${LIMIT_COLUMNS}`,
@@ -191,16 +188,26 @@ export function createKeyLimitRepository(client: SqlClient): KeyLimitRepository 
             changes.requestsPerMinute ?? null,
             changes.allowedModels !== undefined,
             changes.allowedModels ?? null,
+            changes.expiresAt !== undefined,
+            changes.expiresAt ?? null,
           ],
         );
+        // Expiry is in the entry only when it was changed, so entries of limit changes keep their shape.
+        const expiry = (row: LimitRow) =>
+          changes.expiresAt === undefined
+            ? {}
+            : { expires_at: row.expires_at === null ? null : new Date(row.expires_at).toISOString() };
         await insertAudit(tx, {
           action: "key.limits_updated",
           actor,
           workspaceId: before.workspace_id,
           apiKeyId: keyId,
           details: {
-            before: describeLimits(readLimitRow(before), before.allowed_models),
-            after: describeLimits(readLimitRow(after), after.allowed_models),
+            before: Object.assign(
+              describeLimits(readLimitRow(before), before.allowed_models),
+              expiry(before),
+            ),
+            after: Object.assign(describeLimits(readLimitRow(after), after.allowed_models), expiry(after)),
           },
         });
       });
@@ -288,31 +295,6 @@ export function createKeyLimitRepository(client: SqlClient): KeyLimitRepository 
       };
     },
 
-    async listAudit({ apiKeyId, limit = 100 }) {
-      const rows = await client.query<{
-        id: unknown;
-        action: string;
-        actor: string;
-        workspace_id: string;
-        api_key_id: string | null;
-        details: Record<string, unknown> | string;
-        created_at: Date;
-      }>(
-        `SELECT id, action, actor, workspace_id, api_key_id, details, created_at FROM audit_log
-         WHERE ($1::text IS NULL OR api_key_id = $1) ORDER BY id DESC LIMIT $2`,
-        [apiKeyId ?? null, limit],
-      );
-      return rows.map(
-        (row): AuditEntry => ({
-          id: String(readInteger(row.id, "id")),
-          action: row.action,
-          actor: row.actor,
-          workspaceId: row.workspace_id,
-          apiKeyId: row.api_key_id,
-          details: typeof row.details === "string" ? JSON.parse(row.details) : row.details,
-          createdAt: new Date(row.created_at),
-        }),
-      );
-    },
+    ...createKeyAdminReports(client),
   };
 }
