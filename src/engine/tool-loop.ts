@@ -1,15 +1,16 @@
 /**
  * The server-tool loop of one run. The request's activated tools are offered to the model as
  * function tools (admission added their definitions); each upstream round's parts pass through
- * `transform`, which hides the model's calls to those tools from the client (they become
- * `server-tool-call` parts) and holds the round's usage and finish back. When the round has ended,
- * `finishRound` runs the calls (concurrently), yields their `server-tool-result` parts in call
- * order, and says whether another round follows (with the request it sends) or how the answer
- * ends. The run (generation-run.ts) drives it, streamed or not, and meters each round.
+ * `transform` (tool-round-receiver.ts), which hides the model's calls to those tools from the
+ * client (they become `server-tool-call` parts) and holds the round's usage and finish back. When
+ * the round has ended, `finishRound` runs the calls (concurrently), yields their
+ * `server-tool-result` parts in call order, and says whether another round follows (with the
+ * request it sends) or how the answer ends. The run drives it (run-tool-rounds.ts), streamed or
+ * not, and meters each round.
  *
  * Bounds: each tool's `max_uses` and the request's `max_tool_calls` (tool-use-bounds.ts), the
- * configured number of rounds (the last one is offered no
- * server tool when the caller has no function tools of its own, so the model must answer), the
+ * configured number of rounds (the last one is offered no server tool when the caller has no
+ * function tools of its own, so the model must answer), the
  * run's deadline (its signal aborts the calls), and the spend limits: before the calls of a round
  * run, the reservation is extended to cover their price and the next round's worst case; when
  * the headroom cannot, the calls are answered "budget exhausted" and the answer ends with the
