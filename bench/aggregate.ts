@@ -33,6 +33,8 @@ export interface ResultRow {
   /** Gateway/proxy p50 minus direct p50 in the same scenario and mode. */
   addedP50Ms?: number;
   addedTtfbP50Ms?: number;
+  /** p99 latency minus the direct path's p99 in the same scenario and load, ms. */
+  addedP99Ms?: number;
 }
 
 export interface FloorRatio {
@@ -76,6 +78,7 @@ export function aggregate(cells: readonly CellMeasurement[]): ResultRow[] {
     if (!direct || row.target === "direct") continue;
     if (row.latencyMs && direct.latencyMs) row.addedP50Ms = row.latencyMs.p50 - direct.latencyMs.p50;
     if (row.ttfbMs && direct.ttfbMs) row.addedTtfbP50Ms = row.ttfbMs.p50 - direct.ttfbMs.p50;
+    if (row.latencyMs && direct.latencyMs) row.addedP99Ms = row.latencyMs.p99 - direct.latencyMs.p99;
   }
   return rows;
 }

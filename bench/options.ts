@@ -20,8 +20,13 @@ export interface BenchOptions {
    * (same storage mode, same core) and measured in the same rounds: an A/B comparison in one run.
    */
   compareDir?: string;
-  /** Run the gateway on PostgreSQL + Redis (loopback) instead of embedded PGlite. */
-  distributed?: { postgresAdminUrl: string; redisUrl: string };
+  /**
+   * The storage modes measured, one after the other in this invocation, each against its own
+   * floor: embedded (PGlite) and distributed (PostgreSQL + Redis on loopback) by default.
+   */
+  modes: StorageMode[];
+  /** Where distributed mode's fresh database is created and its Redis. */
+  distributed: { postgresAdminUrl: string; redisUrl: string };
   rounds: number;
   /**
    * Unmeasured load per target before the first round, split over the selected scenarios: V8's
@@ -54,6 +59,7 @@ export interface BenchOptions {
 }
 
 export type StreamTarget = "proxy" | "gateway" | "baseline";
+export type StorageMode = "embedded" | "distributed";
 
 const ALL_SCENARIOS: ScenarioId[] = ["chat-json", "chat-sse", "messages-sse"];
 
@@ -65,9 +71,12 @@ export const HELP = `npm run bench -- [options]
   --profile            run the gateway under --cpu-prof (bench/results/profiles) and summarise it
                        (never the baseline of --compare-dir)
   --no-pin             do not pin processes to CPUs with taskset
-  --distributed        gateway on PostgreSQL + Redis instead of embedded PGlite: a fresh database is
-                       created via BENCH_POSTGRES_ADMIN_URL (default ${DEFAULT_POSTGRES_ADMIN_URL})
-                       and dropped after; Redis at BENCH_REDIS_URL (default ${DEFAULT_REDIS_URL})
+  (default)            both storage modes, one after the other, each against its own floor: embedded
+                       (PGlite), then distributed (PostgreSQL + Redis)
+  --embedded           embedded mode only
+  --distributed        distributed mode only: a fresh database is created via
+                       BENCH_POSTGRES_ADMIN_URL (default ${DEFAULT_POSTGRES_ADMIN_URL}) and dropped
+                       after; Redis at BENCH_REDIS_URL (default ${DEFAULT_REDIS_URL})
   --rounds N           measurement rounds, targets alternating within each (default 2, max 5)
   --warm-start S       unmeasured load per target before the first round, split over the scenarios
                        (default 12, --quick 4; 0 skips; max 60): the gateway's code is still being
@@ -97,12 +106,16 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
     quick,
     profile: argv.includes("--profile"),
     pin: !argv.includes("--no-pin"),
-    distributed: argv.includes("--distributed")
-      ? {
-          postgresAdminUrl: process.env.BENCH_POSTGRES_ADMIN_URL || DEFAULT_POSTGRES_ADMIN_URL,
-          redisUrl: process.env.BENCH_REDIS_URL || DEFAULT_REDIS_URL,
-        }
-      : undefined,
+    modes:
+      argv.includes("--distributed") && !argv.includes("--embedded")
+        ? ["distributed"]
+        : argv.includes("--embedded") && !argv.includes("--distributed")
+          ? ["embedded"]
+          : ["embedded", "distributed"],
+    distributed: {
+      postgresAdminUrl: process.env.BENCH_POSTGRES_ADMIN_URL || DEFAULT_POSTGRES_ADMIN_URL,
+      redisUrl: process.env.BENCH_REDIS_URL || DEFAULT_REDIS_URL,
+    },
     rounds: quick ? 1 : 2,
     warmStartMs: quick ? 4_000 : 12_000,
     warmupMs: quick ? 300 : 1_000,
@@ -166,12 +179,12 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       return item as ScenarioId;
     });
   }
-  // The longest stream plus everything else must still fit the watchdog.
-  options.watchdogMs = Math.max(options.watchdogMs, estimateRunMs(options) * 2);
+  // The longest stream plus everything else must still fit the watchdog, in every mode.
+  options.watchdogMs = options.modes.length * Math.max(options.watchdogMs, estimateRunMs(options) * 2);
   return options;
 }
 
-/** Rough wall time of a run, printed up front and used to size the watchdog. */
+/** Rough wall time of one storage mode's run, printed up front and used to size the watchdog. */
 export function estimateRunMs(options: BenchOptions): number {
   const loads = 1 + options.rates.length;
   // direct, proxy, gateway, and the baseline gateway with --compare-dir.

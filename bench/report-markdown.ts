@@ -137,7 +137,7 @@ export function renderReport(input: ReportInput): string {
   ).length;
   const busy = noisyRows > 0 || (env.loadAverageBefore?.[0] ?? 0) > 0.5;
   const sections = [
-    `# Gateway benchmark, ${env.startedAt}`,
+    `# Gateway benchmark, ${env.storage.split(":")[0]} mode, ${env.startedAt}`,
     "",
     `- Node ${env.node}; ${env.cpuCount} × ${env.cpuModel}`,
     `- ${env.pinning}`,

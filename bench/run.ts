@@ -10,13 +10,19 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import { aggregate, computeBaselineComparison, computeFloorRatios } from "./aggregate.js";
 import { killStartedChildrenNow, stopStartedChildren } from "./child-process.js";
-import { HARNESS_CPU, planCpuPinning, TARGET_CPU } from "./cpu-pinning.js";
+import { type CpuPlan, HARNESS_CPU, planCpuPinning, TARGET_CPU } from "./cpu-pinning.js";
 import { assertLoopbackUrl, type BenchDatabase, createBenchDatabase } from "./distributed-database.js";
 import { type GatewayTarget, startGatewayTarget } from "./gateway-target.js";
 import { type StartedServer, startProxyChild, startUpstreamChild } from "./helper-children.js";
 import { type LoadMode, runLoad } from "./load-generator.js";
 import { type CellMeasurement, describeMode, measureCell } from "./measure-cell.js";
-import { type BenchOptions, estimateRunMs, parseBenchOptions, type StreamTarget } from "./options.js";
+import {
+  type BenchOptions,
+  estimateRunMs,
+  parseBenchOptions,
+  type StorageMode,
+  type StreamTarget,
+} from "./options.js";
 import { readLoadAverage } from "./proc-stats.js";
 import { renderReport } from "./report-markdown.js";
 import { buildProbeRequest, buildScenarioRequest, SCENARIOS, type TargetEndpoint } from "./scenarios.js";
@@ -53,15 +59,45 @@ async function main(): Promise<number> {
     return 0;
   }
   const options = parsed;
-  const startedAt = new Date();
-  const stamp = createStamp(startedAt);
+  const stamp = createStamp(new Date());
   const plan = planCpuPinning({ disable: !options.pin });
-  log(`bench: ${plan.description}`);
-  log(`bench: about ${Math.ceil(estimateRunMs(options) / 1000)} s (watchdog ${options.watchdogMs / 1000} s)`);
+  log(`bench: ${plan.description}; storage modes: ${options.modes.join(", ")}`);
+  log(
+    `bench: about ${Math.ceil((options.modes.length * estimateRunMs(options)) / 1000)} s (watchdog ${options.watchdogMs / 1000} s)`,
+  );
   armWatchdog(options.watchdogMs);
+  const reports: ModeReport[] = [];
+  for (const mode of options.modes) {
+    log(`bench: ${mode} mode`);
+    reports.push(await runMode(options, mode, plan, stamp));
+  }
+  const markdown = reports.map((report) => report.markdown).join("\n\n---\n\n");
+  const json = Object.fromEntries(reports.map((report) => [report.mode, report.json]));
+  const paths = await writeResults(stamp, { settings: options, modes: json }, markdown);
+  process.stdout.write(`\n${markdown}\n`);
+  log(`bench: wrote ${paths.markdown} and ${paths.json}`);
+  return reports.some((report) => report.failed) ? 1 : 0;
+}
+
+interface ModeReport {
+  mode: StorageMode;
+  markdown: string;
+  json: unknown;
+  failed: boolean;
+}
+
+/** One storage mode's run: its own upstream, floor, gateway (and baseline), rounds and report. */
+async function runMode(
+  options: BenchOptions,
+  mode: StorageMode,
+  plan: CpuPlan,
+  stamp: string,
+): Promise<ModeReport> {
+  const distributed = mode === "distributed";
+  const startedAt = new Date();
   const loadAverageBefore = readLoadAverage();
-  // One folder per run: the gateway writes one profile per thread (main + tsx loader).
-  const profileDir = options.profile ? join(RESULTS_DIR, "profiles", stamp) : undefined;
+  // One folder per run and mode: the gateway writes one profile per thread (main + tsx loader).
+  const profileDir = options.profile ? join(RESULTS_DIR, "profiles", `${stamp}-${mode}`) : undefined;
   if (profileDir) await mkdir(profileDir, { recursive: true });
 
   let gateway: GatewayTarget | undefined;
@@ -74,7 +110,7 @@ async function main(): Promise<number> {
     upstream = await startUpstreamChild(plan, HARNESS_CPU, options);
     const upstreamOrigin = `http://127.0.0.1:${upstream.port}`;
     proxy = await startProxyChild(plan, TARGET_CPU, upstreamOrigin);
-    if (options.distributed) {
+    if (distributed) {
       assertLoopbackUrl(options.distributed.redisUrl, "BENCH_REDIS_URL");
       database = await createBenchDatabase(options.distributed.postgresAdminUrl);
       // Each gateway gets its own fresh database; they share Redis (their keys carry random ids).
@@ -89,7 +125,7 @@ async function main(): Promise<number> {
       profileDir,
       gatewayDir: options.gatewayDir,
       databaseUrl: database?.url,
-      redisUrl: options.distributed?.redisUrl,
+      redisUrl: distributed ? options.distributed.redisUrl : undefined,
     });
     // The baseline's start, next, is idle time in the gateway's profile.
     if (options.compareDir) {
@@ -101,7 +137,7 @@ async function main(): Promise<number> {
         cpu: TARGET_CPU,
         gatewayDir: options.compareDir,
         databaseUrl: baselineDatabase?.url,
-        redisUrl: options.distributed?.redisUrl,
+        redisUrl: distributed ? options.distributed.redisUrl : undefined,
       });
     }
     log(
@@ -146,7 +182,7 @@ async function main(): Promise<number> {
     const ratios = computeFloorRatios(rows);
     const comparison = computeBaselineComparison(rows);
     const concurrencyMode = describeMode({ kind: "concurrency", connections: options.concurrency });
-    const checks = checkTargets(rows, ratios, streams, concurrencyMode);
+    const checks = checkTargets(rows, ratios, streams, concurrencyMode, mode);
     const environment = {
       startedAt: startedAt.toISOString(),
       node: process.version,
@@ -155,7 +191,7 @@ async function main(): Promise<number> {
       pinning: plan.description,
       gatewayDir: options.gatewayDir ?? "this checkout",
       baselineDir: options.compareDir,
-      storage: options.distributed
+      storage: distributed
         ? "distributed: PostgreSQL + Redis on loopback (system services, not pinned; their CPU and memory are not in the gateway's figures)"
         : `embedded: PGlite in the gateway process (temp GATEWAY_DATA_DIR; GATEWAY_PGLITE_THREAD=${process.env.GATEWAY_PGLITE_THREAD || "auto"}: auto = the request thread when pinned to one core, else a worker thread), in-process shared state`,
       loadAverageBefore,
@@ -179,11 +215,7 @@ async function main(): Promise<number> {
       baselineErrorCount,
       profileMarkdown,
     };
-    const markdown = renderReport(input);
-    const paths = await writeResults(stamp, { ...input, settings: options }, markdown);
-    process.stdout.write(`\n${markdown}\n`);
-    log(`bench: wrote ${paths.markdown} and ${paths.json}`);
-    return failures.length > 0 ? 1 : 0;
+    return { mode, markdown: renderReport(input), json: input, failed: failures.length > 0 };
   } finally {
     await Promise.all([gateway?.stop(), baseline?.stop()]);
     await proxy?.child.stop(5_000);

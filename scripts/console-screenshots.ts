@@ -41,8 +41,10 @@ const config = buildConfig(
   {
     providers: [
       { id: "fake", kind: "openai-compatible", base_url: upstream.baseUrl, api_key_env: "FAKE_KEY" },
+      // Its key is never set: the providers page shows the route as unusable.
+      { id: "backup", kind: "openai-compatible", base_url: upstream.baseUrl, api_key_env: "BACKUP_KEY" },
     ],
-    models: MODELS.map(([slug, prompt, completion]) => ({
+    models: MODELS.map(([slug, prompt, completion], index) => ({
       slug,
       name: slug,
       provider: { slug: slug.split("/")[0], name: slug.split("/")[0] },
@@ -53,7 +55,10 @@ const config = buildConfig(
       pricing: { prompt, completion },
       features: ["tools", "streaming"],
       datacenter_locations: ["local"],
-      routes: [{ provider: "fake", model: "fake-model" }],
+      routes: [
+        { provider: "fake", model: `fake-model-${index + 1}` },
+        ...(index === 0 ? [{ provider: "backup", model: "backup-model" }] : []),
+      ],
     })),
   },
   { FAKE_KEY: "unused" },
@@ -103,6 +108,9 @@ try {
         const tokensPrompt = 800 + ((sequence * 37) % 2400);
         const tokensCompletion = 150 + ((sequence * 53) % 900);
         const cost = Math.round(tokensPrompt * Number(prompt) + tokensCompletion * Number(completion));
+        // Now and then a timeout, more of them on some days: the error-rate chart has a shape.
+        const failed = (sequence * 7 + daysAgo) % (daysAgo % 6 === 0 ? 5 : 17) === 0;
+        const latencyMs = 400 + request * 90 + ((sequence * 131) % 700) + index * 250;
         const start: GenerationStart = {
           id: `seed-${sequence++}`,
           workspaceId: acme.id,
@@ -112,14 +120,26 @@ try {
           source: "api",
           stream: request % 2 === 1,
           createdAt: new Date(now - daysAgo * DAY_MS - request * 600_000),
+          ...(request % 4 === 1 ? { sessionId: `session-${daysAgo}`, client: "claude-cli/2.1.332" } : {}),
         };
         await store.generations.finish(
           start.id,
           createTestOutcome({
-            costMicroUsd: cost,
-            tokensPrompt,
-            tokensCompletion,
-            latencyMs: 400 + request * 90,
+            ...(failed
+              ? { status: "error", errorCode: "provider_timeout", tokensPrompt: 0, tokensCompletion: 0 }
+              : { costMicroUsd: cost, tokensPrompt, tokensCompletion }),
+            latencyMs,
+            upstreamProvider: "fake",
+            upstreamModel: `fake-model-${index + 1}`,
+            attempts: [
+              {
+                provider: "fake",
+                model: slug,
+                upstreamModel: `fake-model-${index + 1}`,
+                outcome: failed ? "provider_timeout" : "ok",
+                latencyMs,
+              },
+            ],
           }),
           start,
         );
@@ -137,6 +157,22 @@ try {
       });
       await response.arrayBuffer();
     }
+  }
+
+  // The third model's upstream fails until its breaker opens on this instance: five failures
+  // (the default breaker_failures), spent by three requests of two attempts each at most.
+  for (let index = 0; index < 5; index++) {
+    upstream.enqueue(
+      fakeReply.error(503, { error: { message: "Service unavailable", type: "server_error" } }),
+    );
+  }
+  for (let index = 0; index < 3; index++) {
+    const response = await fetch(`${gateway.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${staging.secret}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ model: MODELS[2][0], messages: [{ role: "user", content: "Hello" }] }),
+    });
+    await response.arrayBuffer();
   }
 
   await mkdir(OUTPUT, { recursive: true });
@@ -171,16 +207,28 @@ try {
 
   await page.click(".tabs a:text('Usage')");
   await page.waitForSelector(".usage-chart");
+  await page.waitForSelector(".latency-chart");
   await shoot("usage");
 
   await page.click(".tabs a:text('Requests')");
   await page.waitForSelector("tr[data-request-id]");
   await shoot("requests", false);
 
+  await page.selectOption(".activity-filters select[name=status]", "error");
+  await page.click(".activity-filters button[type=submit]");
+  // Evaluated in the page (this file is type-checked without the DOM library).
+  await page.waitForFunction(
+    `[...document.querySelectorAll(".activity-results tr[data-request-id]")].every((row) => /error/.test(row.textContent))`,
+  );
+  await shoot("requests-filtered", false);
+
   await page.click("tr[data-request-id] td a");
   await page.waitForSelector(".request-id");
   await shoot("request");
 
+  await page.click("nav a:text('Providers')");
+  await page.waitForSelector("td.breaker");
+  await shoot("providers");
   await shootKeyPages({
     page,
     gateway,

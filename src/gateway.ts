@@ -9,27 +9,32 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type AdminService, createAdminService } from "./admin/admin-service.js";
 import { bootstrapEmbeddedWorkspace, describeStart } from "./admin/bootstrap.js";
+import { createBudgetAlerts } from "./alerts/budget-alerts.js";
 import { createAuthenticator } from "./auth/authenticate.js";
 import { evictBeforePublish } from "./auth/evict-before-publish.js";
 import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "./auth/playground-key-policy.js";
 import { startPlaygroundKeyPurge } from "./auth/playground-key-purge.js";
+import type { ConfiguredProviderKind } from "./catalog/types.js";
+import type { GatewayConfig } from "./config/gateway-config.js";
 import { loadConfigFile } from "./config/load-config.js";
 import { resolveInstanceLimits, type Settings } from "./config/settings.js";
-import type { ConfiguredProviderKind, GatewayConfig } from "./config/types.js";
+import { startBreakerReporter } from "./engine/breaker-reports.js";
 import { startDeadInstanceSweep } from "./engine/dead-instance-sweep.js";
 import { GenerationEngine } from "./engine/generation-engine.js";
 import { settleInterrupted, startInterruptedSweep } from "./engine/interrupted-sweep.js";
-import { manageConnectionRoom } from "./http/connection-room.js";
-import { createApp } from "./http/create-app.js";
-import { drainInstance } from "./http/drain-instance.js";
-import { createInFlightRequests } from "./http/in-flight-requests.js";
-import { createRequestListener } from "./http/request-listener.js";
-import { RESPONSE_HIGH_WATER_BYTES } from "./http/response-high-water.js";
+import { KEEP_ALIVE_INTERVAL_MS } from "./http/generation/sse-response.js";
 import { createResponsesSockets } from "./http/responses-socket/responses-socket-server.js";
 import { WebSocketAwareIncomingMessage } from "./http/responses-socket/websocket-aware-incoming-message.js";
-import { KEEP_ALIVE_INTERVAL_MS } from "./http/sse-response.js";
+import { manageConnectionRoom } from "./http/router/connection-room.js";
+import { createApp } from "./http/router/create-app.js";
+import { drainInstance } from "./http/router/drain-instance.js";
+import { createInFlightRequests } from "./http/router/in-flight-requests.js";
+import { createRequestListener } from "./http/router/request-listener.js";
+import { RESPONSE_HIGH_WATER_BYTES } from "./http/router/response-high-water.js";
 import { createResponsesFormat } from "./ingress/responses/index.js";
 import { createItemSeal, deriveItemSealKey } from "./ingress/responses/item-seal.js";
+import { createDryRunGuard } from "./limits/dry-run-guard.js";
+import { withSettleHook } from "./limits/settle-hook-guard.js";
 import type { SpendGuard } from "./limits/spend-guard.js";
 import { startEventLoopWatchdog } from "./logging/event-loop-watchdog.js";
 import { createLogger, type Logger } from "./logging/logger.js";
@@ -42,6 +47,7 @@ import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/ada
 import { createOpenAiChatAdapter } from "./providers/openai-compatible/openai-chat-adapter.js";
 import { createOpenAiResponsesAdapter } from "./providers/openai-responses/adapter.js";
 import type { ProviderAdapter } from "./providers/provider-adapter.js";
+import { createResponseCache } from "./response-cache/response-cache.js";
 import type { PdfExtractorStats } from "./server-tools/pdf/index.js";
 import { createServerTools, type ServerToolsOptions } from "./server-tools/toolbox/index.js";
 import {
@@ -55,6 +61,8 @@ import { readItemSealSecret } from "./storage/data-dir/item-seal-secret.js";
 import { openSpendGuard } from "./storage/open-spend-guard.js";
 import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
 import { resolvePgliteThread } from "./storage/pglite/pglite-client.js";
+import { openResponseCacheStore } from "./storage/response-cache/open-response-cache-store.js";
+import { createBreakerReportStore } from "./storage/shared-state/breaker-report-store.js";
 import { createInstanceLeases } from "./storage/shared-state/instance-leases.js";
 import { openSharedState } from "./storage/shared-state/shared-state.js";
 import type { SharedState, Store } from "./storage/store.js";
@@ -249,14 +257,48 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     warnIfWebFetchUnsafe(toWebFetchSettings(config.serverTools!.webFetch), logger);
     for (const line of serverTools.missingConfiguration) logger.warn(`server tool not usable: ${line}`);
   }
+  // Budget alerts look at a key's spend after each settlement, off the request path (alerts/).
+  const budgetAlerts = createBudgetAlerts({
+    alerts: store.alerts,
+    keyLimits: store.keyLimits,
+    policy: { allowHttp: false, allowLoopback: settings.alertWebhookAllowLoopback === true },
+    logger,
+  });
+  // Cost quotes run admission up to its reservation (limits/dry-run-guard.ts).
+  const dryRuns = createDryRunGuard(
+    withSettleHook(spendGuard, (input, admittedAt, costMicroUsd) =>
+      budgetAlerts.onSettled({
+        keyId: input.keyId,
+        workspaceId: input.workspaceId,
+        limits: input.limits,
+        admittedAt,
+        costMicroUsd,
+      }),
+    ),
+  );
   const engine = new GenerationEngine({
     config,
     store,
     adapters: createAdapters(),
     logger,
-    spendGuard,
+    spendGuard: dryRuns.guard,
     ...(serverTools === undefined ? {} : { serverTools, documents: serverTools.documents }),
     ...(deadInstances === undefined ? {} : { instanceId }),
+    answerCache: createResponseCache({
+      store: openResponseCacheStore(state, config.responseCache.memoryBytes),
+      logger,
+      maxEntryBytes: config.responseCache.maxEntryBytes,
+      maxTtlSeconds: config.responseCache.maxTtlSeconds,
+    }),
+  });
+  // Each instance's breaker states for the admin API's providers page (engine/breaker-reports.ts).
+  const breakerReportStore = createBreakerReportStore(state);
+  const breakerReporter = startBreakerReporter({
+    instanceId,
+    store: breakerReportStore,
+    readStates: () => engine.routeBreakerStates(),
+    leaseMs: config.instanceLeaseMs,
+    logger,
   });
   const inFlight = createInFlightRequests(limits.maxRequestsInFlight);
   const metrics = config.metrics.enabled
@@ -278,6 +320,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     engine,
     admin,
     spendGuard,
+    dryRuns,
+    alertWebhookAllowLoopback: settings.alertWebhookAllowLoopback === true,
     internalSecret,
     logger,
     isDraining: () => inFlight.draining,
@@ -287,6 +331,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     itemSeal,
     metrics,
     tracer,
+    breakers: { current: breakerReporter.current, list: () => breakerReportStore.list() },
   });
   // The Responses WebSocket mode on /api/v1/responses (docs/formats.md, "WebSocket mode").
   const sockets = createResponsesSockets({
@@ -384,6 +429,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         await purge.stop();
         await sweep.stop();
         await deadInstances?.stop();
+        await breakerReporter.stop();
         await authenticator.close();
         await spendGuard.close();
         await serverTools?.close();

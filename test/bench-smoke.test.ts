@@ -24,6 +24,7 @@ import {
 } from "../bench/scenarios.js";
 import { runSlowStreams } from "../bench/slow-streams.js";
 import { type CpuProfile, summariseCpuProfile } from "../bench/summarise-profile.js";
+import { checkTargets } from "../bench/target-checks.js";
 import { type BenchUpstream, startBenchUpstream } from "../bench/upstream-server.js";
 
 let upstream: BenchUpstream;
@@ -246,6 +247,50 @@ test("--rates none measures only the fixed-concurrency load; a rate out of range
   assert.deepEqual(parse(["--rates", "200,800"]).rates, [200, 800]);
   assert.ok(estimateRunMs(parse(["--rates", "none"])) < estimateRunMs(parse([])));
   assert.throws(() => parseBenchOptions(["--rates", "0"]), /bad rate "0"/);
+});
+
+test("one invocation measures both storage modes unless one is named; each mode has its own targets", () => {
+  const parse = (argv: string[]) => parseBenchOptions(argv) as BenchOptions;
+  assert.deepEqual(parse([]).modes, ["embedded", "distributed"]);
+  assert.deepEqual(parse(["--embedded"]).modes, ["embedded"]);
+  assert.deepEqual(parse(["--distributed"]).modes, ["distributed"]);
+  assert.deepEqual(parse(["--embedded", "--distributed"]).modes, ["embedded", "distributed"]);
+  assert.ok(parse([]).watchdogMs > parse(["--embedded"]).watchdogMs);
+
+  const mode = "32 conc";
+  const row = (target: ResultRow["target"], scenario: ScenarioId, load: string, extra: Partial<ResultRow>) =>
+    ({
+      scenario,
+      mode: load,
+      target,
+      rounds: 1,
+      completed: 1,
+      errors: 0,
+      errorKinds: {},
+      dropped: 0,
+      requestsPerSecond: 400,
+      requestsPerSecondByRound: [400],
+      ...extra,
+    }) as ResultRow;
+  const latency = (p99: number) => ({ p50: 1, p90: 1, p99, max: p99, mean: 1, count: 1 });
+  const rows = [
+    row("proxy", "chat-json", mode, { latencyMs: latency(2) }),
+    row("gateway", "chat-json", mode, { latencyMs: latency(10), peakRssMb: 200 }),
+    row("gateway", "chat-json", "400 rps", { addedP50Ms: 0.5, addedP99Ms: 12 }),
+  ];
+  const ratios = [{ scenario: "chat-json" as ScenarioId, mode, throughput: 0.4, cpuPerRequest: 2 }];
+  const byGoal = (checks: ReturnType<typeof checkTargets>) =>
+    Object.fromEntries(checks.map((check) => [check.goal, check.met]));
+  const distributed = byGoal(checkTargets(rows, ratios, [], mode, "distributed"));
+  assert.equal(distributed["≥ 0.35× the floor's req/s, non-streamed chat"], true);
+  assert.equal(distributed["added p50 ≤ 0.6 ms at 400 req/s (non-streamed)"], true);
+  assert.equal(distributed["added p99 ≤ 10 ms at 400 req/s (non-streamed)"], false);
+  assert.equal(distributed["peak RSS ≤ 180 MB (load runs)"], false);
+  assert.equal(distributed[`p99 ≤ 4× the floor's (${mode}, worst scenario)`], false);
+  const embedded = byGoal(checkTargets(rows, ratios, [], mode, "embedded"));
+  assert.equal(embedded["≥ 0.5× the floor's req/s, non-streamed chat"], false);
+  assert.equal(embedded["CPU per request ≤ 2.5× the floor's (non-streamed)"], true);
+  assert.equal(embedded["peak RSS ≤ 250 MB (load runs)"], true);
 });
 
 test("gateway children take BENCH_GATEWAY_NODE_OPTIONS; the baseline its own flags when set, even empty", (t) => {

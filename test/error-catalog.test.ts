@@ -9,8 +9,8 @@ import {
   createMessagesErrorEnvelope,
 } from "../src/errors/envelopes.js";
 import { GatewayError } from "../src/errors/gateway-error.js";
-import { createSchemaComponents } from "../src/http/openapi-schema-components.js";
-import { commonErrorSchema } from "../src/http/openapi-schemas.js";
+import { createSchemaComponents } from "../src/http/openapi/openapi-schema-components.js";
+import { commonErrorSchema } from "../src/http/openapi/openapi-schemas.js";
 
 const SPEC_STATUSES: Record<string, number> = {
   provider_auth: 502,

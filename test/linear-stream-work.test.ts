@@ -28,14 +28,14 @@ import { createItemSeal, deriveItemSealKey } from "../src/ingress/responses/item
 import { createResponsesStreamEncoder } from "../src/ingress/responses/stream-encoder.js";
 import { createAnthropicStreamParser } from "../src/providers/anthropic/parse-stream.js";
 import type { AnthropicStreamEventWire } from "../src/providers/anthropic/wire-types.js";
-import { foldStreamParts } from "../src/providers/fold-stream-parts.js";
 import { createChunkParser } from "../src/providers/google/create-chunk-parser.js";
 import type { GenerateContentResponseWire } from "../src/providers/google/wire-types.js";
 import { createChatStreamParser } from "../src/providers/openai-compatible/parse-stream.js";
 import type { ChatCompletionChunkWire } from "../src/providers/openai-compatible/wire-types.js";
 import { createResponsesStreamParser } from "../src/providers/openai-responses/parse-stream.js";
 import type { ResponsesStreamEventWire } from "../src/providers/openai-responses/wire-types.js";
-import { readSseEventBatches } from "../src/providers/sse-reader.js";
+import { foldStreamParts } from "../src/providers/shared/fold-stream-parts.js";
+import { readSseEventBatches } from "../src/providers/shared/sse-reader.js";
 import { createTestRequest } from "./helpers/adapter-inputs.js";
 
 /** Deltas of the smaller run; the larger one has twice as many. */

@@ -10,6 +10,8 @@ import { convertMicroUsdToUsd } from "./parse-usd.js";
 /** How many workspaces `workspace list` (and `GET /workspaces`) shows unless told, and at most. */
 export const DEFAULT_WORKSPACE_LIST_LIMIT = 100;
 export const MAX_WORKSPACE_LIST_LIMIT = 10_000;
+/** `GET /internal/admin/workspaces/{id}/generations` (and the CLI's `requests`): how many requests a page lists. */
+export const GENERATION_LIST_LIMIT = { default: 50, max: 200 } as const;
 
 export interface WorkspaceJson {
   id: string;

@@ -10,8 +10,9 @@
  * models that leaves without any route that can answer. A start that printed no key says how to
  * mint one.
  */
-import { isMissingProviderKey } from "../config/provider-key.js";
-import type { CatalogModel, GatewayConfig, ProviderConfig } from "../config/types.js";
+import { isMissingProviderKey } from "../catalog/provider-key.js";
+import type { CatalogModel, ProviderConfig } from "../catalog/types.js";
+import type { GatewayConfig } from "../config/gateway-config.js";
 import type { AdminStore } from "./ports.js";
 
 /** Shown in the text where the listening address goes; main.ts fills it in once it is known. */

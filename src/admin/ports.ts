@@ -3,7 +3,7 @@
  * storage implements these ports. Money is integer micro-USD.
  */
 import type { ApiKeyRecord, ApiKeyStatus, RequestSource, Workspace } from "../auth/accounts.js";
-import type { GenerationRecord } from "../engine/generation-record.js";
+import type { GenerationRecord, GenerationStatus } from "../engine/generation-record.js";
 import type { KeyLimitRepository, KeyLimits } from "../limits/ports.js";
 
 export interface WorkspaceRepository {
@@ -54,6 +54,52 @@ export interface DailyModelUsage {
   costMicroUsd: number;
 }
 
+/** Which of a workspace's requests a listing, an export or a summary reads (all given conditions hold). */
+export interface GenerationFilter {
+  workspaceId: string;
+  apiKeyId?: string;
+  /** Only the requests of this client session (`session_id`). */
+  sessionId?: string;
+  /** The catalog model the request asked for. */
+  model?: string;
+  status?: GenerationStatus;
+  errorCode?: string;
+  /** Admitted at or after. */
+  since?: Date;
+  /** Admitted before. */
+  until?: Date;
+}
+
+/**
+ * Where a page of requests ends: the last row's admission time in whole microseconds since the
+ * epoch (the database's precision, which a Date would round) and its id.
+ */
+export interface GenerationCursor {
+  createdAtMicros: bigint;
+  id: string;
+}
+
+export interface GenerationPage {
+  records: GenerationRecord[];
+  /** The last record's position, to ask for the rows after it; null when it was the last page. */
+  next: GenerationCursor | null;
+}
+
+/** One model's finished requests in one time bucket. */
+export interface ModelPerformance {
+  /** The bucket's start (ISO-8601, UTC). */
+  bucket: string;
+  model: string;
+  /** Finished requests (any status but in_progress). */
+  requests: number;
+  /** Of those, status `error` or `interrupted`. */
+  errors: number;
+  /** Latency of the `ok` requests that recorded one, in ms; null when there were none. */
+  latencyP50Ms: number | null;
+  latencyP95Ms: number | null;
+  latencyMeanMs: number | null;
+}
+
 /** Read-only reports for the admin API; they read what the database holds (final or in progress). */
 export interface UsageReportRepository {
   /** Newest first (by admission time, then id in reverse byte order), at most `limit`. */
@@ -64,10 +110,25 @@ export interface UsageReportRepository {
     sessionId?: string;
     limit: number;
   }): Promise<GenerationRecord[]>;
+  /**
+   * One page of `filter`'s requests, newest first, those after `after` (keyset paging: each page
+   * costs the same however deep it is).
+   */
+  pageGenerations(
+    filter: GenerationFilter,
+    options: { after?: GenerationCursor; limit: number },
+  ): Promise<GenerationPage>;
   /** A request of any workspace, by its id. */
   findGeneration(id: string): Promise<GenerationRecord | null>;
   /** Usage admitted in [since, until), per UTC day and model, ordered by day then model. */
   sumDailyUsage(input: { workspaceId: string; since: Date; until: Date }): Promise<DailyModelUsage[]>;
+  /** Latency and errors per model per bucket of `bucketSeconds` from `since` (aligned to it), ordered by bucket then model. */
+  summarizePerformance(input: {
+    workspaceId: string;
+    since: Date;
+    until: Date;
+    bucketSeconds: number;
+  }): Promise<ModelPerformance[]>;
 }
 
 export interface AdminStore {

@@ -11,6 +11,7 @@ import { computeLimitWindows } from "../limits/limit-windows.js";
 import type { KeyLimits, SpendWindowName } from "../limits/ports.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import { convertMicroUsdToUsd } from "../metering/money.js";
+import { encodeKey, encodeKeyLimits, type KeyJson, type KeyLimitsJson } from "./admin-wire.js";
 import type { AdminStore } from "./ports.js";
 
 export interface KeySpendDeps {
@@ -124,4 +125,24 @@ function toUsd(microUsd: number | null): number | null {
 
 function toExact(microUsd: number | null): string | null {
   return microUsd === null ? null : String(microUsd);
+}
+
+/** `GET /internal/admin/keys/{id}/spend` as served: the key, its limits and where it stands. */
+export interface KeySpendReportJson {
+  key: KeyJson;
+  limits: KeyLimitsJson;
+  spend: Record<SpendWindowName, SpendWindowJson>;
+  rate_limit: KeySpendJson["rate_limit"];
+  workspace: KeySpendJson["workspace"];
+}
+
+export function encodeKeySpendReport(key: ApiKeyRecord, spend: KeySpend): KeySpendReportJson {
+  const { limits: windows, rate_limit, workspace } = spend.report;
+  return {
+    key: encodeKey(key),
+    limits: encodeKeyLimits(spend.limits),
+    spend: windows,
+    rate_limit,
+    workspace,
+  };
 }

@@ -7,6 +7,11 @@ export interface Workspace {
   invoicing: boolean;
   locked: boolean;
   createdAt: Date;
+  /**
+   * The exact response cache's policy for the workspace's keys (docs/response-cache.md): a
+   * time-to-live in seconds for deterministic requests; null or absent: no policy.
+   */
+  responseCacheTtlSeconds?: number | null;
 }
 
 export type ApiKeyStatus = "active" | "disabled" | "revoked";
@@ -25,6 +30,8 @@ export interface ApiKeyRecord {
   memberId: string | null;
   source: RequestSource;
   createdAt: Date;
+  /** The key's own response-cache policy, in seconds; null or absent: the workspace's. */
+  responseCacheTtlSeconds?: number | null;
 }
 
 export interface ApiKeyWithWorkspace {

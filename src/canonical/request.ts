@@ -87,7 +87,17 @@ export interface ToolResultPart {
    * Blocks of the result the canonical form has no part for (Claude Code's `tool_reference`), each
    * with its index among the result's blocks as the caller sent them.
    */
-  extraBlocks?: Array<WireExtra & { index: number; block: Record<string, unknown> }>;
+  extraBlocks?: VerbatimBlock[];
+}
+
+/**
+ * A block of a type the canonical form has no part for, kept as the caller sent it for an upstream
+ * of its wire family; `index` is its place among the kept parts and the other verbatim blocks of
+ * the same list (the blocks a caller sent, minus those the decoder dropped).
+ */
+export interface VerbatimBlock extends WireExtra {
+  index: number;
+  block: Record<string, unknown> & { type: string };
 }
 
 /** The upstream wire formats, named as the ingress formats that speak them. */
@@ -135,9 +145,14 @@ export interface NativeToolPart {
 export type UserContentPart = TextPart | ImagePart | FilePart;
 export type AssistantContentPart = TextPart | ToolCallPart | ReasoningPart | NativeToolPart;
 
+/**
+ * `extraBlocks` on a user or assistant turn: its blocks of types the gateway does not know (a
+ * Messages `search_result`), placed by index among `content` for an upstream of their family. A turn
+ * may have only those; an adapter of another family then leaves the turn out.
+ */
 export type CanonicalMessage =
-  | { role: "user"; content: UserContentPart[]; name?: string }
-  | { role: "assistant"; content: AssistantContentPart[]; name?: string }
+  | { role: "user"; content: UserContentPart[]; name?: string; extraBlocks?: VerbatimBlock[] }
+  | { role: "assistant"; content: AssistantContentPart[]; name?: string; extraBlocks?: VerbatimBlock[] }
   | { role: "tool"; content: ToolResultPart[] };
 
 export interface FunctionTool {
@@ -301,6 +316,12 @@ export interface CanonicalRequest {
    * the request is not used; the request is refused naming the field instead.
    */
   strict?: boolean;
+  /**
+   * The exact response cache as the request asked for it (`hi_cache` or `X-Hi-Cache`): a
+   * time-to-live in seconds, 0 for "not this request"; unset: the key's or workspace's policy
+   * decides (docs/response-cache.md).
+   */
+  responseCacheTtlSeconds?: number;
   /**
    * Responses format: the caller set `store: false`, so it replays earlier items whole, never as
    * `item_reference`s, and the answer's item ids need not carry their items

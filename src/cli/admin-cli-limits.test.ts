@@ -16,6 +16,7 @@ import {
 } from "../../test/helpers/storage-modes.js";
 import { createAdminService } from "../admin/admin-service.js";
 import { createAdminRoutes } from "../http/routes/admin-routes.js";
+import { createAdminUsageRoutes } from "../http/routes/admin-usage-routes.js";
 import { LIMIT_KEYS } from "../limits/limit-counters.js";
 import { openSharedState } from "../storage/shared-state/shared-state.js";
 
@@ -58,7 +59,16 @@ describe("admin CLI: key limits, through a running gateway's admin API", () => {
   before(async () => {
     context = await createTestStore("embedded");
     const admin = createAdminService({ store: context.store, state: await openSharedState({}) });
-    server = await startRouteServer(createAdminRoutes(admin, secret));
+    server = await startRouteServer([
+      ...createAdminRoutes(admin, secret),
+      // `key show` reads the key's spend too.
+      ...createAdminUsageRoutes({
+        store: context.store,
+        spendGuard: { now: async () => Date.now(), readReserved: async () => null },
+        internalSecret: secret,
+        defaultRequestsPerMinute: null,
+      }),
+    ]);
     env = { GATEWAY_URL: server.url, INTERNAL_SHARED_SECRET: secret };
   });
   after(async () => {
@@ -134,6 +144,7 @@ describe("admin CLI: key limits, through a running gateway's admin API", () => {
     assert.match(shown.stdout, /monthly limit\s+\$50\.5 \(50500000 micro-USD\)/);
     assert.match(shown.stdout, /total since\s+key creation/);
     assert.match(shown.stdout, /rpm\s+default/);
+    assert.match(shown.stdout, /daily spend\s+\$0 spent, unknown in flight; no limit/);
 
     const withoutActor = await runCli(["key", "reset-total", key.id], env);
     assert.equal(withoutActor.code, 1);

@@ -16,7 +16,8 @@ import { getAdminTokenPath, readAdminToken } from "../storage/data-dir/admin-tok
 import { findDataDirHolder } from "../storage/data-dir/gateway-address.js";
 import { redactUrl } from "../storage/redact-url.js";
 import type { SharedState } from "../storage/store.js";
-import { createHttpAdminClient } from "./http-admin-client.js";
+import { type AdminReports, createDirectAdminReports, createHttpAdminReports } from "./admin-reports.js";
+import { createHttpAdminCaller, createHttpAdminClient } from "./http-admin-client.js";
 import { sendHttpRequest } from "./send-http-request.js";
 
 const PROBE_TIMEOUT_MS = 1_000;
@@ -25,6 +26,8 @@ const CLI_LEASE_TTL_MS = 120_000;
 
 export interface AdminTransport {
   admin: AdminService;
+  /** The admin API's read-only reports (spend, usage, requests). */
+  reports: AdminReports;
   /** "http": through a running gateway; "direct": the CLI opened the store. */
   kind: "http" | "direct";
   /** What the command acts on, said on stderr: the gateway's URL, or the database opened. */
@@ -98,8 +101,10 @@ async function openHttpTransport(
         `or GATEWAY_DATA_DIR to the gateway's data folder (token file ${getAdminTokenPath(dataDir)}).`,
     );
   }
+  const call = createHttpAdminCaller(gatewayUrl, token, source);
   return {
     admin: createHttpAdminClient(gatewayUrl, token, source),
+    reports: createHttpAdminReports((path) => call("GET", path)),
     kind: "http",
     target,
     close: async () => {},
@@ -142,6 +147,8 @@ async function openDirectTransport(
     : undefined;
   return {
     admin: createAdminService({ store, state, spendGuard }),
+    // The direct path reads no gateway config: the report names the key's own rate limit or none.
+    reports: createDirectAdminReports(store, spendGuard, null),
     kind: "direct",
     target,
     async close() {

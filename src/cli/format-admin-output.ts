@@ -114,7 +114,7 @@ export function formatWorkspaceTable(workspaces: Workspace[], limit: number): st
   return workspaces.length < limit ? table : `${table}(the first ${limit}; --limit shows more)\n`;
 }
 
-function formatTable(header: string[], rows: string[][]): string {
+export function formatTable(header: string[], rows: string[][]): string {
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => row[column].length)),
   );

@@ -25,6 +25,14 @@ interface KeyWithLimitsJson {
  * file otherwise looks like a bare "wrong token".
  */
 export function createHttpAdminClient(baseUrl: string, token: string, tokenSource?: string): AdminService {
+  const call = createHttpAdminCaller(baseUrl, token, tokenSource);
+  return createClient(call);
+}
+
+export type AdminCall = <T>(method: string, path: string, body?: unknown) => Promise<T>;
+
+/** One call to the admin API (`path` under `/internal/admin`): the JSON answer, or its error thrown. */
+export function createHttpAdminCaller(baseUrl: string, token: string, tokenSource?: string): AdminCall {
   const adminUrl = `${baseUrl.replace(/\/+$/, "")}/internal/admin`;
 
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -59,7 +67,10 @@ export function createHttpAdminClient(baseUrl: string, token: string, tokenSourc
       `The gateway at ${baseUrl} refused the admin token (${error.message}). The token came from ${tokenSource}.`,
     );
   }
+  return call;
+}
 
+function createClient(call: AdminCall): AdminService {
   const encodePathSegment = encodeURIComponent;
 
   return {

@@ -9,11 +9,14 @@ import {
   encodeKey,
   encodeKeyLimits,
   encodeWorkspace,
+  GENERATION_LIST_LIMIT,
 } from "../admin/admin-wire.js";
 import { parseExpiry } from "../admin/parse-expiry.js";
 import { convertMicroUsdToUsd } from "../admin/parse-usd.js";
+import { USAGE_DAYS } from "../admin/read-workspace-usage.js";
 import { createCommonErrorEnvelope } from "../errors/envelopes.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import type { AdminReports } from "./admin-reports.js";
 import { type AdminTransport, openAdminTransport } from "./admin-transport.js";
 import {
   formatCreatedKey,
@@ -23,6 +26,12 @@ import {
   formatWorkspace,
   formatWorkspaceTable,
 } from "./format-admin-output.js";
+import {
+  formatKeySpend,
+  formatRequestTable,
+  formatSpendWindows,
+  formatWorkspaceUsage,
+} from "./format-admin-reports.js";
 
 export interface CliIo {
   stdout(text: string): void;
@@ -43,7 +52,10 @@ interface CommandSpec {
   options: ParsedOptions;
   positionals: string[];
   /** Turns raw arguments into the call to make; throws invalid_request before anything connects. */
-  prepare(values: OptionValues, positionals: string[]): (admin: AdminService) => Promise<CommandOutput>;
+  prepare(
+    values: OptionValues,
+    positionals: string[],
+  ): (admin: AdminService, reports: AdminReports) => Promise<CommandOutput>;
 }
 
 const GLOBAL_OPTIONS: ParsedOptions = {
@@ -141,6 +153,49 @@ const COMMANDS: Record<string, CommandSpec> = {
       };
     },
   },
+  "workspace usage": {
+    usage: `workspace usage <workspace-id> [--days <N>]   (requests, tokens and cost per UTC day and model; default ${USAGE_DAYS.default} days)`,
+    options: { days: { type: "string" } },
+    positionals: ["workspace-id"],
+    prepare: (values, [id]) => {
+      const days = values.days === undefined ? undefined : readCount(values.days, "days");
+      if (days !== undefined && (days < 1 || days > USAGE_DAYS.max)) {
+        throw GatewayError.invalidRequest(`--days must be from 1 to ${USAGE_DAYS.max}`, "days");
+      }
+      return async (_admin, reports) => {
+        const usage = await reports.workspaceUsage(id, days);
+        return { json: usage, text: formatWorkspaceUsage(usage) };
+      };
+    },
+  },
+  requests: {
+    usage:
+      `requests --workspace <workspace-id> [--key <key-id>] [--session <id>] [--limit <N>]\n` +
+      `             (newest first; default ${GENERATION_LIST_LIMIT.default}, at most ${GENERATION_LIST_LIMIT.max}; needs a running gateway)`,
+    options: {
+      workspace: { type: "string" },
+      key: { type: "string" },
+      session: { type: "string" },
+      limit: { type: "string" },
+    },
+    positionals: [],
+    prepare: (values) => {
+      if (values.workspace === undefined)
+        throw GatewayError.invalidRequest("--workspace is required", "workspace");
+      const limit = values.limit === undefined ? undefined : readCount(values.limit, "limit");
+      if (limit !== undefined && (limit < 1 || limit > GENERATION_LIST_LIMIT.max)) {
+        throw GatewayError.invalidRequest(`--limit must be from 1 to ${GENERATION_LIST_LIMIT.max}`, "limit");
+      }
+      return async (_admin, reports) => {
+        const list = await reports.listRequests(values.workspace as string, {
+          keyId: values.key as string | undefined,
+          sessionId: values.session as string | undefined,
+          limit,
+        });
+        return { json: list, text: formatRequestTable(list.data) };
+      };
+    },
+  },
   "key create": {
     usage:
       "key create --workspace <workspace-id> [--name <name>] [--models a/b,c/d] [--expires <ISO-8601>] [--member <id>]\n" +
@@ -184,17 +239,30 @@ const COMMANDS: Record<string, CommandSpec> = {
     },
   },
   "key show": {
-    usage: "key show <key-id>",
+    usage: "key show <key-id>   (the key, its limits and its spend per window)",
     options: {},
     positionals: ["key-id"],
     prepare:
       (_, [id]) =>
-      async (admin) => {
+      async (admin, reports) => {
         const { key, limits } = await admin.getKey(id);
+        const report = await reports.keySpend(key.id);
         return {
-          json: { key: encodeKey(key), limits: encodeKeyLimits(limits) },
-          text: formatKey(`API key ${key.id}`, key, limits),
+          json: { key: encodeKey(key), limits: encodeKeyLimits(limits), spend: report.spend },
+          text: formatKey(`API key ${key.id}`, key, limits) + formatSpendWindows(report),
         };
+      },
+  },
+  "key spend": {
+    usage:
+      "key spend <key-id>   (spend, reservations and headroom per window; rate limit; workspace balance)",
+    options: {},
+    positionals: ["key-id"],
+    prepare:
+      (_, [id]) =>
+      async (_admin, reports) => {
+        const report = await reports.keySpend(id);
+        return { json: report, text: formatKeySpend(report) };
       },
   },
   "key update": {
@@ -351,7 +419,7 @@ export async function runAdminCli(
     transport = await openTransport({ env, warn: (message) => io.stderr(`${message}\n`) });
     // On stderr, so --json output stays one document; said before the work, so a failure names it too.
     io.stderr(`gateway-admin: using ${transport.target}\n`);
-    const output = await run(transport.admin);
+    const output = await run(transport.admin, transport.reports);
     io.stdout(json ? `${JSON.stringify(output.json, null, 2)}\n` : output.text);
     return 0;
   } catch (error) {
@@ -366,7 +434,10 @@ export async function runAdminCli(
   }
 }
 
-/** The command is the first two words that are not global flags: `key create`, `workspace credit`. */
+/**
+ * The command is the first two words that are not global flags (`key create`, `workspace credit`),
+ * or the first alone when that is a command (`requests`).
+ */
 function splitCommand(argv: string[]): { name: string | undefined; rest: string[] } {
   const words: number[] = [];
   for (let index = 0; index < argv.length && words.length < 2; index++) {
@@ -374,6 +445,10 @@ function splitCommand(argv: string[]): { name: string | undefined; rest: string[
     if (GLOBAL_FLAGS.has(token)) continue;
     if (token.startsWith("-")) break;
     words.push(index);
+    if (words.length === 1 && Object.hasOwn(COMMANDS, token)) break;
+  }
+  if (words.length === 1 && Object.hasOwn(COMMANDS, argv[words[0]])) {
+    return { name: argv[words[0]], rest: argv.filter((_, index) => index !== words[0]) };
   }
   if (words.length < 2) return { name: words.length === 1 ? argv[words[0]] : undefined, rest: [] };
   return {

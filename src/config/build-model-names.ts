@@ -3,8 +3,9 @@
  * resolving a request's model is one lookup (docs/configuration.md, "Model names"). A name that
  * would be ambiguous or would take another model's name stops the load with the field named.
  */
+
+import type { CatalogModel, ModelNames } from "../catalog/types.js";
 import type { GatewayConfigFile } from "./config-schema.js";
-import type { CatalogModel, ModelNames } from "./types.js";
 
 export class ModelNameError extends Error {
   override name = "ModelNameError";

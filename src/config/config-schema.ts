@@ -4,31 +4,12 @@
  */
 
 import { z } from "zod";
-import { datetimeConfigSchema } from "../server-tools/datetime/datetime-config.js";
-import { imageToolConfigSchema } from "../server-tools/image/image-config.js";
-import { pdfToolConfigSchema } from "../server-tools/pdf/pdf-config.js";
-import { webFetchConfigSchema } from "../server-tools/web-fetch/web-fetch-config.js";
-import { webSearchConfigSchema } from "../server-tools/web-search/web-search-config.js";
-
-export const PROVIDER_KINDS = [
-  "openai-compatible",
-  "openai-chat",
-  "openai-responses",
-  "anthropic",
-  "google",
-] as const;
-
-/** Answers made in the gateway, for trying it without a provider account (config/demo.yaml). */
-export const DEMO_PROVIDER_KIND = "demo";
-
-export const MODEL_FEATURES = [
-  "tools",
-  "vision",
-  "json_mode",
-  "reasoning",
-  "streaming",
-  "prompt_caching",
-] as const;
+import { DEMO_PROVIDER_KIND, MODEL_FEATURES, PROVIDER_KINDS } from "../catalog/provider-kinds.js";
+import { datetimeConfigSchema } from "./server-tools/datetime-config.js";
+import { imageToolConfigSchema } from "./server-tools/image-config.js";
+import { pdfToolConfigSchema } from "./server-tools/pdf-config.js";
+import { webFetchConfigSchema } from "./server-tools/web-fetch-config.js";
+import { webSearchConfigSchema } from "./server-tools/web-search-config.js";
 
 /**
  * Another name of a model (docs/configuration.md, "Model names"): a provider's own id, its dotted
@@ -274,6 +255,37 @@ export const gatewayConfigSchema = z.strictObject({
       breaker_failures: z.int().min(1).max(1000).default(5),
       /** How long an open breaker skips its route before one request probes it. */
       breaker_cooldown_seconds: z.int().min(1).max(3600).default(30),
+      /**
+       * Requests with the same prompt-cache key (or long prompt prefix) go to the same one of a
+       * model's routes, so the provider's prompt cache hits; false keeps the catalog order for all.
+       */
+      prompt_cache_affinity: z.boolean().default(true),
+    })
+    .prefault({}),
+  /**
+   * The exact response cache (docs/response-cache.md): what one stored answer and the embedded
+   * store may hold, and the longest time-to-live a request or policy may ask for.
+   */
+  response_cache: z
+    .strictObject({
+      /** An answer larger than this (its canonical JSON) is not stored. */
+      max_entry_bytes: z
+        .int()
+        .min(1024)
+        .max(16 * 1024 * 1024)
+        .default(1024 * 1024),
+      /** Embedded mode: the in-process store's size; the least recently used answers go first. */
+      memory_bytes: z
+        .int()
+        .min(1024 * 1024)
+        .max(4 * 1024 * 1024 * 1024)
+        .default(64 * 1024 * 1024),
+      /** The longest time-to-live a request, key or workspace may set. */
+      max_ttl_seconds: z
+        .int()
+        .min(1)
+        .max(30 * 86_400)
+        .default(86_400),
     })
     .prefault({}),
   bootstrap: z

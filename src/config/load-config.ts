@@ -5,8 +5,8 @@
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
+import type { CatalogModel, ProviderConfig } from "../catalog/types.js";
 import { tryParseUsdToMicroUsd } from "../metering/money.js";
-import { isImageGenerationConfigured, resolveImageToolSettings } from "../server-tools/image/image-config.js";
 import { buildModelNames, ModelNameError } from "./build-model-names.js";
 import { ConfigError } from "./config-error.js";
 import {
@@ -15,8 +15,9 @@ import {
   type ModelConfigFile,
   type ProviderConfigFile,
 } from "./config-schema.js";
+import type { GatewayConfig } from "./gateway-config.js";
 import { resolveModelPrices, resolvePricingForCatalog } from "./resolve-model-prices.js";
-import type { CatalogModel, GatewayConfig, ProviderConfig } from "./types.js";
+import { isImageGenerationConfigured, resolveImageToolSettings } from "./server-tools/image-config.js";
 
 /**
  * A stalled route is left within seconds when another one waits (connect, first byte); a call with
@@ -126,6 +127,12 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
       failoverDeadlineMs: file.routing.failover_deadline_seconds * 1000,
       breakerFailures: file.routing.breaker_failures,
       breakerCooldownMs: file.routing.breaker_cooldown_seconds * 1000,
+      promptCacheAffinity: file.routing.prompt_cache_affinity,
+    },
+    responseCache: {
+      maxEntryBytes: file.response_cache.max_entry_bytes,
+      memoryBytes: file.response_cache.memory_bytes,
+      maxTtlSeconds: file.response_cache.max_ttl_seconds,
     },
     defaultWorkspaceCreditsMicroUsd: parseBootstrapCredits(
       file.bootstrap.default_workspace_credits_usd,

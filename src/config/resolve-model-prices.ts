@@ -5,6 +5,8 @@
  * repeat every class the base prices give, so no tier silently bills a class at a fallback. A
  * scheduled change is a whole price set of its own (its tiers included), in force from its date.
  */
+
+import type { CatalogPricing, CatalogTokenPricing } from "../catalog/types.js";
 import {
   convertUsdPerMillionToPicoPerToken,
   type ModelPrices,
@@ -12,7 +14,6 @@ import {
 } from "../metering/prices.js";
 import { ConfigError } from "./config-error.js";
 import type { ModelConfigFile } from "./config-schema.js";
-import type { CatalogPricing, CatalogTokenPricing } from "./types.js";
 
 type PricingFile = ModelConfigFile["pricing"];
 type TokenPricingFile = Omit<PricingFile, "tiers" | "checked_on" | "scheduled">;

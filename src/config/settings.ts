@@ -15,6 +15,11 @@ export interface Settings {
   dataDir: string;
   configPath: string;
   internalSharedSecret?: string;
+  /**
+   * TESTS ONLY (ALERT_WEBHOOK_ALLOW_LOOPBACK=true): budget-alert webhooks may go to loopback
+   * addresses, over http, on any port. Private and link-local addresses stay refused.
+   */
+  alertWebhookAllowLoopback?: boolean;
   logLevel: string;
   /**
    * GATEWAY_PGLITE_THREAD: where embedded PGlite runs (storage/pglite/pglite-client.ts).
@@ -116,6 +121,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     dataDir: resolve(env.GATEWAY_DATA_DIR || "./.data"),
     configPath: resolve(env.GATEWAY_CONFIG || DEFAULT_CONFIG_PATH),
     internalSharedSecret: env.INTERNAL_SHARED_SECRET || undefined,
+    alertWebhookAllowLoopback: env.ALERT_WEBHOOK_ALLOW_LOOPBACK?.trim().toLowerCase() === "true",
     logLevel: env.LOG_LEVEL || "info",
     pgliteThread: readPgliteThread(env.GATEWAY_PGLITE_THREAD),
     instanceLimits: readInstanceLimits(env),

@@ -4,18 +4,23 @@
  * worst case reserved against the limits (SpendGuard.admit), the in-progress record started, and
  * the generation's billing opened. The engine holds one admission for all requests.
  */
-import type { CatalogModel, GatewayConfig } from "../config/types.js";
+import type { CatalogModel } from "../catalog/types.js";
+import type { GatewayConfig } from "../config/gateway-config.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
+import { rememberPassthroughText } from "../metering/passthrough-text.js";
+import { stringifyInSteps } from "../providers/shared/stringify-in-steps.js";
 import { admitRequest, resolveOutputCap } from "./admit-request.js";
 import type { AdmittedGeneration, GenerationInput } from "./admitted-generation.js";
 import { estimateAdmissionWorstCase } from "./estimate-admission-cost.js";
 import { type BillingServices, GenerationBilling } from "./generation-billing.js";
 import type { GenerationStart } from "./generation-record.js";
 import { keepCandidatesWithKeys } from "./keyed-route-candidates.js";
-import type { AdapterRegistry, DocumentPreparer, EngineStore, ServerTools } from "./ports.js";
+import type { AdapterRegistry, AnswerCache, DocumentPreparer, EngineStore, ServerTools } from "./ports.js";
 import { addServerToolDefinitions, createRouteRequests, prepareServerTools } from "./prepare-server-tools.js";
+import { findCacheAffinity, orderByAffinity } from "./prompt-cache-affinity.js";
+import { readCachePolicy } from "./read-cache-policy.js";
 import { listRouteCandidates, type RouteCandidate } from "./route-candidates.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
 
@@ -33,6 +38,8 @@ export interface AdmissionDependencies {
   serverTools?: ServerTools;
   documents?: DocumentPreparer;
   instanceId?: string;
+  /** The exact response cache (absent: nothing is cached). */
+  answerCache?: AnswerCache;
   /** What each admitted generation's billing shares. */
   billing: BillingServices;
 }
@@ -44,10 +51,20 @@ export class GenerationAdmission {
   constructor(private readonly deps: AdmissionDependencies) {}
 
   async admit(input: GenerationInput): Promise<AdmittedGeneration> {
-    const { config, spendGuard, adapters } = this.deps;
+    const { config, spendGuard, adapters, answerCache } = this.deps;
+    // The bounds below count the passthrough fields' JSON text: made here in steps, once.
+    const { passthrough } = input.request;
+    if (Object.keys(passthrough).length > 0) {
+      rememberPassthroughText(passthrough, await stringifyInSteps(passthrough));
+    }
     const { model, models, workspace, limits } = admitRequest(config, input.caller, input.request);
-    const routes =
+    let routes =
       models.length === 1 ? this.routesOf(model) : keepCandidatesWithKeys(listRouteCandidates(models));
+    // Same prompt-cache key or prefix, same route: the provider's prompt cache hits.
+    if (routes.length > 1 && config.routing?.promptCacheAffinity !== false) {
+      const affinity = findCacheAffinity(input.request);
+      if (affinity !== undefined) routes = orderByAffinity(routes, affinity);
+    }
     const maxNativeCallsPerRound =
       config.serverTools?.maxNativeCallsPerRound ?? DEFAULT_MAX_NATIVE_CALLS_PER_ROUND;
     const prepared = prepareServerTools(
@@ -58,6 +75,7 @@ export class GenerationAdmission {
     );
     const { session: serverTools, plan } = prepared;
     const documents = this.deps.documents?.prepare(input.request);
+    const cacheTicket = answerCache?.ticketFor(input.request, workspace.id, readCachePolicy(input.caller));
     const candidates = plan?.candidates ?? routes;
     const requestFor = createRouteRequests(
       addServerToolDefinitions(input.request, prepared),
@@ -73,6 +91,20 @@ export class GenerationAdmission {
     const worstCase = estimateAdmissionWorstCase(requestFor, candidates, documents, adapters);
     // A large request took a while to bound: let other requests' I/O in before going on.
     if (performance.now() - bounding > YIELD_AFTER_MS) await yieldToEventLoop();
+    const record: GenerationStart = {
+      id: input.requestId,
+      workspaceId: workspace.id,
+      apiKeyId: input.caller.key.id,
+      model: model.slug,
+      ingressFormat: input.format,
+      source: input.caller.key.source,
+      stream: input.request.stream,
+      createdAt: undefined,
+      estimatedInputTokens: worstCase.inputTokens,
+      instanceId: this.deps.instanceId,
+    };
+    if (input.sessionId !== undefined) record.sessionId = input.sessionId;
+    if (input.client !== undefined) record.client = input.client;
     const reservation = await spendGuard.admit({
       requestId: input.requestId,
       keyId: input.caller.key.id,
@@ -82,27 +114,17 @@ export class GenerationAdmission {
       checkBalance: !workspace.invoicing,
       worstCase,
       outputCapAdjustable: input.request.maxOutputTokens === undefined,
+      // Distributed: the in-progress record goes with the reservation, in the same round trip.
+      record: this.deps.store.generations.admissionRecord?.(record),
     });
-    const record: GenerationStart = {
-      id: input.requestId,
-      workspaceId: workspace.id,
-      apiKeyId: input.caller.key.id,
-      model: model.slug,
-      ingressFormat: input.format,
-      source: input.caller.key.source,
-      stream: input.request.stream,
-      // The reservation's clock decides the day and month the spend belongs to.
-      createdAt: new Date(reservation.admittedAt),
-      estimatedInputTokens: worstCase.inputTokens,
-      instanceId: this.deps.instanceId,
-    };
-    if (input.sessionId !== undefined) record.sessionId = input.sessionId;
-    if (input.client !== undefined) record.client = input.client;
+    // The reservation's clock decides the day and month the spend belongs to.
+    record.createdAt = new Date(reservation.admittedAt);
     // Every admitted request is recorded before its upstream is called, so a crash of this
     // instance leaves a record another one settles. Streams wait for it only before their headers,
     // non-streamed requests before their first upstream call (the engine's `run`). How much it
-    // costs is the store's business: a journal line embedded, a Redis SET with PostgreSQL and Redis.
-    const recorded = this.recordStart(record);
+    // costs is the store's business: a journal line embedded, nothing more with PostgreSQL and
+    // Redis (stored with the reservation), a Redis SET there when that could not be done.
+    const recorded = this.recordStart(record, reservation.recordStored);
     const callFor = (candidate: RouteCandidate): AdmittedGeneration["call"] => ({
       request: requestFor(candidate),
       model: candidate.model,
@@ -120,7 +142,7 @@ export class GenerationAdmission {
     // Every field written out, not `...input` first: a literal never starts with a spread
     // (CONTRIBUTING.md, "Naming and layout"). `settled` and `billing` follow: the billing reads
     // the generation it bills (its serving route changes with failover).
-    const generation = {
+    const generation: Omit<AdmittedGeneration, "settled" | "billing"> = {
       requestId: input.requestId,
       format: input.format,
       caller: input.caller,
@@ -144,6 +166,9 @@ export class GenerationAdmission {
       serverTools,
       documents,
     };
+    if (cacheTicket !== undefined) {
+      generation.cache = { ticket: cacheTicket, hit: false, maxBytes: answerCache!.maxEntryBytes };
+    }
     const billing = new GenerationBilling(generation, this.deps.billing);
     return Object.assign(generation, { settled: billing.settled, billing });
   }
@@ -166,8 +191,8 @@ export class GenerationAdmission {
    * A failed in-progress write does not fail the request: settlement writes the record final (or
    * parks it in the outbox), so only its early visibility is lost.
    */
-  private recordStart(record: GenerationStart): Promise<void> {
-    return this.deps.store.generations.start(record).catch((error: unknown) => {
+  private recordStart(record: GenerationStart, sharedWithReservation: boolean): Promise<void> {
+    return this.deps.store.generations.start(record, sharedWithReservation).catch((error: unknown) => {
       this.deps.logger.warn({ err: error, requestId: record.id }, "in-progress record not written");
     });
   }

@@ -8,8 +8,9 @@
 
 import type { Workspace } from "../auth/accounts.js";
 import type { CanonicalRequest } from "../canonical/index.js";
-import { resolveModelName } from "../config/resolve-model-name.js";
-import type { CatalogModel, GatewayConfig } from "../config/types.js";
+import { resolveModelName } from "../catalog/resolve-model-name.js";
+import type { CatalogModel } from "../catalog/types.js";
+import type { GatewayConfig } from "../config/gateway-config.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { KeyLimits } from "../limits/ports.js";
 import type { AdmittedCaller } from "./ports.js";

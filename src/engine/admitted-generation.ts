@@ -8,7 +8,7 @@ import type { Reservation } from "../limits/spend-guard.js";
 import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
 import type { GenerationBilling } from "./generation-billing.js";
 import type { GenerationStart } from "./generation-record.js";
-import type { AdmittedCaller, DocumentSession, ServerToolSession } from "./ports.js";
+import type { AdmittedCaller, CacheTicket, DocumentSession, ServerToolSession } from "./ports.js";
 import type { RouteCandidate } from "./route-candidates.js";
 import type { SettledGeneration } from "./settled-generation.js";
 
@@ -75,4 +75,9 @@ export interface AdmittedGeneration extends GenerationInput {
   maxToolRounds: number;
   /** The most calls of one tool a provider running it itself may make per upstream round. */
   maxNativeCallsPerRound: number;
+  /**
+   * The request is cached (docs/response-cache.md): its key and time-to-live, whether this run is
+   * a hit (set before the run starts), and the most bytes of answer a miss keeps to store.
+   */
+  cache?: { ticket: CacheTicket; hit: boolean; maxBytes: number };
 }

@@ -12,7 +12,7 @@
  * the reservation and the excess logged, as any upstream billing past its bound.
  */
 import type { CanonicalRequest, NativeServerTool } from "../canonical/index.js";
-import type { CatalogModel } from "../config/types.js";
+import type { CatalogModel } from "../catalog/types.js";
 import { computeReservation, type WorstCase } from "../limits/worst-case-cost.js";
 
 /** One search's results as the provider adds them to the next pass. */

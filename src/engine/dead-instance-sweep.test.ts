@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createTestStart } from "../../test/helpers/generation-records.js";
-import type { GatewayConfig } from "../config/types.js";
+import type { GatewayConfig } from "../config/gateway-config.js";
 import type { OrphanSettlement, SpendGuard } from "../limits/spend-guard.js";
 import { createLogger } from "../logging/logger.js";
 import { createInProcessSharedState } from "../storage/shared-state/in-process-shared-state.js";

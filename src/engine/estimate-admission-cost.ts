@@ -3,7 +3,7 @@
  * bill (docs/limits.md). Exported for whatever needs admission's figure without admitting.
  */
 import type { CanonicalRequest } from "../canonical/index.js";
-import type { CatalogModel } from "../config/types.js";
+import type { CatalogModel } from "../catalog/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import {
   addFixedCost,

@@ -42,7 +42,12 @@ export interface BilledGeneration {
   readonly adapter: ProviderAdapter;
   /** Admission's bound of the first round's prompt. */
   readonly estimatedInputTokens: number;
+  /** A cached request: whether the response cache answered it (then it is billed nothing). */
+  readonly cache?: { readonly hit: boolean };
 }
+
+/** What `settle` hands back at once: the run goes on without waiting for the store. */
+const SETTLED: Promise<void> = Promise.resolve();
 
 /** A round's meter reading, as the run observed the round. */
 export type RoundReading = Pick<MeterInput, "reported" | "finished" | "estimateOutputTokens">;
@@ -125,6 +130,8 @@ export class GenerationBilling {
    * spend pass a limit or the balance.
    */
   price(rounds: readonly CanonicalUsage[], toolMicroUsd: number): number {
+    // A cached answer called no provider: it costs nothing.
+    if (this.generation.cache?.hit === true) return 0;
     const cost = computeRoundsCostMicroUsd(rounds, this.prices) + toolMicroUsd;
     const reserved = this.generation.reservation.amountMicroUsd;
     if (cost <= reserved) return cost;
@@ -178,20 +185,34 @@ export class GenerationBilling {
   }
 
   /**
-   * Announces the outcome, writes it final and settles the reservation with its cost; never
+   * Announces the outcome, then writes it final and settles the reservation with its cost; never
    * rejects. `served`: the serving attempt; `toolCalls`: the server-tool calls executed. Called
-   * once per generation (the run computes its settlement once).
+   * once per generation (the run computes its settlement once). The numbers are final now: the
+   * answer's last bytes need not wait for the store or the counters, so both are handed over here
+   * and leave afterwards (in batches, the store's business), in the order that keeps the counters
+   * exact; the unsettled count still waits for them, so a shutdown does not close the store
+   * under them.
    */
-  async settle(
+  settle(
     outcome: GenerationOutcome,
     served: GenerationAttempt | undefined,
     toolCalls: ExecutedToolCall[],
   ): Promise<void> {
+    // Whoever reports on the request (its log line, metrics) need not wait for the store either.
+    const settled: SettledGeneration = { outcome, served, toolCalls };
+    const { cache } = this.generation;
+    if (cache !== undefined) settled.cache = cache.hit ? "hit" : "miss";
+    this.announce?.(settled);
+    this.announce = undefined;
+    const recorded = this.record(outcome);
+    // During a database outage the record is parked on disk before the answer ends, as before.
+    return this.services.store.generations.answerWaitsForRecord?.() === true ? recorded : SETTLED;
+  }
+
+  /** Writes the final record, then settles the reservation with its cost; never rejects. */
+  private async record(outcome: GenerationOutcome): Promise<void> {
     const { requestId, record, recorded, reservation } = this.generation;
     const { store, logger, unsettled } = this.services;
-    // The numbers are final now: whoever reports on the request need not wait for the store.
-    this.announce?.({ outcome, served, toolCalls });
-    this.announce = undefined;
     // A start still being stored (a stream that failed at once) must land first, or it would be
     // left behind (in Redis, in the sweep's index) after its final record.
     await recorded;

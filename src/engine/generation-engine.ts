@@ -3,9 +3,11 @@
  * longer than a request (the circuit breakers, the retry policy, the route candidates per model,
  * the count of unsettled generations) and hands each request to the parts that do the work:
  * admission (admit-generation.ts), the run (generation-run.ts) with its failover loop
- * (route-failover.ts), and the generation's billing (generation-billing.ts).
+ * (route-failover.ts), and the generation's billing (generation-billing.ts). A cached request's
+ * one response-cache lookup is made here, before the run's first upstream call.
  */
-import type { GatewayConfig } from "../config/types.js";
+import type { CanonicalResult } from "../canonical/index.js";
+import type { GatewayConfig } from "../config/gateway-config.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
 import { GenerationAdmission } from "./admit-generation.js";
@@ -17,7 +19,8 @@ import {
   DEFAULT_BREAKER_POLICY,
 } from "./circuit-breaker.js";
 import { GenerationRun, type RunServices } from "./generation-run.js";
-import type { AdapterRegistry, DocumentPreparer, EngineStore, ServerTools } from "./ports.js";
+import type { AdapterRegistry, AnswerCache, DocumentPreparer, EngineStore, ServerTools } from "./ports.js";
+import { createCacheCandidate, createReplayRegistry } from "./replay-cached-answer.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { listRouteCandidates, type RouteCandidate } from "./route-candidates.js";
 import { UnsettledGenerations } from "./unsettled-generations.js";
@@ -44,6 +47,8 @@ export interface EngineDependencies {
   documents?: DocumentPreparer;
   /** This instance's id, written into every in-progress record (dead-instance-sweep.ts). */
   instanceId?: string;
+  /** The exact response cache (absent: nothing is cached). */
+  answerCache?: AnswerCache;
 }
 
 /** One route's breaker, as metrics label it. */
@@ -86,6 +91,7 @@ export class GenerationEngine {
       breakers: this.breakers,
       policy: retryPolicy,
       random: deps.random,
+      answerCache: deps.answerCache,
     };
     this.admission = new GenerationAdmission({
       config: deps.config,
@@ -96,6 +102,7 @@ export class GenerationEngine {
       serverTools: deps.serverTools,
       documents: deps.documents,
       instanceId: deps.instanceId,
+      answerCache: deps.answerCache,
       billing: { store: deps.store, logger: deps.logger, unsettled: this.unsettled },
     });
   }
@@ -146,7 +153,11 @@ export class GenerationEngine {
     // Non-streamed requests wait for the record before the upstream call; streams only before
     // their headers, so the first attempt overlaps the write.
     if (!admitted.request.stream) await admitted.recorded;
-    const run = await GenerationRun.start(admitted, signal, this.runServices, { firstPartWaitMs });
+    // The one look at the response cache, before any upstream call; a hit is the run's only route.
+    const stored =
+      admitted.cache === undefined ? undefined : await this.deps.answerCache?.read(admitted.cache.ticket);
+    const services = stored === undefined ? this.runServices : this.serveFromCache(admitted, stored);
+    const run = await GenerationRun.start(admitted, signal, services, { firstPartWaitMs });
     // The id goes out with the headers: its record exists from then on. Embedded, the store
     // already answers lookups for it, so the headers need not wait for the row.
     if (admitted.request.stream && !this.deps.store.startedRecordsVisibleAtOnce) await admitted.recorded;
@@ -159,5 +170,34 @@ export class GenerationEngine {
    */
   estimatePromptTokens(admitted: AdmittedGeneration): number {
     return admitted.billing.estimatePrompt();
+  }
+
+  /**
+   * A hit: the stored answer is the run's one route (replay-cached-answer.ts), with no server tools
+   * to run and no documents to read; it is billed nothing (generation-billing.ts, `price`).
+   */
+  private serveFromCache(admitted: AdmittedGeneration, stored: CanonicalResult): RunServices {
+    const candidate = createCacheCandidate(admitted.call.model);
+    const call: AdmittedGeneration["call"] = {
+      request: admitted.call.request,
+      model: admitted.call.model,
+      provider: candidate.route.provider,
+      upstreamModel: candidate.route.upstreamModel,
+      maxOutputTokens: admitted.call.maxOutputTokens,
+      requestId: admitted.requestId,
+      traceHeaders: undefined,
+    };
+    admitted.candidates = [candidate];
+    admitted.call = call;
+    admitted.callFor = () => call;
+    admitted.serverTools = undefined;
+    admitted.documents = undefined;
+    admitted.cache!.hit = true;
+    return {
+      adapters: createReplayRegistry(stored, this.deps.adapters),
+      breakers: this.runServices.breakers,
+      policy: this.runServices.policy,
+      random: this.deps.random,
+    };
   }
 }

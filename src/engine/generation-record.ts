@@ -41,6 +41,12 @@ export interface GenerationStart {
    * record's Redis copy, not in its row.
    */
   instanceId?: string;
+  /**
+   * Only on a record a sweep lists: the outcome its run settled it with, when its instance died
+   * after the answer and before the final row was written (the record's Redis copy keeps it until
+   * then). The sweep writes that outcome instead of `interrupted`. Never stored.
+   */
+  settledWith?: GenerationOutcome;
 }
 
 export interface GenerationOutcome {
@@ -69,6 +75,11 @@ export interface GenerationOutcome {
    * billed). Absent on outcomes written before attempts were recorded.
    */
   attempts?: GenerationAttempt[];
+  /**
+   * Answered from the exact response cache (docs/response-cache.md): billed $0, no upstream
+   * called. Absent: false.
+   */
+  cacheHit?: boolean;
 }
 
 /** One upstream call of a generation (a route tried once). */

@@ -15,15 +15,16 @@
 import type { CanonicalResult, CanonicalStreamPart } from "../canonical/index.js";
 import type { Settlement } from "../canonical/settlement.js";
 import { GatewayError, readStreamError, toGatewayError } from "../errors/gateway-error.js";
-import { routeReadsPdf } from "../providers/provider-adapter.js";
 import type { AdmittedGeneration } from "./admitted-generation.js";
+import { AnswerKeeper } from "./answer-keeper.js";
 import { AttemptLog } from "./attempt-log.js";
 import { createDeadlineError } from "./create-deadline-error.js";
 import type { GenerationBilling } from "./generation-billing.js";
 import type { GenerationAttempt, GenerationOutcome } from "./generation-record.js";
 import { listDroppedFor, refuseLoss } from "./judge-loss.js";
 import { createEmptyStreamError } from "./open-stream.js";
-import type { AdapterRegistry } from "./ports.js";
+import type { AdapterRegistry, AnswerCache } from "./ports.js";
+import { readRouteDocuments } from "./read-route-documents.js";
 import type { RouteCandidate } from "./route-candidates.js";
 import { type FailoverServices, RouteFailover } from "./route-failover.js";
 import { RunControl } from "./run-control.js";
@@ -37,6 +38,8 @@ import { ToolLoop } from "./tool-loop.js";
 /** What every run is given; one set for all runs. */
 export interface RunServices extends FailoverServices {
   adapters: AdapterRegistry;
+  /** The response cache a cached request's miss stores its complete answer in (answer-keeper.ts). */
+  answerCache?: AnswerCache;
 }
 
 export interface RunTiming {
@@ -61,6 +64,7 @@ export class GenerationRun {
   /** The server-tool loop and the rounds it adds, when the request activated server tools. */
   private readonly loop?: ToolLoop;
   private readonly rounds?: ToolRounds;
+  private readonly keeper?: AnswerKeeper;
   private readonly onClientGone = () => this.cancel();
 
   private constructor(
@@ -72,6 +76,7 @@ export class GenerationRun {
     this.usage = new RunUsage(admitted.call.maxOutputTokens);
     this.stream = new ServingStream(admitted, this.control, this.usage);
     this.failover = new RouteFailover(admitted.candidates, admitted.startedAt, admitted.deadline, services);
+    this.keeper = AnswerKeeper.for(admitted, services.answerCache);
     if (admitted.serverTools !== undefined) {
       this.loop = new ToolLoop(admitted.serverTools, admitted.call.request, {
         maxRounds: admitted.maxToolRounds,
@@ -204,22 +209,9 @@ export class GenerationRun {
     }
     // Later rounds of the serving attempt (server tools) keep its trace headers with the call.
     admitted.call.traceHeaders = traceHeaders;
-    if (admitted.documents !== undefined) {
-      // The route's first request as it reads the documents: the files, or their text.
-      try {
-        const read = await admitted.documents.requestFor(
-          admitted.call.request,
-          routeReadsPdf(adapter, candidate.model),
-          control.signal,
-        );
-        admitted.call.request = read.request;
-        this.usage.documentMicroUsd = read.costMicroUsd;
-      } catch (thrown) {
-        // A document that cannot be read ends the run with its error (`invalid_request` naming
-        // the part); that is no upstream attempt, so none is recorded.
-        return control.stoppedWith ?? toGatewayError(thrown);
-      }
-    }
+    // The route's first request as it reads the documents: the files, or their text.
+    const unread = await readRouteDocuments(admitted, adapter, candidate.model, control.signal, this.usage);
+    if (unread !== undefined) return control.stoppedWith ?? unread;
     // Failover may change the provider: the first round is this route's (its documents, the tools
     // its provider runs itself) and so are the prices of those tools.
     this.loop?.useRoute(admitted.call.request, candidate.model.nativeServerTools ?? {});
@@ -313,8 +305,15 @@ export class GenerationRun {
       while (next !== undefined) {
         if (next.type === "error") this.error = readStreamError(next.error);
         else usage.observe(next);
-        if (this.loop === undefined) yield next;
-        else for (const shown of this.loop.transform(next)) yield shown;
+        if (this.loop === undefined) {
+          this.keeper?.keep(next);
+          yield next;
+        } else {
+          for (const shown of this.loop.transform(next)) {
+            this.keeper?.keep(shown);
+            yield shown;
+          }
+        }
         if (next.type === "error" || control.cancelled) break;
         next = await stream.next();
         if (
@@ -394,6 +393,8 @@ export class GenerationRun {
       laterRoundRequest: this.rounds?.laterRoundRequest,
       attempts: this.log.attempts,
       served: this.log.served,
+      keeper: this.keeper,
+      result: this.result,
     });
   }
 }

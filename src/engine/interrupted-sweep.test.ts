@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { GatewayConfig } from "../config/types.js";
+import type { GatewayConfig } from "../config/gateway-config.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
 import type { GenerationStart } from "./generation-record.js";

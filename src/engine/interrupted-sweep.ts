@@ -17,7 +17,7 @@
  * client that leaves before its answer, and it never exceeds the reservation. `usage_estimated` is
  * true. Settling is `finish`, idempotent: two instances sweeping the same record debit it once.
  */
-import type { GatewayConfig } from "../config/types.js";
+import type { GatewayConfig } from "../config/gateway-config.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
 import { computeCostMicroUsd } from "../metering/compute-cost.js";
@@ -93,11 +93,28 @@ export async function settleListed(
   return { settled, exhausted: false };
 }
 
-/** Writes one record final as interrupted, then settles its reservation with that cost. */
+/**
+ * Writes one record final as interrupted (or with the outcome its run settled it with, when that
+ * is known: `settledWith`), then settles its reservation with that cost.
+ */
 export async function settleInterruptedRecord(
   deps: InterruptedSweepDeps,
-  start: GenerationStart,
+  listed: GenerationStart,
 ): Promise<void> {
+  const { settledWith, ...start } = listed;
+  const outcome = settledWith ?? createInterruptedOutcome(deps, start);
+  await deps.store.generations.finish(start.id, outcome, start);
+  // After Postgres, as every settlement (seed-counters.ts relies on the order).
+  await deps.spendGuard.settleOrphan({
+    requestId: start.id,
+    keyId: start.apiKeyId,
+    workspaceId: start.workspaceId,
+    admittedAt: start.createdAt ?? new Date(),
+    costMicroUsd: outcome.costMicroUsd,
+  });
+}
+
+function createInterruptedOutcome(deps: InterruptedSweepDeps, start: GenerationStart): GenerationOutcome {
   const model = deps.config.modelsBySlug.get(start.model);
   const { usage } = meterPromptOnly(start.estimatedInputTokens ?? 0);
   const outcome: GenerationOutcome = {
@@ -123,15 +140,7 @@ export async function settleInterruptedRecord(
     finishReason: null,
     usageEstimated: true,
   };
-  await deps.store.generations.finish(start.id, outcome, start);
-  // After Postgres, as every settlement (seed-counters.ts relies on the order).
-  await deps.spendGuard.settleOrphan({
-    requestId: start.id,
-    keyId: start.apiKeyId,
-    workspaceId: start.workspaceId,
-    admittedAt: start.createdAt ?? new Date(),
-    costMicroUsd: outcome.costMicroUsd,
-  });
+  return outcome;
 }
 
 export interface InterruptedSweep {

@@ -5,8 +5,8 @@
  * has one, the request fails before anything is sent, with `provider_auth` (the gateway's own
  * credentials, not retryable) naming the environment variables to set.
  */
-import { isMissingProviderKey } from "../config/provider-key.js";
-import type { ProviderConfig } from "../config/types.js";
+import { isMissingProviderKey } from "../catalog/provider-key.js";
+import type { ProviderConfig } from "../catalog/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { RouteCandidate } from "./route-candidates.js";
 

@@ -5,6 +5,7 @@
 import type { ApiKeyWithWorkspace, KeyLimits } from "../auth/accounts.js";
 import type {
   CanonicalRequest,
+  CanonicalResult,
   FunctionTool,
   NativeServerTool,
   ServerToolActivation,
@@ -12,7 +13,8 @@ import type {
   ServerToolId,
   ServerToolOutput,
 } from "../canonical/index.js";
-import type { ConfiguredProviderKind } from "../config/types.js";
+import type { ConfiguredProviderKind } from "../catalog/types.js";
+import type { AdmissionRecord } from "../limits/limit-counters.js";
 import type { ProviderAdapter } from "../providers/provider-adapter.js";
 import type { GenerationOutcome, GenerationRecord, GenerationStart } from "./generation-record.js";
 
@@ -20,8 +22,18 @@ import type { GenerationOutcome, GenerationRecord, GenerationStart } from "./gen
 export type AdapterRegistry = ReadonlyMap<ConfiguredProviderKind, ProviderAdapter>;
 
 export interface GenerationRepository {
-  /** Writes the in-progress record; idempotent on the id. */
-  start(record: GenerationStart): Promise<void>;
+  /**
+   * Writes the in-progress record; idempotent on the id. `sharedWithReservation`: its
+   * `admissionRecord` was stored with the reservation, so only what that does not cover is left.
+   */
+  start(record: GenerationStart, sharedWithReservation?: boolean): Promise<void>;
+  /**
+   * Distributed mode: the in-progress record as the limit counters store it in the reservation's
+   * own atomic step (one round trip before the upstream call instead of two). `record` has no
+   * `createdAt` yet: the admission time is written into it there. Absent where a record is not
+   * kept in the shared store (embedded mode, PostgreSQL without Redis).
+   */
+  admissionRecord?(record: GenerationStart): AdmissionRecord;
   /**
    * Finalises the record (with its attempts) and debits the workspace balance by `outcome.costMicroUsd` in one
    * transaction. Idempotent: a second call for the same id changes nothing. With `start`, the
@@ -29,6 +41,11 @@ export interface GenerationRepository {
    * only in Redis or the journal); without it, an unknown id fails.
    */
   finish(id: string, outcome: GenerationOutcome, start?: GenerationStart): Promise<void>;
+  /**
+   * true while a record cannot leave after its answer (the database is known to be down, so it is
+   * parked on disk instead): the answer then waits for `finish`. Absent or false: it does not.
+   */
+  answerWaitsForRecord?(): boolean;
   /** null when unknown or owned by another workspace. */
   get(id: string, workspaceId: string): Promise<GenerationRecord | null>;
   /**
@@ -192,4 +209,32 @@ export interface InstanceLeases {
   list(): Promise<Array<{ instanceId: string; renewedAt: number }>>;
   /** Unlists an instance whose records are all settled. */
   forget(instanceId: string): Promise<void>;
+}
+
+/**
+ * The exact response cache (response-cache/ implements this; docs/response-cache.md): a complete
+ * answer stored under the canonical request within one workspace, answered again at no cost.
+ */
+export interface AnswerCache {
+  /**
+   * Whether this request is cached, and under which key for how long: its own choice (`hi_cache`,
+   * `X-Hi-Cache`) first, else the key's or workspace's policy (`policyTtlSeconds`), which covers
+   * deterministic requests only. Undefined: not cached. Synchronous and bounded by the request's size.
+   */
+  ticketFor(
+    request: CanonicalRequest,
+    workspaceId: string,
+    policyTtlSeconds: number | null,
+  ): CacheTicket | undefined;
+  /** The stored answer, or undefined (none, expired, or the store did not answer in time). */
+  read(ticket: CacheTicket): Promise<CanonicalResult | undefined>;
+  /** Stores a complete answer; one too large is skipped. Never rejects. */
+  write(ticket: CacheTicket, result: CanonicalResult): Promise<void>;
+  /** An answer larger than this many bytes of JSON is not stored (a streamed one stops being kept). */
+  readonly maxEntryBytes: number;
+}
+
+export interface CacheTicket {
+  key: string;
+  ttlSeconds: number;
 }

@@ -4,7 +4,7 @@
  * repeats. Every model among them has passed the key's allowlist before this list exists, so a
  * fallback can never reach a model the key may not use.
  */
-import type { CatalogModel, ModelRoute } from "../config/types.js";
+import type { CatalogModel, ModelRoute } from "../catalog/types.js";
 
 export interface RouteCandidate {
   model: CatalogModel;

@@ -9,8 +9,8 @@ import type { CanonicalResult, CanonicalStreamPart } from "../canonical/index.js
 import { createEmptyUsage } from "../canonical/index.js";
 import type { CanonicalRequest } from "../canonical/request.js";
 import { type GatewayError, toGatewayError } from "../errors/gateway-error.js";
-import { convertResultToParts } from "../providers/convert-result-to-parts.js";
-import { foldStreamParts } from "../providers/fold-stream-parts.js";
+import { convertResultToParts } from "../providers/shared/convert-result-to-parts.js";
+import { foldStreamParts } from "../providers/shared/fold-stream-parts.js";
 import type { AdmittedGeneration } from "./admitted-generation.js";
 import type { GenerationBilling } from "./generation-billing.js";
 import type { RunControl } from "./run-control.js";

@@ -4,11 +4,12 @@
  * (generation-billing.ts), and the totals the encoders render.
  */
 
-import { createEmptyUsage } from "../canonical/index.js";
+import { type CanonicalResult, createEmptyUsage } from "../canonical/index.js";
 import type { CanonicalRequest } from "../canonical/request.js";
 import type { Settlement } from "../canonical/settlement.js";
 import type { GatewayError } from "../errors/gateway-error.js";
 import type { AdmittedGeneration } from "./admitted-generation.js";
+import type { AnswerKeeper } from "./answer-keeper.js";
 import { createOutcome } from "./create-outcome.js";
 import type { GenerationBilling } from "./generation-billing.js";
 import type { GenerationAttempt, GenerationOutcome } from "./generation-record.js";
@@ -31,6 +32,10 @@ export interface RunEnd {
   laterRoundRequest: CanonicalRequest | undefined;
   attempts: GenerationAttempt[];
   served: GenerationAttempt | undefined;
+  /** A cached request's miss: stores the complete answer once settled (answer-keeper.ts). */
+  keeper: AnswerKeeper | undefined;
+  /** Non-streamed: the run's whole answer. */
+  result: CanonicalResult | undefined;
 }
 
 export async function settleRun(end: RunEnd): Promise<Settlement> {
@@ -59,7 +64,9 @@ export async function settleRun(end: RunEnd): Promise<Settlement> {
     costs.pdf = (costs.pdf ?? 0) + documentMicroUsd;
   }
   if (error && status === "error") outcome.errorCode = error.code;
+  if (admitted.cache?.hit === true) outcome.cacheHit = true;
   await billing.settle(outcome, end.served, loop?.executed ?? []);
+  void end.keeper?.store(status, usage.finishReason, end.result);
   const settlement: Settlement = {
     usage: total,
     costMicroUsd,

@@ -9,6 +9,8 @@ import type { GenerationAttempt, GenerationOutcome } from "./generation-record.j
 /** A generation as it settled. */
 export interface SettledGeneration {
   outcome: GenerationOutcome;
+  /** The response cache was looked up: answered from it (`hit`) or not (`miss`). */
+  cache?: "hit" | "miss";
   /** The attempt that served (absent when none did); its outcome tells how it ended. */
   served: GenerationAttempt | undefined;
   /** Every server-tool call the run executed, in the order they started (empty without any). */

@@ -16,7 +16,7 @@ import type {
   ServerToolId,
   ServerToolSource,
 } from "../canonical/index.js";
-import { HeldParts } from "../providers/held-parts.js";
+import { HeldParts } from "../providers/shared/held-parts.js";
 import { findCitations } from "./find-citations.js";
 import type { NativeToolParts } from "./native-tool-parts.js";
 import type { ServerToolSession } from "./ports.js";

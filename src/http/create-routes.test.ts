@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { GatewayConfig } from "../config/types.js";
+import type { GatewayConfig } from "../config/gateway-config.js";
 import { createLogger } from "../logging/logger.js";
-import { createRouter } from "./create-app.js";
 import { createRoutes } from "./create-routes.js";
-import { createOpenApiDocument } from "./openapi-document.js";
+import { createOpenApiDocument } from "./openapi/openapi-document.js";
+import { createRouter } from "./router/create-app.js";
 
 /** The table needs its dependencies only when a handler runs; none runs here. */
 function createTable() {

@@ -5,16 +5,20 @@
 import type { AdminService } from "../admin/admin-service.js";
 import type { Authenticator } from "../auth/authenticate.js";
 import { DEFAULT_PLAYGROUND_KEY_POLICY, type PlaygroundKeyPolicy } from "../auth/playground-key-policy.js";
-import type { GatewayConfig } from "../config/types.js";
+import type { GatewayConfig } from "../config/gateway-config.js";
 import type { GenerationEngine } from "../engine/generation-engine.js";
 import type { ItemSeal } from "../ingress/responses/index.js";
+import type { DryRunGuard } from "../limits/dry-run-guard.js";
 import type { SpendGuard } from "../limits/spend-guard.js";
 import type { GatewayMetrics } from "../observability/index.js";
 import type { SharedState, Store } from "../storage/store.js";
-import { createOpenApiDocument } from "./openapi-document.js";
-import type { OpenApiTag } from "./openapi-tags.js";
-import type { RouteDefinition } from "./route-definition.js";
+import { createOpenApiDocument } from "./openapi/openapi-document.js";
+import type { OpenApiTag } from "./openapi/openapi-tags.js";
+import type { RouteDefinition } from "./router/route-definition.js";
+import { createAdminActivityRoutes } from "./routes/admin-activity-routes.js";
+import { createAdminAlertRoutes } from "./routes/admin-alert-routes.js";
 import { createAdminConsoleRoutes } from "./routes/admin-console-routes.js";
+import { type BreakerReportReader, createAdminProviderRoutes } from "./routes/admin-provider-routes.js";
 import { createAdminRoutes } from "./routes/admin-routes.js";
 import { createAdminUsageRoutes } from "./routes/admin-usage-routes.js";
 import { createConsoleRoutes } from "./routes/console-routes.js";
@@ -45,8 +49,14 @@ export interface RouteDependencies {
   keepAliveMs?: number;
   /** Seals Responses items into their ids so `item_reference`s resolve (absent: they are refused). */
   itemSeal?: ItemSeal;
+  /** Every instance's circuit-breaker states (absent: this instance's alone, read from the engine). */
+  breakers?: BreakerReportReader;
   /** Served at `GET /metrics` (absent: metrics are off, and so is the route). */
   metrics?: GatewayMetrics;
+  /** The engine's spend guard's dry runs: cost quotes (absent: `X-Hi-Dry-Run` is refused). */
+  dryRuns?: DryRunGuard;
+  /** TESTS ONLY: budget-alert webhooks may target loopback (ALERT_WEBHOOK_ALLOW_LOOPBACK). */
+  alertWebhookAllowLoopback?: boolean;
 }
 
 export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
@@ -63,6 +73,17 @@ export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
           keepAliveMs: deps.keepAliveMs,
           clientReadTimeoutMs: deps.config.clientReadTimeoutMs,
           itemSeal: deps.itemSeal,
+          quotes:
+            deps.dryRuns === undefined
+              ? undefined
+              : {
+                  config: deps.config,
+                  engine: deps.engine,
+                  dryRuns: deps.dryRuns,
+                  keyLimits: deps.store.keyLimits,
+                  spendGuard: deps.spendGuard,
+                  requestShape: deps.config.requestShape,
+                },
         }),
       ),
     ),
@@ -79,11 +100,29 @@ export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
     ]),
     ...tagged("admin", [
       ...createAdminRoutes(deps.admin, deps.internalSecret),
+      ...createAdminAlertRoutes({
+        store: deps.store,
+        internalSecret: deps.internalSecret,
+        policy: { allowHttp: false, allowLoopback: deps.alertWebhookAllowLoopback === true },
+      }),
       ...createAdminUsageRoutes({
         store: deps.store,
         spendGuard: deps.spendGuard,
         internalSecret: deps.internalSecret,
         defaultRequestsPerMinute: deps.config.defaultRequestsPerMinute,
+      }),
+      ...createAdminActivityRoutes({ store: deps.store, internalSecret: deps.internalSecret }),
+      ...createAdminProviderRoutes({
+        config: deps.config,
+        internalSecret: deps.internalSecret,
+        breakers: deps.breakers ?? {
+          current: () => ({
+            instanceId: "this",
+            reportedAt: Date.now(),
+            routes: deps.engine.routeBreakerStates(),
+          }),
+          list: async () => [],
+        },
       }),
       ...createAdminConsoleRoutes({
         store: deps.store,

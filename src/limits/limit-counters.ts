@@ -38,10 +38,29 @@ export interface ReserveInput {
   leaseTtlMs: number;
   /** The epoch this instance's reservations are published in ('' before it knows one). */
   epoch: string;
+  /** Stored in the same atomic step when the reply is `ok` (see AdmissionRecord). */
+  record?: AdmissionRecord;
+}
+
+/**
+ * A record stored with an admitted reservation, in the same atomic step: distributed mode's
+ * in-progress record of the request, so that admission and the record cost one round trip before
+ * the upstream call (docs/performance.md). Stored only when the reservation is admitted: under
+ * `key` for `ttlMs`, as `valueBefore` + the admission time (Unix ms, the limits' clock) +
+ * `valueAfter`, and listed as `member` in each of `indexes`, scored by the admission time.
+ * Implementations that cannot store it ignore it (the reply then says it was not stored).
+ */
+export interface AdmissionRecord {
+  key: string;
+  member: string;
+  indexes: readonly string[];
+  valueBefore: string;
+  valueAfter: string;
+  ttlMs: number;
 }
 
 export type ReserveReply =
-  | { kind: "ok"; nowMs: number }
+  | { kind: "ok"; nowMs: number; recordStored?: boolean }
   /** The windows are not the current ones by the limits' clock: recompute them at `nowMs`. */
   | { kind: "clock"; nowMs: number }
   | { kind: "rate"; retryAfterMs: number }

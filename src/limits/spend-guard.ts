@@ -14,7 +14,7 @@
  */
 import type { Logger } from "../logging/logger.js";
 import { HeldLeases } from "./held-leases.js";
-import type { CounterName, LimitCounters, SettleInput } from "./limit-counters.js";
+import type { AdmissionRecord, CounterName, LimitCounters, SettleInput } from "./limit-counters.js";
 import {
   createInsufficientCreditsError,
   createKeyLimitError,
@@ -43,6 +43,8 @@ export interface AdmissionInput {
    * to what the headroom affords instead of refusing the request.
    */
   outputCapAdjustable: boolean;
+  /** Stored with the reservation when it is admitted (limit-counters.ts); see `recordStored`. */
+  record?: AdmissionRecord;
 }
 
 export interface Reservation {
@@ -53,6 +55,8 @@ export interface Reservation {
   /** The output cap to send upstream (lowered when `outputCapLowered`). */
   readonly outputCap: number;
   readonly outputCapLowered: boolean;
+  /** The admission's `record` was stored with it (false without one, or when Redis was out of reach). */
+  readonly recordStored: boolean;
   /**
    * Holds `amountMicroUsd` more against the same limits and balance (a run that needs another
    * upstream round or a paid tool call). Resolves false when the headroom cannot cover it (nothing
@@ -164,13 +168,14 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
     cap: number,
     lowered: boolean,
     epoch: string,
+    recordStored: boolean,
   ): Reservation {
     held.add(
       input.workspaceId,
       { requestId: input.requestId, keyId: input.keyId, amountMicroUsd: amount },
       epoch,
     );
-    return new LeasedReservation(leases, input, windows, admittedAt, amount, cap, lowered);
+    return new LeasedReservation(leases, input, windows, admittedAt, amount, cap, lowered, recordStored);
   }
 
   /**
@@ -191,6 +196,8 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
           requestId: `${input.requestId}~${count}`,
           requestsPerMinute: null,
           outputCapAdjustable: false,
+          // The request's record was stored with its first reservation.
+          record: undefined,
           worstCase: Object.assign({}, input.worstCase, { amountMicroUsd: more }),
         }),
       );
@@ -213,6 +220,7 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
       },
       outputCap: input.worstCase.outputCap,
       outputCapLowered: false,
+      recordStored: false,
       // Nothing is enforced for this request (see `enforcesNothing`), so any extension is granted.
       async extend(more) {
         amount += Math.max(0, more);
@@ -277,6 +285,7 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
             windows,
             leaseTtlMs,
             epoch,
+            record: input.record,
           });
         } catch (error) {
           if (enforcesNothing(input)) return detach(input);
@@ -285,7 +294,16 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
         }
         switch (reply.kind) {
           case "ok":
-            return holdLease(input, windows, reply.nowMs, amount, cap, lowered, epoch);
+            return holdLease(
+              input,
+              windows,
+              reply.nowMs,
+              amount,
+              cap,
+              lowered,
+              epoch,
+              reply.recordStored === true,
+            );
           case "epoch":
             // This instance's reservations go into the store's new epoch before it admits again.
             try {
@@ -484,6 +502,7 @@ class LeasedReservation implements Reservation {
     private readonly amount: number,
     readonly outputCap: number,
     readonly outputCapLowered: boolean,
+    readonly recordStored: boolean,
   ) {
     this.timer = setInterval(() => this.refresh(), Math.max(1_000, Math.floor(services.leaseTtlMs / 3)));
     this.timer.unref();

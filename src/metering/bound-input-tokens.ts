@@ -19,6 +19,7 @@
 import type { CanonicalRequest, FilePart, ImagePart, MediaSource } from "../canonical/index.js";
 import { countPdfPages } from "./count-pdf-pages.js";
 import { countFramingTokens, forEachRequestText, TokenCounter } from "./estimate-usage.js";
+import { readPassthroughText } from "./passthrough-text.js";
 import { type ImageSize, readImageSourceSize } from "./read-image-size.js";
 import { boundTextTokens, type TextTokenBound } from "./text-token-bounds.js";
 
@@ -69,7 +70,8 @@ export function boundInputTokens(
   if (request.responseFormat?.type === "json_schema") {
     tokens += countText(JSON.stringify(request.responseFormat.schema));
   }
-  if (Object.keys(request.passthrough).length > 0) tokens += countText(JSON.stringify(request.passthrough));
+  if (Object.keys(request.passthrough).length > 0)
+    tokens += countText(readPassthroughText(request.passthrough));
   for (const message of request.messages) {
     for (const part of message.content) {
       switch (part.type) {

@@ -108,6 +108,7 @@ export class GatewayMetrics {
   private readonly cost;
   private readonly toolCalls;
   private readonly toolDuration;
+  private readonly responseCache;
   /** Series found by a request's, an attempt's and a usage's shape (bounded like the labels). */
   private readonly requestSeries = new Map<string, RequestSeries>();
   private readonly attemptSeries = new Map<string, AttemptSeries>();
@@ -186,6 +187,12 @@ export class GatewayMetrics {
       labelNames: ["tool", "outcome"] as const,
       registers,
     });
+    this.responseCache = new CounterCells({
+      name: `${PREFIX}response_cache_lookups_total`,
+      help: "Requests the exact response cache was looked up for, by result: hit (answered from it at no cost) or miss.",
+      labelNames: ["result"] as const,
+      registers,
+    });
     this.toolDuration = new HistogramCells({
       name: `${PREFIX}server_tool_duration_seconds`,
       help: "Server-tool calls by tool.",
@@ -240,6 +247,7 @@ export class GatewayMetrics {
       series.firstByte.observe((request.firstByteAt - request.startedAt) / 1000);
     }
     if (settled === undefined) return;
+    if (settled.cache !== undefined) this.responseCache.series({ result: settled.cache }).value++;
     const { outcome } = settled;
     const attempts = outcome.attempts ?? [];
     let upstreamMs = 0;

@@ -8,7 +8,7 @@ import type {
   CanonicalStreamPart,
   NativeServerToolId,
 } from "../canonical/index.js";
-import type { CatalogModel, ProviderConfig } from "../config/types.js";
+import type { CatalogModel, ProviderConfig } from "../catalog/types.js";
 import type { UpstreamInputRules } from "../metering/bound-input-tokens.js";
 
 export interface UpstreamCall {

@@ -8,6 +8,7 @@ import { acquireDataDirLock } from "./data-dir/data-dir-lock.js";
 import { initializePgliteFolder } from "./pglite/initialize-pglite-folder.js";
 import { createPgliteClient, PGLITE_SETTINGS, type PgliteThread } from "./pglite/pglite-client.js";
 import { redactUrl } from "./redact-url.js";
+import { createAlertRepository } from "./sql/alert-repository.js";
 import { createApiKeyRepository } from "./sql/api-key-repository.js";
 import { isDatabaseUnavailableError } from "./sql/classify-database-error.js";
 import {
@@ -164,9 +165,13 @@ export function createStore(
   const client = availability.guard(rawClient);
   const sqlGenerations = createGenerationRepository(client);
   const journaled = journal ? createJournaledGenerationRepository(sqlGenerations, journal) : undefined;
-  const generations = journaled ?? createBatchedGenerationRepository(sqlGenerations);
-  // With a journal, every other read first waits for the final records journaled before it.
-  const readClient = journaled ? flushBefore(client, () => journaled.drain()) : client;
+  const batched = journaled ? undefined : createBatchedGenerationRepository(sqlGenerations);
+  const generations = journaled ?? batched!;
+  // Every other read first waits for the final records handed over before it (the request that
+  // asked was answered before its record was written): journaled, or submitted to a batch.
+  const readClient = journaled
+    ? flushBefore(client, () => journaled.drain())
+    : flushBefore(client, () => batched!.finishedBefore());
   return {
     mode,
     // Both embedded repositories (batched, journaled) answer lookups for unwritten records.
@@ -178,6 +183,7 @@ export function createStore(
     playgroundKeys: createPlaygroundKeyRepository(readClient),
     keyLimits: createKeyLimitRepository(readClient),
     reports: createUsageReportRepository(readClient),
+    alerts: createAlertRepository(readClient),
     ping: () => availability.ping(),
     close() {
       // Writes already submitted complete before the connection goes; with a journal, in-progress

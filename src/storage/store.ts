@@ -5,6 +5,7 @@
  * in-process implementation.
  */
 import type { ApiKeyRepository, UsageReportRepository, WorkspaceRepository } from "../admin/ports.js";
+import type { AlertRepository } from "../alerts/ports.js";
 import type { ApiKeyLookup, PlaygroundKeyRepository } from "../auth/ports.js";
 import type { GenerationRepository } from "../engine/ports.js";
 import type { KeyLimitRepository } from "../limits/ports.js";
@@ -24,6 +25,8 @@ export interface Store {
   playgroundKeys: PlaygroundKeyRepository;
   keyLimits: KeyLimitRepository;
   reports: UsageReportRepository;
+  /** Budget alerts: thresholds, webhooks, claims, deliveries. */
+  alerts: AlertRepository;
   /** Round trip to the database; rejects when unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;

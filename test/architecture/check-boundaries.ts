@@ -66,10 +66,38 @@ export function checkBoundaries(
       }
     }
   }
-  for (const cycle of findCycles(unitEdges)) problems.push(`folder cycle: ${cycle.join(" ⇄ ")}`);
+  const folderCycles = findCycles(unitEdges);
+  for (const cycle of folderCycles) problems.push(`folder cycle: ${cycle.join(" ⇄ ")}`);
+  const seen = new Set(folderCycles.map((cycle) => [...cycle].sort().join(" ")));
+  for (const cycle of findCycles(topLevelEdges(files))) {
+    if (!seen.has([...cycle].sort().join(" "))) problems.push(`top-level folder cycle: ${cycle.join(" ⇄ ")}`);
+  }
   const fileEdges = new Map(files.map((file) => [file.path, new Set(file.imports)]));
   for (const cycle of findCycles(fileEdges)) problems.push(`file cycle: ${cycle.join(" ⇄ ")}`);
   return problems;
+}
+
+/**
+ * Arrows between the top-level folders of `src/` (and its loose files), whatever the table's rows
+ * are: a row for a single file or a subfolder can allow arrows that close a loop between two
+ * top-level folders, which the rows' own cycle check does not see.
+ */
+function topLevelEdges(files: SourceFile[]): Map<string, Set<string>> {
+  const topOf = (path: string): string => {
+    const slash = path.indexOf("/");
+    return slash === -1 ? path : path.slice(0, slash + 1);
+  };
+  const edges = new Map<string, Set<string>>();
+  for (const file of files) {
+    const from = topOf(file.path);
+    for (const imported of file.imports) {
+      const to = topOf(imported);
+      if (to === from) continue;
+      if (!edges.has(from)) edges.set(from, new Set());
+      edges.get(from)?.add(to);
+    }
+  }
+  return edges;
 }
 
 /** `providers/*` becomes one rule per subfolder of `providers/` that has no row of its own. */

@@ -87,3 +87,31 @@ test("architecture check: a wrong arrow, a cycle, a stray package and an unliste
     "file cycle: providers/kind-a/a.ts ⇄ providers/kind-a/b.ts",
   ]);
 });
+
+test("architecture check: a loop between top-level folders is reported even when single-file rows allow each arrow", () => {
+  const table = `
+## Folders
+
+| folder | job | may import |
+|---|---|---|
+| \`config/\` | settings | tools/settings.ts |
+| \`tools/\` | tools | config |
+| \`tools/settings.ts\` | a tool's settings | nothing |
+
+## Packages
+
+| package | only in |
+|---|---|
+`;
+  const problems = checkBoundaries(
+    readBoundaryTables(table),
+    [
+      file("config/load.ts", ["tools/settings.ts"]),
+      file("tools/settings.ts"),
+      file("tools/run.ts", ["config/load.ts"]),
+    ],
+    ["config/", "tools/"],
+    () => false,
+  );
+  assert.deepEqual(problems, ["top-level folder cycle: config/ ⇄ tools/"]);
+});

@@ -31,8 +31,11 @@ function findLeadingSpreads(fileName: string, text: string): number[] {
   return lines;
 }
 
-test("object literals in src/ never start with a spread when more members follow", () => {
-  const found = listSourceFiles(SOURCE, [])
+/** The request path, where a profile showed the cost of such literals (CONTRIBUTING.md). */
+const HOT_PATH_FOLDERS = ["engine", "providers", "ingress", "http/router", "http/generation"];
+
+test("object literals on the request path never start with a spread when more members follow", () => {
+  const found = HOT_PATH_FOLDERS.flatMap((folder) => listSourceFiles(join(SOURCE, folder), []))
     .sort()
     .flatMap((file) =>
       findLeadingSpreads(file, readFileSync(file, "utf8")).map(
@@ -42,8 +45,8 @@ test("object literals in src/ never start with a spread when more members follow
   assert.deepEqual(
     found,
     [],
-    "\nAn object literal starts with a spread and has more members (CONTRIBUTING.md, " +
-      `"Naming and layout"): put a plain member first or write the fields out.\n${found.join("\n")}\n`,
+    "\nAn object literal on the request path starts with a spread and has more members (CONTRIBUTING.md): " +
+      `put a plain member first or write the fields out.\n${found.join("\n")}\n`,
   );
 });
 

@@ -10,11 +10,16 @@ import assert from "node:assert/strict";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { ProviderKind } from "../../src/config/types.js";
 import { CLAUDE_CODE_BINARY, CLAUDE_CODE_VERSION, missingCli } from "../helpers/agent-clis.js";
 import { AGENT_MODEL_TEXT, TOOL_ANSWER_PREFIX } from "../helpers/agent-model.js";
 import { recordingClientFixtures, writeClientRecordings } from "../helpers/client-fixtures.js";
-import { type ClientRun, type ClientSuite, refusals, startClientSuite } from "../helpers/client-suite.js";
+import {
+  CLAUDE_CODE_MODEL_NAMES,
+  type ClientRun,
+  type ClientSuite,
+  refusals,
+  startClientSuite,
+} from "../helpers/client-suite.js";
 import { conformanceModel, PROVIDER_KINDS } from "../helpers/conformance-gateway.js";
 
 const SECRET = "the secret is 4217";
@@ -47,7 +52,11 @@ describe("Claude Code against the gateway", { skip }, () => {
   });
   after(() => suite?.close());
 
-  async function runClaude(kind: ProviderKind, prompt: string): Promise<{ run: ClientRun; home: string }> {
+  /** `model`: a `--model` value, or undefined for Claude Code's own default. */
+  async function runClaude(
+    model: string | undefined,
+    prompt: string,
+  ): Promise<{ run: ClientRun; home: string }> {
     const home = await mkdtemp(join(suite.scratch, "claude-"));
     await mkdir(join(home, ".claude"));
     await writeFile(join(home, "notes.txt"), `${SECRET}\n`);
@@ -56,8 +65,7 @@ describe("Claude Code against the gateway", { skip }, () => {
       args: [
         "-p",
         prompt.replace("NOTES", join(home, "notes.txt")),
-        "--model",
-        conformanceModel(kind),
+        ...(model === undefined ? [] : ["--model", model]),
         "--output-format",
         "stream-json",
         "--verbose",
@@ -88,7 +96,7 @@ describe("Claude Code against the gateway", { skip }, () => {
       describe(name, () => {
         let run: ClientRun;
         before(async () => {
-          ({ run } = await runClaude(kind, prompt));
+          ({ run } = await runClaude(conformanceModel(kind), prompt));
           if (recordingClientFixtures && kind === "anthropic") {
             writeClientRecordings(
               `claude-code-${turn}`,
@@ -136,5 +144,40 @@ describe("Claude Code against the gateway", { skip }, () => {
         });
       });
     }
+  }
+  // Claude Code's own model names: none given (its default), and its family picks. The suite's
+  // catalog has its family models as the shipped one does (CLAUDE_CODE_MODEL_NAMES).
+  const picks: Array<{ pick: string | undefined; slug: string }> = [
+    { pick: undefined, slug: "anthropic/claude-opus-5.5" },
+    { pick: "opus", slug: "anthropic/claude-opus-5.5" },
+    { pick: "sonnet", slug: "anthropic/claude-sonnet-5.5" },
+    { pick: "haiku", slug: "anthropic/claude-haiku-5.5" },
+  ];
+  for (const { pick, slug } of picks) {
+    const family = CLAUDE_CODE_MODEL_NAMES.extraModels.find((model) => model.slug === slug)!;
+    it(`claude-code ${pick === undefined ? "with no --model" : `--model ${pick}`}: its model name resolves to ${slug}`, async () => {
+      const upstream = suite.gateway.upstreams[family.kind];
+      const before = upstream.requests.length;
+      const { run } = await runClaude(pick, "Say hello.");
+      assert.equal(run.code, 0, `exit ${run.code}\n${run.stderr.slice(-2000)}`);
+      assert.deepEqual(refusals(run), [], "requests the gateway refused");
+      const sent = run.exchanges
+        .filter(
+          (exchange) =>
+            exchange.path.startsWith("/api/v1/messages") && !exchange.path.includes("count_tokens"),
+        )
+        .map((exchange) => (JSON.parse(exchange.requestBody) as { model: string }).model);
+      assert.ok(sent.length > 0, "Claude Code asked for an answer");
+      const names = new Set<string>([slug, ...family.aliases, family.family.replace("claude-", "")]);
+      assert.ok(
+        sent.every((name) => names.has(name) || /haiku/.test(name)),
+        `names sent: ${sent.join(", ")}`,
+      );
+      const served = events(run)
+        .filter((event) => event.type === "assistant")
+        .map((event) => event.message?.model);
+      assert.ok(served.includes(slug), `the answers name the slug that served: ${served.join(", ")}`);
+      assert.ok(upstream.requests.length > before, `the ${family.kind} route of ${slug} answered`);
+    });
   }
 });

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { ProviderKind } from "../../src/config/types.js";
+import type { ProviderKind } from "../../src/catalog/types.js";
 import { CODEX_BINARY, CODEX_PATH_DIR, CODEX_VERSION, missingCli } from "../helpers/agent-clis.js";
 import { TOOL_ANSWER_PREFIX } from "../helpers/agent-model.js";
 import { recordingClientFixtures, writeClientRecordings } from "../helpers/client-fixtures.js";

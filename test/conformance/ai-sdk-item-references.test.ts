@@ -10,7 +10,7 @@ import { after, before, test } from "node:test";
 import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import OpenAI from "openai";
-import type { ProviderKind } from "../../src/config/types.js";
+import type { ProviderKind } from "../../src/catalog/types.js";
 import { type ConformanceGateway, startConformanceGateway } from "../helpers/conformance-gateway.js";
 import {
   REASONING_STATE,

@@ -12,7 +12,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, jsonSchema, type LanguageModel, streamText, tool } from "ai";
-import type { ProviderKind } from "../../src/config/types.js";
+import type { ProviderKind } from "../../src/catalog/types.js";
 import {
   type ConformanceGateway,
   PROVIDER_KINDS,

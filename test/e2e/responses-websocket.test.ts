@@ -184,6 +184,49 @@ forEachGatewayMode(
     );
 
     await t.test(
+      "the drop report: hi_dropped on the turn's response.created and response.completed; strict refuses with an error event",
+      async () => {
+        const client = await connect(context);
+        try {
+          const namespace = {
+            type: "namespace",
+            name: "multi_agent_v1",
+            tools: [{ type: "function", name: "spawn_agent", parameters: { type: "object" } }],
+          };
+          context.upstream.enqueue(answer("Hello.", 10, 5));
+          const events = await client.turn({ model: TEST_MODEL, input: "hi", tools: [namespace] });
+          assert.deepEqual(events[0]!.response.hi_dropped, ["tools[0](namespace)"]);
+          assert.deepEqual(completed(events).hi_dropped, ["tools[0](namespace)"]);
+          assert.ok(
+            events.slice(1, -1).every((event) => event.response?.hi_dropped === undefined),
+            "only the response objects of the start and the end carry it",
+          );
+          const record = await readGeneration(context, events[0]!.response.id);
+          assert.deepEqual(record.dropped, ["tools[0](namespace)"]);
+          // A turn that loses nothing has no such field.
+          context.upstream.enqueue(answer("Again.", 10, 5));
+          assert.equal(
+            completed(await client.turn({ model: TEST_MODEL, input: "hi" })).hi_dropped,
+            undefined,
+          );
+          const before = context.upstream.requests.length;
+          const refused = await client.turn({
+            model: TEST_MODEL,
+            input: "hi",
+            tools: [namespace],
+            hi_strict: true,
+          });
+          assert.equal(refused.length, 1);
+          assert.equal(refused[0]!.type, "error");
+          assert.equal(refused[0]!.error.param, "tools[0]");
+          assert.equal(context.upstream.requests.length, before);
+        } finally {
+          await client.close();
+        }
+      },
+    );
+
+    await t.test(
       "a key over its limit is refused on its next turn with an error event; the socket stays open",
       async () => {
         const { key, secret } = await context.admin.createKey({ workspaceId: context.workspaceId });

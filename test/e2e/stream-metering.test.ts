@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { ProviderKind } from "../../src/config/types.js";
+import type { ProviderKind } from "../../src/catalog/types.js";
 import { parseSseFrames } from "../conformance/support/wire-tap.js";
 import {
   type ConformanceGateway,

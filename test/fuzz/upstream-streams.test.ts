@@ -23,7 +23,6 @@ import { parseAnthropicStream } from "../../src/providers/anthropic/parse-stream
 import { createGoogleAdapter } from "../../src/providers/google/adapter.js";
 import { parseGenerateContentResponse } from "../../src/providers/google/parse-response.js";
 import { parseGenerateContentStream } from "../../src/providers/google/parse-stream.js";
-import type { UpstreamBody, UpstreamHttpClient } from "../../src/providers/http-client.js";
 import { createOpenAiCompatibleAdapter } from "../../src/providers/openai-compatible/adapter.js";
 import { parseChatCompletionsResponse } from "../../src/providers/openai-compatible/parse-response.js";
 import { parseChatCompletionsStream } from "../../src/providers/openai-compatible/parse-stream.js";
@@ -31,7 +30,8 @@ import { createOpenAiResponsesAdapter } from "../../src/providers/openai-respons
 import { parseResponsesResponse } from "../../src/providers/openai-responses/parse-response.js";
 import { parseResponsesStream } from "../../src/providers/openai-responses/parse-stream.js";
 import type { ProviderAdapter } from "../../src/providers/provider-adapter.js";
-import { readSseEvents, type SseEvent } from "../../src/providers/sse-reader.js";
+import type { UpstreamBody, UpstreamHttpClient } from "../../src/providers/shared/http-client.js";
+import { readSseEvents, type SseEvent } from "../../src/providers/shared/sse-reader.js";
 import { createTestCall } from "../helpers/adapter-inputs.js";
 import { checkProperty } from "../helpers/fuzz.js";
 import { malformedBodyTexts, mutatedBodies } from "../helpers/fuzz-bodies.js";

@@ -1,6 +1,6 @@
 /** Builders of provider-adapter inputs (canonical request, provider, model, call) for adapter tests. */
 import type { CanonicalRequest } from "../../src/canonical/index.js";
-import type { CatalogModel, ProviderConfig } from "../../src/config/types.js";
+import type { CatalogModel, ProviderConfig } from "../../src/catalog/types.js";
 import type { UpstreamCall } from "../../src/providers/provider-adapter.js";
 
 export function createTestRequest(overrides: Partial<CanonicalRequest> = {}): CanonicalRequest {

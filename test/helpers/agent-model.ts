@@ -9,7 +9,7 @@
  *   CLI's printed answer shows the tool really ran.
  * - Otherwise it answers {@link AGENT_MODEL_TEXT}.
  */
-import type { ProviderKind } from "../../src/config/types.js";
+import type { ProviderKind } from "../../src/catalog/types.js";
 import type { UpstreamReply, UpstreamRequest } from "./conformance-gateway.js";
 import { renderAnswer } from "./scenario-scripts.js";
 import { callTools } from "./scripted-tool-model.js";

@@ -56,9 +56,52 @@ export interface ClientSuite {
   close(): Promise<void>;
 }
 
+/**
+ * The model names Claude Code sends by itself, as the shipped catalog has them: each of its family
+ * models under its own id as an alias (`claude-opus-5-5`, sent with no `--model`), and the
+ * operator's `opus` / `sonnet` / `haiku` for the newest of the family (config/gateway.yaml). Each
+ * family is routed to another kind's fake, so the names are resolved whatever serves them.
+ */
+export const CLAUDE_CODE_MODEL_NAMES = {
+  extraModels: [
+    {
+      slug: "anthropic/claude-opus-5.5",
+      kind: "anthropic",
+      aliases: ["claude-opus-5-5"],
+      family: "claude-opus",
+    },
+    {
+      slug: "anthropic/claude-sonnet-5.5",
+      kind: "openai-responses",
+      aliases: ["claude-sonnet-5-5"],
+      family: "claude-sonnet",
+    },
+    {
+      slug: "anthropic/claude-haiku-5.5",
+      kind: "google",
+      aliases: ["claude-haiku-5-5"],
+      family: "claude-haiku",
+    },
+  ],
+  aliases: {
+    opus: { family: "claude-opus" },
+    sonnet: { family: "claude-sonnet" },
+    haiku: { family: "claude-haiku" },
+  },
+} as const;
+
 export async function startClientSuite(): Promise<ClientSuite> {
   const log = new CapturedLog();
-  const gateway = await startConformanceGateway({ logDestination: log });
+  const gateway = await startConformanceGateway({
+    logDestination: log,
+    extraModels: CLAUDE_CODE_MODEL_NAMES.extraModels.map((model) => ({
+      slug: model.slug,
+      kind: model.kind,
+      family: model.family,
+      aliases: [...model.aliases],
+    })),
+    aliases: CLAUDE_CODE_MODEL_NAMES.aliases,
+  });
   for (const kind of PROVIDER_KINDS) {
     gateway.upstreams[kind].answerWith((request) => answerAsAgentModel(kind, request));
   }

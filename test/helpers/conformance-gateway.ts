@@ -23,9 +23,9 @@ import type { IncomingHttpHeaders } from "node:http";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import type { AdminService } from "../../src/admin/admin-service.js";
+import type { ProviderKind } from "../../src/catalog/types.js";
 import { buildConfig } from "../../src/config/load-config.js";
 import type { Settings } from "../../src/config/settings.js";
-import type { ProviderKind } from "../../src/config/types.js";
 import { type RunningGateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { IN_MEMORY_DATA_DIR } from "../../src/storage/open-store.js";
@@ -115,8 +115,26 @@ export interface ConformanceGateway {
 
 type AnyFake = FakeOpenAiUpstream | FakeGoogleUpstream;
 
+/**
+ * A further catalog model routed to one kind's fake, for names a client sends by itself: its
+ * `aliases` (a provider's own ids) and its `family` (which the operator's `aliases` may name).
+ */
+export interface ExtraConformanceModel {
+  slug: string;
+  kind: ProviderKind;
+  aliases?: string[];
+  family?: string;
+  releaseDate?: string;
+}
+
 export async function startConformanceGateway(
-  options: { credits?: string; logDestination?: NodeJS.WritableStream } = {},
+  options: {
+    credits?: string;
+    logDestination?: NodeJS.WritableStream;
+    extraModels?: readonly ExtraConformanceModel[];
+    /** The operator's `aliases` map (config `aliases`). */
+    aliases?: Record<string, string | { family: string }>;
+  } = {},
 ): Promise<ConformanceGateway> {
   const fakes: Record<ProviderKind, AnyFake> = {
     "openai-compatible": await startFakeOpenAiUpstream(),
@@ -139,12 +157,18 @@ export async function startConformanceGateway(
       timeouts: { connect_ms: 2000, first_byte_ms: 5000, response_ms: 5000, idle_ms: 5000 },
     };
   });
-  const models = PROVIDER_KINDS.map((kind) => ({
-    slug: conformanceModel(kind),
+  const catalogModels = [
+    ...PROVIDER_KINDS.map((kind) => ({ slug: conformanceModel(kind), kind })),
+    ...(options.extraModels ?? []),
+  ];
+  const models = catalogModels.map(({ slug, kind, ...names }: ExtraConformanceModel) => ({
+    slug,
+    ...(names.aliases === undefined ? {} : { aliases: names.aliases }),
+    ...(names.family === undefined ? {} : { family: names.family }),
     name: `Conformance ${kind}`,
     provider: { slug: "conformance", name: "Conformance" },
     description: `Routed to a fake ${kind} upstream`,
-    release_date: "2026-01-01",
+    release_date: names.releaseDate ?? "2026-01-01",
     context_length: 200_000,
     max_output_tokens: CONFORMANCE_MAX_OUTPUT_TOKENS,
     pricing: { prompt: "2", completion: "8", cached_prompt: "0.5" },
@@ -156,7 +180,10 @@ export async function startConformanceGateway(
   // be asked for again) and no breaker (error cells in a row would open it and skip the route).
   // Routing itself is tested in test/e2e/route-fallback.test.ts and src/engine/generation-run.test.ts.
   const routing = { retries: 0, breaker_failures: 1000 };
-  const config = buildConfig({ providers, models, routing }, env);
+  const config = buildConfig(
+    { providers, models, routing, ...(options.aliases === undefined ? {} : { aliases: options.aliases }) },
+    env,
+  );
 
   const settings: Settings = {
     port: 0,

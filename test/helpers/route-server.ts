@@ -4,9 +4,9 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createRouter } from "../../src/http/create-app.js";
-import { createRequestListener } from "../../src/http/request-listener.js";
-import type { RouteDefinition } from "../../src/http/route-definition.js";
+import { createRouter } from "../../src/http/router/create-app.js";
+import { createRequestListener } from "../../src/http/router/request-listener.js";
+import type { RouteDefinition } from "../../src/http/router/route-definition.js";
 import { createLogger } from "../../src/logging/logger.js";
 
 const LIVENESS: RouteDefinition = {

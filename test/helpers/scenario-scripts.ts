@@ -15,7 +15,7 @@
  * Scenario-specific replies that are not "an answer" — HTTP errors before any output, a failure
  * after some text — are in {@link errorBeforeOutput} and {@link failureAfterText}.
  */
-import type { ProviderKind } from "../../src/config/types.js";
+import type { ProviderKind } from "../../src/catalog/types.js";
 import type { ErrorCode } from "../../src/errors/catalog.js";
 import type { UpstreamReply } from "./conformance-gateway.js";
 import {

@@ -84,6 +84,8 @@ export interface TestGatewayOptions {
   tracing?: TracingSettings;
   /** Server tools' clock and web_fetch's network (a tripwire network proves refusals). */
   serverTools?: GatewayOptions["serverTools"];
+  /** Budget-alert webhooks may go to a loopback receiver (ALERT_WEBHOOK_ALLOW_LOOPBACK). */
+  alertWebhookAllowLoopback?: boolean;
 }
 
 export async function startTestGateway(
@@ -102,6 +104,7 @@ export async function startTestGateway(
     internalSharedSecret: `test-secret-${randomBytes(8).toString("hex")}`,
     logLevel: options.logLevel ?? process.env.TEST_LOG_LEVEL ?? "silent",
     tracing: options.tracing,
+    alertWebhookAllowLoopback: options.alertWebhookAllowLoopback,
   };
   const overrides =
     typeof options.configOverrides === "function"

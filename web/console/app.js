@@ -4,6 +4,7 @@ import { renderAudit } from "./audit-view.js";
 import { h, notice, replace, routeHref } from "./dom.js";
 import { renderGeneration } from "./generation-view.js";
 import { renderPlayground } from "./playground-view.js";
+import { renderProviders } from "./providers-view.js";
 import { renderSignIn } from "./sign-in-view.js";
 import { renderWorkspace } from "./workspace-view.js";
 import { renderWorkspaces } from "./workspaces-view.js";
@@ -18,6 +19,7 @@ const ROUTES = [
   [/^workspaces\/([^/]+)\/(keys|usage|requests)$/, () => renderWorkspace],
   [/^workspaces\/([^/]+)\/keys\/([^/]+)$/, () => renderWorkspace, "key"],
   [/^requests\/([^/]+)$/, () => renderGeneration],
+  [/^providers$/, () => renderProviders],
   [/^playground$/, () => renderPlayground],
   [/^playground\/([^/]+)$/, () => renderPlayground],
   [/^audit$/, () => renderAudit],
@@ -58,6 +60,7 @@ function renderNav(signedIn) {
   replace(
     nav,
     h("a", { href: "#/workspaces" }, "Workspaces"),
+    h("a", { href: "#/providers" }, "Providers"),
     h("a", { href: "#/playground" }, "Playground"),
     h("a", { href: "#/audit" }, "Audit log"),
     h("a", { href: "/docs" }, "API reference"),
@@ -102,8 +105,9 @@ function route() {
   location.hash = "#/workspaces";
 }
 
+/** The path of the hash; a view reads its own `?query` (activity-view.js keeps its filter there). */
 function decodeRoute(hash) {
-  return hash.replace(/^#\/?/, "").replace(/\/+$/, "");
+  return hash.replace(/^#\/?/, "").replace(/\?.*$/, "").replace(/\/+$/, "");
 }
 
 window.addEventListener("hashchange", route);

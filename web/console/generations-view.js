@@ -1,30 +1,8 @@
-// A workspace's latest requests with their cost, status and (when recorded) attempts.
-import { admin } from "./api.js";
-import { actionButton, h, link, notice, replace, table } from "./dom.js";
+// A table of requests with their cost, status and (when recorded) attempts, and a request's status
+// badge; the activity log (activity-view.js) shows its pages with them.
+import { h, link, table } from "./dom.js";
 import { formatCount, formatTime, formatUsd } from "./format.js";
 import { badge } from "./workspaces-view.js";
-
-export async function renderRequestsTab(container, { workspace }) {
-  const list = h("div", null, notice("Loading requests…"));
-  const reload = async () => {
-    const [generations, keys] = await Promise.all([
-      admin.generations(workspace.id, { limit: 50 }),
-      admin.listKeys(workspace.id),
-    ]);
-    replace(list, renderGenerationTable(generations, new Map(keys.map((key) => [key.id, key.name]))));
-  };
-  replace(
-    container,
-    h(
-      "div",
-      { class: "page-head" },
-      h("h2", null, "Latest requests"),
-      actionButton("Refresh", reload, { class: "secondary refresh" }),
-    ),
-    list,
-  );
-  await reload();
-}
 
 export function statusOf(generation) {
   const kind = generation.status === "ok" ? "on" : generation.status === "in_progress" ? "warn" : "bad";

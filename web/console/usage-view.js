@@ -3,6 +3,7 @@
 import { admin } from "./api.js";
 import { h, notice, replace, s, table } from "./dom.js";
 import { formatCount, formatUsd, formatUsdShort } from "./format.js";
+import { renderPerformance } from "./performance-view.js";
 
 const PALETTE = [
   "#2f6fdf",
@@ -88,6 +89,8 @@ export async function renderUsageTab(container, { workspace }) {
   // Swatch colours are set through the CSSOM: the page's policy allows no inline style attributes.
   for (const swatch of container.querySelectorAll(".swatch")) swatch.style.background = swatch.dataset.color;
   draw();
+  // Latency and error rate per model, in the same colours (performance-view.js).
+  container.append(renderPerformance({ workspace, days: usage.days, colors }));
 }
 
 function listDays(sinceIso, count) {

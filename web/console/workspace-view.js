@@ -1,8 +1,9 @@
 // One workspace: its balance and flags with their actions, and tabs for keys, usage and requests.
+
+import { renderActivityTab } from "./activity-view.js";
 import { admin } from "./api.js";
 import { actionButton, h, notice, replace, reportError, routeHref } from "./dom.js";
 import { formatUsd, readUsdInput } from "./format.js";
-import { renderRequestsTab } from "./generations-view.js";
 import { renderKeyDetails } from "./key-view.js";
 import { renderKeysTab } from "./keys-view.js";
 import { renderUsageTab } from "./usage-view.js";
@@ -26,7 +27,7 @@ export async function renderWorkspace(container, { params, tab }) {
   renderHead(head, workspace, refreshHead, activeTab);
   if (tab === "key") return renderKeyDetails(body, { workspace, keyId });
   if (tab === "usage") return renderUsageTab(body, { workspace });
-  if (tab === "requests") return renderRequestsTab(body, { workspace });
+  if (tab === "requests") return renderActivityTab(body, { workspace });
   return renderKeysTab(body, { workspace });
 }
 

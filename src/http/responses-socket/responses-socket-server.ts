@@ -20,10 +20,10 @@ import { WebSocketServer } from "ws";
 import { readBearerToken } from "../../auth/authenticate.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
-import { createErrorResponseHeaders } from "../error-response.js";
-import { createNodeHeaderReader } from "../node-header-reader.js";
-import { createRequestId } from "../request-id.js";
-import { CLIENT_CLOSED_STATUS, RequestLogEntry } from "../request-log.js";
+import { createErrorResponseHeaders } from "../router/error-response.js";
+import { createNodeHeaderReader } from "../router/node-header-reader.js";
+import { createRequestId } from "../router/request-id.js";
+import { CLIENT_CLOSED_STATUS, RequestLogEntry } from "../router/request-log.js";
 import {
   RESPONSES_SOCKET_PATH,
   ResponsesSocketSession,

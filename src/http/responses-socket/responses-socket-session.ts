@@ -26,11 +26,12 @@ import type { HeaderReader, IngressFormat } from "../../ingress/ingress-format.j
 import { checkRequestShape } from "../../ingress/shared/check-request-shape.js";
 import type { Logger } from "../../logging/logger.js";
 import type { RequestTracer } from "../../observability/index.js";
-import type { InFlightRequests, InFlightTurn } from "../in-flight-requests.js";
+import { type GenerationStartDeps, startGeneration } from "../generation/start-generation.js";
 import { createRequestJsonShape } from "../json/request-json-shape.js";
-import { createRequestId } from "../request-id.js";
-import { CLIENT_CLOSED_STATUS, RequestLogEntry, type RequestReporter } from "../request-log.js";
-import { type GenerationStartDeps, startGeneration } from "../start-generation.js";
+import type { InFlightRequests, InFlightTurn } from "../router/in-flight-requests.js";
+import { createRequestId } from "../router/request-id.js";
+import { CLIENT_CLOSED_STATUS, RequestLogEntry, type RequestReporter } from "../router/request-log.js";
+import { createDroppedDecorator } from "./dropped-decorator.js";
 import { buildTurnBody, type KeptResponse, keepResponse, type TurnBody } from "./previous-response-memory.js";
 import { readClientEvent } from "./read-client-event.js";
 import { createLaneDecorator, createSocketErrorEvent } from "./socket-error-event.js";
@@ -229,12 +230,15 @@ export class ResponsesSocketSession {
         signal: abort.signal,
       });
       requestLog.firstByteAt = performance.now();
+      // The drop report, which HTTP sends as X-Hi-Dropped, rides on the response objects.
+      const withLane = decorate;
+      const withDropped = createDroppedDecorator(run.dropped);
       const end = await writeSocketTurn(this.socket, run, deps.format.createStreamEncoder(context), {
         requestId,
         logger: deps.logger,
         signal: abort.signal,
         clientReadTimeoutMs: deps.clientReadTimeoutMs,
-        decorate,
+        decorate: (sent) => withLane(withDropped(sent)),
       });
       if (end.finalEvent !== undefined) this.keep(turn, end.finalEvent);
     } catch (thrown) {

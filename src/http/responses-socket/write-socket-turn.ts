@@ -11,8 +11,8 @@ import type { WebSocket } from "ws";
 import { GatewayError, readStreamError } from "../../errors/gateway-error.js";
 import type { StreamEncoder } from "../../ingress/ingress-format.js";
 import type { Logger } from "../../logging/logger.js";
-import { RESPONSE_HIGH_WATER_BYTES } from "../response-high-water.js";
-import type { StreamedRun } from "../sse-response.js";
+import type { StreamedRun } from "../generation/sse-response.js";
+import { RESPONSE_HIGH_WATER_BYTES } from "../router/response-high-water.js";
 import { splitSseEvents } from "./split-sse-events.js";
 
 /** Output queued on the socket beyond this waits for the client before the next part is pulled. */

@@ -22,11 +22,11 @@ import type { AuditEntry } from "../../limits/ports.js";
 import type { SpendGuard } from "../../limits/spend-guard.js";
 import { convertMicroUsdToUsd } from "../../metering/money.js";
 import type { Store } from "../../storage/store.js";
-import { createErrorResponse } from "../error-response.js";
-import { readJsonBody } from "../read-json-body.js";
-import type { RouteContext } from "../route-context.js";
-import type { RouteDefinition } from "../route-definition.js";
-import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../route-responses.js";
+import { readJsonBody } from "../json/read-json-body.js";
+import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
+import { createErrorResponse } from "../router/error-response.js";
+import type { RouteContext } from "../router/route-context.js";
+import type { RouteDefinition } from "../router/route-definition.js";
 
 export const AUDIT_PAGE_LIMIT = { default: 50, max: 200 } as const;
 const MAX_BODY_BYTES = 16 * 1024;
@@ -117,7 +117,7 @@ export function createAdminConsoleRoutes(deps: AdminConsoleRoutesDeps): RouteDef
     ...definition,
     path: `/internal/admin${definition.path}`,
     handler: async (c) => {
-      const requestId = c.get("requestId");
+      const requestId = c.requestId;
       try {
         if (!isInternalTokenValid(c.req.header("x-internal-token"), deps.internalSecret)) {
           throw new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token");

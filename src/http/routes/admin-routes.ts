@@ -13,12 +13,12 @@ import type { ApiKeyStatus } from "../../auth/accounts.js";
 import { createCommonErrorEnvelope, createErrorHeaders } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
-import { adminKeySchema, adminWorkspaceSchema } from "../openapi-admin-schemas.js";
-import { commonErrorSchema } from "../openapi-schemas.js";
-import { readJsonBody } from "../read-json-body.js";
-import type { RouteContext } from "../route-context.js";
-import type { RouteDefinition } from "../route-definition.js";
-import { INTERNAL_TOKEN, jsonResponse } from "../route-responses.js";
+import { readJsonBody } from "../json/read-json-body.js";
+import { adminKeySchema, adminWorkspaceSchema } from "../openapi/openapi-admin-schemas.js";
+import { commonErrorSchema } from "../openapi/openapi-schemas.js";
+import { INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
+import type { RouteContext } from "../router/route-context.js";
+import type { RouteDefinition } from "../router/route-definition.js";
 
 const MAX_ADMIN_BODY_BYTES = 64 * 1024;
 const usdSchema = z.union([z.string(), z.number()]);
@@ -318,12 +318,12 @@ function readLimitQuery(text: string): number {
 }
 
 /** Hashing first gives timingSafeEqual equal lengths and hides the secret's length. */
-function isSameSecret(given: string, expected: string): boolean {
+export function isSameSecret(given: string, expected: string): boolean {
   const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-async function readBody<T>(c: RouteContext, schema: z.ZodType<T>): Promise<T> {
+export async function readBody<T>(c: RouteContext, schema: z.ZodType<T>): Promise<T> {
   const parsed = schema.safeParse(await readJsonBody(c.req.raw, MAX_ADMIN_BODY_BYTES));
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
@@ -334,7 +334,7 @@ async function readBody<T>(c: RouteContext, schema: z.ZodType<T>): Promise<T> {
   throw GatewayError.invalidRequest(param ? `${param}: ${message}` : message, param);
 }
 
-function renderError(error: GatewayError, status: number = error.status): Response {
+export function renderError(error: GatewayError, status: number = error.status): Response {
   return new Response(JSON.stringify(createCommonErrorEnvelope(error)), {
     status,
     headers: { "Content-Type": "application/json", ...createErrorHeaders(error) },

@@ -1,35 +1,30 @@
 /**
  * Admin API reports (under `/internal/admin`, header `X-Internal-Token`): where a key stands
- * against its limits, a workspace's usage per day and model, its latest requests, and one request
- * by id whatever its workspace. Read-only; the web console and operators' scripts read them. Wire
+ * against its limits, a workspace's usage per day and model, and one request by id whatever its
+ * workspace (its filtered request list is admin-activity-routes.ts). Read-only; the web console and operators' scripts read them. Wire
  * fields are snake_case, money a USD number plus an exact micro-USD string, errors the common
  * envelope.
  */
 import { z } from "zod";
-import { encodeKey, encodeKeyLimits } from "../../admin/admin-wire.js";
-import { readKeySpend } from "../../admin/read-key-spend.js";
+import { encodeKeySpendReport, readKeySpend } from "../../admin/read-key-spend.js";
+import { readWorkspaceUsage, USAGE_DAYS } from "../../admin/read-workspace-usage.js";
 import { createUnknownWorkspaceError } from "../../admin/workspace-errors.js";
 import { isInternalTokenValid } from "../../auth/internal-token.js";
 import type { GenerationRecord } from "../../engine/generation-record.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { SpendGuard } from "../../limits/spend-guard.js";
-import { convertMicroUsdToUsd } from "../../metering/money.js";
 import type { Store } from "../../storage/store.js";
-import { createErrorResponse } from "../error-response.js";
 import {
   adminDailyUsageSchema,
   adminGenerationSchema,
   adminKeySpendSchema,
-} from "../openapi-admin-schemas.js";
-import type { RouteContext } from "../route-context.js";
-import type { RouteDefinition } from "../route-definition.js";
-import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../route-responses.js";
+} from "../openapi/openapi-admin-schemas.js";
+import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
+import { createErrorResponse } from "../router/error-response.js";
+import type { RouteContext } from "../router/route-context.js";
+import type { RouteDefinition } from "../router/route-definition.js";
 import { renderGeneration } from "./generation-lookup-route.js";
-
-export const USAGE_DAYS = { default: 30, max: 90 } as const;
-export const GENERATION_LIST_LIMIT = { default: 50, max: 200 } as const;
-const DAY_MS = 86_400_000;
 
 export interface AdminUsageRoutesDeps {
   store: Store;
@@ -59,7 +54,7 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
     ...definition,
     path: `/internal/admin${definition.path}`,
     handler: async (c) => {
-      const requestId = c.get("requestId");
+      const requestId = c.requestId;
       try {
         if (!isInternalTokenValid(c.req.header("x-internal-token"), deps.internalSecret)) {
           throw new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token");
@@ -90,8 +85,7 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
       const key = await deps.store.apiKeys.get(id);
       const spend = key ? await readKeySpend(deps, key) : null;
       if (!key || !spend) throw GatewayError.invalidRequest(`Unknown API key "${id}"`, "id");
-      const { limits: windows, ...rest } = spend.report;
-      return { key: encodeKey(key), limits: encodeKeyLimits(spend.limits), spend: windows, ...rest };
+      return encodeKeySpendReport(key, spend);
     },
   );
 
@@ -118,71 +112,7 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
     async (c) => {
       const workspace = await requireWorkspace(readPathId(c));
       const days = readIntegerQuery(c, "days", 1, USAGE_DAYS.max) ?? USAGE_DAYS.default;
-      // Whole UTC days, today included.
-      const now = new Date();
-      const until = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-      const since = until - days * DAY_MS;
-      const usage = await deps.store.reports.sumDailyUsage({
-        workspaceId: workspace.id,
-        since: new Date(since),
-        until: new Date(until),
-      });
-      return {
-        workspace_id: workspace.id,
-        days,
-        since: new Date(since).toISOString(),
-        until: new Date(until).toISOString(),
-        data: usage.map((row) => ({
-          day: row.day,
-          model: row.model,
-          requests: row.requests,
-          tokens_prompt: row.tokensPrompt,
-          tokens_completion: row.tokensCompletion,
-          cost_usd: convertMicroUsdToUsd(row.costMicroUsd),
-          cost_micro_usd: String(row.costMicroUsd),
-        })),
-      };
-    },
-  );
-
-  const generations = route(
-    {
-      path: "/workspaces/{id}/generations",
-      summary: "A workspace's latest requests (newest first)",
-      request: {
-        params: idParams,
-        query: z.object({
-          limit: z
-            .int()
-            .min(1)
-            .max(GENERATION_LIST_LIMIT.max)
-            .optional()
-            .meta({ description: `default ${GENERATION_LIST_LIMIT.default}` }),
-          key_id: z.string().optional().meta({ description: "Only this key's requests" }),
-          session_id: z
-            .string()
-            .optional()
-            .meta({ description: "Only this client session's requests (the record's `session_id`)" }),
-        }),
-      },
-      responses: {
-        200: jsonResponse(z.object({ data: z.array(adminGenerationSchema) }), "Requests"),
-        ...COMMON_ERRORS,
-      },
-    },
-    async (c) => {
-      const workspace = await requireWorkspace(readPathId(c));
-      const limit =
-        readIntegerQuery(c, "limit", 1, GENERATION_LIST_LIMIT.max) ?? GENERATION_LIST_LIMIT.default;
-      const keyId = c.req.query("key_id") || undefined;
-      const sessionId = c.req.query("session_id") || undefined;
-      const records = await deps.store.reports.listGenerations({
-        workspaceId: workspace.id,
-        apiKeyId: keyId,
-        sessionId,
-        limit,
-      });
-      return { data: records.map(renderAdminGeneration) };
+      return readWorkspaceUsage(deps.store.reports, workspace.id, days);
     },
   );
 
@@ -204,7 +134,7 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
     },
   );
 
-  return [keySpend, usage, generations, generation];
+  return [keySpend, usage, generation];
 }
 
 /** An optional integer query parameter within [min, max]; anything else is a clear 400. */

@@ -3,9 +3,9 @@
  * (no build step), revalidated by ETag; the page talks to nothing but the admin API of this
  * gateway (docs/console.md).
  */
-import { ASSET_HEADERS, PAGE_HEADERS } from "../page-headers.js";
-import type { RouteDefinition } from "../route-definition.js";
-import { createStaticFolder } from "../static-folder.js";
+import { ASSET_HEADERS, PAGE_HEADERS } from "../router/page-headers.js";
+import type { RouteDefinition } from "../router/route-definition.js";
+import { createStaticFolder } from "../router/static-folder.js";
 import { resolveWebFolder } from "./web-folders.js";
 
 const PAGE = { 200: { description: "The console page", mediaType: "text/html" } };

@@ -6,9 +6,9 @@
  */
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { ASSET_HEADERS, PAGE_HEADERS } from "../page-headers.js";
-import type { RouteDefinition } from "../route-definition.js";
-import { createStaticFolder } from "../static-folder.js";
+import { ASSET_HEADERS, PAGE_HEADERS } from "../router/page-headers.js";
+import type { RouteDefinition } from "../router/route-definition.js";
+import { createStaticFolder } from "../router/static-folder.js";
 import { resolveWebFolder } from "./web-folders.js";
 
 const require = createRequire(import.meta.url);

@@ -12,11 +12,11 @@ import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { convertMicroUsdToUsd } from "../../metering/money.js";
 import type { Store } from "../../storage/store.js";
-import { createErrorResponse } from "../error-response.js";
-import { generationSchema } from "../openapi-schemas.js";
-import { REQUEST_ID_PATTERN } from "../request-id.js";
-import type { RouteDefinition } from "../route-definition.js";
-import { BEARER_OR_API_KEY, COMMON_ERRORS, jsonResponse } from "../route-responses.js";
+import { generationSchema } from "../openapi/openapi-schemas.js";
+import { BEARER_OR_API_KEY, COMMON_ERRORS, jsonResponse } from "../openapi/route-responses.js";
+import { createErrorResponse } from "../router/error-response.js";
+import { REQUEST_ID_PATTERN } from "../router/request-id.js";
+import type { RouteDefinition } from "../router/route-definition.js";
 
 const PREFIXED_ID = new RegExp(`^(?:gen-|resp_|msg_)(${REQUEST_ID_PATTERN.source})$`);
 
@@ -68,6 +68,8 @@ export function renderGeneration(record: GenerationRecord) {
     // Beyond the contract's fields: the agent client's session header and its user agent's product.
     session_id: record.sessionId ?? null,
     client: record.client ?? null,
+    // Answered from the exact response cache, at no cost (docs/response-cache.md).
+    cache_hit: record.cacheHit === true,
   };
 }
 
@@ -95,7 +97,7 @@ export function createGenerationLookupRoute(store: Store, authenticator: Authent
     request: { query: querySchema },
     responses: { 200: jsonResponse(generationSchema, "Generation metadata"), ...COMMON_ERRORS },
     handler: async (c) => {
-      const requestId = c.get("requestId");
+      const requestId = c.requestId;
       try {
         const caller = await authenticator.authenticate(readBearerOrApiKey(c.req.headers));
         const id = c.req.query("id");

@@ -4,7 +4,7 @@
  * (handle-generation.ts, node-route-handler.ts).
  */
 import { type Authenticator, readBearerOrApiKey, readBearerToken } from "../../auth/authenticate.js";
-import type { GatewayConfig } from "../../config/types.js";
+import type { GatewayConfig } from "../../config/gateway-config.js";
 import { chatCompletionsFormat } from "../../ingress/chat-completions/index.js";
 import { chatCompletionRequestSchema } from "../../ingress/chat-completions/request-schema.js";
 import { chatCompletionResponseSchema } from "../../ingress/chat-completions/response-schema.js";
@@ -22,17 +22,17 @@ import {
   responsesRequestSchema,
   responsesResponseSchema,
 } from "../../ingress/responses/index.js";
-import { createCountTokensHandler } from "../handle-count-tokens.js";
-import { createGenerationHandler, type GenerationRouteDeps } from "../handle-generation.js";
-import { createNodeRouteHandler } from "../node-route-handler.js";
-import type { RouteDefinition } from "../route-definition.js";
+import { createCountTokensHandler } from "../generation/handle-count-tokens.js";
+import { createGenerationHandler, type GenerationRouteDeps } from "../generation/handle-generation.js";
+import { createNodeRouteHandler } from "../generation/node-route-handler.js";
 import {
   BEARER,
   BEARER_OR_API_KEY,
   COMMON_ERRORS,
   jsonResponse,
   MESSAGES_ERRORS,
-} from "../route-responses.js";
+} from "../openapi/route-responses.js";
+import type { RouteDefinition } from "../router/route-definition.js";
 
 export interface GenerationRoutesDeps extends GenerationRouteDeps {
   config: GatewayConfig;

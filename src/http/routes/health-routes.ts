@@ -5,9 +5,9 @@
  * shows on the very next probe. Draining is read live: a stopping instance leaves the pool at once.
  */
 import type { SharedState, Store } from "../../storage/store.js";
-import { livenessSchema, readinessSchema } from "../openapi-schemas.js";
-import type { RouteDefinition } from "../route-definition.js";
-import { jsonResponse } from "../route-responses.js";
+import { livenessSchema, readinessSchema } from "../openapi/openapi-schemas.js";
+import { jsonResponse } from "../openapi/route-responses.js";
+import type { RouteDefinition } from "../router/route-definition.js";
 
 export const READINESS_DEADLINE_MS = 1_000;
 

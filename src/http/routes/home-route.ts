@@ -2,7 +2,7 @@
  * `GET /`: someone who opens the gateway's address in a browser lands on the web console, which
  * links the API reference, instead of a JSON 404.
  */
-import type { RouteDefinition } from "../route-definition.js";
+import type { RouteDefinition } from "../router/route-definition.js";
 
 export function createHomeRoute(): RouteDefinition {
   return {

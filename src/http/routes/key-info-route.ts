@@ -7,14 +7,14 @@
 import { z } from "zod";
 import { readKeySpend } from "../../admin/read-key-spend.js";
 import { type Authenticator, readBearerToken } from "../../auth/authenticate.js";
-import type { GatewayConfig } from "../../config/types.js";
+import type { GatewayConfig } from "../../config/gateway-config.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { SpendGuard } from "../../limits/spend-guard.js";
 import type { Store } from "../../storage/store.js";
-import { createErrorResponse } from "../error-response.js";
-import type { RouteDefinition } from "../route-definition.js";
-import { BEARER, COMMON_ERRORS, jsonResponse } from "../route-responses.js";
+import { BEARER, COMMON_ERRORS, jsonResponse } from "../openapi/route-responses.js";
+import { createErrorResponse } from "../router/error-response.js";
+import type { RouteDefinition } from "../router/route-definition.js";
 
 const usdSchema = z.number().meta({ description: "USD (display value)" });
 const microSchema = z.string().meta({ description: "Exact integer micro-USD, as a decimal string" });
@@ -88,7 +88,7 @@ export function createKeyInfoRoute(deps: KeyInfoRouteDeps): RouteDefinition {
     security: BEARER,
     responses: { 200: jsonResponse(keyInfoSchema, "The calling key"), ...COMMON_ERRORS },
     handler: async (c) => {
-      const requestId = c.get("requestId");
+      const requestId = c.requestId;
       try {
         const { key } = await deps.authenticator.authenticate(readBearerToken(c.req.header("authorization")));
         const spend = await readKeySpend(

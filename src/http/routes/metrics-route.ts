@@ -8,10 +8,10 @@ import { isInternalTokenValid } from "../../auth/internal-token.js";
 import { createCommonErrorEnvelope, createErrorHeaders } from "../../errors/envelopes.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { GatewayMetrics } from "../../observability/index.js";
-import { commonErrorSchema } from "../openapi-schemas.js";
-import type { RouteContext } from "../route-context.js";
-import type { RouteDefinition } from "../route-definition.js";
-import { INTERNAL_TOKEN, jsonResponse } from "../route-responses.js";
+import { commonErrorSchema } from "../openapi/openapi-schemas.js";
+import { INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
+import type { RouteContext } from "../router/route-context.js";
+import type { RouteDefinition } from "../router/route-definition.js";
 
 export interface MetricsRouteOptions {
   requireInternalToken: boolean;
@@ -37,7 +37,7 @@ export function createMetricsRoute(metrics: GatewayMetrics, options: MetricsRout
     handler: async (c) => {
       if (requireInternalToken && !isInternalTokenValid(readToken(c), internalSecret)) {
         const error = new GatewayError("invalid_api_key", "Missing or wrong internal token");
-        return new Response(JSON.stringify(createCommonErrorEnvelope(error, c.get("requestId"))), {
+        return new Response(JSON.stringify(createCommonErrorEnvelope(error, c.requestId)), {
           status: error.status,
           headers: { "Content-Type": "application/json", ...createErrorHeaders(error) },
         });

@@ -8,12 +8,13 @@
  * prices it has no field for (render-pricing-details.ts). Rendered once; the catalog is static.
  */
 import { z } from "zod";
-import type { CatalogModel, GatewayConfig } from "../../config/types.js";
+import type { CatalogModel } from "../../catalog/types.js";
+import type { GatewayConfig } from "../../config/gateway-config.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { catalogModelSchema, commonErrorSchema, modelListSchema } from "../openapi-schemas.js";
-import type { RouteDefinition } from "../route-definition.js";
-import { jsonResponse } from "../route-responses.js";
+import { catalogModelSchema, commonErrorSchema, modelListSchema } from "../openapi/openapi-schemas.js";
+import { jsonResponse } from "../openapi/route-responses.js";
+import type { RouteDefinition } from "../router/route-definition.js";
 import { renderPricingDetails } from "./render-pricing-details.js";
 
 export function renderCatalogModel(model: CatalogModel) {
@@ -99,7 +100,7 @@ export function createModelsRoutes(config: GatewayConfig): RouteDefinition[] {
               ? `No model "${truncateName(name)}" in the catalog`
               : `Model name "${name}" is ambiguous: it names ${candidates.map((entry) => entry.slug).join(", ")}`;
           const error = GatewayError.invalidRequest(message, "slug");
-          return c.json(createCommonErrorEnvelope(error, c.get("requestId")), 404);
+          return c.json(createCommonErrorEnvelope(error, c.requestId), 404);
         }
         c.header("Content-Type", "application/json");
         c.header("Cache-Control", "public, max-age=60");

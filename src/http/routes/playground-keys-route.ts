@@ -14,10 +14,10 @@ import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
 import type { Store } from "../../storage/store.js";
-import { createErrorResponse } from "../error-response.js";
-import { readJsonBody } from "../read-json-body.js";
-import type { RouteDefinition } from "../route-definition.js";
-import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../route-responses.js";
+import { readJsonBody } from "../json/read-json-body.js";
+import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
+import { createErrorResponse } from "../router/error-response.js";
+import type { RouteDefinition } from "../router/route-definition.js";
 
 export const PLAYGROUND_KEYS_PATH = "/api/v1/playground-keys";
 const MAX_BODY_BYTES = 16 * 1024;
@@ -73,7 +73,7 @@ export function createPlaygroundKeysRoute(deps: PlaygroundKeysRouteDeps): RouteD
     request: { body: playgroundKeyRequestSchema },
     responses: { 201: jsonResponse(playgroundKeyResponseSchema, "The minted key"), ...COMMON_ERRORS },
     handler: async (c) => {
-      const requestId = c.get("requestId");
+      const requestId = c.requestId;
       const fail = (error: GatewayError, status?: number) => {
         const response = createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
         return status === undefined
@@ -107,7 +107,7 @@ export function createPlaygroundKeysRoute(deps: PlaygroundKeysRouteDeps): RouteD
       } catch (thrown) {
         const error = toGatewayError(thrown);
         if (error.code === "internal_error") {
-          c.get("logger").error({ err: thrown, requestId }, "playground key mint failed");
+          c.logger.error({ err: thrown, requestId }, "playground key mint failed");
         }
         return fail(error);
       }

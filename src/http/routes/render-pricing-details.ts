@@ -4,7 +4,7 @@
  * retention, the price tiers by prompt size (docs/metering.md, "Price tiers"), announced price
  * changes, and the day the prices were checked against the provider's.
  */
-import type { CatalogPricing, CatalogTokenPricing } from "../../config/types.js";
+import type { CatalogPricing, CatalogTokenPricing } from "../../catalog/types.js";
 
 interface RenderedTokenPricing {
   prompt?: number;

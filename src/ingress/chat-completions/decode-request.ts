@@ -5,6 +5,7 @@
 import type { CanonicalRequest, ResponseFormat, SamplingOptions } from "../../canonical/index.js";
 import type { HeaderReader } from "../ingress-format.js";
 import { createValidationError } from "../shared/describe-validation-issue.js";
+import { CACHE_HEADER, readCacheOption } from "../shared/response-cache-option.js";
 import { readStrictMode, STRICT_HEADER } from "../shared/wire-extras.js";
 import { decodeChatMessages } from "./decode-messages.js";
 import { decodeServerTools } from "./decode-server-tools.js";
@@ -40,6 +41,8 @@ export function decodeChatRequest(body: unknown, headers?: HeaderReader): Canoni
   const verbatimTools = decodeVerbatimTools(request.tools);
   if (verbatimTools.length > 0) decoded.extraTools = verbatimTools;
   if (readStrictMode(request.hi_strict, headers?.get(STRICT_HEADER))) decoded.strict = true;
+  const cacheTtl = readCacheOption(request.hi_cache, headers?.get(CACHE_HEADER));
+  if (cacheTtl !== undefined) decoded.responseCacheTtlSeconds = cacheTtl;
   const toolChoice = decodeToolChoice(request.tool_choice, tools);
   if (toolChoice !== undefined) decoded.toolChoice = toolChoice;
   if (isSet(request.parallel_tool_calls)) decoded.parallelToolCalls = request.parallel_tool_calls;

@@ -4,7 +4,7 @@
  */
 import type { CanonicalRequest, FunctionTool, ToolChoice } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { createExtraTool } from "../shared/wire-extras.js";
+import { collectExtraFields, createExtraTool } from "../shared/wire-extras.js";
 import {
   type ChatServerToolActivationBody,
   type ChatToolBody,
@@ -56,11 +56,22 @@ export function decodeToolChoice(
   return { type: "tool", name };
 }
 
+/** The fields of a `function` object the canonical tool has a place for. */
+const FUNCTION_FIELDS: ReadonlySet<string> = new Set(["name", "description", "parameters", "strict"]);
+
 function decodeFunctionTool(tool: FunctionToolBody, param: string): FunctionTool {
   const { name, description, parameters, strict } = tool.function;
   const decoded: FunctionTool = { name, param };
   if (typeof description === "string") decoded.description = description;
   if (parameters !== null && parameters !== undefined) decoded.parameters = parameters;
   if (typeof strict === "boolean") decoded.strict = strict;
+  // Newer fields of `function` go into it on Chat Completions routes; elsewhere they are reported.
+  const extraFields = collectExtraFields(
+    "chat_completions",
+    `${param}.function`,
+    tool.function,
+    FUNCTION_FIELDS,
+  );
+  if (extraFields !== undefined) decoded.extraFields = extraFields;
   return decoded;
 }

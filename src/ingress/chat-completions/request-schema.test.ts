@@ -46,6 +46,7 @@ test("the request schema documents every Chat Completions field, requires model 
     "stream_options",
     "plugins",
     "web_search_options",
+    "hi_cache",
     "hi_strict",
     "hi_tool_events",
     "user",

@@ -11,9 +11,11 @@
  * - Custom `error` strings are predicates ("must be …"); `describe-validation-issue.ts` prefixes them
  *   with the parameter name.
  */
+
 import { z } from "zod";
 import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
+import { cacheFieldSchema } from "../shared/response-cache-option.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
 import { createVerbatimToolSchema, strictFieldSchema } from "../shared/wire-extras.js";
 import { reasoningDetailSchema } from "./reasoning-details.js";
@@ -314,6 +316,7 @@ export const chatCompletionRequestSchema = z
     web_search_options: webSearchOptionsSchema.nullish(),
     hi_tool_events: z.boolean().nullish(),
     hi_strict: strictFieldSchema,
+    hi_cache: cacheFieldSchema,
     user: z.string().nullish(),
     service_tier: z.string().nullish().meta({ description: "not supported: rejected" }),
     n: z.number().int().min(1).nullish().meta({ description: "only 1 is supported" }),

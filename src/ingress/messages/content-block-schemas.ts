@@ -152,9 +152,35 @@ const webFetchToolResultBlockSchema = z
   .loose()
   .meta({ description: "a replayed fetch result; dropped" });
 
-export const userBlockSchema = z
-  .discriminatedUnion("type", [textBlockSchema, imageBlockSchema, documentBlockSchema, toolResultBlockSchema])
-  .meta({ id: "MessagesUserContentBlock" });
+/**
+ * A top-level block of a type the gateway does not know (`search_result`, a block newer than the
+ * gateway): any object with a string `type` outside `known`. The check aborts, so a malformed block
+ * of a known type still gets that type's own error.
+ */
+function createVerbatimBlockSchema(id: string, known: ReadonlySet<string>) {
+  return z
+    .object({
+      type: z.string().refine((type) => !known.has(type), { error: "is a known block type", abort: true }),
+    })
+    .loose()
+    .meta({
+      id,
+      description:
+        "a block of another type: sent as it is to Anthropic routes, left out elsewhere (reported in X-Hi-Dropped)",
+    });
+}
+
+const knownUserBlockSchema = z.discriminatedUnion("type", [
+  textBlockSchema,
+  imageBlockSchema,
+  documentBlockSchema,
+  toolResultBlockSchema,
+]);
+
+/** The block types a user turn's schema knows (text, image, document, tool_result). */
+export const KNOWN_USER_BLOCK_TYPES: ReadonlySet<string> = new Set(
+  knownUserBlockSchema.options.map((option) => option.shape.type.value),
+);
 
 /**
  * An image in an assistant turn: one the image server tool made, replayed. No upstream takes an
@@ -165,21 +191,51 @@ const assistantImageBlockSchema = z
   .loose()
   .meta({ description: "a replayed image the image server tool made; dropped" });
 
+const knownAssistantBlockSchema = z.discriminatedUnion("type", [
+  textBlockSchema,
+  thinkingBlockSchema,
+  redactedThinkingBlockSchema,
+  toolUseBlockSchema,
+  serverToolUseBlockSchema,
+  webSearchToolResultBlockSchema,
+  webFetchToolResultBlockSchema,
+  assistantImageBlockSchema,
+]);
+
+/** The block types an assistant turn's schema knows. */
+export const KNOWN_ASSISTANT_BLOCK_TYPES: ReadonlySet<string> = new Set(
+  knownAssistantBlockSchema.options.map((option) => option.shape.type.value),
+);
+
+/**
+ * Every block type the format defines for either role: one in the other role's turn is misplaced
+ * (Anthropic refuses it too), not newer than the gateway, so it stays refused.
+ */
+const KNOWN_BLOCK_TYPES: ReadonlySet<string> = new Set([
+  ...KNOWN_USER_BLOCK_TYPES,
+  ...KNOWN_ASSISTANT_BLOCK_TYPES,
+]);
+
+export const userBlockSchema = z
+  .union([knownUserBlockSchema, createVerbatimBlockSchema("MessagesOtherUserBlock", KNOWN_BLOCK_TYPES)], {
+    error: "must be one of text, image, document, tool_result, or a block type this format does not define",
+  })
+  .meta({ id: "MessagesUserContentBlock" });
+
 export const assistantBlockSchema = z
-  .discriminatedUnion("type", [
-    textBlockSchema,
-    thinkingBlockSchema,
-    redactedThinkingBlockSchema,
-    toolUseBlockSchema,
-    serverToolUseBlockSchema,
-    webSearchToolResultBlockSchema,
-    webFetchToolResultBlockSchema,
-    assistantImageBlockSchema,
-  ])
+  .union(
+    [knownAssistantBlockSchema, createVerbatimBlockSchema("MessagesOtherAssistantBlock", KNOWN_BLOCK_TYPES)],
+    {
+      error:
+        "must be one of text, thinking, redacted_thinking, tool_use, server_tool_use, web_search_tool_result, web_fetch_tool_result, image, or a block type this format does not define",
+    },
+  )
   .meta({ id: "MessagesAssistantContentBlock" });
 
 export type MessagesTextBlockBody = z.infer<typeof textBlockSchema>;
 export type MessagesImageBlockBody = z.infer<typeof imageBlockSchema>;
-export type MessagesUserBlockBody = z.infer<typeof userBlockSchema>;
-export type MessagesAssistantBlockBody = z.infer<typeof assistantBlockSchema>;
+export type MessagesUserBlockBody = z.infer<typeof knownUserBlockSchema>;
+export type MessagesAssistantBlockBody = z.infer<typeof knownAssistantBlockSchema>;
+/** A block of a type the gateway does not know, as the caller sent it. */
+export type MessagesOtherBlockBody = Record<string, unknown> & { type: string };
 export type MessagesCacheControlBody = z.infer<typeof cacheControlSchema>;

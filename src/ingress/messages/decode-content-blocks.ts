@@ -23,16 +23,20 @@ import type {
   ToolCallPart,
   ToolResultPart,
   UserContentPart,
+  VerbatimBlock,
 } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { unwrapOpaqueState } from "../opaque-state.js";
 import { isHttpUrl } from "../shared/parse-data-url.js";
-import type {
-  MessagesAssistantBlockBody,
-  MessagesCacheControlBody,
-  MessagesImageBlockBody,
-  MessagesTextBlockBody,
-  MessagesUserBlockBody,
+import {
+  KNOWN_ASSISTANT_BLOCK_TYPES,
+  KNOWN_USER_BLOCK_TYPES,
+  type MessagesAssistantBlockBody,
+  type MessagesCacheControlBody,
+  type MessagesImageBlockBody,
+  type MessagesOtherBlockBody,
+  type MessagesTextBlockBody,
+  type MessagesUserBlockBody,
 } from "./content-block-schemas.js";
 import { attachToolCallStates } from "./tool-call-state-carrier.js";
 
@@ -47,12 +51,23 @@ export interface DecodedUserBlocks {
   toolResults: ToolResultPart[];
   /** The turn's other blocks, in order. */
   content: UserContentPart[];
+  /** Blocks of types the gateway does not know, placed among `content` (for Anthropic routes). */
+  extraBlocks: VerbatimBlock[];
 }
 
-export function decodeUserBlocks(blocks: readonly MessagesUserBlockBody[], param: string): DecodedUserBlocks {
-  const decoded: DecodedUserBlocks = { toolResults: [], content: [] };
+export function decodeUserBlocks(
+  blocks: readonly (MessagesUserBlockBody | MessagesOtherBlockBody)[],
+  param: string,
+): DecodedUserBlocks {
+  const decoded: DecodedUserBlocks = { toolResults: [], content: [], extraBlocks: [] };
   blocks.forEach((block, index) => {
     const blockParam = `${param}[${index}]`;
+    if (!isKnownUserBlock(block)) {
+      decoded.extraBlocks.push(
+        createVerbatimBlock(block, blockParam, decoded.content.length + decoded.extraBlocks.length),
+      );
+      return;
+    }
     switch (block.type) {
       case "text":
         if (!isBlank(block.text)) decoded.content.push(decodeTextBlock(block));
@@ -71,39 +86,82 @@ export function decodeUserBlocks(blocks: readonly MessagesUserBlockBody[], param
   return decoded;
 }
 
-export function decodeAssistantBlocks(blocks: readonly MessagesAssistantBlockBody[]): AssistantContentPart[] {
+export interface DecodedAssistantBlocks {
+  content: AssistantContentPart[];
+  /** Blocks of types the gateway does not know, placed among `content` (for Anthropic routes). */
+  extraBlocks: VerbatimBlock[];
+}
+
+export function decodeAssistantBlocks(
+  blocks: readonly (MessagesAssistantBlockBody | MessagesOtherBlockBody)[],
+  param: string,
+): DecodedAssistantBlocks {
   const content: AssistantContentPart[] = [];
-  for (const block of blocks) {
-    switch (block.type) {
-      case "text":
-        if (!isBlank(block.text)) content.push(decodeTextBlock(block));
-        break;
-      case "thinking": {
-        const part = decodeThinkingBlock(block.thinking, block.signature);
-        if (part !== undefined) content.push(part);
-        break;
-      }
-      case "redacted_thinking":
-        content.push({
-          type: "reasoning",
-          text: "",
-          providerState: unwrapOpaqueState(block.data, NATIVE_PROVIDER_KIND, "redactedData"),
-        });
-        break;
-      case "tool_use":
-        content.push(
-          withCacheControl<ToolCallPart>(
-            { type: "tool-call", id: block.id, name: block.name, arguments: JSON.stringify(block.input) },
-            block.cache_control,
-          ),
-        );
-        break;
-      default:
-        // Server-tool transcript blocks and generated images (content-block-schemas.ts says why they go).
-        break;
+  const extraBlocks: VerbatimBlock[] = [];
+  // Carrier thinking blocks leave `content` below, so an extra's place counts the other parts only.
+  let kept = 0;
+  blocks.forEach((block, index) => {
+    if (!isKnownAssistantBlock(block)) {
+      extraBlocks.push(createVerbatimBlock(block, `${param}[${index}]`, kept + extraBlocks.length));
+      return;
     }
+    const before = content.length;
+    decodeAssistantBlock(block, content);
+    for (const part of content.slice(before)) if (!isCarrier(part)) kept++;
+  });
+  return { content: attachToolCallStates(content), extraBlocks };
+}
+
+function isCarrier(part: AssistantContentPart): boolean {
+  return part.type === "reasoning" && part.providerState?.toolCallId !== undefined;
+}
+
+/** A block the gateway does not know, for Anthropic routes: `messages[2].content[1](search_result)`. */
+function createVerbatimBlock(block: MessagesOtherBlockBody, param: string, index: number): VerbatimBlock {
+  return { family: "anthropic_messages", param, kind: block.type, index, block };
+}
+
+function isKnownUserBlock(
+  block: MessagesUserBlockBody | MessagesOtherBlockBody,
+): block is MessagesUserBlockBody {
+  return KNOWN_USER_BLOCK_TYPES.has(block.type);
+}
+
+function isKnownAssistantBlock(
+  block: MessagesAssistantBlockBody | MessagesOtherBlockBody,
+): block is MessagesAssistantBlockBody {
+  return KNOWN_ASSISTANT_BLOCK_TYPES.has(block.type);
+}
+
+function decodeAssistantBlock(block: MessagesAssistantBlockBody, content: AssistantContentPart[]): void {
+  switch (block.type) {
+    case "text":
+      if (!isBlank(block.text)) content.push(decodeTextBlock(block));
+      break;
+    case "thinking": {
+      const part = decodeThinkingBlock(block.thinking, block.signature);
+      if (part !== undefined) content.push(part);
+      break;
+    }
+    case "redacted_thinking":
+      content.push({
+        type: "reasoning",
+        text: "",
+        providerState: unwrapOpaqueState(block.data, NATIVE_PROVIDER_KIND, "redactedData"),
+      });
+      break;
+    case "tool_use":
+      content.push(
+        withCacheControl<ToolCallPart>(
+          { type: "tool-call", id: block.id, name: block.name, arguments: JSON.stringify(block.input) },
+          block.cache_control,
+        ),
+      );
+      break;
+    default:
+      // Server-tool transcript blocks and generated images (content-block-schemas.ts says why they go).
+      break;
   }
-  return attachToolCallStates(content);
 }
 
 /** A string or text blocks (system prompt, string turns), blank ones dropped. */

@@ -7,7 +7,9 @@
  *   message, so a parallel round stays one round for upstreams that group results); the turn's other
  *   blocks follow as a user message. Anthropic requires results first in such a turn anyway.
  * - A turn left with no content (only blank text) is dropped rather than sent empty, which every
- *   upstream would reject; a conversation left with no turn at all is refused.
+ *   upstream would reject; a conversation left with no turn at all is refused. A turn whose only
+ *   blocks are of types the gateway does not know is kept for Anthropic routes (`extraBlocks`);
+ *   other adapters leave it out.
  */
 import type { CanonicalMessage, TextPart } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
@@ -45,11 +47,14 @@ function decodeMessage(body: MessagesMessageBody, param: string, into: DecodedCo
       for (const part of decodeTextContent(body.content)) into.system.push(part);
       return;
     case "assistant": {
-      const content =
-        typeof body.content === "string"
-          ? decodeTextContent(body.content)
-          : decodeAssistantBlocks(body.content);
-      if (content.length > 0) into.messages.push({ role: "assistant", content });
+      if (typeof body.content === "string") {
+        const content = decodeTextContent(body.content);
+        if (content.length > 0) into.messages.push({ role: "assistant", content });
+        return;
+      }
+      const { content, extraBlocks } = decodeAssistantBlocks(body.content, param);
+      if (extraBlocks.length > 0) into.messages.push({ role: "assistant", content, extraBlocks });
+      else if (content.length > 0) into.messages.push({ role: "assistant", content });
       return;
     }
     case "user": {
@@ -58,9 +63,10 @@ function decodeMessage(body: MessagesMessageBody, param: string, into: DecodedCo
         if (content.length > 0) into.messages.push({ role: "user", content });
         return;
       }
-      const { toolResults, content } = decodeUserBlocks(body.content, param);
+      const { toolResults, content, extraBlocks } = decodeUserBlocks(body.content, param);
       if (toolResults.length > 0) into.messages.push({ role: "tool", content: toolResults });
-      if (content.length > 0) into.messages.push({ role: "user", content });
+      if (extraBlocks.length > 0) into.messages.push({ role: "user", content, extraBlocks });
+      else if (content.length > 0) into.messages.push({ role: "user", content });
       return;
     }
   }

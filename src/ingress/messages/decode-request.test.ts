@@ -546,8 +546,18 @@ test("messages and blocks of the wrong shape are rejected with their path", () =
       ...minimal,
       messages: [{ role: "user", content: [{ type: "tool_use", id: "t", name: "f", input: {} }] }],
     },
-    "messages[0].content[0].type",
+    "messages[0].content[0]",
     /text, image, document, tool_result/,
+  );
+  assertRejected(
+    { ...minimal, messages: [{ role: "user", content: [{ type: "text" }] }] },
+    "messages[0].content[0].text",
+    /is required/,
+  );
+  assertRejected(
+    { ...minimal, messages: [{ role: "user", content: [{ type: 7 }] }] },
+    "messages[0].content[0]",
+    /block type this format does not define/,
   );
   assertRejected(
     {
@@ -706,6 +716,71 @@ test("what Claude Code adds is accepted and kept for Anthropic routes: thinking.
     },
   ]);
   assert.equal(request.strict, undefined);
+});
+
+test("top-level blocks of types the gateway does not know are kept in place for Anthropic routes, user and assistant turns", () => {
+  const searchResult = {
+    type: "search_result",
+    source: "https://docs.test/a",
+    title: "A",
+    content: [{ type: "text", text: "Paris is the capital." }],
+  };
+  const request = decodeWith({
+    messages: [
+      { role: "user", content: [{ type: "text", text: "Look:" }, searchResult, { type: "text", text: "?" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "Checking." },
+          { type: "mystery_block_2027", data: 1 },
+          { type: "tool_use", id: "toolu_1", name: "f", input: {} },
+        ],
+      },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }, searchResult],
+      },
+    ],
+  });
+  const [question, answer, results, onlyExtra] = request.messages;
+  assert.equal(question.role, "user");
+  assert.deepEqual(
+    question.content.map((part) => part.type === "text" && part.text),
+    ["Look:", "?"],
+  );
+  assert.deepEqual(question.role === "user" && question.extraBlocks, [
+    {
+      family: "anthropic_messages",
+      param: "messages[0].content[1]",
+      kind: "search_result",
+      index: 1,
+      block: searchResult,
+    },
+  ]);
+  assert.deepEqual(answer.role === "assistant" && answer.extraBlocks, [
+    {
+      family: "anthropic_messages",
+      param: "messages[1].content[1]",
+      kind: "mystery_block_2027",
+      index: 1,
+      block: { type: "mystery_block_2027", data: 1 },
+    },
+  ]);
+  assert.equal(results.role, "tool");
+  // A turn left with only such a block is kept (Anthropic routes get it; others leave it out).
+  assert.deepEqual(onlyExtra, {
+    role: "user",
+    content: [],
+    extraBlocks: [
+      {
+        family: "anthropic_messages",
+        param: "messages[2].content[1]",
+        kind: "search_result",
+        index: 0,
+        block: searchResult,
+      },
+    ],
+  });
 });
 
 test("strict mode comes from hi_strict or the X-Hi-Strict header; thread is refused with Anthropic's details", () => {

@@ -11,6 +11,7 @@ import type {
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { HeaderReader } from "../ingress-format.js";
 import { createValidationError } from "../shared/describe-validation-issue.js";
+import { CACHE_HEADER, readCacheOption } from "../shared/response-cache-option.js";
 import { readStrictMode, STRICT_HEADER } from "../shared/wire-extras.js";
 import { decodeMessagesConversation } from "./decode-messages.js";
 import {
@@ -91,6 +92,8 @@ function decodeParsedRequest(
     ];
   }
   if (readStrictMode(request.hi_strict, headers?.get(STRICT_HEADER))) decoded.strict = true;
+  const cacheTtl = readCacheOption(request.hi_cache, headers?.get(CACHE_HEADER));
+  if (cacheTtl !== undefined) decoded.responseCacheTtlSeconds = cacheTtl;
   Object.assign(decoded, decodeToolChoice(request.tool_choice, tools));
   if (isSet(request.max_tokens)) decoded.maxOutputTokens = request.max_tokens;
   if (isSet(request.stop_sequences) && request.stop_sequences.length > 0)

@@ -38,6 +38,7 @@ const SPEC_FIELDS = [
   "output_config",
   "metadata",
   "plugins",
+  "hi_cache",
   "hi_strict",
   "hi_tool_events",
 ];

@@ -8,8 +8,10 @@
  * `null` as absent; custom `error` strings are predicates that `describe-validation-issue.ts`
  * prefixes with the parameter name.
  */
+
 import { z } from "zod";
 import { fallbackModelsSchema } from "../shared/fallback-models.js";
+import { cacheFieldSchema } from "../shared/response-cache-option.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
 import { createVerbatimToolSchema, strictFieldSchema } from "../shared/wire-extras.js";
 import {
@@ -195,6 +197,7 @@ const sharedFields = {
   plugins: z.array(pluginSchema).nullish(),
   hi_tool_events: z.boolean().nullish(),
   hi_strict: strictFieldSchema,
+  hi_cache: cacheFieldSchema,
   response_format: z
     .unknown()
     .optional()

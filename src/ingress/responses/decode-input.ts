@@ -38,7 +38,9 @@ import {
 } from "./decode-content-parts.js";
 import {
   inputItemSchema,
+  KNOWN_INPUT_ITEM_TYPES,
   type ResponsesInputItemBody,
+  type ResponsesOtherItemBody,
   type ResponsesReasoningItemBody,
 } from "./input-item-schema.js";
 import { type ItemSeal, MAX_SEALED_ITEM_BYTES } from "./item-seal.js";
@@ -54,7 +56,7 @@ export interface DecodedConversation {
 }
 
 export function decodeInput(
-  input: string | readonly ResponsesInputItemBody[],
+  input: string | readonly (ResponsesInputItemBody | ResponsesOtherItemBody)[],
   instructions: string | null | undefined,
   itemSeal?: ItemSeal,
 ): DecodedConversation {
@@ -67,6 +69,10 @@ export function decodeInput(
   const messages: CanonicalMessage[] = [];
   input.forEach((given, index) => {
     const param = `input[${index}]`;
+    if (!isKnownItem(given)) {
+      appendVerbatimItem(messages, given, param);
+      return;
+    }
     const item = given.type === "item_reference" ? resolveItemReference(given.id, param, itemSeal) : given;
     switch (item.type) {
       case undefined:
@@ -143,7 +149,7 @@ function resolveItemReference(
   const opened = itemSeal?.open(id);
   if (opened?.kind === "item") {
     const parsed = inputItemSchema.safeParse(opened.item);
-    const item = parsed.success ? parsed.data : undefined;
+    const item = parsed.success && isKnownItem(parsed.data) ? parsed.data : undefined;
     if (
       item?.type === "reasoning" ||
       item?.type === "web_search_call" ||
@@ -190,6 +196,33 @@ export function decodeReasoningItem(item: ResponsesReasoningItemBody): Reasoning
   const isNative = providerState.encryptedContent === encrypted;
   if (isNative && typeof item.id === "string") providerState.itemId = item.id;
   return { type: "reasoning", text, providerState };
+}
+
+function isKnownItem(item: ResponsesInputItemBody | ResponsesOtherItemBody): item is ResponsesInputItemBody {
+  return item.type === undefined || KNOWN_INPUT_ITEM_TYPES.has(item.type);
+}
+
+/**
+ * An item of a type the gateway does not know, kept for OpenAI Responses upstreams in its place:
+ * an output (`custom_tool_call_output`, `*_output`) stands as a turn of its own on the user side,
+ * any other item (`custom_tool_call`, `mcp_call`, `compaction`) joins the assistant turn it is in,
+ * after what came before it. Adapters of other wire families leave it out (a turn of nothing
+ * else with it).
+ */
+function appendVerbatimItem(messages: CanonicalMessage[], item: ResponsesOtherItemBody, param: string): void {
+  const last = messages[messages.length - 1];
+  const extra = { family: "responses" as const, param, kind: item.type, index: 0, block: item };
+  if (!item.type.endsWith("_output") && last?.role === "assistant") {
+    last.extraBlocks ??= [];
+    extra.index = last.content.length + last.extraBlocks.length;
+    last.extraBlocks.push(extra);
+  } else {
+    messages.push({
+      role: item.type.endsWith("_output") ? "user" : "assistant",
+      content: [],
+      extraBlocks: [extra],
+    });
+  }
 }
 
 function appendAssistantContent(messages: CanonicalMessage[], parts: AssistantContentPart[]): void {

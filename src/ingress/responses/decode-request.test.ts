@@ -406,10 +406,46 @@ test("field validation names the field OpenAI-style", () => {
   assertRejected([], null, /request body must be a JSON object/);
 });
 
+test("input items of types the gateway does not know are kept in their places for Responses routes", () => {
+  const call = { type: "custom_tool_call", call_id: "call_1", name: "apply_patch", input: "*** Begin Patch" };
+  const output = { type: "custom_tool_call_output", call_id: "call_1", output: "Done" };
+  const request = decodeWith({
+    input: [
+      { role: "user", content: "Patch it" },
+      { type: "reasoning", summary: [{ type: "summary_text", text: "Thinking" }] },
+      call,
+      { type: "function_call", call_id: "call_2", name: "shell", arguments: "{}" },
+      output,
+      { type: "compaction_2027", encrypted_content: "x" },
+    ],
+  });
+  const [, turn, outputTurn, later] = request.messages;
+  assert.deepEqual(turn, {
+    role: "assistant",
+    content: [
+      { type: "reasoning", text: "Thinking" },
+      { type: "tool-call", id: "call_2", name: "shell", arguments: "{}" },
+    ],
+    extraBlocks: [
+      { family: "responses", param: "input[2]", kind: "custom_tool_call", index: 1, block: call },
+    ],
+  });
+  assert.deepEqual(outputTurn, {
+    role: "user",
+    content: [],
+    extraBlocks: [
+      { family: "responses", param: "input[4]", kind: "custom_tool_call_output", index: 0, block: output },
+    ],
+  });
+  assert.equal(later.role, "assistant");
+  assert.equal(later.role === "assistant" && later.extraBlocks?.[0].kind, "compaction_2027");
+});
+
 test("input item validation names the item and part", () => {
   const cases: Array<[unknown[], string, RegExp?]> = [
     [[{ role: "tool", content: "x" }], "input[0].role"],
-    [[{ type: "nonsense" }], "input[0]", /must be a message, function_call.*web_search_call/],
+    [[{ type: 5 }], "input[0]", /must be a message, function_call.*web_search_call/],
+    [[{ type: "function_call", name: "f" }], "input[0].call_id", /is required/],
     [[{ role: "user", content: 5 }], "input[0].content"],
     [
       [

@@ -143,6 +143,36 @@ const itemReferenceSchema = z
       "other ids are refused: the gateway keeps no state",
   });
 
+/** The item types this schema defines; any other typed item is carried verbatim (below). */
+export const KNOWN_INPUT_ITEM_TYPES: ReadonlySet<string> = new Set([
+  "message",
+  "function_call",
+  "function_call_output",
+  "reasoning",
+  "web_search_call",
+  "image_generation_call",
+  "item_reference",
+]);
+
+/**
+ * An item of a type the gateway does not know (`custom_tool_call` and its output, `compaction`,
+ * `mcp_call`, a newer item): sent as it is to OpenAI Responses upstreams, in its place, and left
+ * out elsewhere with the drop report. The check aborts, so a malformed item of a known type still
+ * gets that type's own error.
+ */
+const verbatimItemSchema = z
+  .object({
+    type: z
+      .string()
+      .refine((type) => !KNOWN_INPUT_ITEM_TYPES.has(type), { error: "is a known item type", abort: true }),
+  })
+  .loose()
+  .meta({
+    id: "ResponsesOtherInputItem",
+    description:
+      "an item of another type: sent as it is to OpenAI Responses routes, left out elsewhere (reported in X-Hi-Dropped)",
+  });
+
 export const inputItemSchema = z
   .union(
     [
@@ -153,16 +183,26 @@ export const inputItemSchema = z
       webSearchCallItemSchema,
       imageGenerationCallItemSchema,
       itemReferenceSchema,
+      verbatimItemSchema,
     ],
     {
       error:
         "must be a message, function_call, function_call_output, reasoning, web_search_call, " +
-        "image_generation_call or item_reference item",
+        "image_generation_call or item_reference item, or an item of a type the gateway does not define",
     },
   )
   .meta({ id: "ResponsesInputItem" });
 
-export type ResponsesInputItemBody = z.infer<typeof inputItemSchema>;
+/** An input item of a type the schema defines (the decoder sets the others apart first). */
+export type ResponsesInputItemBody =
+  | z.infer<typeof messageItemSchema>
+  | z.infer<typeof functionCallItemSchema>
+  | z.infer<typeof functionCallOutputItemSchema>
+  | z.infer<typeof reasoningItemSchema>
+  | z.infer<typeof webSearchCallItemSchema>
+  | z.infer<typeof imageGenerationCallItemSchema>
+  | z.infer<typeof itemReferenceSchema>;
+export type ResponsesOtherItemBody = z.infer<typeof verbatimItemSchema>;
 export type ResponsesMessageItemBody = z.infer<typeof messageItemSchema>;
 export type ResponsesReasoningItemBody = z.infer<typeof reasoningItemSchema>;
 export type ResponsesFunctionCallOutputItemBody = z.infer<typeof functionCallOutputItemSchema>;

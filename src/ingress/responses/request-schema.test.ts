@@ -39,6 +39,7 @@ test("the request schema documents every Responses request field, requires model
     "service_tier",
     "user",
     "safety_identifier",
+    "hi_cache",
     "hi_strict",
     "hi_tool_events",
     // Not a Responses API field: documented because it is rejected ("stop sequences are not expressible").

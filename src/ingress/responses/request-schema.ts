@@ -10,9 +10,11 @@
  * - The stateful fields (`previous_response_id`, `store`, `background`, `conversation`, `prompt`)
  *   and `stop` are in the schema so they are documented; reject-unsupported-fields.ts refuses them.
  */
+
 import { z } from "zod";
 import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
+import { cacheFieldSchema } from "../shared/response-cache-option.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
 import { createVerbatimToolSchema, strictFieldSchema } from "../shared/wire-extras.js";
 import { inputItemSchema } from "./input-item-schema.js";
@@ -192,6 +194,7 @@ export const responsesRequestSchema = z
     safety_identifier: z.string().nullish().meta({ description: "end-user identifier; wins over user" }),
     hi_tool_events: z.boolean().nullish().meta({ description: "opt every server tool into hi.tool_event" }),
     hi_strict: strictFieldSchema,
+    hi_cache: cacheFieldSchema,
   })
   .loose()
   .meta({ id: "ResponsesRequest" });

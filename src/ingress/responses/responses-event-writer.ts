@@ -37,6 +37,7 @@
  * Hot path: the `"item_id":…,"output_index":…` members of an item are serialised once when it opens;
  * a delta costs one JSON.stringify of the delta text.
  */
+
 import type { OpaqueReasoningState, ServerToolCall, ServerToolResult } from "../../canonical/index.js";
 import type { ToolEventPayload } from "../shared/tool-event-payload.js";
 import {
@@ -54,6 +55,7 @@ import {
   serverToolItemType,
 } from "./encode-output-items.js";
 import type { ItemSeal } from "./item-seal.js";
+import { QuotedTexts } from "./reuse-quoted-text.js";
 
 interface OpenItem {
   type: "reasoning" | "message" | "function_call";
@@ -91,6 +93,8 @@ const TOOL_ITEM_EVENTS = {
 export class ResponsesEventWriter {
   /** Items closed so far, in output order. */
   readonly output: ResponsesOutputItem[] = [];
+  /** Long texts of closed items, quoted once for every closing frame that holds them. */
+  readonly quotedTexts = new QuotedTexts();
   private sequence = 0;
   private item: OpenItem | undefined;
   /** By canonical call id. */
@@ -300,17 +304,16 @@ export class ResponsesEventWriter {
 
   private closeMessage(item: OpenItem, incomplete: boolean): string {
     const whole = readText(item);
-    const text = JSON.stringify(whole);
+    const text = this.quotedTexts.quote(whole);
     const annotations = JSON.stringify(item.annotations);
+    // The part as encodeOutputText makes it, with the text quoted once.
+    const part = `{"type":"output_text","text":${text},"annotations":${annotations},"logprobs":[]}`;
     return (
       this.writeEvent(
         "response.output_text.done",
         `${item.members},"content_index":0,"text":${text},"annotations":${annotations},"logprobs":[]`,
       ) +
-      this.writeEvent(
-        "response.content_part.done",
-        `${item.members},"content_index":0,"part":${JSON.stringify(encodeOutputText(whole, item.annotations))}`,
-      ) +
+      this.writeEvent("response.content_part.done", `${item.members},"content_index":0,"part":${part}`) +
       this.writeItemDone(
         item,
         encodeMessageItem(item.id, whole, item.annotations, incomplete ? "incomplete" : "completed"),
@@ -322,7 +325,7 @@ export class ResponsesEventWriter {
     let frames = "";
     const whole = readText(item);
     if (item.summaryOpen) {
-      const text = JSON.stringify(whole);
+      const text = this.quotedTexts.quote(whole);
       frames =
         this.writeEvent(
           "response.reasoning_summary_text.done",
@@ -405,7 +408,7 @@ export class ResponsesEventWriter {
     this.output[item.outputIndex] = finalItem;
     return this.writeEvent(
       "response.output_item.done",
-      `"output_index":${item.outputIndex},"item":${JSON.stringify(finalItem)}`,
+      `"output_index":${item.outputIndex},"item":${this.quotedTexts.stringifyReusing(finalItem)}`,
     );
   }
 }

@@ -230,7 +230,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   private createResponse(state: ResponseState): string {
-    return JSON.stringify(createResponseObject(this.context, this.echo, state));
+    return this.writer.quotedTexts.stringifyReusing(createResponseObject(this.context, this.echo, state));
   }
 
   /**

@@ -12,10 +12,10 @@ import {
   textBlockEvents,
 } from "../../../test/helpers/fake-anthropic-upstream.js";
 import type { CanonicalRequest, CanonicalStreamPart } from "../../canonical/index.js";
-import type { ModelFeature, ProviderConfig } from "../../config/types.js";
+import type { ModelFeature, ProviderConfig } from "../../catalog/types.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { createUpstreamHttpClient } from "../http-client.js";
 import type { UpstreamCall } from "../provider-adapter.js";
+import { createUpstreamHttpClient } from "../shared/http-client.js";
 import { createAnthropicAdapter } from "./adapter.js";
 
 let upstream: FakeAnthropicUpstream;

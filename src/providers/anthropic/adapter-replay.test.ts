@@ -15,8 +15,8 @@ import {
 } from "../../../test/helpers/fake-anthropic-upstream.js";
 import { recordedPath } from "../../../test/helpers/fixture-paths.js";
 import type { AssistantContentPart, CanonicalMessage, CanonicalStreamPart } from "../../canonical/index.js";
-import { createUpstreamHttpClient } from "../http-client.js";
 import type { UpstreamCall } from "../provider-adapter.js";
+import { createUpstreamHttpClient } from "../shared/http-client.js";
 import { createAnthropicAdapter } from "./adapter.js";
 import { buildAnthropicRequest } from "./build-request.js";
 

@@ -17,9 +17,9 @@ import {
   toolUseBlockEvents,
 } from "../../../test/helpers/fake-anthropic-upstream.js";
 import type { AssistantContentPart, CanonicalRequest, CanonicalStreamPart } from "../../canonical/index.js";
-import type { ModelFeature, ProviderConfig } from "../../config/types.js";
-import { createUpstreamHttpClient } from "../http-client.js";
+import type { ModelFeature, ProviderConfig } from "../../catalog/types.js";
 import type { UpstreamCall } from "../provider-adapter.js";
+import { createUpstreamHttpClient } from "../shared/http-client.js";
 import { createAnthropicAdapter } from "./adapter.js";
 
 let upstream: FakeAnthropicUpstream;

@@ -2,8 +2,9 @@
  * The `anthropic` provider adapter: Anthropic's Messages API (`POST {baseUrl}/messages`, with
  * `baseUrl` like `https://api.anthropic.com/v1`), and relays that speak it.
  */
-import { createHttpAdapter, type HttpAdapterOptions } from "../create-http-adapter.js";
+
 import type { ProviderAdapter } from "../provider-adapter.js";
+import { createHttpAdapter, type HttpAdapterOptions } from "../shared/create-http-adapter.js";
 import { buildAnthropicRequest } from "./build-request.js";
 import { ANTHROPIC_INPUT_RULES } from "./input-rules.js";
 import { listAnthropicDropped } from "./list-dropped.js";

@@ -1,7 +1,7 @@
 /** UpstreamCall → the Anthropic Messages HTTP request (URL, headers, JSON body). */
 import type { SamplingOptions } from "../../canonical/index.js";
 import type { UpstreamCall } from "../provider-adapter.js";
-import { applyExtraFields, extraFieldsFor, extraToolsFor } from "../wire-extras.js";
+import { applyExtraFields, extraFieldsFor, extraToolsFor } from "../shared/wire-extras.js";
 import { convertMessages, convertSystem } from "./convert-messages.js";
 import { convertNativeTools, needsWebFetchBeta, WEB_FETCH_BETA } from "./convert-native-tools.js";
 import { convertToolSetup } from "./convert-tools.js";

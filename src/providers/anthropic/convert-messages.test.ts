@@ -367,3 +367,44 @@ test("merging runs of one role's turns is linear: 100,000 of them in millisecond
   // Rebuilding the merged array per turn took 54 s for this.
   assert.ok(elapsed < 2_000, `${elapsed.toFixed(0)} ms`);
 });
+
+test("a turn's blocks of types the gateway does not know go in their places; those of another wire family are left out", () => {
+  const searchResult = { type: "search_result", source: "s", title: "t", content: [] };
+  const turns = convert([
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "a" },
+        { type: "text", text: "b" },
+      ],
+      extraBlocks: [
+        { family: "anthropic_messages", param: "messages[0].content[0]", index: 0, block: searchResult },
+        { family: "responses", param: "input[0]", index: 2, block: { type: "compaction" } },
+      ],
+    },
+    {
+      role: "assistant",
+      content: [
+        {
+          type: "reasoning",
+          text: "other model",
+          providerState: state({ upstreamModel: "x", signature: "s" }),
+        },
+        { type: "text", text: "c" },
+      ],
+      extraBlocks: [
+        { family: "anthropic_messages", param: "messages[1].content[2]", index: 2, block: { type: "new" } },
+      ],
+    },
+    {
+      role: "user",
+      content: [],
+      extraBlocks: [{ family: "responses", param: "input[3]", index: 0, block: { type: "compaction" } }],
+    },
+  ]);
+  assert.deepEqual(turns, [
+    { role: "user", content: [searchResult, { type: "text", text: "a" }, { type: "text", text: "b" }] },
+    // The dropped reasoning still holds its place, so the block lands after "c", where it was sent.
+    { role: "assistant", content: [{ type: "text", text: "c" }, { type: "new" }] },
+  ]);
+});

@@ -26,8 +26,9 @@ import type {
   CanonicalMessage,
   TextPart,
   ToolResultPart,
+  VerbatimBlock,
 } from "../../canonical/index.js";
-import { isStateForUpstream } from "../is-state-for-upstream.js";
+import { isStateForUpstream } from "../shared/is-state-for-upstream.js";
 import { convertFile, convertImage, withCacheControl } from "./convert-media.js";
 import type {
   AnthropicContentBlock,
@@ -37,6 +38,7 @@ import type {
   AnthropicNativeToolBlock,
   AnthropicTextBlock,
   AnthropicToolResultBlock,
+  AnthropicVerbatimBlock,
 } from "./wire-types.js";
 
 export const PROVIDER_KIND = "anthropic";
@@ -54,19 +56,26 @@ export function convertMessages(
   const turns: AnthropicMessage[] = [];
   for (let messageIndex = 0; messageIndex < messages.length; messageIndex++) {
     const message = messages[messageIndex];
-    const content: AnthropicContentBlock[] = [];
+    let content: AnthropicContentBlock[] = [];
     switch (message.role) {
-      case "user":
-        for (let partIndex = 0; partIndex < message.content.length; partIndex++) {
-          const part = message.content[partIndex];
-          if (part.type === "text") pushText(content, part);
-          else if (part.type === "image") content.push(convertImage(part, locate(messageIndex, partIndex)));
-          else content.push(convertFile(part, locate(messageIndex, partIndex)));
-        }
+      case "user": {
+        const converted = message.content.map((part, partIndex): AnthropicContentBlock[] => {
+          if (part.type === "text") return convertText(part);
+          if (part.type === "image") return [convertImage(part, locate(messageIndex, partIndex))];
+          return [convertFile(part, locate(messageIndex, partIndex))];
+        });
+        content = placeVerbatimBlocks(converted, message.extraBlocks ?? []);
         break;
-      case "assistant":
-        for (const part of message.content) convertAssistantPart(content, part, context.upstreamModel);
+      }
+      case "assistant": {
+        const converted = message.content.map((part): AnthropicContentBlock[] => {
+          const blocks: AnthropicContentBlock[] = [];
+          convertAssistantPart(blocks, part, context.upstreamModel);
+          return blocks;
+        });
+        content = placeVerbatimBlocks(converted, message.extraBlocks ?? []);
         break;
+      }
       case "tool":
         for (let partIndex = 0; partIndex < message.content.length; partIndex++) {
           content.push(convertToolResult(message.content[partIndex], locate(messageIndex, partIndex)));
@@ -141,17 +150,18 @@ function convertToolResult(part: ToolResultPart, param: string): AnthropicToolRe
 }
 
 /**
- * The result's blocks in the order the caller sent them: the converted ones, and in their places
- * the blocks a Messages caller sent that the canonical form does not carry (`tool_reference`),
- * verbatim; those of another wire family are left out (the drop report names them).
+ * A turn's or result's blocks in the order the caller sent them: the converted ones (one list per
+ * canonical part), and in their places the blocks a Messages caller sent that the canonical form
+ * does not carry (`tool_reference`, `search_result`), verbatim; those of another wire family are
+ * left out (the drop report names them).
  */
-function placeVerbatimBlocks(
-  converted: ReadonlyArray<Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock>>,
-  extras: NonNullable<ToolResultPart["extraBlocks"]>,
-): NonNullable<AnthropicToolResultBlock["content"]> {
+function placeVerbatimBlocks<Block>(
+  converted: ReadonlyArray<Block[]>,
+  extras: readonly VerbatimBlock[],
+): Array<Block | AnthropicVerbatimBlock> {
   if (extras.length === 0) return converted.flat();
   const byIndex = new Map(extras.map((extra) => [extra.index, extra]));
-  const content: NonNullable<AnthropicToolResultBlock["content"]> = [];
+  const content: Array<Block | AnthropicVerbatimBlock> = [];
   let next = 0;
   for (let index = 0; index < converted.length + extras.length; index++) {
     const extra = byIndex.get(index);

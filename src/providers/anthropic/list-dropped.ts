@@ -10,7 +10,7 @@ import {
   hasHolder,
   listDroppedPassthrough,
   listForeignExtras,
-} from "../wire-extras.js";
+} from "../shared/wire-extras.js";
 import { PASSTHROUGH_FIELDS, SERVICE_TIERS } from "./build-request.js";
 import { resolveThinking } from "./resolve-thinking.js";
 

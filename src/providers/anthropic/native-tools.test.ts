@@ -29,9 +29,9 @@ import type {
   NativeServerTool,
   ResultContent,
 } from "../../canonical/index.js";
-import { createUpstreamHttpClient } from "../http-client.js";
 import type { UpstreamCall } from "../provider-adapter.js";
-import { readSseEvents } from "../sse-reader.js";
+import { createUpstreamHttpClient } from "../shared/http-client.js";
+import { readSseEvents } from "../shared/sse-reader.js";
 import { createAnthropicAdapter } from "./adapter.js";
 import { convertMessages } from "./convert-messages.js";
 import { parseAnthropicResponse } from "./parse-response.js";

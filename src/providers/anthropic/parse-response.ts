@@ -6,8 +6,8 @@ import type {
   ResultContent,
 } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
-import { readRecords } from "../read-wire-values.js";
+import { classifyStreamErrorFrame } from "../shared/classify-upstream-error.js";
+import { readRecords } from "../shared/read-wire-values.js";
 import { PROVIDER_KIND } from "./convert-messages.js";
 import { mapStopReason } from "./map-stop-reason.js";
 import { mapUsage } from "./map-usage.js";

@@ -13,7 +13,7 @@ import {
 } from "../../../test/helpers/fake-anthropic-upstream.js";
 import type { CanonicalStreamPart } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import type { SseEvent } from "../sse-reader.js";
+import type { SseEvent } from "../shared/sse-reader.js";
 import type { AnthropicParseContext } from "./parse-response.js";
 import { parseAnthropicStream } from "./parse-stream.js";
 

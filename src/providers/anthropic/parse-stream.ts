@@ -32,10 +32,10 @@ import {
   createContentBlock,
   endContentBlock,
   startContentBlock,
-} from "../block-tracker.js";
-import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
-import { eachAsBatch, flattenBatches, parseEventBatches, readFrameObject } from "../part-batches.js";
-import type { SseEvent } from "../sse-reader.js";
+} from "../shared/block-tracker.js";
+import { classifyStreamErrorFrame } from "../shared/classify-upstream-error.js";
+import { eachAsBatch, flattenBatches, parseEventBatches, readFrameObject } from "../shared/part-batches.js";
+import type { SseEvent } from "../shared/sse-reader.js";
 import { mapStopReason } from "./map-stop-reason.js";
 import { mapUsage, mergeUsage } from "./map-usage.js";
 import { type AnthropicParseContext, createReasoningState } from "./parse-response.js";

@@ -26,7 +26,7 @@ import type {
   ServerToolSource,
   UrlCitation,
 } from "../../canonical/index.js";
-import { isRecord, readRecords } from "../read-wire-values.js";
+import { isRecord, readRecords } from "../shared/read-wire-values.js";
 import { PROVIDER_KIND } from "./convert-messages.js";
 
 /** What the parsers need to know about the tools the request sent natively. */

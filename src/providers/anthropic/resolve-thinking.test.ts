@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createTestCall, createTestModel } from "../../../test/helpers/adapter-inputs.js";
 import type { CanonicalMessage, CanonicalRequest } from "../../canonical/index.js";
-import type { ModelFeature } from "../../config/types.js";
+import type { ModelFeature } from "../../catalog/types.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { UpstreamCall } from "../provider-adapter.js";
 import { buildAnthropicRequest } from "./build-request.js";

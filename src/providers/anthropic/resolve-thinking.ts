@@ -22,8 +22,8 @@
  */
 import type { CanonicalMessage } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { isStateForUpstream } from "../is-state-for-upstream.js";
 import type { UpstreamCall } from "../provider-adapter.js";
+import { isStateForUpstream } from "../shared/is-state-for-upstream.js";
 import { PROVIDER_KIND } from "./convert-messages.js";
 import type { AnthropicThinkingConfig } from "./wire-types.js";
 

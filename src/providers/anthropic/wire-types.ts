@@ -61,7 +61,7 @@ export interface AnthropicToolResultBlock {
 }
 
 /** A block a Messages caller sent that the gateway passes on as it came (`tool_reference`). */
-export type AnthropicVerbatimBlock = Record<string, unknown>;
+export type AnthropicVerbatimBlock = Record<string, unknown> & { type: string };
 
 /** A block of a tool Anthropic ran itself, sent back as Anthropic gave it (`server_tool_use`, results). */
 export type AnthropicNativeToolBlock = Record<string, unknown> & { type: string };

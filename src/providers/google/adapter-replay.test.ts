@@ -15,9 +15,9 @@ import {
 } from "../../../test/helpers/fake-google-upstream.js";
 import { recordedPath } from "../../../test/helpers/fixture-paths.js";
 import type { CanonicalMessage, CanonicalResult, CanonicalStreamPart } from "../../canonical/index.js";
-import { foldStreamParts } from "../fold-stream-parts.js";
-import { createUpstreamHttpClient } from "../http-client.js";
 import type { UpstreamCall } from "../provider-adapter.js";
+import { foldStreamParts } from "../shared/fold-stream-parts.js";
+import { createUpstreamHttpClient } from "../shared/http-client.js";
 import { createGoogleAdapter } from "./adapter.js";
 import { buildGenerateContentBody } from "./build-request.js";
 

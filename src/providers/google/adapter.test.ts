@@ -10,9 +10,9 @@ import {
   startFakeGoogleUpstream,
 } from "../../../test/helpers/fake-google-upstream.js";
 import type { CanonicalRequest, CanonicalStreamPart } from "../../canonical/index.js";
-import type { ProviderConfig } from "../../config/types.js";
-import { createUpstreamHttpClient } from "../http-client.js";
+import type { ProviderConfig } from "../../catalog/types.js";
 import type { UpstreamCall } from "../provider-adapter.js";
+import { createUpstreamHttpClient } from "../shared/http-client.js";
 import { createGoogleAdapter } from "./adapter.js";
 
 const API_KEY = "AIzaSyFakeKeyForTests0123456789abcdefg";

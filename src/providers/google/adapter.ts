@@ -2,8 +2,9 @@
  * The `google` provider adapter: the Gemini API (`POST {baseUrl}/models/{model}:generateContent`
  * and `:streamGenerateContent?alt=sse`, baseUrl like https://generativelanguage.googleapis.com/v1beta).
  */
-import { createHttpAdapter, type HttpAdapterOptions } from "../create-http-adapter.js";
+
 import type { ProviderAdapter } from "../provider-adapter.js";
+import { createHttpAdapter, type HttpAdapterOptions } from "../shared/create-http-adapter.js";
 import { buildGenerateContentRequest } from "./build-request.js";
 import type { ChunkParserOptions } from "./create-chunk-parser.js";
 import { GOOGLE_PROVIDER_KIND } from "./google-provider-kind.js";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createTestCall } from "../../../test/helpers/adapter-inputs.js";
 import type { CanonicalRequest } from "../../canonical/index.js";
-import type { ProviderConfig } from "../../config/types.js";
+import type { ProviderConfig } from "../../catalog/types.js";
 import type { UpstreamCall } from "../provider-adapter.js";
 import { buildGenerateContentRequest, buildGenerateContentUrl } from "./build-request.js";
 

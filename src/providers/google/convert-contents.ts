@@ -20,7 +20,7 @@ import type {
   ToolResultPart,
 } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { isStateForUpstream } from "../is-state-for-upstream.js";
+import { isStateForUpstream } from "../shared/is-state-for-upstream.js";
 import { convertMediaPart } from "./convert-media.js";
 import { GOOGLE_PROVIDER_KIND } from "./google-provider-kind.js";
 import { isGemini3OrLater } from "./read-model-generation.js";
@@ -47,6 +47,8 @@ export function convertContents(
   const turns: GeminiContent[] = [];
   messages.forEach((message, messageIndex) => {
     const location = `messages[${messageIndex}]`;
+    // A turn of only blocks of another wire family (a Messages `search_result`) has nothing here.
+    if (message.role !== "tool" && message.content.length === 0) return;
     switch (message.role) {
       case "user":
         turns.push({

@@ -33,9 +33,9 @@ import type {
   OpaqueReasoningState,
 } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { createSequentialBlocks } from "../block-tracker.js";
-import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
-import { isRecord, readRecords } from "../read-wire-values.js";
+import { createSequentialBlocks } from "../shared/block-tracker.js";
+import { classifyStreamErrorFrame } from "../shared/classify-upstream-error.js";
+import { isRecord, readRecords } from "../shared/read-wire-values.js";
 import { createToolCallId } from "./create-tool-call-id.js";
 import { GOOGLE_PROVIDER_KIND } from "./google-provider-kind.js";
 import { mapFinishReason } from "./map-finish-reason.js";

@@ -3,7 +3,7 @@
  * format, so every extra, and the passthrough fields other than its own (build-request.ts).
  */
 import type { UpstreamCall } from "../provider-adapter.js";
-import { describeExtra, listDroppedPassthrough, listForeignExtras } from "../wire-extras.js";
+import { describeExtra, listDroppedPassthrough, listForeignExtras } from "../shared/wire-extras.js";
 import { PASSTHROUGH_FIELDS } from "./build-request.js";
 
 export function listGoogleDropped(call: UpstreamCall): string[] {

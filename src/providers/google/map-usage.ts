@@ -11,7 +11,7 @@
  * `candidatesTokenCount` when nothing was generated): missing counts are 0.
  */
 import { type CanonicalUsage, createEmptyUsage } from "../../canonical/index.js";
-import { readTokenCount } from "../read-wire-values.js";
+import { readTokenCount } from "../shared/read-wire-values.js";
 import type { GeminiUsageWire } from "./wire-types.js";
 
 export function mapUsage(usage: GeminiUsageWire | null | undefined): CanonicalUsage {

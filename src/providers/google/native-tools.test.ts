@@ -27,9 +27,9 @@ import type {
   NativeServerTool,
   ResultContent,
 } from "../../canonical/index.js";
-import { createUpstreamHttpClient } from "../http-client.js";
 import type { UpstreamCall } from "../provider-adapter.js";
-import { readSseEvents } from "../sse-reader.js";
+import { createUpstreamHttpClient } from "../shared/http-client.js";
+import { readSseEvents } from "../shared/sse-reader.js";
 import { createGoogleAdapter } from "./adapter.js";
 import { parseGenerateContentResponse } from "./parse-response.js";
 import { parseGenerateContentStream } from "./parse-stream.js";

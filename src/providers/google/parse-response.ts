@@ -1,8 +1,8 @@
 /** A non-streamed Gemini body → canonical parts or a CanonicalResult. */
 import type { CanonicalResult, CanonicalStreamPart } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { foldStreamParts } from "../fold-stream-parts.js";
-import { isRecord } from "../read-wire-values.js";
+import { foldStreamParts } from "../shared/fold-stream-parts.js";
+import { isRecord } from "../shared/read-wire-values.js";
 import { type ChunkParserOptions, createChunkParser } from "./create-chunk-parser.js";
 import type { GenerateContentResponseWire } from "./wire-types.js";
 

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CanonicalStreamPart } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { foldStreamParts } from "../fold-stream-parts.js";
-import type { SseEvent } from "../sse-reader.js";
+import { foldStreamParts } from "../shared/fold-stream-parts.js";
+import type { SseEvent } from "../shared/sse-reader.js";
 import { parseGenerateContentResponse } from "./parse-response.js";
 import { parseGenerateContentStream } from "./parse-stream.js";
 

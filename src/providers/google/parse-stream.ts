@@ -4,8 +4,8 @@
  * ends after the chunk carrying `finishReason`. The shared SSE reader handles the framing.
  */
 import type { CanonicalStreamPart } from "../../canonical/index.js";
-import { eachAsBatch, flattenBatches, parseEventBatches, readFrameObject } from "../part-batches.js";
-import type { SseEvent } from "../sse-reader.js";
+import { eachAsBatch, flattenBatches, parseEventBatches, readFrameObject } from "../shared/part-batches.js";
+import type { SseEvent } from "../shared/sse-reader.js";
 import { type ChunkParserOptions, createChunkParser } from "./create-chunk-parser.js";
 import type { GenerateContentResponseWire } from "./wire-types.js";
 

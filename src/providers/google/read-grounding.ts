@@ -21,7 +21,7 @@ import type {
   ServerToolSource,
   UrlCitation,
 } from "../../canonical/index.js";
-import { isRecord, readRecords } from "../read-wire-values.js";
+import { isRecord, readRecords } from "../shared/read-wire-values.js";
 import { createToolCallId } from "./create-tool-call-id.js";
 
 export interface GroundingCall {

@@ -15,7 +15,7 @@ import {
 } from "../../../test/helpers/fake-openai-upstream.js";
 import { recordedPath } from "../../../test/helpers/fixture-paths.js";
 import type { CanonicalStreamPart } from "../../canonical/index.js";
-import { createUpstreamHttpClient } from "../http-client.js";
+import { createUpstreamHttpClient } from "../shared/http-client.js";
 import { createOpenAiCompatibleAdapter } from "./adapter.js";
 
 const fixtureDir = recordedPath("openai", "chat");

@@ -12,10 +12,10 @@ import {
   startFakeOpenAiUpstream,
 } from "../../../test/helpers/fake-openai-upstream.js";
 import type { CanonicalStreamPart } from "../../canonical/index.js";
-import type { ProviderConfig } from "../../config/types.js";
+import type { ProviderConfig } from "../../catalog/types.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { createUpstreamHttpClient } from "../http-client.js";
 import type { UpstreamCall } from "../provider-adapter.js";
+import { createUpstreamHttpClient } from "../shared/http-client.js";
 import { createOpenAiCompatibleAdapter } from "./adapter.js";
 
 let upstream: FakeOpenAiUpstream;

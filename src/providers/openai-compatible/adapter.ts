@@ -3,8 +3,9 @@
  * serves every kind that speaks the format; what differs is data: the {@link ChatDialect} given to
  * {@link createChatCompletionsAdapter} and each provider's `quirks`.
  */
-import { createHttpAdapter, type HttpAdapterOptions } from "../create-http-adapter.js";
+
 import type { ProviderAdapter } from "../provider-adapter.js";
+import { createHttpAdapter, type HttpAdapterOptions } from "../shared/create-http-adapter.js";
 import { buildChatCompletionsRequest } from "./build-request.js";
 import { type ChatDialect, OPENAI_COMPATIBLE_DIALECT } from "./chat-dialect.js";
 import { listChatDropped } from "./list-dropped.js";

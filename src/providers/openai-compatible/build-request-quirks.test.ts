@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createTestCall } from "../../../test/helpers/adapter-inputs.js";
-import type { ProviderQuirks } from "../../config/types.js";
+import type { ProviderQuirks } from "../../catalog/types.js";
 import { buildChatCompletionsRequest } from "./build-request.js";
 
 function quirks(overrides: Partial<ProviderQuirks>): ProviderQuirks {

@@ -4,11 +4,11 @@
  * (excluded parameters, output-cap field name, tool-call id shape).
  */
 
-import { fitEndUserId } from "../fit-end-user-id.js";
-import { isPassthroughFrom } from "../is-passthrough-from.js";
 import type { UpstreamCall } from "../provider-adapter.js";
-import { resolveReasoningEffort } from "../resolve-reasoning-effort.js";
-import { extraToolsFor } from "../wire-extras.js";
+import { fitEndUserId } from "../shared/fit-end-user-id.js";
+import { readOpenAiPassthrough } from "../shared/openai-shared-fields.js";
+import { resolveReasoningEffort } from "../shared/resolve-reasoning-effort.js";
+import { extraToolsFor } from "../shared/wire-extras.js";
 import { buildUpstreamHeaders } from "./build-headers.js";
 import { type ChatDialect, OPENAI_COMPATIBLE_DIALECT } from "./chat-dialect.js";
 import { convertMessages } from "./convert-messages.js";
@@ -108,9 +108,9 @@ export function buildChatCompletionsBody(
   // OpenAI allows 64 characters; a longer identifier is hashed, never the reason for a refusal.
   setIfDefined(body, dialect.userField, request.user === undefined ? undefined : fitEndUserId(request.user));
 
-  // Unknown fields of a chat caller go upstream verbatim; another format's are
-  // meaningless to a Chat Completions host and would be rejected.
-  const passthrough = isPassthroughFrom(request, "chat_completions") ? request.passthrough : {};
+  // Unknown fields of a chat caller go upstream verbatim; another format's are meaningless to a
+  // Chat Completions host and would be rejected, except the fields both OpenAI formats share.
+  const passthrough = readOpenAiPassthrough(request, "chat_completions");
   for (const [key, value] of Object.entries(passthrough)) {
     if (!PROTECTED_FIELDS.has(key)) body[key] = value;
   }

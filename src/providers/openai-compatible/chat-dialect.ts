@@ -2,7 +2,7 @@
  * What distinguishes the Chat Completions hosts one adapter serves, as data. The adapter never
  * branches on a kind's name; it reads these fields (and the per-host `ProviderConfig.quirks`).
  */
-import type { ProviderKind } from "../../config/types.js";
+import type { ProviderKind } from "../../catalog/types.js";
 import type { UpstreamInputRules } from "../../metering/bound-input-tokens.js";
 import { OPENAI_INPUT_RULES, UNKNOWN_HOST_INPUT_RULES } from "./input-rules.js";
 

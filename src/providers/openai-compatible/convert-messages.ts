@@ -40,6 +40,8 @@ export function convertMessages(
   const systemMessage = convertSystem(system, options.systemRole);
   if (systemMessage !== undefined) result.push(systemMessage);
   for (const message of messages) {
+    // A turn of only blocks of another wire family (a Messages `search_result`) has nothing here.
+    if (message.role !== "tool" && message.content.length === 0) continue;
     switch (message.role) {
       case "user":
         result.push(convertUserMessage(message.content, message.name));

@@ -1,7 +1,10 @@
 import type { FunctionTool, ResponseFormat, ToolChoice } from "../../canonical/index.js";
 import type { ChatResponseFormat, ChatTool, ChatToolChoice } from "./wire-types.js";
 
-/** Canonical tools → Chat's nested `{type:"function", function:{…}}` shape (not Responses' flat one). */
+/**
+ * Canonical tools → Chat's nested `{type:"function", function:{…}}` shape (not Responses' flat one).
+ * Fields a Chat caller set on `function` that the gateway has no vocabulary for go back into it.
+ */
 export function convertTools(tools: FunctionTool[]): ChatTool[] {
   return tools.map((tool) => ({
     type: "function",
@@ -10,6 +13,7 @@ export function convertTools(tools: FunctionTool[]): ChatTool[] {
       ...(tool.description === undefined ? {} : { description: tool.description }),
       ...(tool.parameters === undefined ? {} : { parameters: tool.parameters }),
       ...(tool.strict === undefined ? {} : { strict: tool.strict }),
+      ...(tool.extraFields?.family === "chat_completions" ? tool.extraFields.fields : {}),
     },
   }));
 }

@@ -1,5 +1,5 @@
 import { type CanonicalUsage, createEmptyUsage } from "../../canonical/index.js";
-import { readTokenCount } from "../read-wire-values.js";
+import { readTokenCount } from "../shared/read-wire-values.js";
 import type { ChatUsageWire } from "./wire-types.js";
 
 /**

@@ -9,7 +9,7 @@ import {
   startFakeOpenAiUpstream,
 } from "../../../test/helpers/fake-openai-upstream.js";
 import type { CanonicalMessage } from "../../canonical/index.js";
-import { createUpstreamHttpClient } from "../http-client.js";
+import { createUpstreamHttpClient } from "../shared/http-client.js";
 import { createOpenAiCompatibleAdapter } from "./adapter.js";
 import { createOpenAiChatAdapter } from "./openai-chat-adapter.js";
 

@@ -11,7 +11,7 @@
  * logprobs are accepted again and are kept.
  */
 import type { ReasoningEffort, SamplingOptions } from "../../canonical/index.js";
-import type { CatalogModel } from "../../config/types.js";
+import type { CatalogModel } from "../../catalog/types.js";
 
 type SamplingField = keyof SamplingOptions;
 

@@ -1,8 +1,8 @@
 /** A non-streamed `chat.completion` body → CanonicalResult. */
 import type { CanonicalResult, ResultContent } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
-import { isRecord, readRecords } from "../read-wire-values.js";
+import { classifyStreamErrorFrame } from "../shared/classify-upstream-error.js";
+import { isRecord, readRecords } from "../shared/read-wire-values.js";
 import { mapFinishReason } from "./map-finish-reason.js";
 import { mapUsage } from "./map-usage.js";
 import { createToolCallId, normalizeArguments, readReasoningText } from "./read-message-fields.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CanonicalStreamPart } from "../../canonical/index.js";
-import type { SseEvent } from "../sse-reader.js";
+import type { SseEvent } from "../shared/sse-reader.js";
 import { readArgumentFragment } from "./accumulate-tool-calls.js";
 import { parseChatCompletionsStream } from "./parse-stream.js";
 

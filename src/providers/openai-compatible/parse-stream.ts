@@ -9,11 +9,11 @@
  */
 import type { CanonicalStreamPart, CanonicalUsage } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { createSequentialBlocks } from "../block-tracker.js";
-import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
-import { eachAsBatch, flattenBatches, parseEventBatches, readFrameObject } from "../part-batches.js";
-import { isRecord, readRecords } from "../read-wire-values.js";
-import type { SseEvent } from "../sse-reader.js";
+import { createSequentialBlocks } from "../shared/block-tracker.js";
+import { classifyStreamErrorFrame } from "../shared/classify-upstream-error.js";
+import { eachAsBatch, flattenBatches, parseEventBatches, readFrameObject } from "../shared/part-batches.js";
+import { isRecord, readRecords } from "../shared/read-wire-values.js";
+import type { SseEvent } from "../shared/sse-reader.js";
 import { createToolCallAccumulator } from "./accumulate-tool-calls.js";
 import { mapFinishReason } from "./map-finish-reason.js";
 import { mapUsage } from "./map-usage.js";

@@ -10,7 +10,7 @@
  * rewritten: the caller gets them exactly as the host sent them.
  */
 import { createHash } from "node:crypto";
-import type { ProviderQuirks } from "../../config/types.js";
+import type { ProviderQuirks } from "../../catalog/types.js";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const ALPHANUMERIC_9 = /^[A-Za-z0-9]{9}$/;

@@ -19,8 +19,8 @@ import {
 } from "../../../test/helpers/fake-openai-responses-upstream.js";
 import { recordedPath } from "../../../test/helpers/fixture-paths.js";
 import type { CanonicalStreamPart } from "../../canonical/index.js";
-import { classifyUpstreamError } from "../classify-upstream-error.js";
-import { createUpstreamHttpClient } from "../http-client.js";
+import { classifyUpstreamError } from "../shared/classify-upstream-error.js";
+import { createUpstreamHttpClient } from "../shared/http-client.js";
 import { createOpenAiResponsesAdapter } from "./adapter.js";
 
 const fixtureDir = recordedPath("openai", "responses");

@@ -20,11 +20,11 @@ import type {
   CanonicalStreamPart,
   ReasoningPart,
 } from "../../canonical/index.js";
-import type { ProviderConfig } from "../../config/types.js";
+import type { ProviderConfig } from "../../catalog/types.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { unwrapOpaqueState, wrapOpaqueState } from "../../ingress/opaque-state.js";
-import { createUpstreamHttpClient } from "../http-client.js";
 import type { UpstreamCall } from "../provider-adapter.js";
+import { createUpstreamHttpClient } from "../shared/http-client.js";
 import { createOpenAiResponsesAdapter } from "./adapter.js";
 
 let upstream: FakeOpenAiUpstream;

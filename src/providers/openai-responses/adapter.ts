@@ -3,9 +3,10 @@
  * called statelessly (`store: false`, full input every turn, reasoning carried as encrypted
  * content in the canonical reasoning parts' provider state).
  */
-import { createHttpAdapter, type HttpAdapterOptions } from "../create-http-adapter.js";
+
 import { OPENAI_INPUT_RULES } from "../openai-compatible/input-rules.js";
 import type { ProviderAdapter } from "../provider-adapter.js";
+import { createHttpAdapter, type HttpAdapterOptions } from "../shared/create-http-adapter.js";
 import { buildResponsesRequest } from "./build-request.js";
 import { listResponsesDropped } from "./list-dropped.js";
 import { parseResponsesResponse, type ResponsesParseContext } from "./parse-response.js";

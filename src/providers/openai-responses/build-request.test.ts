@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createTestCall } from "../../../test/helpers/adapter-inputs.js";
 import type { CanonicalRequest } from "../../canonical/index.js";
-import type { ProviderConfig } from "../../config/types.js";
+import type { ProviderConfig } from "../../catalog/types.js";
 import type { UpstreamCall } from "../provider-adapter.js";
 import { buildResponsesRequest } from "./build-request.js";
 
@@ -425,4 +425,49 @@ test("stop sequences cannot be expressed: invalid_request naming the field, not 
     param: "stop",
   });
   assert.doesNotThrow(() => bodyOf(responsesCall({ request: { stop: [] } })));
+});
+
+test("items a Responses caller sent of types the gateway does not know go back in their places; other families' blocks do not", () => {
+  const call = { type: "custom_tool_call", call_id: "call_1", name: "apply_patch", input: "patch" };
+  const output = { type: "custom_tool_call_output", call_id: "call_1", output: "Done" };
+  const body = bodyOf(
+    responsesCall({
+      request: {
+        messages: [
+          {
+            role: "user",
+            content: [{ type: "text", text: "Patch it" }],
+            extraBlocks: [
+              {
+                family: "anthropic_messages",
+                param: "messages[0].content[1]",
+                index: 1,
+                block: { type: "search_result" },
+              },
+            ],
+          },
+          {
+            role: "assistant",
+            content: [
+              { type: "text", text: "On it." },
+              { type: "tool-call", id: "call_2", name: "shell", arguments: "{}" },
+            ],
+            extraBlocks: [{ family: "responses", param: "input[2]", index: 1, block: call }],
+          },
+          {
+            role: "user",
+            content: [],
+            extraBlocks: [{ family: "responses", param: "input[4]", index: 0, block: output }],
+          },
+        ],
+      },
+    }),
+  );
+  assert.deepEqual(body.input, [
+    { type: "message", role: "user", content: [{ type: "input_text", text: "Patch it" }] },
+    { type: "message", role: "assistant", content: [{ type: "output_text", text: "On it." }] },
+    call,
+    { type: "function_call", call_id: "call_2", name: "shell", arguments: "{}" },
+    output,
+  ]);
 });

@@ -20,13 +20,13 @@
  */
 
 import { GatewayError } from "../../errors/gateway-error.js";
-import { fitEndUserId } from "../fit-end-user-id.js";
-import { isPassthroughFrom } from "../is-passthrough-from.js";
 import { buildUpstreamHeaders } from "../openai-compatible/build-headers.js";
 import { isReasoningModel, selectSupportedSampling } from "../openai-compatible/openai-reasoning-rules.js";
 import type { UpstreamCall } from "../provider-adapter.js";
-import { resolveReasoningEffort } from "../resolve-reasoning-effort.js";
-import { extraToolsFor } from "../wire-extras.js";
+import { fitEndUserId } from "../shared/fit-end-user-id.js";
+import { readOpenAiPassthrough } from "../shared/openai-shared-fields.js";
+import { resolveReasoningEffort } from "../shared/resolve-reasoning-effort.js";
+import { extraToolsFor } from "../shared/wire-extras.js";
 import { convertInput, convertInstructions } from "./convert-input.js";
 import { convertNativeTools, convertTextFormat, convertToolChoice, convertTools } from "./convert-tools.js";
 import { WEB_SEARCH_SOURCES_INCLUDE } from "./read-web-search-items.js";
@@ -107,7 +107,7 @@ export function buildResponsesBody(call: UpstreamCall, options: { stream: boolea
 
   // A caller's own request for encrypted reasoning (Codex always sends one) is dropped for a model
   // that does not reason: the API answers it with 400 "Encrypted content is not supported".
-  const passthrough = isPassthroughFrom(request, "responses") ? request.passthrough : {};
+  const passthrough = readOpenAiPassthrough(request, "responses");
   const include = readCallerInclude(passthrough.include).filter(
     (entry) => entry !== ENCRYPTED_REASONING_INCLUDE,
   );

@@ -6,7 +6,7 @@
  * the codes of openai-node's `ResponseError` vocabulary are given the error type they imply.
  */
 import type { GatewayError } from "../../errors/gateway-error.js";
-import { classifyStreamErrorFrame } from "../classify-upstream-error.js";
+import { classifyStreamErrorFrame } from "../shared/classify-upstream-error.js";
 import type { ResponsesErrorWire, ResponsesStreamEventWire } from "./wire-types.js";
 
 const TYPE_BY_CODE: Record<string, string> = {

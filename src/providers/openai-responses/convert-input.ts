@@ -12,7 +12,9 @@
  * - a web search OpenAI ran itself goes back as its own `web_search_call` item (this upstream's
  *   state only), so a reasoning item that preceded it still has its following item;
  * - tool results become `function_call_output` items: a string, or `input_text`/`input_image`
- *   parts when the result holds images.
+ *   parts when the result holds images;
+ * - items a Responses caller sent of types the gateway does not know (`custom_tool_call` and its
+ *   output, `compaction`) go back verbatim in their places.
  */
 import type {
   AssistantContentPart,
@@ -23,8 +25,9 @@ import type {
   TextPart,
   ToolResultPart,
   UserContentPart,
+  VerbatimBlock,
 } from "../../canonical/index.js";
-import { isStateForUpstream } from "../is-state-for-upstream.js";
+import { isStateForUpstream } from "../shared/is-state-for-upstream.js";
 import { RESPONSES_PROVIDER_KIND } from "./provider-kind.js";
 import type { ResponsesInputContent, ResponsesInputItem } from "./wire-types.js";
 
@@ -44,10 +47,16 @@ export function convertInput(messages: CanonicalMessage[], upstreamModel: string
       case "user": {
         const content = message.content.flatMap(convertUserPart);
         if (content.length > 0) items.push({ type: "message", role: "user", content });
+        for (const extra of ownExtras(message.extraBlocks)) items.push(extra.block);
         break;
       }
       case "assistant":
-        for (const item of convertAssistantTurn(message.content, upstreamModel)) items.push(item);
+        for (const item of convertAssistantTurn(
+          message.content,
+          upstreamModel,
+          ownExtras(message.extraBlocks),
+        ))
+          items.push(item);
         break;
       case "tool":
         for (const part of message.content) items.push(convertToolResult(part));
@@ -57,7 +66,20 @@ export function convertInput(messages: CanonicalMessage[], upstreamModel: string
   return items;
 }
 
-function convertAssistantTurn(content: AssistantContentPart[], upstreamModel: string): ResponsesInputItem[] {
+/**
+ * The items a Responses caller sent that the gateway has no vocabulary for (`custom_tool_call`),
+ * in index order; blocks of other wire families are left out (the drop report names them).
+ */
+function ownExtras(extras: readonly VerbatimBlock[] | undefined): VerbatimBlock[] {
+  if (extras === undefined) return [];
+  return extras.filter((extra) => extra.family === "responses").sort((a, b) => a.index - b.index);
+}
+
+function convertAssistantTurn(
+  content: AssistantContentPart[],
+  upstreamModel: string,
+  extras: readonly VerbatimBlock[],
+): ResponsesInputItem[] {
   const items: ResponsesInputItem[] = [];
   let text = "";
   const flushText = () => {
@@ -65,7 +87,16 @@ function convertAssistantTurn(content: AssistantContentPart[], upstreamModel: st
       items.push({ type: "message", role: "assistant", content: [{ type: "output_text", text }] });
     text = "";
   };
-  for (const part of content) {
+  // Verbatim items go where the caller sent them: before the part that followed them.
+  let nextExtra = 0;
+  const placeExtras = (partIndex: number) => {
+    while (nextExtra < extras.length && extras[nextExtra].index <= partIndex + nextExtra) {
+      flushText();
+      items.push(extras[nextExtra++].block);
+    }
+  };
+  for (const [partIndex, part] of content.entries()) {
+    placeExtras(partIndex);
     if (part.type === "text") {
       text += part.text;
       continue;
@@ -90,6 +121,7 @@ function convertAssistantTurn(content: AssistantContentPart[], upstreamModel: st
       encrypted_content: state.encryptedContent,
     });
   }
+  placeExtras(Number.POSITIVE_INFINITY);
   flushText();
   while (items.at(-1)?.type === "reasoning") items.pop();
   return items;

@@ -3,16 +3,17 @@
  * families, and the passthrough fields it does not take: another format's (meaningless to it) and
  * the ones build-request.ts keeps back.
  */
-import { isPassthroughFrom } from "../is-passthrough-from.js";
+
 import type { UpstreamCall } from "../provider-adapter.js";
-import { describeExtra, listDroppedPassthrough, listForeignExtras } from "../wire-extras.js";
+import { readOpenAiPassthrough } from "../shared/openai-shared-fields.js";
+import { describeExtra, listDroppedPassthrough, listForeignExtras } from "../shared/wire-extras.js";
 import { NOT_FORWARDED } from "./build-request.js";
 
 export function listResponsesDropped(call: UpstreamCall): string[] {
   const { request } = call;
-  const sameFormat = isPassthroughFrom(request, "responses");
+  const taken = readOpenAiPassthrough(request, "responses");
   return [
     ...listForeignExtras(request, "responses").map(describeExtra),
-    ...listDroppedPassthrough(request, (key) => sameFormat && !NOT_FORWARDED.has(key)),
+    ...listDroppedPassthrough(request, (key) => key in taken && !NOT_FORWARDED.has(key)),
   ];
 }

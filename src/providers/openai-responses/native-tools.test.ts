@@ -28,8 +28,8 @@ import type {
   NativeServerTool,
   ResultContent,
 } from "../../canonical/index.js";
-import { createUpstreamHttpClient } from "../http-client.js";
 import type { UpstreamCall } from "../provider-adapter.js";
+import { createUpstreamHttpClient } from "../shared/http-client.js";
 import { createOpenAiResponsesAdapter } from "./adapter.js";
 import { createResponsesStreamParser } from "./parse-stream.js";
 

@@ -9,7 +9,7 @@ import {
   type ResponseSpec,
 } from "../../../test/helpers/fake-openai-responses-upstream.js";
 import type { CanonicalResult, CanonicalStreamPart } from "../../canonical/index.js";
-import type { SseEvent } from "../sse-reader.js";
+import type { SseEvent } from "../shared/sse-reader.js";
 import { parseResponsesResponse } from "./parse-response.js";
 import { parseResponsesStream } from "./parse-stream.js";
 

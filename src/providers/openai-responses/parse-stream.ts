@@ -28,15 +28,15 @@
  */
 import type { CanonicalStreamPart, CanonicalUsage } from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import { normalizeArguments } from "../openai-compatible/read-message-fields.js";
 import {
   appendToContentBlock,
   type ContentBlock,
   createContentBlock,
   endContentBlock,
-} from "../block-tracker.js";
-import { normalizeArguments } from "../openai-compatible/read-message-fields.js";
-import { eachAsBatch, flattenBatches, parseEventBatches, readFrameObject } from "../part-batches.js";
-import type { SseEvent } from "../sse-reader.js";
+} from "../shared/block-tracker.js";
+import { eachAsBatch, flattenBatches, parseEventBatches, readFrameObject } from "../shared/part-batches.js";
+import type { SseEvent } from "../shared/sse-reader.js";
 import { classifyErrorEvent, classifyResponseError } from "./classify-response-error.js";
 import { mapResponsesFinishReason, readRawFinishReason } from "./map-finish-reason.js";
 import { mapResponsesUsage } from "./map-usage.js";

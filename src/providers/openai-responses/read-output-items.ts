@@ -4,7 +4,7 @@
  */
 import type { OpaqueReasoningState } from "../../canonical/index.js";
 import { createToolCallId, normalizeArguments } from "../openai-compatible/read-message-fields.js";
-import { readRecords } from "../read-wire-values.js";
+import { readRecords } from "../shared/read-wire-values.js";
 import { RESPONSES_PROVIDER_KIND } from "./provider-kind.js";
 import type { ResponsesContentWire, ResponsesOutputItemWire } from "./wire-types.js";
 

@@ -21,7 +21,7 @@ import type {
   ServerToolResult,
   UrlCitation,
 } from "../../canonical/index.js";
-import { isRecord, readRecords } from "../read-wire-values.js";
+import { isRecord, readRecords } from "../shared/read-wire-values.js";
 import { RESPONSES_PROVIDER_KIND } from "./provider-kind.js";
 import type { ResponsesContentWire, ResponsesOutputItemWire } from "./wire-types.js";
 

@@ -9,7 +9,7 @@
  * the item that followed it, which is the order the next turn must replay them in.
  */
 import type { CanonicalStreamPart } from "../../canonical/index.js";
-import { HeldParts } from "../held-parts.js";
+import { HeldParts } from "../shared/held-parts.js";
 
 export interface OutputSequencer {
   /** Parts of the item at `outputIndex`: emitted now if it is the live item, else held. */

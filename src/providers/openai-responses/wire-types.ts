@@ -26,6 +26,8 @@ export type ResponsesInputItem =
       encrypted_content: string;
     }
   | { type: "function_call"; call_id: string; name: string; arguments: string }
+  /** An item a Responses caller sent that the gateway passes on as it came (`custom_tool_call`). */
+  | (Record<string, unknown> & { type: string })
   /** A hosted web search's item, sent back as the response gave it (see convert-input.ts). */
   | { type: "web_search_call"; id: string; status: string; action?: unknown }
   | {

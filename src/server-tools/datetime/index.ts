@@ -1,5 +1,6 @@
 /** Public surface of the datetime server tool. */
-export { type DatetimeConfigFile, datetimeConfigSchema } from "./datetime-config.js";
+export { type DatetimeConfigFile, datetimeConfigSchema } from "../../config/server-tools/datetime-config.js";
+export { resolveTimeZone } from "../../config/server-tools/time-zones.js";
 export { DATETIME_TOOL_DEFINITION, DATETIME_TOOL_NAME } from "./datetime-tool-definition.js";
 export {
   type DatetimeContext,
@@ -8,4 +9,3 @@ export {
   runDatetimeTool,
   type ZonedTimeView,
 } from "./run-datetime-tool.js";
-export { resolveTimeZone } from "./time-zones.js";

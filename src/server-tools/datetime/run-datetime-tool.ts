@@ -12,7 +12,7 @@ import {
   resolveWallClock,
   toEpochMsAsUtc,
   type WallClock,
-} from "./time-zones.js";
+} from "../../config/server-tools/time-zones.js";
 
 export interface DatetimeContext {
   /** The clock; tests pass a fixed instant. */

@@ -5,8 +5,8 @@
  * of thousands of tokens the model cannot use.
  */
 import type { FunctionTool } from "../../canonical/request.js";
-import { IMAGE_SIZES } from "./image-config.js";
-import type { ImageGenerationOutcome, ImageRequest } from "./image-generation.js";
+import { IMAGE_SIZES } from "../../config/server-tools/image-config.js";
+import type { ImageGenerationOutcome, ImageRequest } from "../../providers/images/image-generation.js";
 
 export const IMAGE_TOOL_NAME = "generate_image";
 

@@ -1,5 +1,5 @@
 /** The `image` tool's public surface. */
-export { createImageGenerator, type ImageGenerator } from "./create-image-generator.js";
+
 export {
   DEFAULT_IMAGE_BASE_URLS,
   IMAGE_PROVIDER_KINDS,
@@ -16,14 +16,15 @@ export {
   isImageProviderUsable,
   priceImage,
   resolveImageToolSettings,
-} from "./image-config.js";
+} from "../../config/server-tools/image-config.js";
+export { createImageGenerator, type ImageGenerator } from "../../providers/images/create-image-generator.js";
 export type {
   GeneratedImage,
   ImageFailure,
   ImageFailureReason,
   ImageGenerationOutcome,
   ImageRequest,
-} from "./image-generation.js";
+} from "../../providers/images/image-generation.js";
 export {
   describeImageOutcomeForModel,
   IMAGE_TOOL_DEFINITION,

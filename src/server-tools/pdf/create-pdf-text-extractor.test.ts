@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { buildHeavyTestPdf, buildTestPdf, buildTextPages } from "../../../test/helpers/build-test-pdf.js";
+import { pdfToolConfigSchema, resolvePdfToolSettings } from "../../config/server-tools/pdf-config.js";
 import { createPdfTextExtractor, type PdfTextExtractor } from "./create-pdf-text-extractor.js";
-import { pdfToolConfigSchema, resolvePdfToolSettings } from "./pdf-config.js";
 import type { PdfExtraction } from "./pdf-extraction.js";
 import { createPdfWorkerPool } from "./pdf-worker-pool.js";
 

@@ -11,10 +11,10 @@
  * not, so the same request costs the same on whichever instance serves it.
  */
 import { createHash } from "node:crypto";
+import type { PdfToolSettings } from "../../config/server-tools/pdf-config.js";
 import { countPdfPages } from "../../metering/count-pdf-pages.js";
 import type { PdfPagesOutcome } from "./extract-pdf-pages.js";
 import { cleanFilename, formatPdfDocument } from "./format-pdf-document.js";
-import type { PdfToolSettings } from "./pdf-config.js";
 import type { PdfExtraction, PdfFailure } from "./pdf-extraction.js";
 import { createPdfTextCache } from "./pdf-text-cache.js";
 import { createPdfWorkerPool, type PdfPoolOutcome, type PdfWorkerPool } from "./pdf-worker-pool.js";

@@ -2,14 +2,7 @@
  * The `pdf` tool's public surface. PDF.js (unpdf) is loaded only inside the worker threads, so
  * importing this module keeps it off the request thread.
  */
-export {
-  createPdfTextExtractor,
-  type PdfExtractOptions,
-  type PdfExtractorStats,
-  type PdfInput,
-  type PdfTextExtractor,
-} from "./create-pdf-text-extractor.js";
-export { DEFAULT_PDF_FILENAME, formatPdfDocument, maxFormattedPdfBytes } from "./format-pdf-document.js";
+
 export {
   PDF_ENGINES,
   PDF_TOOL_DEFAULTS,
@@ -18,7 +11,15 @@ export {
   type PdfToolSettings,
   pdfToolConfigSchema,
   resolvePdfToolSettings,
-} from "./pdf-config.js";
+} from "../../config/server-tools/pdf-config.js";
+export {
+  createPdfTextExtractor,
+  type PdfExtractOptions,
+  type PdfExtractorStats,
+  type PdfInput,
+  type PdfTextExtractor,
+} from "./create-pdf-text-extractor.js";
+export { DEFAULT_PDF_FILENAME, formatPdfDocument, maxFormattedPdfBytes } from "./format-pdf-document.js";
 export type { PdfExtraction, PdfFailure, PdfFailureReason, PdfText } from "./pdf-extraction.js";
 export { type DecodedPdf, decodePdfBase64, hasPdfHeader } from "./read-pdf-bytes.js";
 export {

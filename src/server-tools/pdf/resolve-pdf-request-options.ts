@@ -7,8 +7,9 @@
  * `pdf-text` spelling), `max_pages` and `max_file_bytes` (each may lower the configured cap, never
  * raise it). Other fields are left to other readers.
  */
+
+import { PDF_ENGINES, type PdfEngine, type PdfToolSettings } from "../../config/server-tools/pdf-config.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { PDF_ENGINES, type PdfEngine, type PdfToolSettings } from "./pdf-config.js";
 import type { PdfFailure } from "./pdf-extraction.js";
 
 export interface PdfRequestOptions {

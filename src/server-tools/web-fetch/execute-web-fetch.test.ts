@@ -11,10 +11,13 @@ import {
   PUBLIC_TEST_IPV4,
   startCanary,
 } from "../../../test/helpers/fetch-tripwire.js";
+import {
+  defaultWebFetchSettings,
+  type WebFetchSettings,
+} from "../../config/server-tools/web-fetch-config.js";
 import { executeWebFetch, type WebFetchResult, type WebFetchSuccess } from "./execute-web-fetch.js";
 import { formatWebFetchResultForModel } from "./format-web-fetch-result.js";
 import { createHtmlConverter, type HtmlConverter } from "./html-conversion-pool.js";
-import { defaultWebFetchSettings, type WebFetchSettings } from "./web-fetch-config.js";
 
 const ARTICLE = readFileSync(new URL("./testdata/article-page.html", import.meta.url));
 

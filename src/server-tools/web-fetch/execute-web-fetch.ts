@@ -5,13 +5,14 @@
  * its body is downloaded. The text is capped at the call's token budget. Every page problem is a
  * {@link WebFetchFailure}; only the caller's abort rejects (with `signal.reason`).
  */
+
+import type { WebFetchSettings } from "../../config/server-tools/web-fetch-config.js";
 import { type ContentKind, type ContentType, classifyMediaType, sniffContentKind } from "./content-type.js";
 import { decodeText } from "./decode-text.js";
 import { type FetchFailureReason, timeoutMessage } from "./fetch-failure.js";
 import { type FetchNetwork, fetchSafely } from "./fetch-safely.js";
 import { getSharedHtmlConverter, type HtmlConversion, type HtmlConverter } from "./html-conversion-pool.js";
 import { truncateToTokenBudget } from "./truncate-to-token-budget.js";
-import type { WebFetchSettings } from "./web-fetch-config.js";
 
 export interface WebFetchInput {
   url: string;

@@ -17,6 +17,7 @@ import {
   type TripwireNetwork,
   type TripwireOptions,
 } from "../../../test/helpers/fetch-tripwire.js";
+import { defaultWebFetchSettings } from "../../config/server-tools/web-fetch-config.js";
 import {
   FETCH_USER_AGENT,
   fetchSafely,
@@ -24,7 +25,6 @@ import {
   type SafeFetchSettings,
 } from "./fetch-safely.js";
 import { createPinnedConnector } from "./pinned-connector.js";
-import { defaultWebFetchSettings } from "./web-fetch-config.js";
 
 let canary: Canary;
 let otherCanary: Canary;

@@ -15,6 +15,7 @@
  */
 import type { Readable } from "node:stream";
 import { Agent, type Dispatcher } from "undici";
+import type { WebFetchSettings } from "../../config/server-tools/web-fetch-config.js";
 import { checkFetchUrl, refusedAddressMessage, type UrlPolicy } from "./check-fetch-url.js";
 import { type ContentType, parseContentType } from "./content-type.js";
 import { type FetchFailure, fetchFailure, timeoutMessage } from "./fetch-failure.js";
@@ -26,7 +27,6 @@ import {
 } from "./pinned-connector.js";
 import { discardBody, readCappedBody } from "./read-capped-body.js";
 import { HostResolutionError, type HostResolver, resolveHostAddresses } from "./resolve-host.js";
-import type { WebFetchSettings } from "./web-fetch-config.js";
 
 /** Sent with every fetch, and nothing else of ours or the caller's. */
 export const FETCH_USER_AGENT = "hi-gateway-fetch/1.0 (server tool)";

@@ -20,7 +20,10 @@
  * process alive.
  */
 import { Worker } from "node:worker_threads";
-import { defaultHtmlConversionSettings, type HtmlConversionSettings } from "./html-conversion-config.js";
+import {
+  defaultHtmlConversionSettings,
+  type HtmlConversionSettings,
+} from "../../config/server-tools/html-conversion-config.js";
 import type { ConversionReply, ConversionRequest } from "./html-conversion-worker.js";
 import type { PageMarkdown } from "./html-to-markdown.js";
 

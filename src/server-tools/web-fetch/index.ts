@@ -3,6 +3,25 @@
  * fetched URLs such as PDF `file_url`s) and the web_fetch tool built on it. docs/server-tools.md
  * states every rule, cap and default.
  */
+
+export {
+  defaultHtmlConversionSettings,
+  HTML_CONVERSION_DEFAULTS,
+  type HtmlConversionConfigFile,
+  type HtmlConversionSettings,
+  htmlConversionConfigSchema,
+} from "../../config/server-tools/html-conversion-config.js";
+export {
+  defaultWebFetchSettings,
+  toWebFetchSettings,
+  UNSAFE_LOOPBACK_WARNING,
+  type WarningSink,
+  WEB_FETCH_DEFAULTS,
+  type WebFetchConfigFile,
+  type WebFetchSettings,
+  warnIfWebFetchUnsafe,
+  webFetchConfigSchema,
+} from "../../config/server-tools/web-fetch-config.js";
 export { type AddressVerdict, checkAddress, checkHostName } from "./address-policy.js";
 export { checkFetchUrl, MAX_URL_LENGTH } from "./check-fetch-url.js";
 export { type ContentKind, type ContentType, classifyMediaType } from "./content-type.js";
@@ -27,13 +46,6 @@ export {
 } from "./fetch-safely.js";
 export { formatWebFetchResultForModel } from "./format-web-fetch-result.js";
 export {
-  defaultHtmlConversionSettings,
-  HTML_CONVERSION_DEFAULTS,
-  type HtmlConversionConfigFile,
-  type HtmlConversionSettings,
-  htmlConversionConfigSchema,
-} from "./html-conversion-config.js";
-export {
   createHtmlConverter,
   getSharedHtmlConverter,
   type HtmlConversion,
@@ -54,17 +66,6 @@ export {
   contentByteBudget,
   truncateToTokenBudget,
 } from "./truncate-to-token-budget.js";
-export {
-  defaultWebFetchSettings,
-  toWebFetchSettings,
-  UNSAFE_LOOPBACK_WARNING,
-  type WarningSink,
-  WEB_FETCH_DEFAULTS,
-  type WebFetchConfigFile,
-  type WebFetchSettings,
-  warnIfWebFetchUnsafe,
-  webFetchConfigSchema,
-} from "./web-fetch-config.js";
 export {
   readWebFetchArguments,
   WEB_FETCH_TOOL_DEFINITION,

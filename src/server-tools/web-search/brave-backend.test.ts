@@ -7,8 +7,8 @@ import {
   searchReply,
   startFakeSearchBackend,
 } from "../../../test/helpers/fake-search-backend.js";
+import { webSearchConfigSchema } from "../../config/server-tools/web-search-config.js";
 import { createWebSearchBackends, type WebSearchBackends } from "./create-web-search-backends.js";
-import { webSearchConfigSchema } from "./web-search-config.js";
 
 const NOW = new Date("2026-03-10T12:00:00Z");
 let fake: FakeSearchBackend;

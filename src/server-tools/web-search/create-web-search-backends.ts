@@ -6,13 +6,16 @@
  * activates web_search.
  */
 import { Agent, type Dispatcher } from "undici";
+import type {
+  SearchBackendConfigFile,
+  WebSearchConfigFile,
+} from "../../config/server-tools/web-search-config.js";
 import { tryParseUsdToMicroUsd } from "../../metering/money.js";
 import { createBraveBackend } from "./brave-backend.js";
 import type { SearchBackendDependencies, SearchBackendSettings } from "./create-search-backend.js";
 import type { SearchBackend } from "./search-types.js";
 import { createSearxngBackend } from "./searxng-backend.js";
 import { createTavilyBackend } from "./tavily-backend.js";
-import type { SearchBackendConfigFile, WebSearchConfigFile } from "./web-search-config.js";
 
 export interface WebSearchBackends {
   /** Every configured backend by id, in file order. */

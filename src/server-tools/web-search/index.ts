@@ -1,6 +1,10 @@
 /** Public surface of the web_search server tool (what the tool loop and the config loader use). */
 
 export {
+  type WebSearchConfigFile,
+  webSearchConfigSchema,
+} from "../../config/server-tools/web-search-config.js";
+export {
   type CreateWebSearchBackendsOptions,
   createWebSearchBackends,
   type WebSearchBackends,
@@ -15,7 +19,6 @@ export {
   type WebSearchActivationOptions,
 } from "./resolve-web-search-activation.js";
 export type * from "./search-types.js";
-export { type WebSearchConfigFile, webSearchConfigSchema } from "./web-search-config.js";
 export {
   createWebSearchToolDefinition,
   type ParseWebSearchToolInputResult,

@@ -12,7 +12,7 @@
  * - `max_results` (OpenRouter): the result count when the model names none.
  * Any other key is returned in `ignored`, for the caller to reject or pass over as it decides.
  */
-import { resolveTimeZone } from "../datetime/time-zones.js";
+import { resolveTimeZone } from "../../config/server-tools/time-zones.js";
 import { isUrlUnderDomain } from "./domain-filter.js";
 import type { SearchContextSize, SearchQuery, SearchUserLocation } from "./search-types.js";
 import { readDomainList, type WebSearchToolInput } from "./web-search-tool-definition.js";

@@ -11,9 +11,9 @@ import {
   searchReply,
   startFakeSearchBackend,
 } from "../../../test/helpers/fake-search-backend.js";
+import { webSearchConfigSchema } from "../../config/server-tools/web-search-config.js";
 import { createWebSearchBackends, type WebSearchBackends } from "./create-web-search-backends.js";
 import type { SearchBackend, SearchFailure, SearchOutcome } from "./search-types.js";
-import { webSearchConfigSchema } from "./web-search-config.js";
 
 const TIMEOUT_MS = 300;
 const MAX_BYTES = 4096;

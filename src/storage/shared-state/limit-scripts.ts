@@ -32,6 +32,9 @@ end
  * ARGV: request id, key id, amount, rpm (0 = none), rate window ms, day start, day end, month start,
  * month end, daily limit, monthly limit, total limit ('' = none), check balance (1/0), lease ttl ms,
  * seed marker ttl ms, spend max age ms, balance max age ms, total idle ttl ms, the caller's epoch.
+ * With an admission record (AdmissionRecord in limits/limit-counters.ts): KEYS go on with its key
+ * and its indexes, ARGV with its value before and after the admission time, its ttl ms and its
+ * member; admitted, it is stored too and the reply's third element is 1.
  */
 export const RESERVE_SCRIPT: LuaScript = {
   name: "limits-reserve",
@@ -149,6 +152,12 @@ if amount ~= '0' then
   redis.call('HINCRBY', KEYS[4], '*', amount)
 end
 if wanted[3] then redis.call('PEXPIRE', KEYS[9], ARGV[18]) end
+if ARGV[20] then
+  local at = string.format('%d', now)
+  redis.call('SET', KEYS[11], ARGV[20] .. at .. ARGV[21], 'PX', ARGV[22])
+  for i = 12, #KEYS do redis.call('ZADD', KEYS[i], now, ARGV[23]) end
+  return {'ok', now, 1}
+end
 return {'ok', now}
 `,
 };

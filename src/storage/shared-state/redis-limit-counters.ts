@@ -53,41 +53,44 @@ export function createRedisLimitCounters(
     mode: "redis",
 
     async reserve(input) {
-      const { windows, limits } = input;
-      const reply = (await runner.run(
-        RESERVE_SCRIPT,
-        [
-          LIMIT_KEYS.rate(input.keyId),
-          LIMIT_KEYS.leases(input.workspaceId),
-          LIMIT_KEYS.deadlines(input.workspaceId),
-          LIMIT_KEYS.reserved(input.workspaceId),
-          LIMIT_KEYS.stale(input.workspaceId),
-          LIMIT_KEYS.balance(input.workspaceId),
-          ...spendKeys(input.keyId, windows),
-          LIMIT_KEYS.epoch(),
-        ],
-        [
-          input.requestId,
-          input.keyId,
-          String(input.amountMicroUsd),
-          String(input.requestsPerMinute ?? 0),
-          String(timings.rateWindowMs),
-          String(windows.daily.startMs),
-          String(windows.daily.endMs),
-          String(windows.monthly.startMs),
-          String(windows.monthly.endMs),
-          money(limits.daily),
-          money(limits.monthly),
-          money(limits.total),
-          input.checkBalance ? "1" : "0",
-          String(input.leaseTtlMs),
-          String(timings.seedMarkerTtlMs),
-          String(timings.spendMaxAgeMs),
-          String(timings.balanceMaxAgeMs),
-          String(timings.totalIdleTtlMs),
-          input.epoch,
-        ],
-      )) as ScriptReply[];
+      const { windows, limits, record } = input;
+      const keys = [
+        LIMIT_KEYS.rate(input.keyId),
+        LIMIT_KEYS.leases(input.workspaceId),
+        LIMIT_KEYS.deadlines(input.workspaceId),
+        LIMIT_KEYS.reserved(input.workspaceId),
+        LIMIT_KEYS.stale(input.workspaceId),
+        LIMIT_KEYS.balance(input.workspaceId),
+        ...spendKeys(input.keyId, windows),
+        LIMIT_KEYS.epoch(),
+      ];
+      const args = [
+        input.requestId,
+        input.keyId,
+        String(input.amountMicroUsd),
+        String(input.requestsPerMinute ?? 0),
+        String(timings.rateWindowMs),
+        String(windows.daily.startMs),
+        String(windows.daily.endMs),
+        String(windows.monthly.startMs),
+        String(windows.monthly.endMs),
+        money(limits.daily),
+        money(limits.monthly),
+        money(limits.total),
+        input.checkBalance ? "1" : "0",
+        String(input.leaseTtlMs),
+        String(timings.seedMarkerTtlMs),
+        String(timings.spendMaxAgeMs),
+        String(timings.balanceMaxAgeMs),
+        String(timings.totalIdleTtlMs),
+        input.epoch,
+      ];
+      if (record !== undefined) {
+        keys.push(record.key, ...record.indexes);
+        args.push(record.valueBefore, record.valueAfter, String(record.ttlMs), record.member);
+      }
+      // Admission: the request waits for it, so it never queues behind background scripts.
+      const reply = (await runner.run(RESERVE_SCRIPT, keys, args, "request")) as ScriptReply[];
       return readReserveReply(reply);
     },
 
@@ -113,6 +116,8 @@ export function createRedisLimitCounters(
           ...spendKeys(input.keyId, input.windows),
         ],
         args,
+        // Part of an admission (the counters it needs were missing).
+        "request",
       );
       return readNumber(reply, "seed reply") === 1;
     },
@@ -195,7 +200,7 @@ export function createRedisLimitCounters(
 function readReserveReply(reply: ScriptReply[]): ReserveReply {
   switch (reply[0]) {
     case "ok":
-      return { kind: "ok", nowMs: readNumber(reply[1], "time") };
+      return { kind: "ok", nowMs: readNumber(reply[1], "time"), recordStored: reply[2] === 1 };
     case "clock":
       return { kind: "clock", nowMs: readNumber(reply[1], "time") };
     case "rate":

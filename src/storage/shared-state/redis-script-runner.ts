@@ -1,7 +1,13 @@
 /**
  * Runs Lua scripts on Redis for the spend and rate limits (src/limits): each script is one atomic
- * step shared by every gateway instance. A connection of its own, so a burst of limit checks never
+ * step shared by every gateway instance. Connections of its own, so a burst of limit checks never
  * queues behind pub/sub, and it is the only thing src/limits gets from Redis: no other command.
+ *
+ * Two lanes, one connection each. `request`: what a request waits for before its upstream call
+ * (admission), written at once. `background` (the default): settlements, lease refreshes, epoch
+ * checks, auto-pipelined so that those of one event-loop turn leave in one write. Apart because an
+ * auto-pipelined connection holds new commands until the pipeline in flight has its answer: an
+ * admission behind a settlement would wait for that round trip too.
  *
  * Every call has a deadline and nothing queues while Redis is down (callers fail fast and decide).
  * Unlike SharedState, an unreachable Redis does not stop the gateway from starting: the connection
@@ -20,12 +26,20 @@ export interface LuaScript {
 
 export type ScriptReply = string | number | null | ScriptReply[];
 
+/** `request`: a request waits for it before its upstream call; `background`: nobody waits. */
+export type ScriptLane = "request" | "background";
+
 export interface ScriptRunner {
   /**
    * EVALSHA, loading the script on NOSCRIPT (Redis restarted or flushed its cache). `keys` get the
    * runner's prefix; arguments are passed as given.
    */
-  run(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<ScriptReply>;
+  run(
+    script: LuaScript,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+    lane?: ScriptLane,
+  ): Promise<ScriptReply>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -47,18 +61,23 @@ export async function openRedisScriptRunner(options: RedisScriptRunnerOptions): 
   const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const onError = options.onError ?? (() => {});
-  const redis = new Redis(options.redisUrl, {
-    lazyConnect: true,
-    connectTimeout: connectTimeoutMs,
-    commandTimeout: commandTimeoutMs,
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-    // Scripts issued in the same event-loop turn (concurrent admissions and settlements) leave in
-    // one write: fewer syscalls per request under load, no delay when idle.
-    enableAutoPipelining: true,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-  });
-  redis.on("error", onError);
+  const connect = (enableAutoPipelining: boolean) => {
+    const client = new Redis(options.redisUrl, {
+      lazyConnect: true,
+      connectTimeout: connectTimeoutMs,
+      commandTimeout: commandTimeoutMs,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      enableAutoPipelining,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    });
+    client.on("error", onError);
+    return client;
+  };
+  // Settlements and refreshes issued in the same event-loop turn leave in one write: fewer
+  // syscalls per request under load, no delay when idle.
+  const redis = connect(true);
+  const urgent = connect(false);
   const hashes = new Map<string, string>();
   const hashOf = (script: LuaScript) => {
     let sha = hashes.get(script.source);
@@ -70,19 +89,20 @@ export async function openRedisScriptRunner(options: RedisScriptRunnerOptions): 
   };
 
   try {
-    await withDeadline(redis.connect(), connectTimeoutMs, "Redis connect");
+    await withDeadline(Promise.all([redis.connect(), urgent.connect()]), connectTimeoutMs, "Redis connect");
   } catch (error) {
     // Not fatal: the retry strategy keeps reconnecting; limit checks fail (and say so) meanwhile.
     onError(new Error(`Redis not reachable at ${redactUrl(options.redisUrl)}: ${(error as Error).message}`));
   }
 
   return {
-    async run(script, keys, args) {
+    async run(script, keys, args, lane = "background") {
       const prefixed = keys.map((key) => prefix + key);
       const what = `Redis script ${script.name}`;
+      const client = lane === "request" ? urgent : redis;
       try {
         return (await withDeadline(
-          redis.evalsha(hashOf(script), prefixed.length, ...prefixed, ...args),
+          client.evalsha(hashOf(script), prefixed.length, ...prefixed, ...args),
           commandTimeoutMs,
           what,
         )) as ScriptReply;
@@ -90,7 +110,7 @@ export async function openRedisScriptRunner(options: RedisScriptRunnerOptions): 
         if (!String((error as Error).message).startsWith("NOSCRIPT")) throw error;
         // EVAL runs it and caches it under the same SHA for the next EVALSHA.
         return (await withDeadline(
-          redis.eval(script.source, prefixed.length, ...prefixed, ...args),
+          client.eval(script.source, prefixed.length, ...prefixed, ...args),
           commandTimeoutMs,
           what,
         )) as ScriptReply;
@@ -100,11 +120,15 @@ export async function openRedisScriptRunner(options: RedisScriptRunnerOptions): 
       await withDeadline(redis.ping(), commandTimeoutMs, "Redis PING");
     },
     async close() {
-      try {
-        await withDeadline(redis.quit(), commandTimeoutMs, "Redis QUIT");
-      } catch {
-        redis.disconnect();
-      }
+      await Promise.all(
+        [redis, urgent].map(async (client) => {
+          try {
+            await withDeadline(client.quit(), commandTimeoutMs, "Redis QUIT");
+          } catch {
+            client.disconnect();
+          }
+        }),
+      );
     },
   };
 }

@@ -77,7 +77,7 @@ test("a stream that finishes before its in-progress row was written writes only 
     record("req_b"),
   );
   await second;
-  assert.equal((await repository.get("req_b", workspace.id))?.status, "in_progress", "visible until written");
+  assert.equal((await repository.get("req_b", workspace.id))?.status, "ok", "visible, final, until written");
   openStarts();
   openFinishes();
   await Promise.all([first, finished]);

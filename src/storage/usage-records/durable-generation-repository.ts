@@ -227,6 +227,8 @@ export function createDurableGenerationRepository(
 
   return {
     start: (record) => inner.start(record),
+    // Known down: a record is parked (written and synced) before its answer ends, as it always was.
+    answerWaitsForRecord: () => !databaseReachable,
     get: (id, workspaceId) => inner.get(id, workspaceId),
     listInProgress: (admittedBefore, limit) => inner.listInProgress(admittedBefore, limit),
 

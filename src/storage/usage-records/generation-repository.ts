@@ -48,6 +48,8 @@ export interface GenerationRow {
   /** Migration 0012; absent before it ran, NULL when the request named no session or client. */
   session_id?: string | null;
   client?: string | null;
+  /** Migration 0019; absent before it ran. */
+  cache_hit?: boolean | null;
 }
 
 /** The columns every row has from its start (an in-progress row has only these). */
@@ -91,6 +93,7 @@ export function readGenerationRow(row: GenerationRow): GenerationRecord {
     finishReason: row.finish_reason,
     usageEstimated: row.usage_estimated === true,
     ...(row.attempts ? { attempts: row.attempts } : {}),
+    ...(row.cache_hit === true ? { cacheHit: true } : {}),
     createdAt: new Date(row.created_at),
     finishedAt: row.finished_at === null ? null : new Date(row.finished_at),
   };
@@ -156,12 +159,12 @@ function startColumnArrays(records: readonly GenerationStart[]) {
   ];
 }
 
-/** See migrations/0004, 0008, 0010 and 0012: one call records many outcomes, all or none. */
+/** See migrations/0004, 0008, 0010, 0012 and 0019: one call records many outcomes, all or none. */
 const FINISH_MANY_SQL = `SELECT finish_generations(${START_TYPES},
   $9::text[], $10::text[], $11::text[], $12::text[],
   $13::integer[], $14::integer[], $15::integer[], $16::integer[], $17::integer[],
   $18::bigint[], $19::text[], $20::integer[], $21::text[], $22::timestamptz[], $23::boolean[],
-  $24::text[], $25::text[], $26::text[])`;
+  $24::text[], $25::text[], $26::text[], $27::boolean[])`;
 
 export function createGenerationRepository(client: SqlClient): SqlGenerationRepository {
   async function startMany(records: readonly GenerationStart[]): Promise<void> {
@@ -208,6 +211,7 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
       outcomes.map((outcome) => encodeAttempts(outcome)),
       entries.map((entry) => entry.start.sessionId ?? null),
       entries.map((entry) => entry.start.client ?? null),
+      outcomes.map((outcome) => outcome.cacheHit === true),
     ]);
   }
 
@@ -222,7 +226,7 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
            tokens_prompt = $6, tokens_completion = $7, tokens_reasoning = $8,
            tokens_cached_prompt = $9, tokens_cache_write = $10, cost_micro_usd = $11,
            tool_costs_micro_usd = $12::jsonb, latency_ms = $13, finish_reason = $14, finished_at = now(),
-           usage_estimated = $15, attempts = $16::jsonb
+           usage_estimated = $15, attempts = $16::jsonb, cache_hit = $17
          WHERE id = $1 AND status = 'in_progress'
          RETURNING workspace_id`,
         [
@@ -242,6 +246,7 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
           outcome.finishReason,
           outcome.usageEstimated === true,
           encodeAttempts(outcome),
+          outcome.cacheHit === true,
         ],
       );
       if (!settled) {

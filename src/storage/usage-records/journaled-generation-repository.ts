@@ -34,7 +34,7 @@ import {
   type FinishEntry,
   type SqlGenerationRepository,
 } from "./generation-repository.js";
-import { toInProgressRecord } from "./in-progress-record.js";
+import { toFinalRecord, toInProgressRecord } from "./in-progress-record.js";
 import { decodeStart } from "./outcome-outbox.js";
 import type { JournalSegment, UsageJournal } from "./usage-journal.js";
 import { writeAllOrEach } from "./write-all-or-each.js";
@@ -260,7 +260,7 @@ export function createJournaledGenerationRepository(
 
     async get(id, workspaceId) {
       const entry = unwritten.get(id);
-      if (entry?.outcome) return entry.start.workspaceId === workspaceId ? toFinalRecord(entry) : null;
+      if (entry?.outcome) return entry.start.workspaceId === workspaceId ? toFinalEntryRecord(entry) : null;
       // Read before the database: a start written in between must not be missed by both.
       const stored = await sql.get(id, workspaceId);
       if (stored || !entry || entry.start.workspaceId !== workspaceId) return stored;
@@ -271,6 +271,7 @@ export function createJournaledGenerationRepository(
     listInProgress: (admittedBefore, limit) => sql.listInProgress(admittedBefore, limit),
     flush: () => flush(true),
     drain: () => flush(false),
+    finishedBefore: () => flush(false),
     async close() {
       await flush(true);
       journal.close();
@@ -411,14 +412,6 @@ function decodeJournalLine(
   };
 }
 
-function toFinalRecord(entry: Entry): GenerationRecord {
-  const outcome = entry.outcome as GenerationOutcome;
-  return {
-    finishedAt: entry.at,
-    ...entry.start,
-    ...outcome,
-    toolCostsMicroUsd: { ...outcome.toolCostsMicroUsd },
-    usageEstimated: outcome.usageEstimated === true,
-    createdAt: entry.start.createdAt ?? entry.at,
-  };
+function toFinalEntryRecord(entry: Entry): GenerationRecord {
+  return toFinalRecord(entry.start, entry.outcome as GenerationOutcome, entry.at);
 }

@@ -6,10 +6,15 @@ import {
   createTestSharedState,
   createTestStore,
   requireMode,
+  TEST_REDIS_URL,
   type TestStore,
 } from "../../../test/helpers/storage-modes.js";
+import type { GenerationStart } from "../../engine/generation-record.js";
 import type { GenerationRepository } from "../../engine/ports.js";
+import { computeLimitWindows } from "../../limits/limit-windows.js";
 import { openStoreWithSqlClient } from "../open-store.js";
+import { createRedisLimitCounters } from "../shared-state/redis-limit-counters.js";
+import { openRedisScriptRunner } from "../shared-state/redis-script-runner.js";
 import type { SharedState } from "../store.js";
 import { withSharedInProgressRecords } from "./shared-in-progress-records.js";
 
@@ -225,5 +230,119 @@ test("a record carrying its instance is listed under that instance whatever its 
     "unlisted from the index of every record too",
   );
   await instanceA.finish(other.id, createTestOutcome(), other);
+  assert.deepEqual(errors, []);
+});
+
+test("stored by the reservation's script: admitted with it, found at once, final before its row, swept with its outcome", async (t) => {
+  if (!(await requireMode(t, "postgres")) || !(await requireMode(t, "redis"))) return;
+  const { first, instanceA, instanceB, shared, errors, workspace, start } = await createTwoInstances(t);
+  const runner = await openRedisScriptRunner({ redisUrl: TEST_REDIS_URL, prefix: shared.prefix });
+  t.after(() => runner.close());
+  const counters = createRedisLimitCounters(runner);
+  const { epoch } = await counters.checkEpoch({ known: "", candidate: "epoch_1", recoveryMs: 0 });
+  const reserve = (record: GenerationStart, amountMicroUsd: number, limit: number | null) =>
+    counters.reserve({
+      requestId: record.id,
+      keyId: record.apiKeyId,
+      workspaceId: record.workspaceId,
+      amountMicroUsd,
+      limits: { daily: null, monthly: null, total: limit },
+      checkBalance: false,
+      requestsPerMinute: null,
+      windows: computeLimitWindows(Date.now(), null),
+      leaseTtlMs: 60_000,
+      epoch,
+      record: instanceA.admissionRecord!(record),
+    });
+  const seedTotal = async (record: GenerationStart, amountMicroUsd: number, limit: number) => {
+    const reply = await reserve(record, amountMicroUsd, limit);
+    if (reply.kind !== "seed") return reply;
+    await counters.finishSeed({
+      token: reply.token,
+      keyId: record.apiKeyId,
+      workspaceId: record.workspaceId,
+      windows: computeLimitWindows(Date.now(), null),
+      counters: reply.counters.map((name) => ({ name, baseMicroUsd: 0, adjustments: [] })),
+    });
+    return reserve(record, amountMicroUsd, limit);
+  };
+
+  // Refused: no record is left behind.
+  const refused = {
+    ...start("req_script_refused"),
+    stream: false,
+    createdAt: undefined,
+    instanceId: "inst_a",
+  };
+  assert.equal((await seedTotal(refused, 5_000, 1_000)).kind, "limit");
+  assert.equal(await shared.state.getValue(`gen-in-progress:${refused.id}`), null);
+  assert.equal(await instanceB.get(refused.id, workspace.id), null);
+
+  // Admitted: stored in the same step, with the admission time the script read.
+  const record: GenerationStart = {
+    ...start("req_script_1"),
+    stream: false,
+    createdAt: undefined,
+    instanceId: "inst_a",
+  };
+  const admitted = await seedTotal(record, 500, 1_000);
+  assert.equal(admitted.kind, "ok");
+  assert.ok(admitted.kind === "ok" && admitted.recordStored === true);
+  const admittedAt = new Date(admitted.kind === "ok" ? admitted.nowMs : 0);
+  record.createdAt = admittedAt;
+  await instanceA.start(record, true);
+  assert.equal(await rowStatus(first, record.id), undefined, "a non-streamed record has no row");
+  const seen = await instanceB.get(record.id, workspace.id);
+  assert.equal(seen?.status, "in_progress");
+  assert.equal(seen?.createdAt.getTime(), admittedAt.getTime(), "the script's admission time");
+  const listed = await instanceB.listInProgressOf!("inst_a", 10);
+  assert.deepEqual(
+    listed.map((each) => [each.id, each.createdAt?.getTime()]),
+    [[record.id, admittedAt.getTime()]],
+  );
+
+  // Settled while its row is held back: final for the other instance at once, and a sweep of its
+  // instance (had it died here) writes its outcome, not `interrupted`.
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  t.after(() => release());
+  const heldBack = withSharedInProgressRecords(
+    Object.assign({}, first.store.generations, {
+      async finish(...args: Parameters<GenerationRepository["finish"]>) {
+        await gate;
+        return first.store.generations.finish(...args);
+      },
+    }),
+    shared.state,
+    { onError: (_error, what) => errors.push(what) },
+  );
+  await heldBack.start(record, true);
+  const outcome = createTestOutcome({ costMicroUsd: 70 });
+  const finished = heldBack.finish(record.id, outcome, record);
+  let final = await instanceB.get(record.id, workspace.id);
+  for (let attempt = 0; attempt < 50 && final?.status !== "ok"; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    final = await instanceB.get(record.id, workspace.id);
+  }
+  assert.equal(final?.status, "ok");
+  assert.equal(final?.costMicroUsd, 70);
+  assert.equal(await rowStatus(first, record.id), undefined, "its row is not written yet");
+  const swept = await instanceB.listInProgressOf!("inst_a", 10);
+  assert.equal(swept.length, 1);
+  assert.equal(swept[0].settledWith?.costMicroUsd, 70);
+
+  release();
+  await finished;
+  assert.equal(await rowStatus(first, record.id), "ok");
+  for (
+    let attempt = 0;
+    attempt < 50 && (await shared.state.getValue(`gen-in-progress:${record.id}`));
+    attempt++
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.equal(await shared.state.getValue(`gen-in-progress:${record.id}`), null, "deleted once final");
   assert.deepEqual(errors, []);
 });

@@ -8,25 +8,30 @@
  *   index `gen-in-progress`, scored by admission time) and settles it as interrupted
  *   (engine/interrupted-sweep.ts). A non-streamed request gets nothing else before its answer.
  *
- * - `start` writes the record under `gen-in-progress:<id>` and lists it in the index, in one round
- *   trip, and resolves. A stream's row is still written, in the background (a crash leaves it behind
+ * - `admissionRecord` hands the record to the limit counters, which store it under
+ *   `gen-in-progress:<id>` and list it in the indexes in the reservation's own script: admission
+ *   and the record are one round trip. `start` then only writes a stream's row.
+ * - without that (Redis out of reach at admission), `start` writes the record under
+ *   `gen-in-progress:<id>` and lists it in the index, in one round trip, and resolves. A stream's row is still written, in the background (a crash leaves it behind
  *   as before); a non-streamed request writes no row until it is final. When Redis fails, `start`
  *   waits for the row instead (today's path, never a lost record).
  * - `get` reads PostgreSQL, then Redis, then PostgreSQL again: the Redis value is deleted only
  *   after the final row is committed, so a lookup that misses both the first read and the value
  *   finds the final row on the second read.
- * - `finish` deletes the value and its index entry after the final row is written (ids this
- *   instance stored, and ids the sweep found through `listInProgress`).
+ * - `finish` first replaces the value by the final record (not waited for: it leaves after the
+ *   answer, and every instance's lookup then finds the record final before its row is committed),
+ *   then deletes the value and its index entry once the final row is written (ids this instance
+ *   stored, and ids the sweep found through `listInProgress`).
  * - `listInProgress` lists the records of both places: the index and the rows.
  * - a record carrying its instance's id is also listed in that instance's own index, which
  *   `listInProgressOf` reads: the sweep of an instance whose lease expired
  *   (engine/dead-instance-sweep.ts) finds its records there, whatever their age.
  */
 
-import type { GenerationStart } from "../../engine/generation-record.js";
+import type { GenerationOutcome, GenerationStart } from "../../engine/generation-record.js";
 import type { GenerationRepository } from "../../engine/ports.js";
 import type { SharedState } from "../store.js";
-import { toInProgressRecord } from "./in-progress-record.js";
+import { toFinalRecord, toInProgressRecord } from "./in-progress-record.js";
 import { decodeStart } from "./outcome-outbox.js";
 
 /** Outlives any request and its sweep by far; only the value of a record nobody settled expires. */
@@ -57,10 +62,29 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
 
   const overrides: Pick<
     GenerationRepository,
-    "start" | "finish" | "get" | "listInProgress" | "listInProgressOf"
+    "admissionRecord" | "start" | "finish" | "get" | "listInProgress" | "listInProgressOf"
   > = {
-    async start(record) {
+    admissionRecord(record) {
+      const key = keyOf(record.id);
+      // `{"admittedAt":<ms>,"start":…,"at":…}`: the script writes the admission time in between.
+      const rest = JSON.stringify({ start: record, at: new Date() });
+      return {
+        key,
+        member: key,
+        indexes: indexesOf(record.instanceId),
+        valueBefore: '{"admittedAt":',
+        valueAfter: `,${rest.slice(1)}`,
+        ttlMs: IN_PROGRESS_TTL_MS,
+      };
+    },
+
+    async start(record, sharedWithReservation) {
       const written = record.stream ? inner.start(record) : undefined;
+      if (sharedWithReservation === true) {
+        announced.set(record.id, indexesOf(record.instanceId));
+        written?.catch((error: unknown) => options.onError(error, "in-progress row not written", record.id));
+        return;
+      }
       const at = new Date();
       const admittedAt = (record.createdAt ?? at).getTime();
       try {
@@ -82,6 +106,13 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
     async finish(id, outcome, start) {
       const indexes = announced.get(id);
       announced.delete(id);
+      if (indexes !== undefined && start !== undefined) {
+        // Final for every instance's lookup from now on; the row follows in a batch. Sent on the
+        // connection the delete below uses, so it can never land after it.
+        state
+          .setValue(keyOf(id), JSON.stringify({ start, at: new Date(), outcome }), IN_PROGRESS_TTL_MS)
+          .catch((error: unknown) => options.onError(error, "final record not shared through Redis", id));
+      }
       await inner.finish(id, outcome, start);
       if (indexes === undefined) return;
       state.deleteIndexedValue(indexes, keyOf(id)).catch((error: unknown) => {
@@ -101,10 +132,12 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
       }
       if (value !== null) {
         const decoded = decodeValue(value);
-        if (decoded)
-          return decoded.start.workspaceId === workspaceId
+        if (decoded) {
+          if (decoded.start.workspaceId !== workspaceId) return null;
+          return decoded.outcome === undefined
             ? toInProgressRecord(decoded.start, decoded.at)
-            : null;
+            : toFinalRecord(decoded.start, decoded.outcome, decoded.at);
+        }
       }
       return inner.get(id, workspaceId);
     },
@@ -137,6 +170,8 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
     for (const { key, value } of listed) {
       const decoded = value === null ? null : decodeValue(value);
       if (decoded) {
+        // Settled, but its row never written (its instance died in between): settled as it was.
+        if (decoded.outcome !== undefined) decoded.start.settledWith = decoded.outcome;
         starts.push(decoded.start);
         announced.set(decoded.start.id, indexesOf(decoded.start.instanceId));
       } else {
@@ -149,12 +184,29 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
   return Object.assign({}, inner, overrides);
 }
 
-function decodeValue(value: string): { start: GenerationStart; at: Date } | null {
+function decodeValue(
+  value: string,
+): { start: GenerationStart; at: Date; outcome?: GenerationOutcome } | null {
   try {
-    const parsed = JSON.parse(value) as { start?: Record<string, unknown>; at?: string };
+    const parsed = JSON.parse(value) as {
+      start?: Record<string, unknown>;
+      at?: string;
+      admittedAt?: number;
+      outcome?: GenerationOutcome;
+    };
     if (typeof parsed.start !== "object" || parsed.start === null || typeof parsed.at !== "string")
       return null;
-    return { start: decodeStart(parsed.start), at: new Date(parsed.at) };
+    const start = decodeStart(parsed.start);
+    // Stored with the reservation: the admission time came from the script.
+    if (start.createdAt === undefined && typeof parsed.admittedAt === "number") {
+      start.createdAt = new Date(parsed.admittedAt);
+    }
+    const decoded: { start: GenerationStart; at: Date; outcome?: GenerationOutcome } = {
+      start,
+      at: new Date(parsed.at),
+    };
+    if (typeof parsed.outcome === "object" && parsed.outcome !== null) decoded.outcome = parsed.outcome;
+    return decoded;
   } catch {
     return null;
   }

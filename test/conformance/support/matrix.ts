@@ -18,7 +18,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import type { ProviderKind } from "../../../src/config/types.js";
+import type { ProviderKind } from "../../../src/catalog/types.js";
 import { ERROR_CATALOG, type ErrorCode } from "../../../src/errors/catalog.js";
 import {
   CONFORMANCE_MAX_OUTPUT_TOKENS,

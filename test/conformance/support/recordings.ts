@@ -14,7 +14,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ProviderKind } from "../../../src/config/types.js";
+import type { ProviderKind } from "../../../src/catalog/types.js";
 import type { UpstreamReply } from "../../helpers/conformance-gateway.js";
 import { RECORDED_DIR } from "../../helpers/fixture-paths.js";
 import type { UsageNumbers } from "../../helpers/scenario-scripts.js";

@@ -4,7 +4,7 @@
  * output, replayed reasoning state) with one assertion per concept instead of one per kind.
  */
 import assert from "node:assert/strict";
-import type { ProviderKind } from "../../../src/config/types.js";
+import type { ProviderKind } from "../../../src/catalog/types.js";
 import { UPSTREAM_KEYS, type UpstreamRequest } from "../../helpers/conformance-gateway.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: upstream wire bodies are read field by field.
