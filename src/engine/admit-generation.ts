@@ -24,6 +24,13 @@ import { readCachePolicy } from "./read-cache-policy.js";
 import { listRouteCandidates, type RouteCandidate } from "./route-candidates.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
 
+/** The longest a refused request waits for this instance's pending settlements of its key. */
+const SETTLEMENT_WAIT_MS = 1_000;
+
+const isSpendRefusal = (error: unknown): boolean =>
+  error instanceof GatewayError &&
+  (error.code === "key_limit_exceeded" || error.code === "insufficient_credits");
+
 /** Upstream rounds a request with server tools may make when the config says nothing. */
 export const DEFAULT_MAX_TOOL_ROUNDS = 8;
 /** Calls of one tool a provider running it itself may make per round when the config says nothing. */
@@ -105,7 +112,7 @@ export class GenerationAdmission {
     };
     if (input.sessionId !== undefined) record.sessionId = input.sessionId;
     if (input.client !== undefined) record.client = input.client;
-    const reservation = await spendGuard.admit({
+    const admission = {
       requestId: input.requestId,
       keyId: input.caller.key.id,
       workspaceId: workspace.id,
@@ -116,6 +123,19 @@ export class GenerationAdmission {
       outputCapAdjustable: input.request.maxOutputTokens === undefined,
       // Distributed: the in-progress record goes with the reservation, in the same round trip.
       record: this.deps.store.generations.admissionRecord?.(record),
+    };
+    const reservation = await spendGuard.admit(admission).catch(async (error: unknown) => {
+      // Refused while this instance still settles the key's finished generations (their answers
+      // ended before their settlement): once those are done the headroom is what their real cost
+      // left, so ask once more. A refusal with nothing pending stands.
+      if (!isSpendRefusal(error)) throw error;
+      const waited = await this.deps.billing.pending.waitFor(
+        admission.keyId,
+        admission.workspaceId,
+        SETTLEMENT_WAIT_MS,
+      );
+      if (!waited) throw error;
+      return spendGuard.admit(admission);
     });
     // The reservation's clock decides the day and month the spend belongs to.
     record.createdAt = new Date(reservation.admittedAt);

@@ -18,6 +18,7 @@ import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapte
 import { addNativeRoundCost } from "./bound-native-round.js";
 import type { GenerationAttempt, GenerationOutcome, GenerationStart } from "./generation-record.js";
 import { type MeteredUsage, type MeterInput, meterUsage } from "./meter-usage.js";
+import type { PendingSettlements } from "./pending-settlements.js";
 import type { EngineStore } from "./ports.js";
 import type { ExecutedToolCall, SettledGeneration } from "./settled-generation.js";
 import type { UnsettledGenerations } from "./unsettled-generations.js";
@@ -27,6 +28,8 @@ export interface BillingServices {
   store: EngineStore;
   logger: Logger;
   unsettled: UnsettledGenerations;
+  /** Settlements handed over and not finished, for admission to wait on after a refusal. */
+  pending: PendingSettlements;
 }
 
 /** What billing reads of the admitted generation (admitted-generation.ts has all of it). */
@@ -205,6 +208,11 @@ export class GenerationBilling {
     this.announce?.(settled);
     this.announce = undefined;
     const recorded = this.record(outcome);
+    this.services.pending.track(
+      this.generation.record.apiKeyId,
+      this.generation.record.workspaceId,
+      recorded,
+    );
     // During a database outage the record is parked on disk before the answer ends, as before.
     return this.services.store.generations.answerWaitsForRecord?.() === true ? recorded : SETTLED;
   }

@@ -19,6 +19,7 @@ import {
   DEFAULT_BREAKER_POLICY,
 } from "./circuit-breaker.js";
 import { GenerationRun, type RunServices } from "./generation-run.js";
+import { PendingSettlements } from "./pending-settlements.js";
 import type { AdapterRegistry, AnswerCache, DocumentPreparer, EngineStore, ServerTools } from "./ports.js";
 import { createCacheCandidate, createReplayRegistry } from "./replay-cached-answer.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
@@ -103,7 +104,12 @@ export class GenerationEngine {
       documents: deps.documents,
       instanceId: deps.instanceId,
       answerCache: deps.answerCache,
-      billing: { store: deps.store, logger: deps.logger, unsettled: this.unsettled },
+      billing: {
+        store: deps.store,
+        logger: deps.logger,
+        unsettled: this.unsettled,
+        pending: new PendingSettlements(),
+      },
     });
   }
 
