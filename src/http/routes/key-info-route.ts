@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { readKeySpend } from "../../admin/read-key-spend.js";
+import type { ApiKeyRecord, Workspace } from "../../auth/accounts.js";
 import { type Authenticator, readBearerToken } from "../../auth/authenticate.js";
 import type { GatewayConfig } from "../../config/gateway-config.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
@@ -54,6 +55,21 @@ export const workspaceSpendSchema = z.object({
   invoicing: z.boolean(),
 });
 
+/** The response-cache policy that applies to the key's requests (docs/response-cache.md). */
+export const responseCachePolicySchema = z
+  .object({
+    ttl_seconds: z
+      .int()
+      .nullable()
+      .meta({
+        description:
+          "Seconds deterministic requests (temperature 0, no server tools) are cached for, capped by " +
+          "response_cache.max_ttl_seconds; null: only requests that ask (hi_cache / X-Hi-Cache) are cached",
+      }),
+    source: z.enum(["key", "workspace", "none"]).meta({ description: "Whose policy it is" }),
+  })
+  .meta({ id: "KeyResponseCachePolicy" });
+
 export const keyInfoSchema = z
   .object({
     data: z.object({
@@ -69,6 +85,7 @@ export const keyInfoSchema = z
       rate_limit: rateLimitSchema,
       limits: spendWindowsSchema,
       workspace: workspaceSpendSchema,
+      response_cache: responseCachePolicySchema,
     }),
   })
   .meta({ id: "KeyInfo" });
@@ -90,7 +107,10 @@ export function createKeyInfoRoute(deps: KeyInfoRouteDeps): RouteDefinition {
     handler: async (c) => {
       const requestId = c.requestId;
       try {
-        const { key } = await deps.authenticator.authenticate(readBearerToken(c.req.header("authorization")));
+        // The authenticated state is the one the engine reads its cache policy from.
+        const { key, workspace } = await deps.authenticator.authenticate(
+          readBearerToken(c.req.header("authorization")),
+        );
         const spend = await readKeySpend(
           {
             store: deps.store,
@@ -112,6 +132,7 @@ export function createKeyInfoRoute(deps: KeyInfoRouteDeps): RouteDefinition {
             expires_at: key.expiresAt?.toISOString() ?? null,
             created_at: key.createdAt.toISOString(),
             ...spend.report,
+            response_cache: describeCachePolicy(key, workspace, deps.config.responseCache.maxTtlSeconds),
           },
         });
       } catch (thrown) {
@@ -119,5 +140,20 @@ export function createKeyInfoRoute(deps: KeyInfoRouteDeps): RouteDefinition {
         return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
       }
     },
+  };
+}
+
+/** The key's own policy, else its workspace's, as the engine applies it (capped by the config). */
+function describeCachePolicy(
+  key: ApiKeyRecord,
+  workspace: Workspace,
+  maxTtlSeconds: number,
+): z.infer<typeof responseCachePolicySchema> {
+  const own = key.responseCacheTtlSeconds ?? null;
+  const inherited = workspace.responseCacheTtlSeconds ?? null;
+  const ttl = own ?? inherited;
+  return {
+    ttl_seconds: ttl === null ? null : Math.min(ttl, maxTtlSeconds),
+    source: own !== null ? "key" : inherited !== null ? "workspace" : "none",
   };
 }
