@@ -16,6 +16,7 @@ import { convertMicroUsdToUsd } from "../admin/parse-usd.js";
 import { USAGE_DAYS } from "../admin/read-workspace-usage.js";
 import { createCommonErrorEnvelope } from "../errors/envelopes.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import type { AdminAlerts } from "./admin-alerts.js";
 import type { AdminReports } from "./admin-reports.js";
 import { type AdminTransport, openAdminTransport } from "./admin-transport.js";
 import {
@@ -32,6 +33,7 @@ import {
   formatSpendWindows,
   formatWorkspaceUsage,
 } from "./format-admin-reports.js";
+import { formatKeyThresholds, formatWebhook } from "./format-alert-settings.js";
 
 export interface CliIo {
   stdout(text: string): void;
@@ -55,7 +57,7 @@ interface CommandSpec {
   prepare(
     values: OptionValues,
     positionals: string[],
-  ): (admin: AdminService, reports: AdminReports) => Promise<CommandOutput>;
+  ): (admin: AdminService, reports: AdminReports, alerts: AdminAlerts) => Promise<CommandOutput>;
 }
 
 const GLOBAL_OPTIONS: ParsedOptions = {
@@ -171,6 +173,35 @@ const COMMANDS: Record<string, CommandSpec> = {
       };
     },
   },
+  "workspace alert-webhook": {
+    usage:
+      "workspace alert-webhook <workspace-id> [--url <https-URL>|none] [--thresholds 50,80,100|none]\n" +
+      "             (budget alerts; without --url shows the webhook; setting it prints a new signing secret, once)",
+    options: { url: { type: "string" }, thresholds: { type: "string" } },
+    positionals: ["workspace-id"],
+    prepare: (values, [id]) => {
+      const url = values.url === undefined ? undefined : String(values.url).trim();
+      const thresholds = readThresholdList(values.thresholds, "thresholds");
+      if (url === undefined && thresholds !== undefined) {
+        throw GatewayError.invalidRequest("--thresholds needs --url (the webhook is set whole)", "url");
+      }
+      if (url === "") throw GatewayError.invalidRequest("--url must be a URL or none", "url");
+      const removing = url === "none" || url === "off";
+      if (removing && thresholds !== undefined) {
+        throw GatewayError.invalidRequest("--thresholds cannot go with --url none", "thresholds");
+      }
+      return async (_admin, _reports, alerts) => {
+        const webhook =
+          url === undefined
+            ? await alerts.getWebhook(id)
+            : await alerts.setWebhook(id, { url: removing ? null : url, thresholds });
+        return {
+          json: webhook,
+          text: formatWebhook(webhook, url === undefined ? "show" : removing ? "remove" : "set"),
+        };
+      };
+    },
+  },
   requests: {
     usage:
       `requests --workspace <workspace-id> [--key <key-id>] [--session <id>] [--limit <N>]\n` +
@@ -274,9 +305,11 @@ const COMMANDS: Record<string, CommandSpec> = {
   "key update": {
     usage:
       "key update <key-id> [--daily <USD>|none] [--monthly <USD>|none] [--total <USD>|none] [--rpm <N>|none]\n" +
-      "             [--models a/b,c/d|all] [--cache-ttl <seconds>|off] [--actor <name>]\n" +
-      "             (rpm none: the config default applies; cache-ttl off: the workspace's policy applies)",
+      "             [--models a/b,c/d|all] [--alert-thresholds 50,80,100|none] [--cache-ttl <seconds>|off]\n" +
+      "             [--actor <name>]   (rpm none: the config default applies; alert thresholds none: the\n" +
+      "             workspace's apply; cache-ttl off: the workspace's policy applies)",
     options: {
+      "alert-thresholds": { type: "string" },
       "cache-ttl": { type: "string" },
       daily: { type: "string" },
       monthly: { type: "string" },
@@ -304,16 +337,29 @@ const COMMANDS: Record<string, CommandSpec> = {
         responseCacheTtlSeconds: readCacheTtl(values["cache-ttl"]),
         actor: values.actor as string | undefined,
       };
-      if (Object.entries(changes).every(([name, value]) => name === "actor" || value === undefined)) {
+      const thresholds = readThresholdList(values["alert-thresholds"], "alert-thresholds");
+      const limitsChange = Object.entries(changes).some(
+        ([name, value]) => name !== "actor" && value !== undefined,
+      );
+      if (!limitsChange && thresholds === undefined) {
         throw GatewayError.invalidRequest(
-          "Nothing to update: give --daily, --monthly, --total, --rpm, --models and/or --cache-ttl",
+          "Nothing to update: give --daily, --monthly, --total, --rpm, --models, --alert-thresholds and/or --cache-ttl",
         );
       }
-      return async (admin) => {
-        const { key, limits } = await admin.updateKey(id, changes);
+      return async (admin, _reports, alerts) => {
+        // Thresholds first: they are validated whole, so a refused list leaves the limits unchanged.
+        const alertThresholds =
+          thresholds === undefined ? undefined : await alerts.setKeyThresholds(id, thresholds);
+        const { key, limits } = limitsChange ? await admin.updateKey(id, changes) : await admin.getKey(id);
         return {
-          json: { key: encodeKey(key), limits: encodeKeyLimits(limits) },
-          text: formatKey(`Updated API key ${key.id}`, key, limits),
+          json: {
+            key: encodeKey(key),
+            limits: encodeKeyLimits(limits),
+            ...(alertThresholds === undefined ? {} : { alert_thresholds: alertThresholds.thresholds }),
+          },
+          text:
+            formatKey(`Updated API key ${key.id}`, key, limits) +
+            (alertThresholds === undefined ? "" : formatKeyThresholds(alertThresholds.thresholds)),
         };
       };
     },
@@ -428,7 +474,7 @@ export async function runAdminCli(
     transport = await openTransport({ env, warn: (message) => io.stderr(`${message}\n`) });
     // On stderr, so --json output stays one document; said before the work, so a failure names it too.
     io.stderr(`gateway-admin: using ${transport.target}\n`);
-    const output = await run(transport.admin, transport.reports);
+    const output = await run(transport.admin, transport.reports, transport.alerts);
     io.stdout(json ? `${JSON.stringify(output.json, null, 2)}\n` : output.text);
     return 0;
   } catch (error) {
@@ -491,6 +537,24 @@ function parseCommandArguments(
     throw GatewayError.invalidRequest(`Expected ${expected}\nUsage: gateway-admin ${command.usage}`);
   }
   return { values: parsed.values as OptionValues, positionals: parsed.positionals };
+}
+
+/**
+ * `50,80,100` → [50, 80, 100]; `none` (or `off`) → null; absent → undefined. Only the form is
+ * checked here; the range and the count are the admin API's (admin/alert-settings.ts).
+ */
+function readThresholdList(value: string | boolean | undefined, option: string): number[] | null | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value).trim();
+  if (text === "none" || text === "off") return null;
+  const items = text.split(",").map((item) => item.trim().replace(/%$/, ""));
+  if (items.some((item) => !/^\d+$/.test(item))) {
+    throw GatewayError.invalidRequest(
+      `--${option} must be whole percentages separated by commas (e.g. 50,80,100), or none; got "${text}"`,
+      option,
+    );
+  }
+  return items.map(Number);
 }
 
 function readModelList(text: string): string[] {

@@ -70,6 +70,24 @@ export const responseCachePolicySchema = z
   })
   .meta({ id: "KeyResponseCachePolicy" });
 
+const crossedSchema = z.array(
+  z.object({ threshold_percent: z.int(), crossed_at: z.string().meta({ description: "ISO-8601, UTC" }) }),
+);
+export const keyAlertsSchema = z
+  .object({
+    thresholds: z
+      .array(z.int())
+      .meta({ description: "Percent of each spend limit that alerts: the key's own, else its workspace's" }),
+    source: z.enum(["key", "workspace", "none"]),
+    webhook: z
+      .boolean()
+      .meta({ description: "Whether the workspace has a webhook; without one nothing is sent" }),
+    crossed: z
+      .object({ daily: crossedSchema, monthly: crossedSchema, total: crossedSchema })
+      .meta({ description: "Thresholds crossed in each current window, in the order they were crossed" }),
+  })
+  .meta({ id: "KeyAlerts" });
+
 export const keyInfoSchema = z
   .object({
     data: z.object({
@@ -85,6 +103,7 @@ export const keyInfoSchema = z
       rate_limit: rateLimitSchema,
       limits: spendWindowsSchema,
       workspace: workspaceSpendSchema,
+      alerts: keyAlertsSchema,
       response_cache: responseCachePolicySchema,
     }),
   })
@@ -101,7 +120,8 @@ export function createKeyInfoRoute(deps: KeyInfoRouteDeps): RouteDefinition {
   return {
     method: "GET",
     path: "/api/v1/key",
-    summary: "The calling key: limits, spend per window, remaining headroom, rate limit, allowlist, expiry",
+    summary:
+      "The calling key: limits, spend per window, remaining headroom, rate limit, allowlist, expiry, budget alerts, response-cache policy",
     security: BEARER,
     responses: { 200: jsonResponse(keyInfoSchema, "The calling key"), ...COMMON_ERRORS },
     handler: async (c) => {
@@ -116,6 +136,7 @@ export function createKeyInfoRoute(deps: KeyInfoRouteDeps): RouteDefinition {
             store: deps.store,
             spendGuard: deps.spendGuard,
             defaultRequestsPerMinute: deps.config.defaultRequestsPerMinute,
+            alerts: deps.store.alerts,
           },
           key,
         );
