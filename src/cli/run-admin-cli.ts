@@ -137,17 +137,20 @@ const COMMANDS: Record<string, CommandSpec> = {
       },
   },
   "workspace update": {
-    usage: "workspace update <workspace-id> [--invoicing on|off] [--locked on|off]",
-    options: { invoicing: { type: "string" }, locked: { type: "string" } },
+    usage:
+      "workspace update <workspace-id> [--invoicing on|off] [--locked on|off] [--cache-ttl <seconds>|off]\n" +
+      "             (cache-ttl: the response-cache policy of the workspace's keys without their own)",
+    options: { invoicing: { type: "string" }, locked: { type: "string" }, "cache-ttl": { type: "string" } },
     positionals: ["workspace-id"],
     prepare: (values, [id]) => {
       const invoicing = readOnOff(values.invoicing, "invoicing");
       const locked = readOnOff(values.locked, "locked");
-      if (invoicing === undefined && locked === undefined) {
-        throw GatewayError.invalidRequest("Nothing to update: give --invoicing and/or --locked");
+      const responseCacheTtlSeconds = readCacheTtl(values["cache-ttl"]);
+      if (invoicing === undefined && locked === undefined && responseCacheTtlSeconds === undefined) {
+        throw GatewayError.invalidRequest("Nothing to update: give --invoicing, --locked and/or --cache-ttl");
       }
       return async (admin) => {
-        const workspace = await admin.updateWorkspace(id, { invoicing, locked });
+        const workspace = await admin.updateWorkspace(id, { invoicing, locked, responseCacheTtlSeconds });
         return {
           json: { workspace: encodeWorkspace(workspace) },
           text: formatWorkspace(`Updated workspace ${workspace.id}`, workspace),
@@ -230,8 +233,9 @@ const COMMANDS: Record<string, CommandSpec> = {
   "key create": {
     usage:
       "key create --workspace <workspace-id> [--name <name>] [--models a/b,c/d] [--expires <ISO-8601>] [--member <id>]\n" +
-      "             [--daily <USD>] [--monthly <USD>] [--total <USD>] [--rpm <N>]",
+      "             [--daily <USD>] [--monthly <USD>] [--total <USD>] [--rpm <N>] [--cache-ttl <seconds>|off]",
     options: {
+      "cache-ttl": { type: "string" },
       workspace: { type: "string" },
       name: { type: "string" },
       models: { type: "string" },
@@ -250,6 +254,7 @@ const COMMANDS: Record<string, CommandSpec> = {
       const expiresAt =
         values.expires === undefined ? undefined : parseExpiry(values.expires as string, "--expires");
       const requestsPerMinute = values.rpm === undefined ? undefined : readRpm(values.rpm as string);
+      const responseCacheTtlSeconds = readCacheTtl(values["cache-ttl"]);
       return async (admin) => {
         const { key, secret, limits } = await admin.createKey({
           workspaceId: values.workspace as string,
@@ -261,6 +266,7 @@ const COMMANDS: Record<string, CommandSpec> = {
           monthlyLimitUsd: values.monthly as string | undefined,
           totalLimitUsd: values.total as string | undefined,
           requestsPerMinute: requestsPerMinute ?? undefined,
+          responseCacheTtlSeconds,
         });
         return {
           json: { key: encodeKey(key), secret, ...(limits ? { limits: encodeKeyLimits(limits) } : {}) },
@@ -299,10 +305,12 @@ const COMMANDS: Record<string, CommandSpec> = {
   "key update": {
     usage:
       "key update <key-id> [--daily <USD>|none] [--monthly <USD>|none] [--total <USD>|none] [--rpm <N>|none]\n" +
-      "             [--models a/b,c/d|all] [--alert-thresholds 50,80,100|none] [--actor <name>]\n" +
-      "             (rpm none: the config default applies; alert thresholds none: the workspace's apply)",
+      "             [--models a/b,c/d|all] [--alert-thresholds 50,80,100|none] [--cache-ttl <seconds>|off]\n" +
+      "             [--actor <name>]   (rpm none: the config default applies; alert thresholds none: the\n" +
+      "             workspace's apply; cache-ttl off: the workspace's policy applies)",
     options: {
       "alert-thresholds": { type: "string" },
+      "cache-ttl": { type: "string" },
       daily: { type: "string" },
       monthly: { type: "string" },
       total: { type: "string" },
@@ -326,6 +334,7 @@ const COMMANDS: Record<string, CommandSpec> = {
             : values.models === "all"
               ? null
               : readModelList(values.models as string),
+        responseCacheTtlSeconds: readCacheTtl(values["cache-ttl"]),
         actor: values.actor as string | undefined,
       };
       const thresholds = readThresholdList(values["alert-thresholds"], "alert-thresholds");
@@ -334,7 +343,7 @@ const COMMANDS: Record<string, CommandSpec> = {
       );
       if (!limitsChange && thresholds === undefined) {
         throw GatewayError.invalidRequest(
-          "Nothing to update: give --daily, --monthly, --total, --rpm, --models and/or --alert-thresholds",
+          "Nothing to update: give --daily, --monthly, --total, --rpm, --models, --alert-thresholds and/or --cache-ttl",
         );
       }
       return async (admin, _reports, alerts) => {
@@ -553,6 +562,13 @@ function readModelList(text: string): string[] {
     .split(",")
     .map((slug) => slug.trim())
     .filter((slug) => slug !== "");
+}
+
+/** `--cache-ttl`: whole seconds, or `off` (no policy of its own); the admin service checks the range. */
+function readCacheTtl(value: string | boolean | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (String(value).trim() === "off") return null;
+  return readCount(value, "cache-ttl", ' of seconds or "off"');
 }
 
 function readRpm(text: string): number {
