@@ -20,6 +20,7 @@ import {
 } from "../test/helpers/fake-openai-upstream.js";
 import { createTestOutcome } from "../test/helpers/generation-records.js";
 import { launchChromium } from "../test/helpers/headless-chromium.js";
+import { shootAlertPages } from "./console-screenshots-alerts.js";
 import { shootKeyPages } from "./console-screenshots-keys.js";
 
 const OUTPUT = new URL("../docs/console/", import.meta.url).pathname;
@@ -71,6 +72,8 @@ const gateway = await startGateway({
     configPath: "(screenshots)",
     internalSharedSecret: randomBytes(16).toString("hex"),
     logLevel: "silent",
+    // The Alerts screenshots deliver to a loopback receiver; never set outside tests.
+    alertWebhookAllowLoopback: true,
   },
   config,
   logger: createLogger("silent"),
@@ -236,6 +239,18 @@ try {
     workspaceId: acme.id,
     keyId: production.key.id,
     model: MODELS[0][0],
+    shoot,
+    shootElement: async (name, selector) => {
+      await page.locator(selector).screenshot({ path: join(OUTPUT, `${name}.png`) });
+      console.error(`docs/console/${name}.png`);
+    },
+  });
+  await shootAlertPages({
+    page,
+    gateway,
+    upstream,
+    workspaceId: acme.id,
+    model: MODELS[1][0],
     shoot,
     shootElement: async (name, selector) => {
       await page.locator(selector).screenshot({ path: join(OUTPUT, `${name}.png`) });

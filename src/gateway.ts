@@ -243,6 +243,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     store,
     state: evictBeforePublish(state, authenticator),
     spendGuard,
+    maxCacheTtlSeconds: config.responseCache.maxTtlSeconds,
   });
   const playgroundKeyPolicy = Object.assign({}, DEFAULT_PLAYGROUND_KEY_POLICY, options.playgroundKeyPolicy);
   const purge = startPlaygroundKeyPurge(store, {

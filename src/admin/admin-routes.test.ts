@@ -82,6 +82,7 @@ test("workspace routes: create, credit, update", async () => {
       invoicing: false,
       locked: false,
       created_at: "",
+      response_cache_ttl_seconds: null,
     },
   );
   assert.ok(!Number.isNaN(Date.parse(workspace.created_at)));
@@ -162,6 +163,7 @@ test("key routes: create, list, disable, enable, revoke", async () => {
     "member_id",
     "models",
     "name",
+    "response_cache_ttl_seconds",
     "source",
     "status",
     "workspace_id",

@@ -43,6 +43,16 @@ export interface CreateKeyInput {
   totalLimitUsd?: string | number;
   /** Absent: the config's default_requests_per_minute applies. */
   requestsPerMinute?: number;
+  /** The key's own response-cache policy in seconds; absent or null: its workspace's. */
+  responseCacheTtlSeconds?: number | null;
+}
+
+/** `workspace update`: an absent field stays as it is; a null cache policy clears it. */
+export interface UpdateWorkspaceInput {
+  invoicing?: boolean;
+  locked?: boolean;
+  /** The response-cache policy of the workspace's keys without their own, seconds; null: none. */
+  responseCacheTtlSeconds?: number | null;
 }
 
 /** `key update`: an absent field stays as it is; null clears it (no limit, every model). */
@@ -54,6 +64,8 @@ export interface UpdateKeyInput {
   models?: string[] | null;
   /** A future moment; null: the key never expires. */
   expiresAt?: Date | null;
+  /** The key's own response-cache policy in seconds; null: its workspace's. */
+  responseCacheTtlSeconds?: number | null;
   // Budget alert thresholds (issue 30, another branch) join here: validated like the limits, stored
   // by the same audit-logged update.
   /** Who made the change, for the audit log (default "admin"). */
@@ -80,7 +92,7 @@ export interface AdminService {
   listWorkspaces(input?: ListWorkspacesInput): Promise<Workspace[]>;
   /** Adds credit; a negative amount removes some. */
   creditWorkspace(id: string, usd: string | number): Promise<Workspace>;
-  updateWorkspace(id: string, changes: { invoicing?: boolean; locked?: boolean }): Promise<Workspace>;
+  updateWorkspace(id: string, changes: UpdateWorkspaceInput): Promise<Workspace>;
   /** `secret` is the key material: returned here once, never stored. */
   createKey(input: CreateKeyInput): Promise<{ key: ApiKeyRecord; secret: string; limits?: KeyLimits }>;
   getKey(id: string): Promise<{ key: ApiKeyRecord; limits: KeyLimits }>;
@@ -98,18 +110,29 @@ const MAX_TEXT_LENGTH = 200;
 export const MAX_REQUESTS_PER_MINUTE = 1_000_000;
 const MAX_MODELS = 1_000;
 
+/** The ceiling of response_cache.max_ttl_seconds (and migration 0020's check). */
+export const MAX_CACHE_TTL_SECONDS = 30 * 86_400;
+
 const modelSlugSchema = modelConfigSchema.shape.slug;
 
 export function createAdminService({
   store,
   state,
   spendGuard,
+  maxCacheTtlSeconds = MAX_CACHE_TTL_SECONDS,
 }: {
   store: AdminStore;
   state: Announcements;
   /** Absent (CLI without Redis): credit changes reach the balance counter when it expires (≤ 60 s). */
   spendGuard?: AdminLimitHooks;
+  /**
+   * The longest response-cache policy accepted: the gateway's response_cache.max_ttl_seconds; the
+   * CLI's direct path, which reads no gateway config, accepts up to the ceiling (the gateway caps
+   * a longer policy at its own maximum when it applies it).
+   */
+  maxCacheTtlSeconds?: number;
 }): AdminService {
+  const readCacheTtl = (value: unknown) => readCacheTtlSeconds(value, maxCacheTtlSeconds);
   async function requireWorkspace(id: unknown, param: string): Promise<Workspace> {
     const workspaceId = readId(id, param);
     const workspace = await store.workspaces.get(workspaceId);
@@ -154,11 +177,18 @@ export function createAdminService({
     async updateWorkspace(id, changes) {
       const invoicing = readOptionalBoolean(changes.invoicing, "invoicing");
       const locked = readOptionalBoolean(changes.locked, "locked");
-      if (invoicing === undefined && locked === undefined) {
-        throw GatewayError.invalidRequest("Nothing to update: give invoicing and/or locked");
+      const responseCacheTtlSeconds = readCacheTtl(changes.responseCacheTtlSeconds);
+      if (invoicing === undefined && locked === undefined && responseCacheTtlSeconds === undefined) {
+        throw GatewayError.invalidRequest(
+          "Nothing to update: give invoicing, locked and/or response_cache_ttl_seconds",
+        );
       }
-      const workspace = await store.workspaces.update(readId(id, "id"), { invoicing, locked });
-      // A lock or invoicing change concerns every key of the workspace.
+      const workspace = await store.workspaces.update(readId(id, "id"), {
+        invoicing,
+        locked,
+        responseCacheTtlSeconds,
+      });
+      // A lock, invoicing or cache-policy change concerns every key of the workspace.
       await announce(state, KEY_CHANGED_CHANNEL, JSON.stringify({ workspaceId: workspace.id }));
       return workspace;
     },
@@ -175,6 +205,7 @@ export function createAdminService({
         totalMicroUsd: readLimit(input.totalLimitUsd, "total_limit_usd") ?? null,
         requestsPerMinute: readRequestsPerMinute(input.requestsPerMinute) ?? null,
       };
+      const responseCacheTtlSeconds = readCacheTtl(input.responseCacheTtlSeconds) ?? null;
       const created = await store.apiKeys.create({
         workspaceId: workspace.id,
         name,
@@ -182,6 +213,7 @@ export function createAdminService({
         expiresAt,
         memberId,
         limits,
+        responseCacheTtlSeconds,
       });
       return { key: created.key, secret: created.secret, limits: { totalResetAt: null, ...limits } };
     },
@@ -206,10 +238,12 @@ export function createAdminService({
           input.expiresAt === undefined || input.expiresAt === null
             ? input.expiresAt
             : readFutureDate(input.expiresAt, "expires_at"),
+        responseCacheTtlSeconds: readCacheTtl(input.responseCacheTtlSeconds),
       };
       if (Object.values(changes).every((value) => value === undefined)) {
         throw GatewayError.invalidRequest(
-          "Nothing to update: give a daily, monthly or total limit, requests per minute, models or expires_at",
+          "Nothing to update: give a daily, monthly or total limit, requests per minute, models, " +
+            "expires_at or response_cache_ttl_seconds",
         );
       }
       const actor = readText(input.actor, "actor", { required: false }) || "admin";
@@ -311,6 +345,18 @@ function readRequestsPerMinute(value: unknown): number | null | undefined {
     throw GatewayError.invalidRequest(
       `requests_per_minute must be an integer from 1 to ${MAX_REQUESTS_PER_MINUTE}`,
       "requests_per_minute",
+    );
+  }
+  return value;
+}
+
+/** A response-cache policy: whole seconds from 1 to `max`; null clears it. */
+function readCacheTtlSeconds(value: unknown, max: number): number | null | undefined {
+  if (value === undefined || value === null) return value;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
+    throw GatewayError.invalidRequest(
+      `response_cache_ttl_seconds must be a whole number of seconds from 1 to ${max}, or null for no policy`,
+      "response_cache_ttl_seconds",
     );
   }
   return value;

@@ -21,6 +21,8 @@ export interface WorkspaceJson {
   invoicing: boolean;
   locked: boolean;
   created_at: string;
+  /** The response-cache policy of the workspace's keys without their own, seconds; null: none. */
+  response_cache_ttl_seconds: number | null;
 }
 
 export interface KeyJson {
@@ -34,6 +36,8 @@ export interface KeyJson {
   member_id: string | null;
   source: RequestSource;
   created_at: string;
+  /** The key's own response-cache policy, seconds; null: its workspace's. */
+  response_cache_ttl_seconds: number | null;
 }
 
 /** A key's limits on the wire: null means "no limit" (rpm: the config default applies). */
@@ -84,6 +88,7 @@ export function encodeWorkspace(workspace: Workspace): WorkspaceJson {
     invoicing: workspace.invoicing,
     locked: workspace.locked,
     created_at: workspace.createdAt.toISOString(),
+    response_cache_ttl_seconds: workspace.responseCacheTtlSeconds ?? null,
   };
 }
 
@@ -99,6 +104,7 @@ export function encodeKey(key: ApiKeyRecord): KeyJson {
     member_id: key.memberId,
     source: key.source,
     created_at: key.createdAt.toISOString(),
+    response_cache_ttl_seconds: key.responseCacheTtlSeconds ?? null,
   };
 }
 
@@ -110,6 +116,7 @@ export function decodeWorkspace(json: WorkspaceJson): Workspace {
     invoicing: json.invoicing,
     locked: json.locked,
     createdAt: new Date(json.created_at),
+    responseCacheTtlSeconds: json.response_cache_ttl_seconds ?? null,
   };
 }
 
@@ -125,5 +132,6 @@ export function decodeKey(json: KeyJson): ApiKeyRecord {
     memberId: json.member_id,
     source: json.source,
     createdAt: new Date(json.created_at),
+    responseCacheTtlSeconds: json.response_cache_ttl_seconds ?? null,
   };
 }

@@ -4,6 +4,7 @@
  * list of delivery attempts. Validates everything; the URL by the webhook's outbound rules.
  */
 import type { AlertDeliveryRecord, AlertRepository } from "../alerts/ports.js";
+import { checkWebhookUrl, type WebhookPolicy } from "../alerts/post-webhook.js";
 import { createWebhookSecret } from "../alerts/sign-webhook.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { ApiKeyRepository, WorkspaceRepository } from "./ports.js";
@@ -112,4 +113,12 @@ export function createAlertSettings(deps: AlertSettingsDeps) {
       return { data: (await deps.alerts.listDeliveries(workspace.id, limit)).map(encodeDelivery) };
     },
   };
+}
+
+/** The settings with webhook URLs checked by the outbound rules deliveries follow (the CLI's direct path). */
+export function createCheckedAlertSettings(
+  deps: Omit<AlertSettingsDeps, "checkWebhookUrl">,
+  policy: WebhookPolicy,
+) {
+  return createAlertSettings({ ...deps, checkWebhookUrl: (url) => checkWebhookUrl(url, policy) });
 }

@@ -22,7 +22,11 @@ export interface WorkspaceRepository {
   list(options: { name?: string; limit: number }): Promise<Workspace[]>;
   /** Adds (or with a negative amount removes) credit. */
   credit(id: string, amountMicroUsd: number): Promise<Workspace>;
-  update(id: string, changes: { invoicing?: boolean; locked?: boolean }): Promise<Workspace>;
+  /** An absent field stays as it is; `responseCacheTtlSeconds` null clears the policy. */
+  update(
+    id: string,
+    changes: { invoicing?: boolean; locked?: boolean; responseCacheTtlSeconds?: number | null },
+  ): Promise<Workspace>;
   count(): Promise<number>;
 }
 
@@ -36,6 +40,8 @@ export interface ApiKeyRepository {
     source?: RequestSource;
     /** Spend limits and rate limit set together with the key (absent: none). */
     limits?: Partial<Omit<KeyLimits, "totalResetAt">>;
+    /** The key's own response-cache policy in seconds (absent: its workspace's). */
+    responseCacheTtlSeconds?: number | null;
   }): Promise<{ key: ApiKeyRecord; secret: string }>;
   get(id: string): Promise<ApiKeyRecord | null>;
   setStatus(id: string, status: ApiKeyStatus): Promise<ApiKeyRecord>;

@@ -6,6 +6,7 @@
  * clock.
  */
 
+import type { AlertRepository, KeyAlertStatus } from "../alerts/ports.js";
 import type { ApiKeyRecord } from "../auth/accounts.js";
 import { computeLimitWindows } from "../limits/limit-windows.js";
 import type { KeyLimits, SpendWindowName } from "../limits/ports.js";
@@ -19,6 +20,19 @@ export interface KeySpendDeps {
   spendGuard: Pick<SpendGuard, "now" | "readReserved">;
   /** The config's default rate limit (null: unlimited). */
   defaultRequestsPerMinute: number | null;
+  /** When given, the report has `alerts` (one more statement, read alongside the spend). */
+  alerts?: Pick<AlertRepository, "readKeyStatus">;
+}
+
+/** Budget alerts of the key (docs/limits.md, "Budget alerts"). */
+export interface KeyAlertsJson {
+  /** The thresholds that apply (percent of each limit): the key's own, else its workspace's. */
+  thresholds: number[];
+  source: "key" | "workspace" | "none";
+  /** Whether the workspace has a webhook; without one no alert is sent. */
+  webhook: boolean;
+  /** Thresholds crossed (alerts claimed) in each current window, in the order they were crossed. */
+  crossed: Record<SpendWindowName, Array<{ threshold_percent: number; crossed_at: string }>>;
 }
 
 export interface SpendWindowJson {
@@ -47,6 +61,7 @@ export interface KeySpendJson {
     reserved_micro_usd: string | null;
     invoicing: boolean;
   };
+  alerts?: KeyAlertsJson;
 }
 
 export interface KeySpend {
@@ -63,13 +78,18 @@ export async function readKeySpend(deps: KeySpendDeps, key: ApiKeyRecord): Promi
   if (!fresh) return null;
   const { limits, workspace } = fresh;
   const windows = computeLimitWindows(nowMs, limits.totalResetAt);
-  const [spent, reserved] = await Promise.all([
+  const [spent, reserved, alertStatus] = await Promise.all([
     deps.store.keyLimits.sumSpend(key.id, {
       daily: { since: new Date(windows.daily.startMs), until: new Date(windows.daily.endMs!) },
       monthly: { since: new Date(windows.monthly.startMs), until: new Date(windows.monthly.endMs!) },
       total: { since: new Date(windows.total.startMs), until: null },
     }),
     deps.spendGuard.readReserved(workspace.id, key.id),
+    deps.alerts?.readKeyStatus(key.id, workspace.id, {
+      daily: new Date(windows.daily.startMs),
+      monthly: new Date(windows.monthly.startMs),
+      total: new Date(windows.total.startMs),
+    }),
   ]);
 
   const describeWindow = (name: SpendWindowName, limit: number | null): SpendWindowJson => {
@@ -115,7 +135,26 @@ export async function readKeySpend(deps: KeySpendDeps, key: ApiKeyRecord): Promi
         reserved_micro_usd: toExact(workspaceReserved),
         invoicing: workspace.invoicing,
       },
+      ...(alertStatus === undefined ? {} : { alerts: encodeKeyAlerts(alertStatus) }),
     },
+  };
+}
+
+function encodeKeyAlerts(status: KeyAlertStatus): KeyAlertsJson {
+  const crossed: KeyAlertsJson["crossed"] = { daily: [], monthly: [], total: [] };
+  for (const claim of status.crossed) {
+    crossed[claim.window]?.push({
+      threshold_percent: claim.threshold,
+      crossed_at: claim.claimedAt.toISOString(),
+    });
+  }
+  const source =
+    status.keyThresholds !== null ? "key" : status.workspaceThresholds !== null ? "workspace" : "none";
+  return {
+    thresholds: status.keyThresholds ?? status.workspaceThresholds ?? [],
+    source,
+    webhook: status.webhook,
+    crossed,
   };
 }
 

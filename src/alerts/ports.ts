@@ -50,6 +50,18 @@ export interface AlertDeliveryRecord extends AlertDelivery {
   createdAt: Date;
 }
 
+/** What `GET /api/v1/key` shows of a key's alerts, read in one statement. */
+export interface KeyAlertStatus {
+  /** The key's own thresholds; null: none (the workspace's apply). */
+  keyThresholds: number[] | null;
+  /** The workspace webhook's default thresholds; null: none (or no webhook). */
+  workspaceThresholds: number[] | null;
+  /** Whether the workspace has a webhook (without one, nothing is sent). */
+  webhook: boolean;
+  /** The thresholds claimed in the windows that start exactly at the given starts. */
+  crossed: Array<{ window: SpendWindowName; threshold: number; claimedAt: Date }>;
+}
+
 export interface AlertRepository {
   getKeyThresholds(keyId: string): Promise<number[] | null>;
   /** null removes the key's own thresholds (the workspace's then apply). */
@@ -65,6 +77,12 @@ export interface AlertRepository {
     keyId: string,
     windowStarts: Record<SpendWindowName, Date>,
   ): Promise<Array<{ window: SpendWindowName; threshold: number; claimedAt: Date }>>;
+  /** Thresholds, webhook presence and the claims of the current windows, in one statement. */
+  readKeyStatus(
+    keyId: string,
+    workspaceId: string,
+    currentWindowStarts: Record<SpendWindowName, Date>,
+  ): Promise<KeyAlertStatus>;
   recordDelivery(delivery: AlertDelivery): Promise<void>;
   /** Newest first. */
   listDeliveries(workspaceId: string, limit: number): Promise<AlertDeliveryRecord[]>;

@@ -45,6 +45,11 @@ export interface CanonicalUsage {
   reasoningTokens: number;
 }
 
+/**
+ * An `error` part's error. Inside the gateway it is the GatewayError itself (errors/, which fits
+ * this shape), passed from the adapter to the writer unchanged; `readStreamError` rebuilds one
+ * only from plain info made elsewhere.
+ */
 export interface UpstreamErrorInfo {
   code: string;
   message: string;

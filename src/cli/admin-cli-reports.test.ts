@@ -14,6 +14,7 @@ import {
   type TestStore,
 } from "../../test/helpers/storage-modes.js";
 import { createAdminService } from "../admin/admin-service.js";
+import { createAdminActivityRoutes } from "../http/routes/admin-activity-routes.js";
 import { createAdminRoutes } from "../http/routes/admin-routes.js";
 import { createAdminUsageRoutes } from "../http/routes/admin-usage-routes.js";
 import { openStore } from "../storage/open-store.js";
@@ -101,6 +102,7 @@ describe("admin CLI reports through a running gateway's admin API", () => {
         internalSecret: secret,
         defaultRequestsPerMinute: 600,
       }),
+      ...createAdminActivityRoutes({ store: context.store, internalSecret: secret }),
     ]);
     env = { GATEWAY_URL: server.url, INTERNAL_SHARED_SECRET: secret };
     seeded = await seedSpend(context.store);

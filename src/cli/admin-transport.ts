@@ -16,6 +16,7 @@ import { getAdminTokenPath, readAdminToken } from "../storage/data-dir/admin-tok
 import { findDataDirHolder } from "../storage/data-dir/gateway-address.js";
 import { redactUrl } from "../storage/redact-url.js";
 import type { SharedState } from "../storage/store.js";
+import { type AdminAlerts, createDirectAdminAlerts, createHttpAdminAlerts } from "./admin-alerts.js";
 import { type AdminReports, createDirectAdminReports, createHttpAdminReports } from "./admin-reports.js";
 import { createHttpAdminCaller, createHttpAdminClient } from "./http-admin-client.js";
 import { sendHttpRequest } from "./send-http-request.js";
@@ -28,6 +29,8 @@ export interface AdminTransport {
   admin: AdminService;
   /** The admin API's read-only reports (spend, usage, requests). */
   reports: AdminReports;
+  /** Budget-alert settings (thresholds, webhook). */
+  alerts: AdminAlerts;
   /** "http": through a running gateway; "direct": the CLI opened the store. */
   kind: "http" | "direct";
   /** What the command acts on, said on stderr: the gateway's URL, or the database opened. */
@@ -105,6 +108,7 @@ async function openHttpTransport(
   return {
     admin: createHttpAdminClient(gatewayUrl, token, source),
     reports: createHttpAdminReports((path) => call("GET", path)),
+    alerts: createHttpAdminAlerts(call),
     kind: "http",
     target,
     close: async () => {},
@@ -149,6 +153,11 @@ async function openDirectTransport(
     admin: createAdminService({ store, state, spendGuard }),
     // The direct path reads no gateway config: the report names the key's own rate limit or none.
     reports: createDirectAdminReports(store, spendGuard, null),
+    // The URL is checked as the gateway checks it (loopback only where tests allow it).
+    alerts: createDirectAdminAlerts(store, {
+      allowHttp: false,
+      allowLoopback: env.ALERT_WEBHOOK_ALLOW_LOOPBACK?.trim().toLowerCase() === "true",
+    }),
     kind: "direct",
     target,
     async close() {

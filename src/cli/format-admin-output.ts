@@ -31,8 +31,14 @@ export function formatWorkspace(headline: string, workspace: Workspace): string 
     ["balance", `${formatUsd(workspace.balanceMicroUsd)} (${workspace.balanceMicroUsd} micro-USD)`],
     ["invoicing", formatOnOff(workspace.invoicing)],
     ["locked", formatOnOff(workspace.locked)],
+    ["cache policy", formatCachePolicy(workspace.responseCacheTtlSeconds, "off")],
     ["created", workspace.createdAt.toISOString()],
   ])}\n`;
+}
+
+/** A response-cache policy (docs/response-cache.md): its TTL, or what applies without one. */
+function formatCachePolicy(ttlSeconds: number | null | undefined, without: string): string {
+  return ttlSeconds == null ? without : `${ttlSeconds} s for deterministic requests`;
 }
 
 function formatLimit(microUsd: number | null): string {
@@ -59,6 +65,7 @@ export function formatKey(headline: string, key: ApiKeyRecord, limits?: KeyLimit
     ["models", key.allowedModels?.join(", ") ?? "all"],
     ["expires", key.expiresAt?.toISOString() ?? "never"],
     ["member", key.memberId ?? "-"],
+    ["cache policy", formatCachePolicy(key.responseCacheTtlSeconds, "workspace's")],
     ["created", key.createdAt.toISOString()],
     ...(limits ? formatLimitFields(limits) : []),
   ])}\n`;

@@ -100,7 +100,12 @@ function createClient(call: AdminCall): AdminService {
     },
     async updateWorkspace(id, changes) {
       const path = `/workspaces/${encodePathSegment(id)}`;
-      return decodeWorkspace((await call<{ workspace: WorkspaceJson }>("PATCH", path, changes)).workspace);
+      const body = {
+        invoicing: changes.invoicing,
+        locked: changes.locked,
+        response_cache_ttl_seconds: changes.responseCacheTtlSeconds,
+      };
+      return decodeWorkspace((await call<{ workspace: WorkspaceJson }>("PATCH", path, body)).workspace);
     },
     async createKey(input) {
       const result = await call<{ key: KeyJson; secret: string; limits?: KeyLimitsJson }>("POST", "/keys", {
@@ -113,6 +118,7 @@ function createClient(call: AdminCall): AdminService {
         monthly_limit_usd: input.monthlyLimitUsd,
         total_limit_usd: input.totalLimitUsd,
         requests_per_minute: input.requestsPerMinute,
+        response_cache_ttl_seconds: input.responseCacheTtlSeconds,
       });
       return {
         key: decodeKey(result.key),
@@ -131,6 +137,7 @@ function createClient(call: AdminCall): AdminService {
         total_limit_usd: changes.totalLimitUsd,
         requests_per_minute: changes.requestsPerMinute,
         models: changes.models,
+        response_cache_ttl_seconds: changes.responseCacheTtlSeconds,
         actor: changes.actor,
       });
       return { key: decodeKey(result.key), limits: decodeKeyLimits(result.limits) };

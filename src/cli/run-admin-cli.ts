@@ -16,6 +16,7 @@ import { convertMicroUsdToUsd } from "../admin/parse-usd.js";
 import { USAGE_DAYS } from "../admin/read-workspace-usage.js";
 import { createCommonErrorEnvelope } from "../errors/envelopes.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import type { AdminAlerts } from "./admin-alerts.js";
 import type { AdminReports } from "./admin-reports.js";
 import { type AdminTransport, openAdminTransport } from "./admin-transport.js";
 import {
@@ -32,6 +33,7 @@ import {
   formatSpendWindows,
   formatWorkspaceUsage,
 } from "./format-admin-reports.js";
+import { formatKeyThresholds, formatWebhook } from "./format-alert-settings.js";
 
 export interface CliIo {
   stdout(text: string): void;
@@ -55,7 +57,7 @@ interface CommandSpec {
   prepare(
     values: OptionValues,
     positionals: string[],
-  ): (admin: AdminService, reports: AdminReports) => Promise<CommandOutput>;
+  ): (admin: AdminService, reports: AdminReports, alerts: AdminAlerts) => Promise<CommandOutput>;
 }
 
 const GLOBAL_OPTIONS: ParsedOptions = {
@@ -135,17 +137,20 @@ const COMMANDS: Record<string, CommandSpec> = {
       },
   },
   "workspace update": {
-    usage: "workspace update <workspace-id> [--invoicing on|off] [--locked on|off]",
-    options: { invoicing: { type: "string" }, locked: { type: "string" } },
+    usage:
+      "workspace update <workspace-id> [--invoicing on|off] [--locked on|off] [--cache-ttl <seconds>|off]\n" +
+      "             (cache-ttl: the response-cache policy of the workspace's keys without their own)",
+    options: { invoicing: { type: "string" }, locked: { type: "string" }, "cache-ttl": { type: "string" } },
     positionals: ["workspace-id"],
     prepare: (values, [id]) => {
       const invoicing = readOnOff(values.invoicing, "invoicing");
       const locked = readOnOff(values.locked, "locked");
-      if (invoicing === undefined && locked === undefined) {
-        throw GatewayError.invalidRequest("Nothing to update: give --invoicing and/or --locked");
+      const responseCacheTtlSeconds = readCacheTtl(values["cache-ttl"]);
+      if (invoicing === undefined && locked === undefined && responseCacheTtlSeconds === undefined) {
+        throw GatewayError.invalidRequest("Nothing to update: give --invoicing, --locked and/or --cache-ttl");
       }
       return async (admin) => {
-        const workspace = await admin.updateWorkspace(id, { invoicing, locked });
+        const workspace = await admin.updateWorkspace(id, { invoicing, locked, responseCacheTtlSeconds });
         return {
           json: { workspace: encodeWorkspace(workspace) },
           text: formatWorkspace(`Updated workspace ${workspace.id}`, workspace),
@@ -165,6 +170,35 @@ const COMMANDS: Record<string, CommandSpec> = {
       return async (_admin, reports) => {
         const usage = await reports.workspaceUsage(id, days);
         return { json: usage, text: formatWorkspaceUsage(usage) };
+      };
+    },
+  },
+  "workspace alert-webhook": {
+    usage:
+      "workspace alert-webhook <workspace-id> [--url <https-URL>|none] [--thresholds 50,80,100|none]\n" +
+      "             (budget alerts; without --url shows the webhook; setting it prints a new signing secret, once)",
+    options: { url: { type: "string" }, thresholds: { type: "string" } },
+    positionals: ["workspace-id"],
+    prepare: (values, [id]) => {
+      const url = values.url === undefined ? undefined : String(values.url).trim();
+      const thresholds = readThresholdList(values.thresholds, "thresholds");
+      if (url === undefined && thresholds !== undefined) {
+        throw GatewayError.invalidRequest("--thresholds needs --url (the webhook is set whole)", "url");
+      }
+      if (url === "") throw GatewayError.invalidRequest("--url must be a URL or none", "url");
+      const removing = url === "none" || url === "off";
+      if (removing && thresholds !== undefined) {
+        throw GatewayError.invalidRequest("--thresholds cannot go with --url none", "thresholds");
+      }
+      return async (_admin, _reports, alerts) => {
+        const webhook =
+          url === undefined
+            ? await alerts.getWebhook(id)
+            : await alerts.setWebhook(id, { url: removing ? null : url, thresholds });
+        return {
+          json: webhook,
+          text: formatWebhook(webhook, url === undefined ? "show" : removing ? "remove" : "set"),
+        };
       };
     },
   },
@@ -199,8 +233,9 @@ const COMMANDS: Record<string, CommandSpec> = {
   "key create": {
     usage:
       "key create --workspace <workspace-id> [--name <name>] [--models a/b,c/d] [--expires <ISO-8601>] [--member <id>]\n" +
-      "             [--daily <USD>] [--monthly <USD>] [--total <USD>] [--rpm <N>]",
+      "             [--daily <USD>] [--monthly <USD>] [--total <USD>] [--rpm <N>] [--cache-ttl <seconds>|off]",
     options: {
+      "cache-ttl": { type: "string" },
       workspace: { type: "string" },
       name: { type: "string" },
       models: { type: "string" },
@@ -219,6 +254,7 @@ const COMMANDS: Record<string, CommandSpec> = {
       const expiresAt =
         values.expires === undefined ? undefined : parseExpiry(values.expires as string, "--expires");
       const requestsPerMinute = values.rpm === undefined ? undefined : readRpm(values.rpm as string);
+      const responseCacheTtlSeconds = readCacheTtl(values["cache-ttl"]);
       return async (admin) => {
         const { key, secret, limits } = await admin.createKey({
           workspaceId: values.workspace as string,
@@ -230,6 +266,7 @@ const COMMANDS: Record<string, CommandSpec> = {
           monthlyLimitUsd: values.monthly as string | undefined,
           totalLimitUsd: values.total as string | undefined,
           requestsPerMinute: requestsPerMinute ?? undefined,
+          responseCacheTtlSeconds,
         });
         return {
           json: { key: encodeKey(key), secret, ...(limits ? { limits: encodeKeyLimits(limits) } : {}) },
@@ -268,8 +305,12 @@ const COMMANDS: Record<string, CommandSpec> = {
   "key update": {
     usage:
       "key update <key-id> [--daily <USD>|none] [--monthly <USD>|none] [--total <USD>|none] [--rpm <N>|none]\n" +
-      "             [--models a/b,c/d|all] [--actor <name>]   (rpm none: the config default applies)",
+      "             [--models a/b,c/d|all] [--alert-thresholds 50,80,100|none] [--cache-ttl <seconds>|off]\n" +
+      "             [--actor <name>]   (rpm none: the config default applies; alert thresholds none: the\n" +
+      "             workspace's apply; cache-ttl off: the workspace's policy applies)",
     options: {
+      "alert-thresholds": { type: "string" },
+      "cache-ttl": { type: "string" },
       daily: { type: "string" },
       monthly: { type: "string" },
       total: { type: "string" },
@@ -293,18 +334,32 @@ const COMMANDS: Record<string, CommandSpec> = {
             : values.models === "all"
               ? null
               : readModelList(values.models as string),
+        responseCacheTtlSeconds: readCacheTtl(values["cache-ttl"]),
         actor: values.actor as string | undefined,
       };
-      if (Object.entries(changes).every(([name, value]) => name === "actor" || value === undefined)) {
+      const thresholds = readThresholdList(values["alert-thresholds"], "alert-thresholds");
+      const limitsChange = Object.entries(changes).some(
+        ([name, value]) => name !== "actor" && value !== undefined,
+      );
+      if (!limitsChange && thresholds === undefined) {
         throw GatewayError.invalidRequest(
-          "Nothing to update: give --daily, --monthly, --total, --rpm and/or --models",
+          "Nothing to update: give --daily, --monthly, --total, --rpm, --models, --alert-thresholds and/or --cache-ttl",
         );
       }
-      return async (admin) => {
-        const { key, limits } = await admin.updateKey(id, changes);
+      return async (admin, _reports, alerts) => {
+        // Thresholds first: they are validated whole, so a refused list leaves the limits unchanged.
+        const alertThresholds =
+          thresholds === undefined ? undefined : await alerts.setKeyThresholds(id, thresholds);
+        const { key, limits } = limitsChange ? await admin.updateKey(id, changes) : await admin.getKey(id);
         return {
-          json: { key: encodeKey(key), limits: encodeKeyLimits(limits) },
-          text: formatKey(`Updated API key ${key.id}`, key, limits),
+          json: {
+            key: encodeKey(key),
+            limits: encodeKeyLimits(limits),
+            ...(alertThresholds === undefined ? {} : { alert_thresholds: alertThresholds.thresholds }),
+          },
+          text:
+            formatKey(`Updated API key ${key.id}`, key, limits) +
+            (alertThresholds === undefined ? "" : formatKeyThresholds(alertThresholds.thresholds)),
         };
       };
     },
@@ -419,7 +474,7 @@ export async function runAdminCli(
     transport = await openTransport({ env, warn: (message) => io.stderr(`${message}\n`) });
     // On stderr, so --json output stays one document; said before the work, so a failure names it too.
     io.stderr(`gateway-admin: using ${transport.target}\n`);
-    const output = await run(transport.admin, transport.reports);
+    const output = await run(transport.admin, transport.reports, transport.alerts);
     io.stdout(json ? `${JSON.stringify(output.json, null, 2)}\n` : output.text);
     return 0;
   } catch (error) {
@@ -484,11 +539,36 @@ function parseCommandArguments(
   return { values: parsed.values as OptionValues, positionals: parsed.positionals };
 }
 
+/**
+ * `50,80,100` → [50, 80, 100]; `none` (or `off`) → null; absent → undefined. Only the form is
+ * checked here; the range and the count are the admin API's (admin/alert-settings.ts).
+ */
+function readThresholdList(value: string | boolean | undefined, option: string): number[] | null | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value).trim();
+  if (text === "none" || text === "off") return null;
+  const items = text.split(",").map((item) => item.trim().replace(/%$/, ""));
+  if (items.some((item) => !/^\d+$/.test(item))) {
+    throw GatewayError.invalidRequest(
+      `--${option} must be whole percentages separated by commas (e.g. 50,80,100), or none; got "${text}"`,
+      option,
+    );
+  }
+  return items.map(Number);
+}
+
 function readModelList(text: string): string[] {
   return text
     .split(",")
     .map((slug) => slug.trim())
     .filter((slug) => slug !== "");
+}
+
+/** `--cache-ttl`: whole seconds, or `off` (no policy of its own); the admin service checks the range. */
+function readCacheTtl(value: string | boolean | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (String(value).trim() === "off") return null;
+  return readCount(value, "cache-ttl", ' of seconds or "off"');
 }
 
 function readRpm(text: string): number {

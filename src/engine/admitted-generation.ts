@@ -2,13 +2,17 @@
  * A generation between admission and settlement: what the engine admitted and the run works on.
  * A file of its own so the run and settlement depend on it, not on the engine that creates it.
  */
-import type { CanonicalRequest, ServerToolId } from "../canonical/index.js";
+import type { CanonicalRequest } from "../canonical/index.js";
 import type { IngressFormatName } from "../canonical/ingress-format-name.js";
 import type { Reservation } from "../limits/spend-guard.js";
 import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
-import type { GenerationAttempt, GenerationOutcome, GenerationStart } from "./generation-record.js";
+import type { GenerationBilling } from "./generation-billing.js";
+import type { GenerationStart } from "./generation-record.js";
 import type { AdmittedCaller, CacheTicket, DocumentSession, ServerToolSession } from "./ports.js";
 import type { RouteCandidate } from "./route-candidates.js";
+import type { SettledGeneration } from "./settled-generation.js";
+
+export type { ExecutedToolCall, SettledGeneration } from "./settled-generation.js";
 
 export interface GenerationInput {
   requestId: string;
@@ -49,13 +53,15 @@ export interface AdmittedGeneration extends GenerationInput {
   reservation: Reservation;
   /** The usage record's identity; settlement writes it final whether or not it was started. */
   record: GenerationStart;
-  /** Settles when the in-progress record is stored (store-dependent: see `recordStart`); never rejects. */
+  /** Settles when the in-progress record is stored (store-dependent: see admit-generation.ts); never rejects. */
   recorded: Promise<void>;
   /**
    * Resolves once the run has settled (never rejects): the outcome as written and the attempt
    * that served, for whoever reports on the request after it ended (the request log line).
    */
   settled: Promise<SettledGeneration>;
+  /** Meters, prices, reserves and settles it (generation-billing.ts); the run is given it. */
+  billing: GenerationBilling;
   /** Admission's estimate of the prompt (tokens, media included), billed when no usage tells better. */
   estimatedInputTokens: number;
   /** The longest the generation may run, and when that is over (performance.now() time). */
@@ -74,29 +80,4 @@ export interface AdmittedGeneration extends GenerationInput {
    * a hit (set before the run starts), and the most bytes of answer a miss keeps to store.
    */
   cache?: { ticket: CacheTicket; hit: boolean; maxBytes: number };
-}
-
-/** A generation as it settled. */
-export interface SettledGeneration {
-  outcome: GenerationOutcome;
-  /** The response cache was looked up: answered from it (`hit`) or not (`miss`). */
-  cache?: "hit" | "miss";
-  /** The attempt that served (absent when none did); its outcome tells how it ended. */
-  served: GenerationAttempt | undefined;
-  /** Every server-tool call the run executed, in the order they started (empty without any). */
-  toolCalls: ExecutedToolCall[];
-}
-
-/** One server-tool call as the run executed it, for whoever reports on the request afterwards. */
-export interface ExecutedToolCall {
-  tool: ServerToolId;
-  status: "completed" | "failed";
-  /** The failure's code (`unavailable`, `url_not_allowed`, …) when `failed`. */
-  errorCode?: string;
-  costMicroUsd: number;
-  /** The model's provider ran it (`engine: "native"`); the gateway only saw its record. */
-  native?: true;
-  /** performance.now() when it started, and how long it ran. */
-  startedAt: number;
-  durationMs: number;
 }

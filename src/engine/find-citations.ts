@@ -5,7 +5,7 @@
  * own search models write them, is cited whole. Linear in the text: a label is at most
  * MAX_LABEL_CHARS long, so each `[` is looked at a bounded number of times.
  */
-import type { ServerToolSource, UrlCitation } from "../canonical/index.js";
+import type { ServerToolResult, ServerToolSource, UrlCitation } from "../canonical/index.js";
 
 const MAX_LABEL_CHARS = 300;
 /** Anthropic cuts `cited_text` at this length; every format gets the same. */
@@ -41,4 +41,22 @@ export function findCitations(text: string, sources: ReadonlyMap<string, ServerT
     });
   }
   return citations;
+}
+
+/** Adds what a gateway-run tool's result can be cited by (a search's results, a fetched page) to `sources`. */
+export function collectSources(result: ServerToolResult, sources: Map<string, ServerToolSource>): void {
+  const output = result.output;
+  if (output === undefined) return;
+  if (output.kind === "search") {
+    for (const source of output.sources) sources.set(createSourceKey(source.url), source);
+  } else if (output.kind === "fetch") {
+    const source: ServerToolSource = {
+      url: output.finalUrl,
+      title: output.title,
+      snippet: output.text.slice(0, 150),
+      pageAge: null,
+    };
+    sources.set(createSourceKey(output.finalUrl), source);
+    sources.set(createSourceKey(output.url), source);
+  }
 }

@@ -60,7 +60,23 @@ export function toGatewayError(error: unknown): GatewayError {
   return new GatewayError("internal_error", "Internal error", { cause: error });
 }
 
-/** Rebuilds a GatewayError from the plain error info carried by an `error` stream part. */
+/**
+ * The GatewayError an `error` stream part carries. Inside the gateway a part's error is the
+ * GatewayError itself, from the adapter that classified it through the run to the writer that
+ * renders it (docs/decisions/0311-one-error-form-in-the-run.md); only a part made outside the
+ * gateway's code (plain `{ code, message }`) is rebuilt.
+ */
+export function readStreamError(info: {
+  code: string;
+  message: string;
+  param?: string | null;
+  retryAfterSeconds?: number;
+  upstreamStatus?: number;
+}): GatewayError {
+  return info instanceof GatewayError ? info : createGatewayErrorFromInfo(info);
+}
+
+/** Rebuilds a GatewayError from plain error info (an `error` part made outside the gateway). */
 export function createGatewayErrorFromInfo(info: {
   code: string;
   message: string;

@@ -16,6 +16,8 @@ export interface KeyLimitChanges {
   allowedModels?: string[] | null;
   /** null: the key never expires. */
   expiresAt?: Date | null;
+  /** The key's response-cache policy in seconds; null: its workspace's (docs/response-cache.md). */
+  responseCacheTtlSeconds?: number | null;
 }
 
 export type SpendWindowName = "daily" | "monthly" | "total";

@@ -311,6 +311,11 @@ test("Codex's turn on a gateway without a search backend: 200 through a Response
       );
       assert.equal(sent.prompt_cache_key, "0b8e3c5e-1d7c-4e0f-9a56-3f1e2d4c5b6a");
       assert.equal(dropped, "tools[2](web_search)");
+    } else if (kind === "openai-compatible" || kind === "openai-chat") {
+      // The Chat family has prompt_cache_key too: it goes through, the Responses-only tools do not.
+      assert.equal(sent.prompt_cache_key, "0b8e3c5e-1d7c-4e0f-9a56-3f1e2d4c5b6a", kind);
+      assert.equal(dropped, "tools[1](namespace), tools[3](custom), tools[2](web_search)", kind);
+      assert.equal(JSON.stringify(sent).includes("multi_agent_v1"), false, kind);
     } else {
       assert.equal(
         dropped,

@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { test } from "node:test";
 import { createBudgetAlerts } from "../../src/alerts/budget-alerts.js";
 import { verifyWebhook } from "../../src/alerts/sign-webhook.js";
+import { keyInfoSchema } from "../../src/http/routes/key-info-route.js";
 import { openStore } from "../../src/storage/open-store.js";
 import { buildChatCompletion, fakeReply } from "../helpers/fake-openai-upstream.js";
 import { createTestDatabase, requireMode } from "../helpers/storage-modes.js";
@@ -100,6 +101,24 @@ forEachGatewayMode(
         thresholds: [100, 50, 50],
       });
       assert.deepEqual(keyThresholds.json.thresholds, [50, 100], "the key's own replace the workspace's");
+      const keyInfo = async () =>
+        keyInfoSchema.parse(
+          await (
+            await fetch(`${context.url}/api/v1/key`, {
+              headers: { Authorization: `Bearer ${context.apiKey}` },
+            })
+          ).json(),
+        ).data.alerts;
+      assert.deepEqual(
+        await keyInfo(),
+        {
+          thresholds: [50, 100],
+          source: "key",
+          webhook: true,
+          crossed: { daily: [], monthly: [], total: [] },
+        },
+        "GET /api/v1/key shows the thresholds that apply, none crossed yet",
+      );
 
       const usage = { prompt_tokens: 10, completion_tokens: 1_000, total_tokens: 1_010 };
       context.upstream.enqueue(fakeReply.json(buildChatCompletion({ usage })));
@@ -152,6 +171,23 @@ forEachGatewayMode(
       });
       await new Promise((resolve) => setTimeout(resolve, 500));
       assert.equal(receiver.received.length, 2, "at most once per threshold per window");
+
+      const alerts = await keyInfo();
+      assert.deepEqual(
+        {
+          daily: alerts.crossed.daily.map((crossed) => crossed.threshold_percent),
+          total: alerts.crossed.total,
+        },
+        { daily: [50], total: [] },
+        "GET /api/v1/key shows the daily 50 % crossed; the total's $1 is far",
+      );
+      assert.ok(Math.abs(Date.parse(alerts.crossed.daily[0].crossed_at) - Date.now()) < 60_000);
+      await admin("PATCH", `/keys/${context.keyId}/alert-thresholds`, { thresholds: null });
+      assert.deepEqual(
+        { thresholds: (await keyInfo()).thresholds, source: (await keyInfo()).source },
+        { thresholds: [90], source: "workspace" },
+        "without its own, the workspace's thresholds apply",
+      );
     } finally {
       await new Promise((resolve) => receiver.server.close(resolve));
     }

@@ -64,6 +64,8 @@ export interface TestGateway {
   workspaceId: string;
   apiKey: string;
   keyId: string;
+  /** The `X-Internal-Token` of the gateway's admin API. */
+  internalSecret: string;
   /** An official OpenAI client for `apiKey` (no retries, so errors surface as they are). */
   openai: OpenAI;
   createClient(apiKey: string): OpenAI;
@@ -145,6 +147,7 @@ export async function startTestGateway(
     workspaceId: workspace.id,
     apiKey: secret,
     keyId: key.id,
+    internalSecret: settings.internalSharedSecret ?? "",
     openai: createClient(secret),
     createClient,
     async close() {

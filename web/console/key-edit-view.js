@@ -47,8 +47,7 @@ export function renderKeyEditor({ key, limits, onSaved }) {
       key.models ? key.models.join(", ") : "",
     ),
     expires: field("expires", toLocalInput(key.expires_at), { type: "datetime-local" }),
-    // Budget alert thresholds (issue 30, another branch): their inputs go here, with a line in
-    // readChanges below, once PATCH /internal/admin/keys/{id} takes them.
+    // Budget alert thresholds have their own API call and their own card: key-alerts-view.js.
   };
   const initial = Object.fromEntries(Object.entries(inputs).map(([name, input]) => [name, input.value]));
   const actor = field("actor", sessionStorage.getItem("hi-gateway.console.operator") || "console", {

@@ -4,6 +4,7 @@ import { admin } from "./api.js";
 import { h, link, notice, replace, table } from "./dom.js";
 import { formatTime, formatUsd } from "./format.js";
 import { renderGenerationTable } from "./generations-view.js";
+import { renderKeyAlerts } from "./key-alerts-view.js";
 import { renderKeyEditor } from "./key-edit-view.js";
 import { keyStatusActions, statusBadge } from "./keys-view.js";
 
@@ -63,6 +64,7 @@ export async function renderKeyDetails(container, { workspace, keyId }) {
         h("div", { class: "actions-row" }, keyStatusActions(key, reload), renderResetTotal(key, reload)),
       ),
       renderKeyEditor({ key, limits, onSaved: reload }),
+      renderKeyAlerts({ key }),
       h("h3", null, "Spend per window"),
       table(
         ["Window", "Limit", "Spent", "Reserved", "Remaining", "Since", "Resets"],

@@ -1,4 +1,4 @@
-// One workspace: its balance and flags with their actions, and tabs for keys, usage and requests.
+// One workspace: its balance and flags with their actions, and tabs for keys, usage, requests and budget alerts.
 
 import { renderActivityTab } from "./activity-view.js";
 import { admin } from "./api.js";
@@ -7,12 +7,14 @@ import { formatUsd, readUsdInput } from "./format.js";
 import { renderKeyDetails } from "./key-view.js";
 import { renderKeysTab } from "./keys-view.js";
 import { renderUsageTab } from "./usage-view.js";
+import { renderAlertsTab } from "./workspace-alerts-view.js";
 import { badge } from "./workspaces-view.js";
 
 const TABS = [
   ["keys", "Keys"],
   ["usage", "Usage"],
   ["requests", "Requests"],
+  ["alerts", "Alerts"],
 ];
 
 export async function renderWorkspace(container, { params, tab }) {
@@ -28,6 +30,7 @@ export async function renderWorkspace(container, { params, tab }) {
   if (tab === "key") return renderKeyDetails(body, { workspace, keyId });
   if (tab === "usage") return renderUsageTab(body, { workspace });
   if (tab === "requests") return renderActivityTab(body, { workspace });
+  if (tab === "alerts") return renderAlertsTab(body, { workspace });
   return renderKeysTab(body, { workspace });
 }
 

@@ -13,7 +13,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { GenerationRun } from "../../engine/generation-run.js";
-import { createGatewayErrorFromInfo, GatewayError } from "../../errors/gateway-error.js";
+import { GatewayError, readStreamError } from "../../errors/gateway-error.js";
 import type { StreamEncoder } from "../../ingress/ingress-format.js";
 import type { Logger } from "../../logging/logger.js";
 import { DEFAULT_CLIENT_READ_TIMEOUT_MS, watchClientReads } from "../router/client-read-watch.js";
@@ -144,7 +144,7 @@ export function writeSseResponse(
     try {
       for await (const part of stream.parts()) {
         if (part.type === "error") {
-          await endWithError(createGatewayErrorFromInfo(part.error));
+          await endWithError(readStreamError(part.error));
           return;
         }
         if (!write(format.push(part))) {

@@ -15,6 +15,9 @@ export const adminWorkspaceSchema = z
     invoicing: z.boolean(),
     locked: z.boolean(),
     created_at: z.string(),
+    response_cache_ttl_seconds: z.int().nullable().meta({
+      description: "Response-cache policy of the keys without their own: seconds; null: none",
+    }),
   })
   .meta({ id: "AdminWorkspace" });
 
@@ -27,6 +30,10 @@ export const adminKeySchema = z
     status: z.enum(["active", "disabled", "revoked"]),
     models: z.array(z.string()).nullable(),
     expires_at: z.string().nullable(),
+    response_cache_ttl_seconds: z
+      .int()
+      .nullable()
+      .meta({ description: "The key's own response-cache policy: seconds; null: its workspace's" }),
   })
   .loose()
   .meta({ id: "AdminKey" });

@@ -8,7 +8,7 @@
  * queue; one that takes nothing for `clientReadTimeoutMs` while output waits is disconnected.
  */
 import type { WebSocket } from "ws";
-import { createGatewayErrorFromInfo, GatewayError } from "../../errors/gateway-error.js";
+import { GatewayError, readStreamError } from "../../errors/gateway-error.js";
 import type { StreamEncoder } from "../../ingress/ingress-format.js";
 import type { Logger } from "../../logging/logger.js";
 import type { StreamedRun } from "../generation/sse-response.js";
@@ -91,7 +91,7 @@ export async function writeSocketTurn(
 
   try {
     for await (const part of run.parts()) {
-      if (part.type === "error") return await fail(createGatewayErrorFromInfo(part.error));
+      if (part.type === "error") return await fail(readStreamError(part.error));
       await send(encoder.push(part));
     }
     if (endedBy !== undefined) {

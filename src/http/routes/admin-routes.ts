@@ -30,9 +30,15 @@ const createWorkspaceBody = z.strictObject({
   allow_duplicate_name: z.boolean().optional(),
 });
 const creditBody = z.strictObject({ usd: usdSchema });
+/** A response-cache policy on the wire (docs/response-cache.md); the admin service checks the range. */
+const cacheTtlField = z.number().nullable().optional().meta({
+  description:
+    "Response-cache policy: seconds (1 to response_cache.max_ttl_seconds) deterministic requests are cached; null: none",
+});
 const updateWorkspaceBody = z.strictObject({
   invoicing: z.boolean().optional(),
   locked: z.boolean().optional(),
+  response_cache_ttl_seconds: cacheTtlField,
 });
 const createKeyBody = z.strictObject({
   workspace_id: z.string(),
@@ -44,6 +50,7 @@ const createKeyBody = z.strictObject({
   monthly_limit_usd: usdSchema.optional(),
   total_limit_usd: usdSchema.optional(),
   requests_per_minute: z.number().optional(),
+  response_cache_ttl_seconds: cacheTtlField,
 });
 // null clears a limit (or the allowlist); an absent field is left as it is.
 const updateKeyBody = z.strictObject({
@@ -57,6 +64,7 @@ const updateKeyBody = z.strictObject({
     .nullable()
     .optional()
     .meta({ description: "ISO-8601 date or date-time in the future; null: never expires" }),
+  response_cache_ttl_seconds: cacheTtlField,
   // Budget alert thresholds (issue 30, another branch) are added here when they exist.
   actor: z.string().optional().meta({ description: "Who made the change, for the audit log" }),
 });
@@ -193,13 +201,17 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
       {
         method: "PATCH",
         path: "/workspaces/{id}",
-        summary: "Set invoicing / locked",
+        summary: "Set invoicing / locked / response-cache policy",
         request: { params: idParams, body: updateWorkspaceBody },
         responses: ok(workspaceAnswer),
       },
       async (c) => {
         const body = await readBody(c, updateWorkspaceBody);
-        const workspace = await admin.updateWorkspace(readPathId(c), body);
+        const workspace = await admin.updateWorkspace(readPathId(c), {
+          invoicing: body.invoicing,
+          locked: body.locked,
+          responseCacheTtlSeconds: body.response_cache_ttl_seconds,
+        });
         return c.json({ workspace: encodeWorkspace(workspace) });
       },
     ),
@@ -223,6 +235,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
           monthlyLimitUsd: body.monthly_limit_usd,
           totalLimitUsd: body.total_limit_usd,
           requestsPerMinute: body.requests_per_minute,
+          responseCacheTtlSeconds: body.response_cache_ttl_seconds,
         });
         return c.json(
           { key: encodeKey(key), secret, ...(limits ? { limits: encodeKeyLimits(limits) } : {}) },
@@ -262,7 +275,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
       {
         method: "PATCH",
         path: "/keys/{id}",
-        summary: "Update limits, rate limit, allowlist, expiry (audit-logged)",
+        summary: "Update limits, rate limit, allowlist, expiry, response-cache policy (audit-logged)",
         request: { params: idParams, body: updateKeyBody },
         responses: ok(keyAnswer),
       },
@@ -278,6 +291,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
             body.expires_at === undefined || body.expires_at === null
               ? body.expires_at
               : parseExpiry(body.expires_at, "expires_at"),
+          responseCacheTtlSeconds: body.response_cache_ttl_seconds,
           actor: body.actor,
         });
         return c.json({ key: encodeKey(key), limits: encodeKeyLimits(limits) });

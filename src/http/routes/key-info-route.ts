@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { readKeySpend } from "../../admin/read-key-spend.js";
+import type { ApiKeyRecord, Workspace } from "../../auth/accounts.js";
 import { type Authenticator, readBearerToken } from "../../auth/authenticate.js";
 import type { GatewayConfig } from "../../config/gateway-config.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
@@ -54,6 +55,39 @@ export const workspaceSpendSchema = z.object({
   invoicing: z.boolean(),
 });
 
+/** The response-cache policy that applies to the key's requests (docs/response-cache.md). */
+export const responseCachePolicySchema = z
+  .object({
+    ttl_seconds: z
+      .int()
+      .nullable()
+      .meta({
+        description:
+          "Seconds deterministic requests (temperature 0, no server tools) are cached for, capped by " +
+          "response_cache.max_ttl_seconds; null: only requests that ask (hi_cache / X-Hi-Cache) are cached",
+      }),
+    source: z.enum(["key", "workspace", "none"]).meta({ description: "Whose policy it is" }),
+  })
+  .meta({ id: "KeyResponseCachePolicy" });
+
+const crossedSchema = z.array(
+  z.object({ threshold_percent: z.int(), crossed_at: z.string().meta({ description: "ISO-8601, UTC" }) }),
+);
+export const keyAlertsSchema = z
+  .object({
+    thresholds: z
+      .array(z.int())
+      .meta({ description: "Percent of each spend limit that alerts: the key's own, else its workspace's" }),
+    source: z.enum(["key", "workspace", "none"]),
+    webhook: z
+      .boolean()
+      .meta({ description: "Whether the workspace has a webhook; without one nothing is sent" }),
+    crossed: z
+      .object({ daily: crossedSchema, monthly: crossedSchema, total: crossedSchema })
+      .meta({ description: "Thresholds crossed in each current window, in the order they were crossed" }),
+  })
+  .meta({ id: "KeyAlerts" });
+
 export const keyInfoSchema = z
   .object({
     data: z.object({
@@ -69,6 +103,8 @@ export const keyInfoSchema = z
       rate_limit: rateLimitSchema,
       limits: spendWindowsSchema,
       workspace: workspaceSpendSchema,
+      alerts: keyAlertsSchema,
+      response_cache: responseCachePolicySchema,
     }),
   })
   .meta({ id: "KeyInfo" });
@@ -84,18 +120,23 @@ export function createKeyInfoRoute(deps: KeyInfoRouteDeps): RouteDefinition {
   return {
     method: "GET",
     path: "/api/v1/key",
-    summary: "The calling key: limits, spend per window, remaining headroom, rate limit, allowlist, expiry",
+    summary:
+      "The calling key: limits, spend per window, remaining headroom, rate limit, allowlist, expiry, budget alerts, response-cache policy",
     security: BEARER,
     responses: { 200: jsonResponse(keyInfoSchema, "The calling key"), ...COMMON_ERRORS },
     handler: async (c) => {
       const requestId = c.requestId;
       try {
-        const { key } = await deps.authenticator.authenticate(readBearerToken(c.req.header("authorization")));
+        // The authenticated state is the one the engine reads its cache policy from.
+        const { key, workspace } = await deps.authenticator.authenticate(
+          readBearerToken(c.req.header("authorization")),
+        );
         const spend = await readKeySpend(
           {
             store: deps.store,
             spendGuard: deps.spendGuard,
             defaultRequestsPerMinute: deps.config.defaultRequestsPerMinute,
+            alerts: deps.store.alerts,
           },
           key,
         );
@@ -112,6 +153,7 @@ export function createKeyInfoRoute(deps: KeyInfoRouteDeps): RouteDefinition {
             expires_at: key.expiresAt?.toISOString() ?? null,
             created_at: key.createdAt.toISOString(),
             ...spend.report,
+            response_cache: describeCachePolicy(key, workspace, deps.config.responseCache.maxTtlSeconds),
           },
         });
       } catch (thrown) {
@@ -119,5 +161,20 @@ export function createKeyInfoRoute(deps: KeyInfoRouteDeps): RouteDefinition {
         return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
       }
     },
+  };
+}
+
+/** The key's own policy, else its workspace's, as the engine applies it (capped by the config). */
+function describeCachePolicy(
+  key: ApiKeyRecord,
+  workspace: Workspace,
+  maxTtlSeconds: number,
+): z.infer<typeof responseCachePolicySchema> {
+  const own = key.responseCacheTtlSeconds ?? null;
+  const inherited = workspace.responseCacheTtlSeconds ?? null;
+  const ttl = own ?? inherited;
+  return {
+    ttl_seconds: ttl === null ? null : Math.min(ttl, maxTtlSeconds),
+    source: own !== null ? "key" : inherited !== null ? "workspace" : "none",
   };
 }

@@ -8,7 +8,6 @@ import type { CanonicalResult, CanonicalStreamPart } from "../../canonical/index
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { UpstreamInputRules } from "../../metering/bound-input-tokens.js";
 import type { ProviderAdapter, UpstreamCall } from "../provider-adapter.js";
-import { toUpstreamErrorInfo } from "./classify-upstream-error.js";
 import { convertResultToParts } from "./convert-result-to-parts.js";
 import {
   getSharedUpstreamHttpClient,
@@ -115,7 +114,8 @@ async function* streamBatches<Context>(
     if (call.signal.aborted) return;
     const failure = mapNetworkError(error);
     if (partCount === 0) throw failure;
-    yield [{ type: "error", error: toUpstreamErrorInfo(failure) }];
+    // The classified error itself: the run and the writer use it as it is (readStreamError).
+    yield [{ type: "error", error: failure }];
   } finally {
     // The error a cut body emits has no reader left: it must not become an unhandled 'error'.
     response.body.on("error", ignoreError);

@@ -14,7 +14,7 @@ import type {
   UrlCitation,
 } from "../../canonical/index.js";
 import { createEmptyUsage, pickCallShape } from "../../canonical/index.js";
-import { createGatewayErrorFromInfo } from "../../errors/gateway-error.js";
+import { readStreamError } from "../../errors/gateway-error.js";
 
 type TextEntry = { type: "text"; text: string; citations?: UrlCitation[] };
 type ReasoningEntry = Extract<ResultContent, { type: "reasoning" }>;
@@ -106,7 +106,7 @@ export function foldStreamParts(parts: Iterable<CanonicalStreamPart>): Canonical
         if (part.rawReason !== undefined) result.rawFinishReason = part.rawReason;
         break;
       case "error":
-        throw createGatewayErrorFromInfo(part.error);
+        throw readStreamError(part.error);
       default:
         break; // tool-input-* parts: the tool-call part carries the whole call
     }

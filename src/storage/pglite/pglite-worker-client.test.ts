@@ -98,7 +98,13 @@ test("the worker's client: a long statement does not stop the main thread's even
   const gaps = ticks.slice(1).map((tick, index) => tick - ticks[index]);
   assert.ok(took > 100, `the statement took ${took.toFixed(0)} ms (too short to show anything)`);
   assert.ok(ticks.length >= took / 40, `${ticks.length} ticks in ${took.toFixed(0)} ms`);
-  assert.ok(Math.max(...gaps) < 100, `longest pause of the main thread ${Math.max(...gaps).toFixed(0)} ms`);
+  // Run on the main thread, the statement would be one pause as long as itself; a loaded machine
+  // adds pauses of its own, so the bound is half the statement's time (at least 100 ms).
+  const longest = Math.max(...gaps);
+  assert.ok(
+    longest < Math.max(100, took / 2),
+    `longest pause of the main thread ${longest.toFixed(0)} ms of ${took.toFixed(0)} ms`,
+  );
 });
 
 test("the worker's client: when the thread dies, waiting and later calls fail with an error instead of hanging", async () => {

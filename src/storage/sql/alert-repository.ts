@@ -110,6 +110,44 @@ export function createAlertRepository(client: SqlClient): AlertRepository {
       }));
     },
 
+    async readKeyStatus(keyId, workspaceId, starts) {
+      // One statement: the primary key of alert_claims starts with the key id, so the claims are an
+      // index range; the thresholds are one row each.
+      const [row] = await client.query<{
+        key_thresholds: unknown;
+        workspace_thresholds: unknown;
+        webhook: boolean;
+        claims: unknown;
+      }>(
+        `SELECT k.thresholds AS key_thresholds, w.thresholds AS workspace_thresholds,
+           w.workspace_id IS NOT NULL AS webhook,
+           (SELECT COALESCE(json_agg(json_build_array(c.spend_window, c.threshold, c.claimed_at)
+                      ORDER BY c.claimed_at, c.threshold), '[]'::json)
+            FROM alert_claims c
+            WHERE c.api_key_id = $1 AND (
+              (c.spend_window = 'daily' AND c.window_start = $3) OR
+              (c.spend_window = 'monthly' AND c.window_start = $4) OR
+              (c.spend_window = 'total' AND c.window_start = $5))) AS claims
+         FROM (SELECT 1) AS one
+         LEFT JOIN key_alert_thresholds k ON k.api_key_id = $1
+         LEFT JOIN workspace_alert_webhooks w ON w.workspace_id = $2`,
+        [keyId, workspaceId, starts.daily, starts.monthly, starts.total],
+      );
+      const claims = (
+        typeof row?.claims === "string" ? JSON.parse(row.claims) : (row?.claims ?? [])
+      ) as Array<[string, unknown, string]>;
+      return {
+        keyThresholds: readThresholds(row?.key_thresholds),
+        workspaceThresholds: readThresholds(row?.workspace_thresholds),
+        webhook: row?.webhook === true,
+        crossed: claims.map(([window, threshold, claimedAt]) => ({
+          window: window as SpendWindowName,
+          threshold: Number(threshold),
+          claimedAt: new Date(claimedAt),
+        })),
+      };
+    },
+
     async recordDelivery(delivery) {
       await client.query(
         `INSERT INTO alert_deliveries (id, alert_id, workspace_id, api_key_id, spend_window, window_start,

@@ -22,10 +22,12 @@ interface ApiKeyRow {
   member_id: string | null;
   source: RequestSource;
   created_at: Date;
+  response_cache_ttl_seconds: number | null;
 }
 
 const KEY_COLUMNS =
-  "id, workspace_id, name, display, status, allowed_models, expires_at, member_id, source, created_at";
+  "id, workspace_id, name, display, status, allowed_models, expires_at, member_id, source, created_at, " +
+  "response_cache_ttl_seconds";
 
 function readApiKeyRow(row: ApiKeyRow): ApiKeyRecord {
   return {
@@ -39,6 +41,7 @@ function readApiKeyRow(row: ApiKeyRow): ApiKeyRecord {
     memberId: row.member_id,
     source: row.source,
     createdAt: new Date(row.created_at),
+    responseCacheTtlSeconds: row.response_cache_ttl_seconds ?? null,
   };
 }
 
@@ -69,8 +72,9 @@ export function createApiKeyRepository(client: SqlClient): ApiKeyRepository & Ap
         const [row] = await client.query<ApiKeyRow>(
           `INSERT INTO api_keys
              (id, workspace_id, name, key_hash, display, allowed_models, expires_at, member_id, source,
-              daily_limit_micro_usd, monthly_limit_micro_usd, total_limit_micro_usd, requests_per_minute)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+              daily_limit_micro_usd, monthly_limit_micro_usd, total_limit_micro_usd, requests_per_minute,
+              response_cache_ttl_seconds)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
            RETURNING ${KEY_COLUMNS}`,
           [
             createId("key"),
@@ -86,6 +90,7 @@ export function createApiKeyRepository(client: SqlClient): ApiKeyRepository & Ap
             input.limits?.monthlyMicroUsd ?? null,
             input.limits?.totalMicroUsd ?? null,
             input.limits?.requestsPerMinute ?? null,
+            input.responseCacheTtlSeconds ?? null,
           ],
         );
         return { key: readApiKeyRow(row), secret: material.secret };

@@ -21,11 +21,12 @@ interface LimitRow {
   requests_per_minute: unknown;
   total_spend_reset_at: Date | null;
   expires_at: Date | null;
+  response_cache_ttl_seconds: number | null;
 }
 
 const LIMIT_COLUMNS =
   "workspace_id, allowed_models, daily_limit_micro_usd, monthly_limit_micro_usd, total_limit_micro_usd, " +
-  "requests_per_minute, total_spend_reset_at, expires_at";
+  "requests_per_minute, total_spend_reset_at, expires_at, response_cache_ttl_seconds";
 
 const WINDOW_NAMES: readonly SpendWindowName[] = ["daily", "monthly", "total"];
 /** The total window of a key that was never reset starts before any generation could exist. */
@@ -173,6 +174,8 @@ export function createKeyLimitRepository(client: SqlClient): KeyLimitRepository 
              requests_per_minute = CASE WHEN $8::boolean THEN $9::integer ELSE requests_per_minute END,
              allowed_models = CASE WHEN $10::boolean THEN $11::text[] ELSE allowed_models END,
              expires_at = CASE WHEN $12::boolean THEN $13::timestamptz ELSE expires_at END,
+             response_cache_ttl_seconds =
+               CASE WHEN $14::boolean THEN $15::integer ELSE response_cache_ttl_seconds END,
              updated_at = now()
            WHERE id = $1
            RETURNING ${LIMIT_COLUMNS}`,
@@ -190,13 +193,20 @@ export function createKeyLimitRepository(client: SqlClient): KeyLimitRepository 
             changes.allowedModels ?? null,
             changes.expiresAt !== undefined,
             changes.expiresAt ?? null,
+            changes.responseCacheTtlSeconds !== undefined,
+            changes.responseCacheTtlSeconds ?? null,
           ],
         );
-        // Expiry is in the entry only when it was changed, so entries of limit changes keep their shape.
-        const expiry = (row: LimitRow) =>
-          changes.expiresAt === undefined
+        // Expiry and the cache policy are in the entry only when changed, so entries of limit
+        // changes keep their shape.
+        const expiry = (row: LimitRow) => ({
+          ...(changes.expiresAt === undefined
             ? {}
-            : { expires_at: row.expires_at === null ? null : new Date(row.expires_at).toISOString() };
+            : { expires_at: row.expires_at === null ? null : new Date(row.expires_at).toISOString() }),
+          ...(changes.responseCacheTtlSeconds === undefined
+            ? {}
+            : { response_cache_ttl_seconds: row.response_cache_ttl_seconds }),
+        });
         await insertAudit(tx, {
           action: "key.limits_updated",
           actor,

@@ -15,9 +15,11 @@ export interface WorkspaceRow {
   invoicing: boolean;
   locked: boolean;
   created_at: Date;
+  response_cache_ttl_seconds: number | null;
 }
 
-export const WORKSPACE_COLUMNS = "id, name, balance_micro_usd, invoicing, locked, created_at";
+export const WORKSPACE_COLUMNS =
+  "id, name, balance_micro_usd, invoicing, locked, created_at, response_cache_ttl_seconds";
 
 export function readWorkspaceRow(row: WorkspaceRow): Workspace {
   return {
@@ -27,6 +29,7 @@ export function readWorkspaceRow(row: WorkspaceRow): Workspace {
     invoicing: row.invoicing,
     locked: row.locked,
     createdAt: new Date(row.created_at),
+    responseCacheTtlSeconds: row.response_cache_ttl_seconds ?? null,
   };
 }
 
@@ -96,10 +99,19 @@ export function createWorkspaceRepository(client: SqlClient): WorkspaceRepositor
     async update(id, changes) {
       const [row] = await client.query<WorkspaceRow>(
         `UPDATE workspaces
-         SET invoicing = COALESCE($2::boolean, invoicing), locked = COALESCE($3::boolean, locked)
+         SET invoicing = COALESCE($2::boolean, invoicing), locked = COALESCE($3::boolean, locked),
+           response_cache_ttl_seconds =
+             CASE WHEN $4::boolean THEN $5::integer ELSE response_cache_ttl_seconds END
          WHERE id = $1
          RETURNING ${WORKSPACE_COLUMNS}`,
-        [id, changes.invoicing ?? null, changes.locked ?? null],
+        [
+          id,
+          changes.invoicing ?? null,
+          changes.locked ?? null,
+          // null clears the policy, so "given" travels beside the value.
+          changes.responseCacheTtlSeconds !== undefined,
+          changes.responseCacheTtlSeconds ?? null,
+        ],
       );
       if (!row) throw createUnknownWorkspaceError(id);
       return readWorkspaceRow(row);

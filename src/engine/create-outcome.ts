@@ -1,3 +1,4 @@
+/** The usage record's outcome from what a run metered and priced (generation-run.ts settles with it). */
 import type { CanonicalUsage, FinishReason } from "../canonical/index.js";
 import type { AdmittedGeneration } from "./admitted-generation.js";
 import type { GenerationOutcome } from "./generation-record.js";
