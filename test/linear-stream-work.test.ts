@@ -50,6 +50,8 @@ const MAX_RATIO = 3;
 /** A ratio this high is the code's doing, not the machine's: no more rounds. */
 const CLEARLY_SUPERLINEAR = 4;
 const PIECE = 'ab"é';
+/** PIECE as JSON string content (a custom call's argument pieces). */
+const ESCAPED_PIECE = JSON.stringify(PIECE).slice(1, -1);
 
 function cpuMs(): number {
   const { user, system } = process.cpuUsage();
@@ -121,6 +123,24 @@ const SHAPES: Record<string, (count: number) => CanonicalStreamPart[]> = {
     ...repeat<CanonicalStreamPart>(count, { type: "tool-input-delta", id: "c", delta: PIECE }),
     { type: "tool-input-end", id: "c" },
     { type: "tool-call", id: "c", index: 0, name: "write_file", arguments: PIECE.repeat(count) },
+    { type: "finish", reason: "tool-calls" },
+  ],
+  // A Responses route's custom call: JSON pieces of `{"input": <text>}` (the Responses encoder
+  // decodes them back into text, delta by delta).
+  "custom tool input": (count) => [
+    { type: "tool-input-start", id: "c", index: 0, name: "apply_patch", custom: true },
+    { type: "tool-input-delta", id: "c", delta: '{"input":"' },
+    ...repeat<CanonicalStreamPart>(count, { type: "tool-input-delta", id: "c", delta: ESCAPED_PIECE }),
+    { type: "tool-input-delta", id: "c", delta: '"}' },
+    { type: "tool-input-end", id: "c" },
+    {
+      type: "tool-call",
+      id: "c",
+      index: 0,
+      name: "apply_patch",
+      arguments: `{"input":"${ESCAPED_PIECE.repeat(count)}"}`,
+      custom: true,
+    },
     { type: "finish", reason: "tool-calls" },
   ],
   // Text that arrives while a reasoning block is still open waits behind it (it cannot go out yet).
@@ -301,6 +321,28 @@ const PARSERS: Record<
             call_id: "call_1",
             name: "write_file",
             arguments: PIECE.repeat(count),
+          },
+        },
+      ],
+      feed: responsesParser,
+    },
+    "custom tool input": {
+      events: (count) => [
+        {
+          type: "response.output_item.added",
+          output_index: 0,
+          item: { type: "custom_tool_call", id: "ctc_1", call_id: "call_1", name: "apply_patch", input: "" },
+        },
+        ...repeat(count, { type: "response.custom_tool_call_input.delta", output_index: 0, delta: PIECE }),
+        {
+          type: "response.output_item.done",
+          output_index: 0,
+          item: {
+            type: "custom_tool_call",
+            id: "ctc_1",
+            call_id: "call_1",
+            name: "apply_patch",
+            input: PIECE.repeat(count),
           },
         },
       ],

@@ -66,7 +66,18 @@ export interface FilePart {
   param?: string;
 }
 
-export interface ToolCallPart {
+/**
+ * How an OpenAI Responses upstream shaped a tool call beyond a plain `function_call`: `custom`, a
+ * call of a freeform (`custom`) tool, whose input is text; `namespace`, the tool group (Codex's
+ * `multi_agent_v1`) the called tool belongs to. A custom call's `arguments` are `{"input": <text>}`,
+ * so every format can show it as a function call; the Responses format gives it back its own shape.
+ */
+export interface ResponsesCallShape {
+  custom?: true;
+  namespace?: string;
+}
+
+export interface ToolCallPart extends ResponsesCallShape {
   type: "tool-call";
   id: string;
   name: string;

@@ -15,7 +15,7 @@
  * the loop keeps for the next call and never passes on. A run with several rounds yields one
  * `usage` (summed over the rounds) and one `finish`, at the end.
  */
-import type { OpaqueReasoningState } from "./request.js";
+import type { OpaqueReasoningState, ResponsesCallShape } from "./request.js";
 import type { ServerToolCall, ServerToolResult, UrlCitation } from "./server-tool.js";
 
 export type FinishReason =
@@ -66,18 +66,22 @@ export type CanonicalStreamPart =
   | { type: "reasoning-start"; id: string }
   | { type: "reasoning-delta"; id: string; delta: string }
   | { type: "reasoning-end"; id: string; providerState?: OpaqueReasoningState }
-  /** `index` is the position of the call among this turn's tool calls (0, 1, …). */
-  | { type: "tool-input-start"; id: string; index: number; name: string }
+  /**
+   * `index` is the position of the call among this turn's tool calls (0, 1, …). `custom` and
+   * `namespace` (request.ts `ResponsesCallShape`) are set on the start and on the `tool-call`; the
+   * deltas of a custom call are pieces of its `{"input": <text>}` arguments like any other.
+   */
+  | ({ type: "tool-input-start"; id: string; index: number; name: string } & ResponsesCallShape)
   | { type: "tool-input-delta"; id: string; delta: string }
   | { type: "tool-input-end"; id: string }
-  | {
+  | ({
       type: "tool-call";
       id: string;
       index: number;
       name: string;
       arguments: string;
       providerState?: OpaqueReasoningState;
-    }
+    } & ResponsesCallShape)
   | { type: "server-tool-call"; call: ServerToolCall; providerState?: OpaqueReasoningState }
   | { type: "server-tool-result"; result: ServerToolResult; providerState?: OpaqueReasoningState }
   | { type: "citation"; id: string; citation: UrlCitation }

@@ -119,18 +119,16 @@ export class RoundReceiver {
         ended.id = id;
         return [ended];
       }
-      case "tool-input-start":
+      case "tool-input-start": {
         if (this.session.toolNamed(part.name) !== undefined) {
           this.hiddenInputs.add(part.id);
           return [];
         }
-        this.heldClientParts.push({
-          type: "tool-input-start",
-          id: part.id,
-          index: this.clientIndex(part.id),
-          name: part.name,
-        });
+        const started = { ...part };
+        started.index = this.clientIndex(part.id);
+        this.heldClientParts.push(started);
         return [];
+      }
       case "tool-input-delta":
       case "tool-input-end":
         if (!this.hiddenInputs.has(part.id)) this.heldClientParts.push(part);

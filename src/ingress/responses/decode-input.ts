@@ -92,7 +92,16 @@ export function decodeInput(
         break;
       case "function_call":
         appendAssistantContent(messages, [
-          { type: "tool-call", id: item.call_id, name: item.name, arguments: item.arguments },
+          {
+            type: "tool-call",
+            id: item.call_id,
+            name: item.name,
+            arguments: item.arguments,
+            // The tool group of a call an OpenAI Responses route made (Codex's namespace tools).
+            ...(typeof item.namespace === "string" && item.namespace !== ""
+              ? { namespace: item.namespace }
+              : {}),
+          },
         ]);
         break;
       case "function_call_output":
@@ -134,7 +143,7 @@ const UNRESOLVABLE = {
 } as const;
 
 /** Ids of the gateway's own items without a seal: `<rs|msg|fc>_<request id>_<index>`. */
-const PLAIN_OWN_ID = /^(?:rs|msg|fc)_[A-Za-z0-9_-]{22}_\d+$/;
+const PLAIN_OWN_ID = /^(?:rs|msg|fc|ctc)_[A-Za-z0-9_-]{22}_\d+$/;
 
 /**
  * The item an `item_reference` names, from the id the gateway sealed it into (only reasoning,
@@ -207,9 +216,16 @@ function isKnownItem(item: ResponsesInputItemBody | ResponsesOtherItemBody): ite
  * an output (`custom_tool_call_output`, `*_output`) stands as a turn of its own on the user side,
  * any other item (`custom_tool_call`, `mcp_call`, `compaction`) joins the assistant turn it is in,
  * after what came before it. Adapters of other wire families leave it out (a turn of nothing
- * else with it).
+ * else with it). A custom_tool_call of a gateway answer goes without the gateway's item id.
  */
-function appendVerbatimItem(messages: CanonicalMessage[], item: ResponsesOtherItemBody, param: string): void {
+function appendVerbatimItem(
+  messages: CanonicalMessage[],
+  given: ResponsesOtherItemBody,
+  param: string,
+): void {
+  // A custom_tool_call the gateway answered carries the gateway's item id, which no upstream
+  // issued: a stateless upstream would look it up and fail, so the item goes without it.
+  const item = given.type === "custom_tool_call" && isOwnItemId(given.id) ? withoutId(given) : given;
   const last = messages[messages.length - 1];
   const extra = { family: "responses" as const, param, kind: item.type, index: 0, block: item };
   if (!item.type.endsWith("_output") && last?.role === "assistant") {
@@ -223,6 +239,15 @@ function appendVerbatimItem(messages: CanonicalMessage[], item: ResponsesOtherIt
       extraBlocks: [extra],
     });
   }
+}
+
+function isOwnItemId(id: unknown): boolean {
+  return typeof id === "string" && PLAIN_OWN_ID.test(id);
+}
+
+function withoutId(item: ResponsesOtherItemBody): ResponsesOtherItemBody {
+  const { id: _id, ...rest } = item;
+  return rest as ResponsesOtherItemBody;
 }
 
 function appendAssistantContent(messages: CanonicalMessage[], parts: AssistantContentPart[]): void {

@@ -8,7 +8,9 @@
  *   wrapped into `encrypted_content`); blocks are not merged, because each carries its own state
  *   (e.g. an Anthropic thinking signature next to a redacted-thinking block);
  * - text that follows text is one `message` item with one `output_text` part;
- * - each tool call is one `function_call` item; state that belongs to the call (Gemini thought
+ * - each tool call is one `function_call` item (with the `namespace` an OpenAI Responses route named),
+ *   or, for a call marked `custom` (a freeform tool's, canonical/request.ts), one `custom_tool_call`
+ *   item whose `input` is the text of its `{"input": <text>}` arguments; state that belongs to the call (Gemini thought
  *   signatures) has no field there and rides in a carrier: a `reasoning` item with an empty summary
  *   AFTER the run of function_call items the call belongs to, its state naming the call in
  *   `toolCallId` (messages/tool-call-state-carrier.ts). After, not before, because a stream only
@@ -35,12 +37,14 @@
  * only its type: a replay drops the item (the model's text already holds what the tool found or
  * made), so the seal only has to prove the gateway issued it.
  */
-import type {
-  OpaqueReasoningState,
-  ResultContent,
-  ServerToolId,
-  ServerToolResult,
-  UrlCitation,
+import {
+  type OpaqueReasoningState,
+  type ResponsesCallShape,
+  type ResultContent,
+  readCustomCallInput,
+  type ServerToolId,
+  type ServerToolResult,
+  type UrlCitation,
 } from "../../canonical/index.js";
 import { createCarrierState } from "../messages/tool-call-state-carrier.js";
 import { wrapOpaqueState } from "../opaque-state.js";
@@ -84,6 +88,18 @@ export interface ResponsesFunctionCallItem {
   call_id: string;
   name: string;
   arguments: string;
+  namespace?: string;
+}
+
+/** A call of a freeform (`custom`) tool. */
+export interface ResponsesCustomToolCallItem {
+  id: string;
+  type: "custom_tool_call";
+  status: "in_progress" | "completed";
+  call_id: string;
+  name: string;
+  input: string;
+  namespace?: string;
 }
 
 /** `query` too, although deprecated: older typed clients read it instead of `queries`. */
@@ -122,9 +138,15 @@ export type ResponsesOutputItem =
   | ResponsesReasoningItem
   | ResponsesMessageItem
   | ResponsesFunctionCallItem
+  | ResponsesCustomToolCallItem
   | ResponsesServerToolItem;
 
-const ITEM_ID_PREFIXES = { reasoning: "rs", message: "msg", function_call: "fc" } as const;
+const ITEM_ID_PREFIXES = {
+  reasoning: "rs",
+  message: "msg",
+  function_call: "fc",
+  custom_tool_call: "ctc",
+} as const;
 
 export function createItemId(
   type: keyof typeof ITEM_ID_PREFIXES,
@@ -181,13 +203,35 @@ export function encodeMessageItem(
   };
 }
 
+/** A completed call: a `function_call` item, or a `custom_tool_call` one for a call marked `custom`. */
 export function encodeFunctionCallItem(
   id: string,
   callId: string,
   name: string,
   args: string,
-): ResponsesFunctionCallItem {
-  return { id, type: "function_call", status: "completed", call_id: callId, name, arguments: args };
+  shape: ResponsesCallShape = {},
+  /** A custom call's input when already known (saves reading it from `args`). */
+  knownInput?: string,
+): ResponsesFunctionCallItem | ResponsesCustomToolCallItem {
+  const namespace = shape.namespace === undefined ? {} : { namespace: shape.namespace };
+  if (shape.custom === true) {
+    const input = knownInput ?? readCustomCallInput(args);
+    return { id, type: "custom_tool_call", status: "completed", call_id: callId, name, input, ...namespace };
+  }
+  return {
+    id,
+    type: "function_call",
+    status: "completed",
+    call_id: callId,
+    name,
+    arguments: args,
+    ...namespace,
+  };
+}
+
+/** The item type of a call of this shape. */
+export function callItemType(shape: ResponsesCallShape): "function_call" | "custom_tool_call" {
+  return shape.custom === true ? "custom_tool_call" : "function_call";
 }
 
 /** The item that shows a server tool's call, or undefined for a tool this format has no item for. */
@@ -266,7 +310,7 @@ export function encodeWebSearchCallItem(
  * replay drops it; an image would not fit anyway); function calls are never referenced.
  */
 export function sealOutputItem<T extends ResponsesOutputItem>(item: T, seal: ItemSeal): T {
-  if (item.type === "function_call") return item;
+  if (item.type === "function_call" || item.type === "custom_tool_call") return item;
   const { id, ...content } = item;
   const sealed =
     item.type === "message"
@@ -329,8 +373,8 @@ export function encodeOutputItems(
       items.push(encodeReasoningItem(id, part.text, part.providerState));
     } else if (part.type === "tool-call") {
       closeText();
-      const id = createItemId("function_call", requestId, items.length);
-      items.push(encodeFunctionCallItem(id, part.id, part.name, part.arguments));
+      const id = createItemId(callItemType(part), requestId, items.length);
+      items.push(encodeFunctionCallItem(id, part.id, part.name, part.arguments, part));
       if (part.providerState !== undefined) callStates.push(createCarrierState(part.providerState, part.id));
     } else if (part.type === "server-tool-call") {
       const { call } = part;

@@ -60,8 +60,26 @@ const functionCallOutputSchema = z
     call_id: z.string(),
     name: z.string(),
     arguments: z.string().meta({ description: "JSON-encoded arguments" }),
+    namespace: z.string().optional().meta({
+      description: "the tool group of the called function, when an OpenAI Responses route named one",
+    }),
   })
   .meta({ id: "ResponsesFunctionCallOutput" });
+
+const customToolCallOutputSchema = z
+  .object({
+    id: z.string().meta({ description: "`ctc_<request id>_<output index>`" }),
+    type: z.literal("custom_tool_call"),
+    status: z.enum(["in_progress", "completed"]),
+    call_id: z.string(),
+    name: z.string(),
+    input: z.string().meta({ description: "the freeform input text" }),
+    namespace: z.string().optional(),
+  })
+  .meta({
+    id: "ResponsesCustomToolCallOutput",
+    description: "a call of a `custom` tool the request passed to an OpenAI Responses route",
+  });
 
 const webSearchCallOutputSchema = z
   .object({
@@ -114,6 +132,7 @@ export const responsesOutputItemSchema = z
     reasoningOutputSchema,
     messageOutputSchema,
     functionCallOutputSchema,
+    customToolCallOutputSchema,
     webSearchCallOutputSchema,
     imageGenerationCallOutputSchema,
   ])

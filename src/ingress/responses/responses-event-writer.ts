@@ -7,6 +7,10 @@
  *   message:       output_item.added → content_part.added → output_text.delta* → output_text.done
  *                  → content_part.done → output_item.done
  *   function_call: output_item.added (arguments "") → function_call_arguments.delta* → .done
+ *                  → output_item.done (with the call's `namespace`, when it has one)
+ *   custom_tool_call (a call marked `custom`): output_item.added (input "")
+ *                  → custom_tool_call_input.delta* (the input text, decoded from the call's
+ *                  `{"input": <text>}` argument deltas by custom-input-decoder.ts) → .done
  *                  → output_item.done
  *   reasoning:     output_item.added → [reasoning_summary_part.added → reasoning_summary_text.delta*
  *                  → .done → reasoning_summary_part.done] → output_item.done (with encrypted_content)
@@ -38,9 +42,17 @@
  * a delta costs one JSON.stringify of the delta text.
  */
 
-import type { OpaqueReasoningState, ServerToolCall, ServerToolResult } from "../../canonical/index.js";
-import type { ToolEventPayload } from "../shared/tool-event-payload.js";
 import {
+  type OpaqueReasoningState,
+  type ResponsesCallShape,
+  readCustomCallInput,
+  type ServerToolCall,
+  type ServerToolResult,
+} from "../../canonical/index.js";
+import type { ToolEventPayload } from "../shared/tool-event-payload.js";
+import { CustomInputDecoder } from "./custom-input-decoder.js";
+import {
+  callItemType,
   createItemId,
   createServerToolItemId,
   encodeFunctionCallItem,
@@ -58,7 +70,7 @@ import type { ItemSeal } from "./item-seal.js";
 import { QuotedTexts } from "./reuse-quoted-text.js";
 
 interface OpenItem {
-  type: "reasoning" | "message" | "function_call";
+  type: "reasoning" | "message" | "function_call" | "custom_tool_call";
   id: string;
   outputIndex: number;
   /** `"item_id":"…","output_index":N` */
@@ -73,6 +85,10 @@ interface OpenItem {
   name: string;
   /** Message: the output_text's annotations so far. */
   annotations: ResponsesUrlCitation[];
+  /** Calls: `namespace` (and `custom`). */
+  shape: ResponsesCallShape;
+  /** Custom calls: decodes their argument deltas into input text (then `pieces` hold the text). */
+  decoder?: CustomInputDecoder;
 }
 
 /** A server tool's item added and not done yet. */
@@ -270,20 +286,39 @@ export class ResponsesEventWriter {
     );
   }
 
-  openFunctionCall(callId: string, name: string): string {
-    const item = this.openItem("function_call", callId, name);
+  /** A function_call item, or a custom_tool_call item for a call marked `custom`. */
+  openFunctionCall(callId: string, name: string, shape: ResponsesCallShape = {}): string {
+    const type = callItemType(shape);
+    const item = this.openItem(type, callId, name);
+    item.shape = shape;
+    const namespace = shape.namespace === undefined ? {} : { namespace: shape.namespace };
+    if (type === "custom_tool_call") {
+      item.decoder = new CustomInputDecoder();
+      return this.writeItemAdded(item, {
+        id: item.id,
+        type,
+        status: "in_progress",
+        call_id: callId,
+        name,
+        input: "",
+        ...namespace,
+      });
+    }
     return this.writeItemAdded(item, {
       id: item.id,
-      type: "function_call",
+      type,
       status: "in_progress",
       call_id: callId,
       name,
       arguments: "",
+      ...namespace,
     });
   }
 
   appendArguments(delta: string): string {
-    return this.appendArgumentsTo(this.item!, delta);
+    const item = this.item!;
+    if (item.decoder === undefined) return this.appendArgumentsTo(item, delta);
+    return this.appendInputTo(item, item.decoder.decode(delta));
   }
 
   /**
@@ -299,7 +334,45 @@ export class ResponsesEventWriter {
     this.item = undefined;
     if (item.type === "message") return this.closeMessage(item, options.incomplete === true);
     if (item.type === "reasoning") return this.closeReasoning(item, options.providerState);
+    if (item.type === "custom_tool_call") return this.closeCustomToolCall(item, options.finalArguments);
     return this.closeFunctionCall(item, options.finalArguments);
+  }
+
+  /** `completeArguments`: the call's complete `{"input": <text>}` arguments (default: what was streamed). */
+  private closeCustomToolCall(item: OpenItem, completeArguments: string | undefined): string {
+    let frames = "";
+    const streamed = readText(item);
+    const input = completeArguments === undefined ? streamed : readCustomCallInput(completeArguments);
+    if (input !== streamed && input.startsWith(streamed)) {
+      frames = this.appendInputTo(item, input.slice(streamed.length));
+    }
+    return (
+      frames +
+      this.writeEvent(
+        "response.custom_tool_call_input.done",
+        `${item.members},"input":${this.quotedTexts.quote(input)}`,
+      ) +
+      this.writeItemDone(
+        item,
+        encodeFunctionCallItem(
+          item.id,
+          item.callId,
+          item.name,
+          completeArguments ?? "",
+          { custom: true, namespace: item.shape.namespace },
+          input,
+        ),
+      )
+    );
+  }
+
+  private appendInputTo(item: OpenItem, text: string): string {
+    if (text === "") return "";
+    addPiece(item, text);
+    return this.writeEvent(
+      "response.custom_tool_call_input.delta",
+      `${item.members},"delta":${JSON.stringify(text)}`,
+    );
   }
 
   private closeMessage(item: OpenItem, incomplete: boolean): string {
@@ -355,7 +428,10 @@ export class ResponsesEventWriter {
         "response.function_call_arguments.done",
         `${item.members},"name":${JSON.stringify(item.name)},"arguments":${JSON.stringify(finalArguments)}`,
       ) +
-      this.writeItemDone(item, encodeFunctionCallItem(item.id, item.callId, item.name, finalArguments))
+      this.writeItemDone(
+        item,
+        encodeFunctionCallItem(item.id, item.callId, item.name, finalArguments, item.shape),
+      )
     );
   }
 
@@ -383,6 +459,7 @@ export class ResponsesEventWriter {
       callId,
       name,
       annotations: [],
+      shape: {},
     };
     return this.item;
   }

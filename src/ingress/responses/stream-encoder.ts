@@ -8,6 +8,9 @@
  * goes to which item and when. Items follow the layout of encode-output-items.ts (the non-streaming
  * rule), so `response.completed.output` equals the non-streamed `output` for the same parts.
  *
+ * A call marked `custom` is a custom_tool_call item, one with a `namespace` keeps it: the writer
+ * renders both (responses-event-writer.ts); here they are function_call items like any other.
+ *
  * Items must be strictly sequential (the official SDK's accumulator and agent loops depend on it),
  * but canonical blocks may overlap: parallel tool calls interleave their argument deltas, and a
  * reasoning block can end after a tool call started. So a reasoning or function_call item, once
@@ -45,11 +48,13 @@
  * parts print nothing (usage and status come with the settlement in finish()); an `error` part prints
  * nothing because the engine reports it through fail().
  */
-import type {
-  CanonicalStreamPart,
-  OpaqueReasoningState,
-  ServerToolCall,
-  UrlCitation,
+import {
+  type CanonicalStreamPart,
+  type OpaqueReasoningState,
+  pickCallShape,
+  type ResponsesCallShape,
+  type ServerToolCall,
+  type UrlCitation,
 } from "../../canonical/index.js";
 import type { Settlement } from "../../canonical/settlement.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
@@ -92,6 +97,8 @@ interface PendingBlock {
   citations?: UrlCitation[];
   /** Server: the part itself (written whole). */
   serverPart?: ServerToolPart;
+  /** Tools: `custom` (a custom_tool_call item) and `namespace`. */
+  shape?: ResponsesCallShape;
 }
 
 export function createResponsesStreamEncoder(
@@ -150,13 +157,19 @@ class ResponsesStreamEncoder implements StreamEncoder {
         frames += this.endReasoning(part.id, part.providerState);
         break;
       case "tool-input-start":
-        frames += this.startTool(part.id, part.name);
+        frames += this.startTool(part.id, part.name, pickCallShape(part));
         break;
       case "tool-input-delta":
         if (part.delta !== "") frames += this.acceptArguments(part.id, part.delta);
         break;
       case "tool-call":
-        frames += this.completeTool(part.id, part.name, part.arguments, part.providerState);
+        frames += this.completeTool(
+          part.id,
+          part.name,
+          part.arguments,
+          part.providerState,
+          pickCallShape(part),
+        );
         break;
       case "server-tool-call":
         frames += this.acceptServerPart(`call:${part.call.id}`, part);
@@ -356,14 +369,14 @@ class ResponsesStreamEncoder implements StreamEncoder {
     );
   }
 
-  private startTool(id: string, name: string): string {
+  private startTool(id: string, name: string, shape: ResponsesCallShape): string {
     const key = `tool:${id}`;
     if (this.openBlock === key || this.pending.has(key)) return "";
     if (this.isBlocked()) {
-      this.buffer("tool", id, name);
+      this.buffer("tool", id, name).shape = shape;
       return "";
     }
-    return this.open(key, () => this.writer.openFunctionCall(id, name));
+    return this.open(key, () => this.writer.openFunctionCall(id, name, shape));
   }
 
   private acceptArguments(id: string, delta: string): string {
@@ -380,11 +393,13 @@ class ResponsesStreamEncoder implements StreamEncoder {
     name: string,
     finalArguments: string,
     providerState: OpaqueReasoningState | undefined,
+    shape: ResponsesCallShape,
   ): string {
     const key = `tool:${id}`;
     if (this.openBlock === key) return this.closeTool(id, finalArguments, providerState);
     if (this.pending.has(key) || this.isBlocked()) {
       const block = this.pending.get(key) ?? this.buffer("tool", id, name);
+      block.shape ??= shape;
       block.ended = true;
       block.finalArguments = finalArguments;
       block.providerState = providerState;
@@ -392,7 +407,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     }
     // Never streamed (e.g. an upstream that sends calls whole): open and close it at once.
     return (
-      this.open(key, () => this.writer.openFunctionCall(id, name)) +
+      this.open(key, () => this.writer.openFunctionCall(id, name, shape)) +
       this.closeTool(id, finalArguments, providerState)
     );
   }
@@ -484,7 +499,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
       if (buffered !== "") frames += this.writer.appendReasoning(buffered);
       return block.ended ? frames + this.closeOpenItem({ providerState: block.providerState }) : frames;
     }
-    let frames = this.open(key, () => this.writer.openFunctionCall(block.id, block.name));
+    let frames = this.open(key, () => this.writer.openFunctionCall(block.id, block.name, block.shape));
     if (buffered !== "") frames += this.writer.appendArguments(buffered);
     return block.ended
       ? frames + this.closeTool(block.id, block.finalArguments, block.providerState)

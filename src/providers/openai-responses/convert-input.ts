@@ -8,7 +8,8 @@
  *   output, which canonical order preserves; a reasoning item with nothing after
  *   it in its turn is dropped, because the API rejects it ("provided without its required
  *   following item"). Foreign or stateless reasoning is dropped, never turned into visible text;
- * - assistant text becomes `message` items with `output_text`, tool calls `function_call` items;
+ * - assistant text becomes `message` items with `output_text`, tool calls `function_call` items
+ *   (with the `namespace` the call was made in);
  * - a web search OpenAI ran itself goes back as its own `web_search_call` item (this upstream's
  *   state only), so a reasoning item that preceded it still has its following item;
  * - tool results become `function_call_output` items: a string, or `input_text`/`input_image`
@@ -103,7 +104,13 @@ function convertAssistantTurn(
     }
     flushText();
     if (part.type === "tool-call") {
-      items.push({ type: "function_call", call_id: part.id, name: part.name, arguments: part.arguments });
+      items.push({
+        type: "function_call",
+        call_id: part.id,
+        name: part.name,
+        arguments: part.arguments,
+        ...(part.namespace === undefined ? {} : { namespace: part.namespace }),
+      });
       continue;
     }
     const state = part.providerState;

@@ -23,7 +23,8 @@ export interface ResponsesParseContext {
 /**
  * Output items in order: reasoning → a reasoning part (summary text, state for the next turn),
  * message → text (with its `url_citation`s when OpenAI searched for the request), function_call →
- * tool call (`call_id` as the id), `web_search_call` → a server-tool call and its result when the
+ * tool call (`call_id` as the id, its `namespace` kept), custom_tool_call → a tool call marked
+ * `custom` whose arguments are `{"input": <text>}`, `web_search_call` → a server-tool call and its result when the
  * request sent the search natively (read-web-search-items.ts). Other hosted tools' items have no
  * canonical form and are skipped. Throws a GatewayError for a failed response or a body that is
  * not a response.
@@ -78,6 +79,7 @@ function convertOutputItem(
       return [{ type: "text", text, ...(citations.length === 0 ? {} : { citations }) }];
     }
     case "function_call":
+    case "custom_tool_call":
       return [{ type: "tool-call", ...readFunctionCall(item) }];
     case "web_search_call": {
       if (context.nativeSearch !== true) return [];

@@ -5,7 +5,9 @@
  *   which goes out just before the first content part: until content exists a failure can still
  *   be thrown as a plain error (and retried).
  * - `output_item.added`: function_call → `tool-input-start` (index = order among the turn's
- *   calls). Messages and reasoning items open their block with their first text (a reasoning item
+ *   calls, the item's `namespace` kept). A `custom_tool_call` is a call too, marked `custom`: its
+ *   `custom_tool_call_input.delta`s become deltas of `{"input": <text>}` arguments (each piece
+ *   escaped on its own, canonical/result.ts), so every format can show it as a function call. Messages and reasoning items open their block with their first text (a reasoning item
  *   without text opens when it completes with encrypted content), so an empty item yields no empty
  *   block, and a failure right after an item was announced can still be thrown as a plain error.
  * - `output_text.delta` / `refusal.delta` → `text-delta`; `reasoning_summary_text.delta` and
@@ -26,7 +28,16 @@
  *   terminal event. Other event types (content parts, other hosted tools, keep-alives) carry nothing
  *   the canonical stream needs and are skipped.
  */
-import type { CanonicalStreamPart, CanonicalUsage } from "../../canonical/index.js";
+import {
+  type CanonicalStreamPart,
+  type CanonicalUsage,
+  CUSTOM_INPUT_PREFIX,
+  CUSTOM_INPUT_SUFFIX,
+  encodeCustomCallArguments,
+  escapeCustomInputPiece,
+  pickCallShape,
+  type ResponsesCallShape,
+} from "../../canonical/index.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { normalizeArguments } from "../openai-compatible/read-message-fields.js";
 import {
@@ -43,6 +54,7 @@ import { mapResponsesUsage } from "./map-usage.js";
 import type { ResponsesParseContext } from "./parse-response.js";
 import {
   readCallId,
+  readCallShape,
   readMessageText,
   readReasoningState,
   readReasoningText,
@@ -74,8 +86,12 @@ interface ItemState {
   reasoningPart?: string;
   name: string;
   toolIndex: number;
-  /** From `function_call_arguments.done`, for servers whose done item lacks arguments. */
+  /** From `function_call_arguments.done` (or `custom_tool_call_input.done`), for servers whose done item lacks them. */
   finalArguments?: string;
+  /** Calls: `custom` (then `emitted` holds the raw input) and `namespace`. */
+  shape: ResponsesCallShape;
+  /** Custom calls: whether the `{"input":"` prefix has gone out as a delta. */
+  prefixSent: boolean;
   /** Messages: where each content part (`content_index`) starts in the emitted text. */
   partStarts?: Map<number, number>;
   /** Messages: citations emitted from annotation events. */
@@ -137,6 +153,8 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
       name: typeof item?.name === "string" ? item.name : "",
       toolIndex: kind === "function_call" ? toolCount++ : -1,
       citations: 0,
+      shape: readCallShape(item),
+      prefixSent: false,
     };
     items.set(outputIndex, state);
     return state;
@@ -145,7 +163,13 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
   function startCall(state: ItemState, parts: CanonicalStreamPart[]): void {
     if (state.started) return;
     state.started = true;
-    parts.push({ type: "tool-input-start", id: state.id, index: state.toolIndex, name: state.name });
+    parts.push({
+      type: "tool-input-start",
+      id: state.id,
+      index: state.toolIndex,
+      name: state.name,
+      ...state.shape,
+    });
   }
 
   function appendDelta(state: ItemState, delta: string, parts: CanonicalStreamPart[]): void {
@@ -156,8 +180,20 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
       appendToContentBlock(state.block, delta, parts);
     } else if (state.kind === "function_call") {
       startCall(state, parts);
-      parts.push({ type: "tool-input-delta", id: state.id, delta });
+      parts.push({
+        type: "tool-input-delta",
+        id: state.id,
+        delta: state.shape.custom ? customPiece(state, delta) : delta,
+      });
     }
+  }
+
+  /** A piece of a custom call's input as a delta of its `{"input": <text>}` arguments. */
+  function customPiece(state: ItemState, piece: string): string {
+    const escaped = escapeCustomInputPiece(piece);
+    if (state.prefixSent) return escaped;
+    state.prefixSent = true;
+    return CUSTOM_INPUT_PREFIX + escaped;
   }
 
   /** Emits what the deltas did not deliver when the complete value extends what was emitted. */
@@ -197,6 +233,8 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
       // nothing and ends without parts: an empty block would only reach clients as an empty
       // thinking block.
       endContentBlock(state.block!, parts, providerState);
+    } else if (state.kind === "function_call" && state.shape.custom) {
+      closeCustomCall(state, item, parts);
     } else if (state.kind === "function_call") {
       if (state.name === "" && typeof item?.name === "string") state.name = item.name;
       // The complete item is the truth; a server whose done item lacks arguments still sent them
@@ -215,9 +253,34 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
         index: state.toolIndex,
         name: state.name,
         arguments: finalArguments,
+        ...state.shape,
       });
     }
     return parts;
+  }
+
+  /** The complete item's input is the truth, else `custom_tool_call_input.done`'s, else the deltas'. */
+  function closeCustomCall(
+    state: ItemState,
+    item: ResponsesOutputItemWire | undefined,
+    parts: CanonicalStreamPart[],
+  ): void {
+    if (state.name === "" && typeof item?.name === "string") state.name = item.name;
+    const input = typeof item?.input === "string" ? item.input : (state.finalArguments ?? readEmitted(state));
+    startCall(state, parts);
+    appendMissing(state, input, parts);
+    const head = state.prefixSent ? "" : CUSTOM_INPUT_PREFIX;
+    state.prefixSent = true;
+    parts.push({ type: "tool-input-delta", id: state.id, delta: head + CUSTOM_INPUT_SUFFIX });
+    parts.push({ type: "tool-input-end", id: state.id });
+    parts.push({
+      type: "tool-call",
+      id: state.id,
+      index: state.toolIndex,
+      name: state.name,
+      arguments: encodeCustomCallArguments(input),
+      ...state.shape,
+    });
   }
 
   /**
@@ -277,6 +340,7 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
       case "response.output_item.added": {
         const outputIndex = locate(event);
         const state = ensureItem(outputIndex, kindOf(event.item), event.item);
+        if (state.kind === "function_call" && !state.started) state.shape = readCallShape(event.item);
         const parts: CanonicalStreamPart[] = [];
         // A call opens now (its name is known); a message or reasoning block opens with its first
         // text, or, for reasoning, when it completes with state: empty items yield no blocks.
@@ -304,6 +368,14 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
       case "response.function_call_arguments.done": {
         const state = ensureItem(locate(event), "function_call");
         if (typeof event.arguments === "string") state.finalArguments = event.arguments;
+        break;
+      }
+      case "response.custom_tool_call_input.delta":
+        pushDelta(event, "function_call", undefined, true);
+        break;
+      case "response.custom_tool_call_input.done": {
+        const state = ensureCustomCall(locate(event));
+        if (typeof event.input === "string") state.finalArguments = event.input;
         break;
       }
       case "response.output_item.done":
@@ -346,10 +418,23 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
     sequencer.push(outputIndex, [{ type: "citation", id: state.id, citation }]);
   }
 
-  function pushDelta(event: ResponsesStreamEventWire, kind: ItemKind, reasoningPart?: string): void {
+  /** A custom call's item; one a server never announced is known as custom from its events. */
+  function ensureCustomCall(outputIndex: number): ItemState {
+    const state = ensureItem(outputIndex, "function_call");
+    if (!state.started && state.kind === "function_call")
+      state.shape = pickCallShape({ custom: true, namespace: state.shape.namespace });
+    return state;
+  }
+
+  function pushDelta(
+    event: ResponsesStreamEventWire,
+    kind: ItemKind,
+    reasoningPart?: string,
+    custom = false,
+  ): void {
     if (typeof event.delta !== "string" || event.delta === "") return;
     const outputIndex = locate(event);
-    const state = ensureItem(outputIndex, kind);
+    const state = custom ? ensureCustomCall(outputIndex) : ensureItem(outputIndex, kind);
     if (state.kind !== kind || state.done) return;
     if (kind === "message") {
       state.partStarts ??= new Map();
@@ -395,6 +480,7 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
 
 function kindOf(item: ResponsesOutputItemWire | null | undefined): ItemKind {
   const type = item?.type;
+  if (type === "custom_tool_call") return "function_call";
   return type === "message" || type === "function_call" || type === "reasoning" || type === "web_search_call"
     ? type
     : "other";

@@ -2,7 +2,11 @@
  * Readers for complete Responses output items (from a JSON response, `output_item.done`, or the
  * terminal event's `output`), shared by the JSON and stream parsers so both give the same result.
  */
-import type { OpaqueReasoningState } from "../../canonical/index.js";
+import {
+  encodeCustomCallArguments,
+  type OpaqueReasoningState,
+  type ResponsesCallShape,
+} from "../../canonical/index.js";
 import { createToolCallId, normalizeArguments } from "../openai-compatible/read-message-fields.js";
 import { readRecords } from "../shared/read-wire-values.js";
 import { RESPONSES_PROVIDER_KIND } from "./provider-kind.js";
@@ -56,7 +60,7 @@ export function readMessageText(item: ResponsesOutputItemWire): { text: string; 
   return { text, refusal };
 }
 
-export interface FunctionCallFields {
+export interface FunctionCallFields extends ResponsesCallShape {
   /** `call_id`: what the function_call_output of the next turn must quote. */
   id: string;
   name: string;
@@ -64,12 +68,25 @@ export interface FunctionCallFields {
   arguments: string;
 }
 
+/** A `function_call` item, or a `custom_tool_call` (its input as `{"input": <text>}` arguments). */
 export function readFunctionCall(item: ResponsesOutputItemWire): FunctionCallFields {
+  const custom = item.type === "custom_tool_call";
   return {
     id: readCallId(item),
     name: typeof item.name === "string" ? item.name : "",
-    arguments: normalizeArguments(item.arguments),
+    arguments: custom
+      ? encodeCustomCallArguments(typeof item.input === "string" ? item.input : "")
+      : normalizeArguments(item.arguments),
+    ...readCallShape(item),
   };
+}
+
+/** `custom` for a custom_tool_call, and the item's `namespace` when it names one. */
+export function readCallShape(item: ResponsesOutputItemWire | null | undefined): ResponsesCallShape {
+  const shape: ResponsesCallShape = {};
+  if (item?.type === "custom_tool_call") shape.custom = true;
+  if (typeof item?.namespace === "string" && item.namespace !== "") shape.namespace = item.namespace;
+  return shape;
 }
 
 /** `call_id`, else the item id, else a fresh one: a call must always be answerable. */

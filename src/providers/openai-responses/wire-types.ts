@@ -25,7 +25,7 @@ export type ResponsesInputItem =
       summary: ResponsesSummaryText[];
       encrypted_content: string;
     }
-  | { type: "function_call"; call_id: string; name: string; arguments: string }
+  | { type: "function_call"; call_id: string; name: string; arguments: string; namespace?: string }
   /** An item a Responses caller sent that the gateway passes on as it came (`custom_tool_call`). */
   | (Record<string, unknown> & { type: string })
   /** A hosted web search's item, sent back as the response gave it (see convert-input.ts). */
@@ -109,6 +109,10 @@ export interface ResponsesOutputItemWire {
   call_id?: string | null;
   name?: string | null;
   arguments?: unknown;
+  /** `custom_tool_call`: the freeform input text. */
+  input?: unknown;
+  /** `function_call` / `custom_tool_call`: the tool group of the called tool. */
+  namespace?: unknown;
   summary?: ResponsesContentWire[] | null;
   encrypted_content?: string | null;
   /** `web_search_call`: what the search did (search, open_page, find_in_page). */
@@ -147,6 +151,8 @@ export interface ResponsesStreamEventWire {
   annotation?: unknown;
   delta?: unknown;
   arguments?: unknown;
+  /** `response.custom_tool_call_input.done` */
+  input?: unknown;
   /** `error` events: nested (live API) or top-level (OpenAPI spec) error fields. */
   error?: ResponsesErrorWire | null;
   code?: string | null;

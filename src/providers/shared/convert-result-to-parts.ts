@@ -1,4 +1,4 @@
-import type { CanonicalResult, CanonicalStreamPart } from "../../canonical/index.js";
+import { type CanonicalResult, type CanonicalStreamPart, pickCallShape } from "../../canonical/index.js";
 
 /**
  * A complete result as stream parts, for upstreams that ignore `stream: true` and answer with one
@@ -29,8 +29,9 @@ export function convertResultToParts(result: CanonicalResult): CanonicalStreamPa
       });
     } else if (item.type === "tool-call") {
       const index = toolIndex++;
+      const shape = pickCallShape(item);
       parts.push(
-        { type: "tool-input-start", id: item.id, index, name: item.name },
+        { type: "tool-input-start", id: item.id, index, name: item.name, ...shape },
         { type: "tool-input-delta", id: item.id, delta: item.arguments },
         { type: "tool-input-end", id: item.id },
         {
@@ -40,6 +41,7 @@ export function convertResultToParts(result: CanonicalResult): CanonicalStreamPa
           name: item.name,
           arguments: item.arguments,
           ...(item.providerState === undefined ? {} : { providerState: item.providerState }),
+          ...shape,
         },
       );
     } else if (item.type === "server-tool-call") {

@@ -13,7 +13,7 @@ import type {
   ResultContent,
   UrlCitation,
 } from "../../canonical/index.js";
-import { createEmptyUsage } from "../../canonical/index.js";
+import { createEmptyUsage, pickCallShape } from "../../canonical/index.js";
 import { readStreamError } from "../../errors/gateway-error.js";
 
 type TextEntry = { type: "text"; text: string; citations?: UrlCitation[] };
@@ -79,6 +79,7 @@ export function foldStreamParts(parts: Iterable<CanonicalStreamPart>): Canonical
           name: part.name,
           arguments: part.arguments,
           ...(part.providerState === undefined ? {} : { providerState: part.providerState }),
+          ...pickCallShape(part),
         });
         break;
       case "server-tool-call":
