@@ -25,7 +25,7 @@ import { listRouteCandidates, type RouteCandidate } from "./route-candidates.js"
 import { YIELD_AFTER_MS, yieldToEventLoop } from "./yield-to-event-loop.js";
 
 /** The longest a refused request waits for this instance's pending settlements of its key. */
-const SETTLEMENT_WAIT_MS = 1_000;
+const SETTLEMENT_WAIT_MS = 5_000;
 
 const isSpendRefusal = (error: unknown): boolean =>
   error instanceof GatewayError &&
