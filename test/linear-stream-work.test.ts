@@ -88,7 +88,8 @@ async function assertLinear(run: (count: number) => unknown): Promise<void> {
     const ratio = double / single;
     if (ratio <= MAX_RATIO) return;
     ratios.push(`${double.toFixed(1)} / ${single.toFixed(1)} ms = ${ratio.toFixed(2)}`);
-    if (ratio > CLEARLY_SUPERLINEAR) break;
+    // One round can be a pause of the machine; two clearly superlinear rounds are the code.
+    if (ratio > CLEARLY_SUPERLINEAR && round >= 1) break;
   }
   assert.fail(`${2 * N} deltas cost more than ${MAX_RATIO}× ${N} deltas: ${ratios.join("; ")}`);
 }
