@@ -34,7 +34,6 @@ import { RESPONSE_HIGH_WATER_BYTES } from "./http/router/response-high-water.js"
 import { createResponsesFormat } from "./ingress/responses/index.js";
 import { createItemSeal, deriveItemSealKey } from "./ingress/responses/item-seal.js";
 import { createDryRunGuard } from "./limits/dry-run-guard.js";
-import { withSettleHook } from "./limits/settle-hook-guard.js";
 import type { SpendGuard } from "./limits/spend-guard.js";
 import { startEventLoopWatchdog } from "./logging/event-loop-watchdog.js";
 import { createLogger, type Logger } from "./logging/logger.js";
@@ -192,6 +191,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           onError: (error, what, requestId) => logger.warn({ err: error, requestId }, what),
         })
       : generations;
+  // Budget alerts look at a key's spend after each settlement, off the request path (alerts/).
+  const budgetAlerts = createBudgetAlerts({
+    alerts: store.alerts,
+    keyLimits: store.keyLimits,
+    policy: { allowHttp: false, allowLoopback: settings.alertWebhookAllowLoopback === true },
+    logger,
+  });
   const spendGuard = await openSpendGuard({
     keyLimits: store.keyLimits,
     redisUrl: settings.redisUrl,
@@ -202,6 +208,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     recoveryMs: config.limitStoreRecoveryMs,
     logger,
     state,
+    onSettled: (input, admittedAt, costMicroUsd) =>
+      budgetAlerts.onSettled({
+        keyId: input.keyId,
+        workspaceId: input.workspaceId,
+        limits: input.limits,
+        admittedAt,
+        costMicroUsd,
+      }),
   });
 
   // Requests a crashed instance left in progress (docs/durability.md). Embedded, the previous
@@ -258,25 +272,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     warnIfWebFetchUnsafe(toWebFetchSettings(config.serverTools!.webFetch), logger);
     for (const line of serverTools.missingConfiguration) logger.warn(`server tool not usable: ${line}`);
   }
-  // Budget alerts look at a key's spend after each settlement, off the request path (alerts/).
-  const budgetAlerts = createBudgetAlerts({
-    alerts: store.alerts,
-    keyLimits: store.keyLimits,
-    policy: { allowHttp: false, allowLoopback: settings.alertWebhookAllowLoopback === true },
-    logger,
-  });
   // Cost quotes run admission up to its reservation (limits/dry-run-guard.ts).
-  const dryRuns = createDryRunGuard(
-    withSettleHook(spendGuard, (input, admittedAt, costMicroUsd) =>
-      budgetAlerts.onSettled({
-        keyId: input.keyId,
-        workspaceId: input.workspaceId,
-        limits: input.limits,
-        admittedAt,
-        costMicroUsd,
-      }),
-    ),
-  );
+  const dryRuns = createDryRunGuard(spendGuard);
   const engine = new GenerationEngine({
     config,
     store,

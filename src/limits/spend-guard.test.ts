@@ -462,3 +462,31 @@ async function recordFinal(
     },
   );
 }
+
+test("spend guard: the settle observer hears each request once, with its cost, not its extensions", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const { store, cleanup: cleanupStore } = await createTestStore("embedded");
+  const { counters, cleanup } = await openCounters("in-process");
+  const heard: Array<{ requestId: string; cost: number }> = [];
+  const guard = createSpendGuard({
+    counters,
+    keyLimits: store.keyLimits,
+    leaseTtlMs: 60_000,
+    onSettled: (input, _admittedAt, cost) => heard.push({ requestId: input.requestId, cost }),
+  });
+  try {
+    const key = await createKey(store, { totalMicroUsd: 100_000 });
+    const input = admission(key);
+    const reservation = await guard.admit(input);
+    assert.equal(await reservation.extend(2_000), true);
+    assert.equal(await reservation.extend(3_000), true);
+    assert.deepEqual(heard, [], "nothing before the settlement");
+    await reservation.settle(1_234);
+    await reservation.settle(1_234);
+    assert.deepEqual(heard, [{ requestId: input.requestId, cost: 1_234 }]);
+  } finally {
+    await guard.close();
+    await cleanup();
+    await cleanupStore();
+  }
+});

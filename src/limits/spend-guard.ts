@@ -102,8 +102,16 @@ export interface SpendGuard {
   close(): Promise<void>;
 }
 
+/**
+ * Told of every settled reservation with its cost (budget alerts, src/alerts/), after the cost is
+ * in the counters. Must return at once and never throw; the settlement does not wait for it.
+ */
+export type SettleObserver = (input: AdmissionInput, admittedAt: number, costMicroUsd: number) => void;
+
 export interface SpendGuardOptions {
   counters: LimitCounters;
+  /** Told of each request's settlement (not of its extensions'). */
+  onSettled?: SettleObserver;
   keyLimits: KeyLimitRepository;
   logger?: Logger;
   /** How long a reservation survives without a refresh (its instance crashed). */
@@ -158,7 +166,11 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
     leaseTtlMs,
     maxLeaseLifetimeMs,
     extend: extendReservation,
+    onSettled: options.onSettled,
   };
+  // An extension's settlement is part of its request's, which the observer is told of once.
+  const extensionLeases: LeaseServices = Object.assign({}, leases, { onSettled: undefined });
+  const extensionInputs = new WeakSet<AdmissionInput>();
 
   function holdLease(
     input: AdmissionInput,
@@ -175,7 +187,8 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
       { requestId: input.requestId, keyId: input.keyId, amountMicroUsd: amount },
       epoch,
     );
-    return new LeasedReservation(leases, input, windows, admittedAt, amount, cap, lowered, recordStored);
+    const services = extensionInputs.has(input) ? extensionLeases : leases;
+    return new LeasedReservation(services, input, windows, admittedAt, amount, cap, lowered, recordStored);
   }
 
   /**
@@ -191,16 +204,16 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
   ): Promise<Reservation | undefined> {
     try {
       // The admission's own input, with what differs for an extension (objects this module built).
-      return await guard.admit(
-        Object.assign({}, input, {
-          requestId: `${input.requestId}~${count}`,
-          requestsPerMinute: null,
-          outputCapAdjustable: false,
-          // The request's record was stored with its first reservation.
-          record: undefined,
-          worstCase: Object.assign({}, input.worstCase, { amountMicroUsd: more }),
-        }),
-      );
+      const extension: AdmissionInput = Object.assign({}, input, {
+        requestId: `${input.requestId}~${count}`,
+        requestsPerMinute: null,
+        outputCapAdjustable: false,
+        // The request's record was stored with its first reservation.
+        record: undefined,
+        worstCase: Object.assign({}, input.worstCase, { amountMicroUsd: more }),
+      });
+      extensionInputs.add(extension);
+      return await guard.admit(extension);
     } catch (error) {
       if (isLimitRefusal(error)) return undefined;
       throw error;
@@ -479,6 +492,7 @@ interface LeaseServices {
   maxLeaseLifetimeMs: number;
   /** Admits the `count`-th extension of `more` to `input`'s reservation; undefined when a limit refuses it. */
   extend(input: AdmissionInput, more: number, count: number): Promise<Reservation | undefined>;
+  onSettled?: SettleObserver;
 }
 
 /**
@@ -560,6 +574,11 @@ class LeasedReservation implements Reservation {
     // After the cost landed, never before: the extensions keep holding until it counts.
     if (this.extensions !== undefined) {
       await Promise.all(this.extensions.map((extension) => extension.settle(0)));
+    }
+    try {
+      this.services.onSettled?.(this.input, this.admittedAt, costMicroUsd);
+    } catch {
+      // The observer's failures are its own; a settlement never throws.
     }
   }
 }

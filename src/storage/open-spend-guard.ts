@@ -5,7 +5,7 @@
 
 import { BALANCE_CHANGED_CHANNEL, decodeBalanceChange } from "../auth/balance-channel.js";
 import type { KeyLimitRepository } from "../limits/ports.js";
-import { createSpendGuard, type SpendGuard } from "../limits/spend-guard.js";
+import { createSpendGuard, type SettleObserver, type SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
 import { createInProcessLimitCounters } from "./shared-state/in-process-limit-counters.js";
 import { createRedisLimitCounters } from "./shared-state/redis-limit-counters.js";
@@ -24,6 +24,8 @@ export interface OpenSpendGuardOptions {
   logger?: Logger;
   /** Where credit changes are announced (balance-channel.ts); absent: only direct calls. */
   state?: SharedState;
+  /** Told of each request's settlement with its cost (budget alerts). */
+  onSettled?: SettleObserver;
 }
 
 /** Connection errors repeat on every reconnect attempt; one line per this interval is enough. */
@@ -57,6 +59,7 @@ async function openGuard(options: OpenSpendGuardOptions): Promise<SpendGuard> {
       logger: options.logger,
       leaseTtlMs: options.leaseTtlMs,
       maxLeaseLifetimeMs: options.maxLeaseLifetimeMs,
+      onSettled: options.onSettled,
     });
   }
   let lastLoggedAt = 0;
@@ -79,5 +82,6 @@ async function openGuard(options: OpenSpendGuardOptions): Promise<SpendGuard> {
     maxLeaseLifetimeMs: options.maxLeaseLifetimeMs,
     recoveryMs: options.recoveryMs,
     epochCheckIntervalMs: EPOCH_CHECK_INTERVAL_MS,
+    onSettled: options.onSettled,
   });
 }
