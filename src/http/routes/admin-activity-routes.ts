@@ -11,14 +11,11 @@ import { z } from "zod";
 import { GENERATION_LIST_LIMIT } from "../../admin/admin-wire.js";
 import type { GenerationCursor } from "../../admin/ports.js";
 import { createUnknownWorkspaceError } from "../../admin/workspace-errors.js";
-import { isInternalTokenValid } from "../../auth/internal-token.js";
-import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
-import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
+import { GatewayError } from "../../errors/gateway-error.js";
 import type { Store } from "../../storage/store.js";
 import { adminGenerationSchema, adminModelPerformanceSchema } from "../openapi/openapi-admin-schemas.js";
-import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
+import { COMMON_ERRORS, jsonResponse } from "../openapi/route-responses.js";
 import { DEFAULT_CLIENT_READ_TIMEOUT_MS } from "../router/client-read-watch.js";
-import { createErrorResponse } from "../router/error-response.js";
 import type { RouteContext } from "../router/route-context.js";
 import { ANSWERED, type RouteDefinition } from "../router/route-definition.js";
 import { renderAdminGeneration } from "./admin-usage-routes.js";
@@ -29,6 +26,7 @@ import {
   readCursor,
   readGenerationFilter,
 } from "./generation-filter-query.js";
+import { createAdminRouteFactory, readIntegerQuery } from "./internal-admin-route.js";
 
 export const PERFORMANCE_DAYS = { default: 7, max: 90, maxHourly: 7 } as const;
 /** Rows per database read of the CSV export: what it holds in memory at once. */
@@ -55,35 +53,7 @@ const filterQuery = {
 };
 
 export function createAdminActivityRoutes(deps: AdminActivityRoutesDeps): RouteDefinition[] {
-  /** GET behind X-Internal-Token; `answer` returns JSON, or ANSWERED when it wrote the response. */
-  const route = (
-    definition: Pick<RouteDefinition, "path" | "summary" | "description" | "request" | "responses">,
-    answer: (c: RouteContext) => Promise<unknown>,
-  ): RouteDefinition => ({
-    method: "GET",
-    security: INTERNAL_TOKEN,
-    ...definition,
-    path: `/internal/admin${definition.path}`,
-    handler: async (c) => {
-      const requestId = c.requestId;
-      try {
-        if (!isInternalTokenValid(c.req.header("x-internal-token"), deps.internalSecret)) {
-          throw new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token");
-        }
-        const result = await answer(c);
-        return result === ANSWERED ? ANSWERED : c.json(result);
-      } catch (thrown) {
-        const error = toGatewayError(thrown);
-        if (c.outgoing.headersSent) {
-          // The CSV had begun: a cut connection is the only honest end.
-          c.logger.warn({ err: thrown, requestId }, "CSV export ended early");
-          c.outgoing.destroy();
-          return ANSWERED;
-        }
-        return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
-      }
-    },
-  });
+  const route = createAdminRouteFactory(deps.internalSecret);
 
   const requireWorkspace = async (c: RouteContext) => {
     const id = c.req.param("id") ?? "";
@@ -255,15 +225,4 @@ async function write(outgoing: ServerResponse, chunk: string): Promise<void> {
     outgoing.once("drain", done);
     outgoing.once("close", done);
   });
-}
-
-/** An optional integer query parameter within [min, max]; anything else is a clear 400. */
-function readIntegerQuery(c: RouteContext, name: string, min: number, max: number): number | undefined {
-  const text = c.req.query(name);
-  if (text === undefined || text === "") return undefined;
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) {
-    throw GatewayError.invalidRequest(`${name} must be an integer from ${min} to ${max}`, name);
-  }
-  return value;
 }

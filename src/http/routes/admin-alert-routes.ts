@@ -7,13 +7,12 @@ import { z } from "zod";
 import { createAlertSettings, DELIVERY_LIST_LIMIT } from "../../admin/alert-settings.js";
 import type { AlertRepository } from "../../alerts/ports.js";
 import { checkWebhookUrl, type WebhookPolicy } from "../../alerts/post-webhook.js";
-import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
+import { GatewayError } from "../../errors/gateway-error.js";
 import type { Store } from "../../storage/store.js";
 import { commonErrorSchema } from "../openapi/openapi-schemas.js";
-import { INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
-import type { RouteContext } from "../router/route-context.js";
+import { jsonResponse } from "../openapi/route-responses.js";
 import type { RouteDefinition } from "../router/route-definition.js";
-import { isSameSecret, readBody, renderError } from "./admin-routes.js";
+import { createAdminRouteFactory, readAdminBody, readPathId } from "./internal-admin-route.js";
 
 export interface AdminAlertRoutesDeps {
   store: Pick<Store, "apiKeys" | "workspaces"> & { alerts: AlertRepository };
@@ -45,26 +44,7 @@ export function createAdminAlertRoutes(deps: AdminAlertRoutesDeps): RouteDefinit
     workspaces: deps.store.workspaces,
     checkWebhookUrl: (url) => checkWebhookUrl(url, deps.policy),
   });
-  const route = (
-    definition: Omit<RouteDefinition, "handler" | "security">,
-    handle: (c: RouteContext) => Promise<unknown>,
-  ): RouteDefinition => ({
-    security: INTERNAL_TOKEN,
-    ...definition,
-    path: `/internal/admin${definition.path}`,
-    handler: async (c) => {
-      const token = c.req.header("x-internal-token");
-      if (!deps.internalSecret || token === undefined || !isSameSecret(token, deps.internalSecret)) {
-        return renderError(new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token"));
-      }
-      try {
-        return c.json(await handle(c));
-      } catch (thrown) {
-        return renderError(toGatewayError(thrown));
-      }
-    },
-  });
-  const id = (c: RouteContext) => c.req.param("id") ?? "";
+  const route = createAdminRouteFactory(deps.internalSecret);
   return [
     route(
       {
@@ -74,7 +54,7 @@ export function createAdminAlertRoutes(deps: AdminAlertRoutesDeps): RouteDefinit
         request: { params: idParams },
         responses: answer("The thresholds (null: the workspace's apply)"),
       },
-      (c) => settings.getKeyThresholds(id(c)),
+      (c) => settings.getKeyThresholds(readPathId(c)),
     ),
     route(
       {
@@ -84,7 +64,8 @@ export function createAdminAlertRoutes(deps: AdminAlertRoutesDeps): RouteDefinit
         request: { params: idParams, body: keyThresholdsBody },
         responses: answer("The thresholds as stored"),
       },
-      async (c) => settings.setKeyThresholds(id(c), (await readBody(c, keyThresholdsBody)).thresholds),
+      async (c) =>
+        settings.setKeyThresholds(readPathId(c), (await readAdminBody(c, keyThresholdsBody)).thresholds),
     ),
     route(
       {
@@ -94,7 +75,7 @@ export function createAdminAlertRoutes(deps: AdminAlertRoutesDeps): RouteDefinit
         request: { params: idParams },
         responses: answer("The webhook, or null"),
       },
-      (c) => settings.getWebhook(id(c)),
+      (c) => settings.getWebhook(readPathId(c)),
     ),
     route(
       {
@@ -106,8 +87,10 @@ export function createAdminAlertRoutes(deps: AdminAlertRoutesDeps): RouteDefinit
         responses: answer("The webhook and its secret"),
       },
       async (c) => {
-        const body = await readBody(c, webhookBody);
-        return body.url === null ? settings.removeWebhook(id(c)) : settings.setWebhook(id(c), body);
+        const body = await readAdminBody(c, webhookBody);
+        return body.url === null
+          ? settings.removeWebhook(readPathId(c))
+          : settings.setWebhook(readPathId(c), body);
       },
     ),
     route(
@@ -139,7 +122,7 @@ export function createAdminAlertRoutes(deps: AdminAlertRoutesDeps): RouteDefinit
             "limit",
           );
         }
-        return settings.listDeliveries(id(c), limit);
+        return settings.listDeliveries(readPathId(c), limit);
       },
     ),
   ];

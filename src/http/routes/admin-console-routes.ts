@@ -11,25 +11,19 @@
 import { z } from "zod";
 import { encodeKeyLimits } from "../../admin/admin-wire.js";
 import { createUnknownWorkspaceError } from "../../admin/workspace-errors.js";
-import { isInternalTokenValid } from "../../auth/internal-token.js";
 import { mintPlaygroundKey } from "../../auth/mint-playground-key.js";
 import type { PlaygroundKeyPolicy } from "../../auth/playground-key-policy.js";
-import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
-import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
-import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
+import { GatewayError } from "../../errors/gateway-error.js";
 import { computeLimitWindows } from "../../limits/limit-windows.js";
 import type { AuditEntry } from "../../limits/ports.js";
 import type { SpendGuard } from "../../limits/spend-guard.js";
 import { convertMicroUsdToUsd } from "../../metering/money.js";
 import type { Store } from "../../storage/store.js";
-import { readJsonBody } from "../json/read-json-body.js";
-import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
-import { createErrorResponse } from "../router/error-response.js";
-import type { RouteContext } from "../router/route-context.js";
+import { COMMON_ERRORS, jsonResponse } from "../openapi/route-responses.js";
 import type { RouteDefinition } from "../router/route-definition.js";
+import { createAdminRouteFactory, readAdminBody } from "./internal-admin-route.js";
 
 export const AUDIT_PAGE_LIMIT = { default: 50, max: 200 } as const;
-const MAX_BODY_BYTES = 16 * 1024;
 const MAX_OPERATOR_LENGTH = 100;
 
 export interface AdminConsoleRoutesDeps {
@@ -108,29 +102,9 @@ const mintAnswer = z
   .meta({ id: "AdminPlaygroundKey" });
 
 export function createAdminConsoleRoutes(deps: AdminConsoleRoutesDeps): RouteDefinition[] {
-  const route = (
-    definition: Pick<RouteDefinition, "method" | "path" | "summary" | "request" | "responses">,
-    answer: (c: RouteContext) => Promise<unknown>,
-    status: 200 | 201 = 200,
-  ): RouteDefinition => ({
-    security: INTERNAL_TOKEN,
-    ...definition,
-    path: `/internal/admin${definition.path}`,
-    handler: async (c) => {
-      const requestId = c.requestId;
-      try {
-        if (!isInternalTokenValid(c.req.header("x-internal-token"), deps.internalSecret)) {
-          throw new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token");
-        }
-        const body = await answer(c);
-        c.header("Cache-Control", "no-store");
-        return c.json(body, status);
-      } catch (thrown) {
-        const error = toGatewayError(thrown);
-        return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
-      }
-    },
-  });
+  const route = createAdminRouteFactory(deps.internalSecret);
+  // What the console reads must never come from a cache.
+  const noStore = { noStore: true } as const;
 
   const requireWorkspace = async (id: string, param: string) => {
     const workspace = id === "" ? null : await deps.store.workspaces.get(id);
@@ -183,6 +157,7 @@ export function createAdminConsoleRoutes(deps: AdminConsoleRoutesDeps): RouteDef
         })),
       };
     },
+    noStore,
   );
 
   const auditLog = route(
@@ -223,6 +198,7 @@ export function createAdminConsoleRoutes(deps: AdminConsoleRoutesDeps): RouteDef
         next_before: entries.length > limit ? page[page.length - 1].id : null,
       };
     },
+    noStore,
   );
 
   const mint = route(
@@ -234,7 +210,7 @@ export function createAdminConsoleRoutes(deps: AdminConsoleRoutesDeps): RouteDef
       responses: { 201: jsonResponse(mintAnswer, "The minted key"), ...COMMON_ERRORS },
     },
     async (c) => {
-      const body = readBody(await readJsonBody(c.req.raw, MAX_BODY_BYTES));
+      const body = await readAdminBody(c, mintBody);
       const workspace = await requireWorkspace(body.workspace_id.trim(), "workspace_id");
       const operator = readOperator(body.operator);
       const userId = `console:${operator}`;
@@ -250,7 +226,7 @@ export function createAdminConsoleRoutes(deps: AdminConsoleRoutesDeps): RouteDef
         user_id: userId,
       };
     },
-    201,
+    { status: 201, noStore: true },
   );
 
   return [keySpend, auditLog, mint];
@@ -293,13 +269,4 @@ function readOperator(text: string | undefined): string {
     );
   }
   return operator;
-}
-
-function readBody(body: unknown): z.output<typeof mintBody> {
-  const parsed = mintBody.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const param = issue.code === "unrecognized_keys" ? issue.keys[0] : formatParam(issue.path);
-  const message = issue.code === "unrecognized_keys" ? "unknown field" : issue.message;
-  throw GatewayError.invalidRequest(param ? `${param}: ${message}` : message, param || null);
 }

@@ -1,19 +1,10 @@
-/**
- * `GET /internal/admin/routes`: every catalog model's routes, whether each route's provider has
- * its API key (never the key itself), and each route's circuit-breaker state on every live
- * instance: this instance's read now, the others' from the reports they publish into shared state
- * (engine/breaker-reports.ts), at most a sixth of an instance lease old.
- */
-import { isInternalTokenValid } from "../../auth/internal-token.js";
 import { isMissingProviderKey } from "../../catalog/provider-key.js";
 import type { GatewayConfig } from "../../config/gateway-config.js";
 import type { BreakerReport } from "../../engine/breaker-reports.js";
-import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
-import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import { adminRoutesSchema } from "../openapi/openapi-admin-schemas.js";
-import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
-import { createErrorResponse } from "../router/error-response.js";
+import { COMMON_ERRORS, jsonResponse } from "../openapi/route-responses.js";
 import type { RouteDefinition } from "../router/route-definition.js";
+import { createAdminRouteFactory } from "./internal-admin-route.js";
 
 export interface BreakerReportReader {
   /** This instance's report, read now. */
@@ -27,26 +18,16 @@ export function createAdminProviderRoutes(deps: {
   breakers: BreakerReportReader;
   internalSecret: string;
 }): RouteDefinition[] {
+  const route = createAdminRouteFactory(deps.internalSecret);
   return [
-    {
-      method: "GET",
-      path: "/internal/admin/routes",
-      summary: "Each model's routes, whether their provider key is set, their breaker state per instance",
-      security: INTERNAL_TOKEN,
-      responses: { 200: jsonResponse(adminRoutesSchema, "Models, routes and breakers"), ...COMMON_ERRORS },
-      handler: async (c) => {
-        const requestId = c.requestId;
-        try {
-          if (!isInternalTokenValid(c.req.header("x-internal-token"), deps.internalSecret)) {
-            throw new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token");
-          }
-          return c.json(await describeRoutes(deps.config, deps.breakers));
-        } catch (thrown) {
-          const error = toGatewayError(thrown);
-          return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
-        }
+    route(
+      {
+        path: "/routes",
+        summary: "Each model's routes, whether their provider key is set, their breaker state per instance",
+        responses: { 200: jsonResponse(adminRoutesSchema, "Models, routes and breakers"), ...COMMON_ERRORS },
       },
-    },
+      () => describeRoutes(deps.config, deps.breakers),
+    ),
   ];
 }
 

@@ -1,26 +1,16 @@
-/**
- * Admin API (under `/internal/admin`): workspaces, credit and keys. Callers present the
- * internal secret in `X-Internal-Token`; everything else is the admin service's job. Wire fields
- * are snake_case; errors use the common envelope.
- */
-import { createHash, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { AdminService } from "../../admin/admin-service.js";
 import { encodeKey, encodeKeyLimits, encodeWorkspace } from "../../admin/admin-wire.js";
 import { parseExpiry } from "../../admin/parse-expiry.js";
 import { convertMicroUsdToUsd } from "../../admin/parse-usd.js";
 import type { ApiKeyStatus } from "../../auth/accounts.js";
-import { createCommonErrorEnvelope, createErrorHeaders } from "../../errors/envelopes.js";
-import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
-import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
-import { readJsonBody } from "../json/read-json-body.js";
+import { GatewayError } from "../../errors/gateway-error.js";
 import { adminKeySchema, adminWorkspaceSchema } from "../openapi/openapi-admin-schemas.js";
 import { commonErrorSchema } from "../openapi/openapi-schemas.js";
-import { INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
-import type { RouteContext } from "../router/route-context.js";
+import { jsonResponse } from "../openapi/route-responses.js";
 import type { RouteDefinition } from "../router/route-definition.js";
+import { createAdminRouteFactory, readAdminBody, readPathId } from "./internal-admin-route.js";
 
-const MAX_ADMIN_BODY_BYTES = 64 * 1024;
 const usdSchema = z.union([z.string(), z.number()]);
 
 const createWorkspaceBody = z.strictObject({
@@ -81,7 +71,6 @@ const ACTION_SUMMARIES: Record<string, string> = {
   revoke: "Revoke a key (final)",
 };
 
-const ADMIN = "/internal/admin";
 const idParams = z.object({ id: z.string() });
 const workspaceAnswer = z.object({ workspace: adminWorkspaceSchema });
 const keyAnswer = z.object({ key: adminKeySchema }).loose();
@@ -90,29 +79,8 @@ const ok = (schema: z.ZodType, status = 200) => ({
   "4XX": jsonResponse(commonErrorSchema, "Error"),
 });
 
-type AdminAnswer = (c: RouteContext) => Promise<Response>;
-
 export function createAdminRoutes(admin: AdminService, internalSecret: string): RouteDefinition[] {
-  /** A route of the admin API: behind X-Internal-Token, every error in the common envelope. */
-  const route = (
-    definition: Omit<RouteDefinition, "handler" | "security">,
-    answer: AdminAnswer,
-  ): RouteDefinition => ({
-    security: INTERNAL_TOKEN,
-    ...definition,
-    path: `${ADMIN}${definition.path}`,
-    handler: async (c) => {
-      const token = c.req.header("x-internal-token");
-      if (!internalSecret || token === undefined || !isSameSecret(token, internalSecret)) {
-        return renderError(new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token"));
-      }
-      try {
-        return await answer(c);
-      } catch (thrown) {
-        return renderError(toGatewayError(thrown));
-      }
-    },
-  });
+  const route = createAdminRouteFactory(internalSecret);
 
   const statusRoutes = Object.entries(STATUS_BY_ACTION).map(([action, status]) =>
     // One route per action, so each is documented with its own summary.
@@ -141,7 +109,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
         responses: ok(workspaceAnswer, 201),
       },
       async (c) => {
-        const body = await readBody(c, createWorkspaceBody);
+        const body = await readAdminBody(c, createWorkspaceBody);
         const workspace = await admin.createWorkspace({
           name: body.name,
           creditsUsd: body.credits_usd,
@@ -192,7 +160,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
         responses: ok(workspaceAnswer),
       },
       async (c) => {
-        const body = await readBody(c, creditBody);
+        const body = await readAdminBody(c, creditBody);
         const workspace = await admin.creditWorkspace(readPathId(c), body.usd);
         return c.json({ workspace: encodeWorkspace(workspace) });
       },
@@ -206,7 +174,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
         responses: ok(workspaceAnswer),
       },
       async (c) => {
-        const body = await readBody(c, updateWorkspaceBody);
+        const body = await readAdminBody(c, updateWorkspaceBody);
         const workspace = await admin.updateWorkspace(readPathId(c), {
           invoicing: body.invoicing,
           locked: body.locked,
@@ -224,7 +192,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
         responses: ok(keyAnswer, 201),
       },
       async (c) => {
-        const body = await readBody(c, createKeyBody);
+        const body = await readAdminBody(c, createKeyBody);
         const { key, secret, limits } = await admin.createKey({
           workspaceId: body.workspace_id,
           name: body.name,
@@ -280,7 +248,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
         responses: ok(keyAnswer),
       },
       async (c) => {
-        const body = await readBody(c, updateKeyBody);
+        const body = await readAdminBody(c, updateKeyBody);
         const { key, limits } = await admin.updateKey(readPathId(c), {
           dailyLimitUsd: body.daily_limit_usd,
           monthlyLimitUsd: body.monthly_limit_usd,
@@ -306,7 +274,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
         responses: ok(keyAnswer),
       },
       async (c) => {
-        const body = await readBody(c, resetTotalBody);
+        const body = await readAdminBody(c, resetTotalBody);
         const reset = await admin.resetKeyTotal(readPathId(c), body.actor);
         return c.json({
           key: encodeKey(reset.key),
@@ -321,36 +289,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
   ];
 }
 
-/** The `{id}` of a route (every route that calls this has one). */
-function readPathId(c: RouteContext): string {
-  return c.req.param("id") ?? "";
-}
-
 function readLimitQuery(text: string): number {
   if (!/^\d+$/.test(text)) throw GatewayError.invalidRequest("limit must be a whole number", "limit");
   return Number(text);
-}
-
-/** Hashing first gives timingSafeEqual equal lengths and hides the secret's length. */
-export function isSameSecret(given: string, expected: string): boolean {
-  const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
-  return timingSafeEqual(digest(given), digest(expected));
-}
-
-export async function readBody<T>(c: RouteContext, schema: z.ZodType<T>): Promise<T> {
-  const parsed = schema.safeParse(await readJsonBody(c.req.raw, MAX_ADMIN_BODY_BYTES));
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  // An unknown field is reported at the object that holds it; name the field itself.
-  const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]] : issue.path;
-  const param = formatParam(path);
-  const message = issue.code === "unrecognized_keys" ? "unknown field" : issue.message;
-  throw GatewayError.invalidRequest(param ? `${param}: ${message}` : message, param);
-}
-
-export function renderError(error: GatewayError, status: number = error.status): Response {
-  return new Response(JSON.stringify(createCommonErrorEnvelope(error)), {
-    status,
-    headers: { "Content-Type": "application/json", ...createErrorHeaders(error) },
-  });
 }

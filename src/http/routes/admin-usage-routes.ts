@@ -9,10 +9,8 @@ import { z } from "zod";
 import { encodeKeySpendReport, readKeySpend } from "../../admin/read-key-spend.js";
 import { readWorkspaceUsage, USAGE_DAYS } from "../../admin/read-workspace-usage.js";
 import { createUnknownWorkspaceError } from "../../admin/workspace-errors.js";
-import { isInternalTokenValid } from "../../auth/internal-token.js";
 import type { GenerationRecord } from "../../engine/generation-record.js";
-import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
-import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
+import { GatewayError } from "../../errors/gateway-error.js";
 import type { SpendGuard } from "../../limits/spend-guard.js";
 import type { Store } from "../../storage/store.js";
 import {
@@ -20,11 +18,10 @@ import {
   adminGenerationSchema,
   adminKeySpendSchema,
 } from "../openapi/openapi-admin-schemas.js";
-import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
-import { createErrorResponse } from "../router/error-response.js";
-import type { RouteContext } from "../router/route-context.js";
+import { COMMON_ERRORS, jsonResponse } from "../openapi/route-responses.js";
 import type { RouteDefinition } from "../router/route-definition.js";
 import { renderGeneration } from "./generation-lookup-route.js";
+import { createAdminRouteFactory, readIntegerQuery, readPathId } from "./internal-admin-route.js";
 
 export interface AdminUsageRoutesDeps {
   store: Store;
@@ -44,28 +41,7 @@ export function renderAdminGeneration(record: GenerationRecord) {
 const idParams = z.object({ id: z.string() });
 
 export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinition[] {
-  /** A read-only report: GET, behind X-Internal-Token, every error in the common envelope. */
-  const route = (
-    definition: Pick<RouteDefinition, "path" | "summary" | "request" | "responses">,
-    answer: (c: RouteContext) => Promise<unknown>,
-  ): RouteDefinition => ({
-    method: "GET",
-    security: INTERNAL_TOKEN,
-    ...definition,
-    path: `/internal/admin${definition.path}`,
-    handler: async (c) => {
-      const requestId = c.requestId;
-      try {
-        if (!isInternalTokenValid(c.req.header("x-internal-token"), deps.internalSecret)) {
-          throw new GatewayError("invalid_api_key", "Missing or wrong X-Internal-Token");
-        }
-        return c.json(await answer(c));
-      } catch (thrown) {
-        const error = toGatewayError(thrown);
-        return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
-      }
-    },
-  });
+  const route = createAdminRouteFactory(deps.internalSecret);
 
   const requireWorkspace = async (id: string) => {
     const workspace = await deps.store.workspaces.get(id);
@@ -135,20 +111,4 @@ export function createAdminUsageRoutes(deps: AdminUsageRoutesDeps): RouteDefinit
   );
 
   return [keySpend, usage, generation];
-}
-
-/** An optional integer query parameter within [min, max]; anything else is a clear 400. */
-function readIntegerQuery(c: RouteContext, name: string, min: number, max: number): number | undefined {
-  const text = c.req.query(name);
-  if (text === undefined || text === "") return undefined;
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) {
-    throw GatewayError.invalidRequest(`${name} must be an integer from ${min} to ${max}`, name);
-  }
-  return value;
-}
-
-/** The `{id}` of every route here. */
-function readPathId(c: RouteContext): string {
-  return c.req.param("id") ?? "";
 }
