@@ -1,10 +1,10 @@
 // The admin CLI's budget-alert settings as a child process: `key update --alert-thresholds` and
 // `workspace alert-webhook`, through a running gateway's admin API (its real routes over a real
 // store) and with the database opened directly; what the store holds afterwards is checked.
+
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
+import { findClosedPort, runAdminCli } from "../../test/helpers/admin-cli.js";
 import { type RouteServer, startRouteServer } from "../../test/helpers/route-server.js";
 import {
   createTestDatabase,
@@ -18,43 +18,6 @@ import { createAdminRoutes } from "../http/routes/admin-routes.js";
 import { openStore } from "../storage/open-store.js";
 import { openSharedState } from "../storage/shared-state/shared-state.js";
 import type { Store } from "../storage/store.js";
-
-const PROJECT_ROOT = new URL("../../", import.meta.url).pathname;
-
-function runCli(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cleanEnv = { ...process.env };
-  for (const name of [
-    "DATABASE_URL",
-    "REDIS_URL",
-    "INTERNAL_SHARED_SECRET",
-    "PORT",
-    "GATEWAY_URL",
-    "ALERT_WEBHOOK_ALLOW_LOOPBACK",
-  ]) {
-    delete cleanEnv[name];
-  }
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["--import", "tsx", "src/cli/admin.ts", ...args],
-      { cwd: PROJECT_ROOT, env: { ...cleanEnv, ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
-
-async function findClosedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function seedKey(store: Store) {
   const workspace = await store.workspaces.create({ name: "Alerts", creditsMicroUsd: 0, invoicing: false });
@@ -93,7 +56,7 @@ describe("admin CLI budget alerts through a running gateway's admin API", () => 
   });
 
   test("key update --alert-thresholds sets, shows and clears a key's thresholds", async () => {
-    const text = await runCli(["key", "update", seeded.keyId, "--alert-thresholds", "100,50%,80"], env);
+    const text = await runAdminCli(["key", "update", seeded.keyId, "--alert-thresholds", "100,50%,80"], env);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /Updated API key/);
     assert.match(text.stdout, /daily limit\s+\$1 /, "the key's limits are printed, unchanged");
@@ -102,7 +65,7 @@ describe("admin CLI budget alerts through a running gateway's admin API", () => 
 
     const both = JSON.parse(
       (
-        await runCli(
+        await runAdminCli(
           ["--json", "key", "update", seeded.keyId, "--daily", "2", "--alert-thresholds", "90"],
           env,
         )
@@ -112,18 +75,22 @@ describe("admin CLI budget alerts through a running gateway's admin API", () => 
     assert.equal(both.limits.daily_limit_micro_usd, "2000000", "limits and thresholds in one command");
 
     const cleared = JSON.parse(
-      (await runCli(["--json", "key", "update", seeded.keyId, "--alert-thresholds", "none"], env)).stdout,
+      (await runAdminCli(["--json", "key", "update", seeded.keyId, "--alert-thresholds", "none"], env))
+        .stdout,
     );
     assert.equal(cleared.alert_thresholds, null);
     assert.equal(await context.store.alerts.getKeyThresholds(seeded.keyId), null);
   });
 
   test("bad thresholds: the form is refused before connecting, the range by the admin API", async () => {
-    const form = await runCli(["key", "update", seeded.keyId, "--alert-thresholds", "50,lots"], env);
+    const form = await runAdminCli(["key", "update", seeded.keyId, "--alert-thresholds", "50,lots"], env);
     assert.equal(form.code, 1);
     assert.match(form.stderr, /--alert-thresholds must be whole percentages/);
     assert.doesNotMatch(form.stderr, /using/, "refused before connecting");
-    const range = await runCli(["--json", "key", "update", seeded.keyId, "--alert-thresholds", "50,0"], env);
+    const range = await runAdminCli(
+      ["--json", "key", "update", seeded.keyId, "--alert-thresholds", "50,0"],
+      env,
+    );
     assert.equal(range.code, 1);
     const envelope = JSON.parse(range.stdout);
     assert.equal(envelope.error.param, "thresholds");
@@ -134,7 +101,7 @@ describe("admin CLI budget alerts through a running gateway's admin API", () => 
 
   test("workspace alert-webhook sets the webhook, prints its secret once, shows and removes it", async () => {
     const url = "http://127.0.0.1:9/hooks/budget";
-    const set = await runCli(
+    const set = await runAdminCli(
       ["workspace", "alert-webhook", seeded.workspaceId, "--url", url, "--thresholds", "80,100"],
       env,
     );
@@ -145,31 +112,35 @@ describe("admin CLI budget alerts through a running gateway's admin API", () => 
     const stored = await context.store.alerts.getWebhook(seeded.workspaceId);
     assert.deepEqual(stored, { url, secret: printed, thresholds: [80, 100] });
 
-    const shown = await runCli(["workspace", "alert-webhook", seeded.workspaceId], env);
+    const shown = await runAdminCli(["workspace", "alert-webhook", seeded.workspaceId], env);
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, new RegExp(`url\\s+${url.replace(/[.:/]/g, "\\$&")}`));
     assert.doesNotMatch(shown.stdout, /whsec_/, "the secret is shown once");
 
     const again = JSON.parse(
-      (await runCli(["--json", "workspace", "alert-webhook", seeded.workspaceId, "--url", url], env)).stdout,
+      (await runAdminCli(["--json", "workspace", "alert-webhook", seeded.workspaceId, "--url", url], env))
+        .stdout,
     );
     assert.match(again.secret, /^whsec_/);
     assert.notEqual(again.secret, printed, "setting it again replaces the secret");
     assert.equal(again.thresholds, null);
 
-    const refused = await runCli(
+    const refused = await runAdminCli(
       ["--json", "workspace", "alert-webhook", seeded.workspaceId, "--url", "https://10.0.0.1/hook"],
       env,
     );
     assert.equal(refused.code, 1);
     assert.equal(JSON.parse(refused.stdout).error.param, "url");
 
-    const removed = await runCli(["workspace", "alert-webhook", seeded.workspaceId, "--url", "none"], env);
+    const removed = await runAdminCli(
+      ["workspace", "alert-webhook", seeded.workspaceId, "--url", "none"],
+      env,
+    );
     assert.equal(removed.code, 0, removed.stderr);
     assert.match(removed.stdout, /Removed the budget-alert webhook/);
     assert.equal(await context.store.alerts.getWebhook(seeded.workspaceId), null);
 
-    const orphan = await runCli(
+    const orphan = await runAdminCli(
       ["workspace", "alert-webhook", seeded.workspaceId, "--thresholds", "50"],
       env,
     );
@@ -189,10 +160,13 @@ test("admin CLI budget alerts with the database opened directly [postgres]", asy
       DATABASE_URL: database.url,
       GATEWAY_DATA_DIR: "/nonexistent/not-used-with-postgres",
     };
-    const thresholds = await runCli(["key", "update", seeded.keyId, "--alert-thresholds", "50,100"], env);
+    const thresholds = await runAdminCli(
+      ["key", "update", seeded.keyId, "--alert-thresholds", "50,100"],
+      env,
+    );
     assert.equal(thresholds.code, 0, thresholds.stderr);
     assert.deepEqual(await store.alerts.getKeyThresholds(seeded.keyId), [50, 100]);
-    const loopback = await runCli(
+    const loopback = await runAdminCli(
       ["workspace", "alert-webhook", seeded.workspaceId, "--url", "http://127.0.0.1:9/hook"],
       env,
     );
@@ -200,7 +174,7 @@ test("admin CLI budget alerts with the database opened directly [postgres]", asy
     assert.match(loopback.stderr, /url/);
     const set = JSON.parse(
       (
-        await runCli(
+        await runAdminCli(
           [
             "--json",
             "workspace",

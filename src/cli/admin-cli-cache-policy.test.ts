@@ -1,37 +1,20 @@
 // `--cache-ttl <seconds>|off` of the admin CLI as a child process, through a running gateway's
 // admin API: key create, key update, workspace update; `off` clears; the text output names the
 // policy; a bad value is refused before anything is sent.
+
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { after, before, test } from "node:test";
+import { runAdminCli } from "../../test/helpers/admin-cli.js";
 import { type RouteServer, startRouteServer } from "../../test/helpers/route-server.js";
 import { createTestStore, type TestStore } from "../../test/helpers/storage-modes.js";
 import { createAdminService } from "../admin/admin-service.js";
 import { createAdminRoutes } from "../http/routes/admin-routes.js";
 import { openSharedState } from "../storage/shared-state/shared-state.js";
 
-const PROJECT_ROOT = new URL("../../", import.meta.url).pathname;
 const SECRET = "cli-cache-policy-secret";
 let context: TestStore;
 let server: RouteServer;
 let env: Record<string, string>;
-
-function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cleanEnv = { ...process.env };
-  for (const name of ["DATABASE_URL", "REDIS_URL", "INTERNAL_SHARED_SECRET", "PORT", "GATEWAY_URL"]) {
-    delete cleanEnv[name];
-  }
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["--import", "tsx", "src/cli/admin.ts", ...args],
-      { cwd: PROJECT_ROOT, env: { ...cleanEnv, ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
 
 before(async () => {
   context = await createTestStore("embedded");
@@ -46,26 +29,35 @@ after(async () => {
 
 test("--cache-ttl sets, changes and clears the policy of keys and workspaces", async () => {
   const workspace = JSON.parse(
-    (await runCli(["--json", "workspace", "create", "--name", "Acme"])).stdout,
+    (await runAdminCli(["--json", "workspace", "create", "--name", "Acme"], env)).stdout,
   ).workspace;
-  const setWorkspace = await runCli(["workspace", "update", workspace.id, "--cache-ttl", "900"]);
+  const setWorkspace = await runAdminCli(["workspace", "update", workspace.id, "--cache-ttl", "900"], env);
   assert.equal(setWorkspace.code, 0, setWorkspace.stderr);
   assert.match(setWorkspace.stdout, /cache policy\s+900 s for deterministic requests/);
 
-  const created = await runCli(["--json", "key", "create", "--workspace", workspace.id, "--cache-ttl", "60"]);
+  const created = await runAdminCli(
+    ["--json", "key", "create", "--workspace", workspace.id, "--cache-ttl", "60"],
+    env,
+  );
   assert.equal(created.code, 0, created.stderr);
   const key = JSON.parse(created.stdout).key;
   assert.equal(key.response_cache_ttl_seconds, 60);
 
-  const updated = await runCli(["--json", "key", "update", key.id, "--cache-ttl", "120", "--actor", "ann"]);
+  const updated = await runAdminCli(
+    ["--json", "key", "update", key.id, "--cache-ttl", "120", "--actor", "ann"],
+    env,
+  );
   assert.equal(updated.code, 0, updated.stderr);
   assert.equal(JSON.parse(updated.stdout).key.response_cache_ttl_seconds, 120);
-  const off = await runCli(["key", "update", key.id, "--cache-ttl", "off"]);
+  const off = await runAdminCli(["key", "update", key.id, "--cache-ttl", "off"], env);
   assert.equal(off.code, 0, off.stderr);
   assert.match(off.stdout, /cache policy\s+workspace's/);
   assert.equal((await context.store.apiKeys.get(key.id))?.responseCacheTtlSeconds, null);
 
-  const workspaceOff = await runCli(["--json", "workspace", "update", workspace.id, "--cache-ttl", "off"]);
+  const workspaceOff = await runAdminCli(
+    ["--json", "workspace", "update", workspace.id, "--cache-ttl", "off"],
+    env,
+  );
   assert.equal(JSON.parse(workspaceOff.stdout).workspace.response_cache_ttl_seconds, null);
   assert.equal((await context.store.workspaces.get(workspace.id))?.responseCacheTtlSeconds, null);
 });
@@ -79,7 +71,7 @@ test("a bad --cache-ttl is refused naming it", async () => {
     [["workspace", "update", "ws_x", "--cache-ttl", "-1"], /cache-ttl/],
     [["key", "update", "key_x", "--cache-ttl", "0"], /response_cache_ttl_seconds must be a whole number/],
   ] as const) {
-    const result = await runCli([...args]);
+    const result = await runAdminCli([...args], env);
     assert.equal(result.code, 1, args.join(" "));
     assert.match(result.stderr, pattern, args.join(" "));
   }

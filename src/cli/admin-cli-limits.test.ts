@@ -1,11 +1,11 @@
 // The limit commands of the admin CLI as a child process (through the admin API, and direct): `key create --daily/--monthly/--total/
 // --rpm`, `key update`, `key show`, `key reset-total --actor` (audit-logged), and a credit change
 // dropping the gateways' balance counter in Redis.
+
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { Redis } from "ioredis";
+import { findClosedPort, runAdminCli } from "../../test/helpers/admin-cli.js";
 import { type RouteServer, startRouteServer } from "../../test/helpers/route-server.js";
 import {
   createTestDatabase,
@@ -19,36 +19,6 @@ import { createAdminRoutes } from "../http/routes/admin-routes.js";
 import { createAdminUsageRoutes } from "../http/routes/admin-usage-routes.js";
 import { LIMIT_KEYS } from "../limits/limit-counters.js";
 import { openSharedState } from "../storage/shared-state/shared-state.js";
-
-const PROJECT_ROOT = new URL("../../", import.meta.url).pathname;
-
-function runCli(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cleanEnv = { ...process.env };
-  for (const name of ["DATABASE_URL", "REDIS_URL", "INTERNAL_SHARED_SECRET", "PORT", "GATEWAY_URL"]) {
-    delete cleanEnv[name];
-  }
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["--import", "tsx", "src/cli/admin.ts", ...args],
-      { cwd: PROJECT_ROOT, env: { ...cleanEnv, ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
-
-async function findClosedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe("admin CLI: key limits, through a running gateway's admin API", () => {
   let context: TestStore;
@@ -78,9 +48,9 @@ describe("admin CLI: key limits, through a running gateway's admin API", () => {
 
   test("create with limits, update field by field, show, reset the total with an actor", async () => {
     const workspace = JSON.parse(
-      (await runCli(["--json", "workspace", "create", "--name", "Acme", "--credits", "5"], env)).stdout,
+      (await runAdminCli(["--json", "workspace", "create", "--name", "Acme", "--credits", "5"], env)).stdout,
     ).workspace;
-    const created = await runCli(
+    const created = await runAdminCli(
       [
         "--json",
         "key",
@@ -111,7 +81,7 @@ describe("admin CLI: key limits, through a running gateway's admin API", () => {
       total_reset_at: null,
     });
 
-    const updated = await runCli(
+    const updated = await runAdminCli(
       [
         "--json",
         "key",
@@ -135,10 +105,10 @@ describe("admin CLI: key limits, through a running gateway's admin API", () => {
     assert.equal(after.limits.monthly_limit_micro_usd, "50500000", "untouched fields stay");
     assert.deepEqual(after.key.models, ["a/b", "c/d"]);
 
-    const allModels = await runCli(["--json", "key", "update", key.id, "--models", "all"], env);
+    const allModels = await runAdminCli(["--json", "key", "update", key.id, "--models", "all"], env);
     assert.equal(JSON.parse(allModels.stdout).key.models, null);
 
-    const shown = await runCli(["key", "show", key.id], env);
+    const shown = await runAdminCli(["key", "show", key.id], env);
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, /daily limit\s+none/);
     assert.match(shown.stdout, /monthly limit\s+\$50\.5 \(50500000 micro-USD\)/);
@@ -146,15 +116,15 @@ describe("admin CLI: key limits, through a running gateway's admin API", () => {
     assert.match(shown.stdout, /rpm\s+default/);
     assert.match(shown.stdout, /daily spend\s+\$0 spent, unknown in flight; no limit/);
 
-    const withoutActor = await runCli(["key", "reset-total", key.id], env);
+    const withoutActor = await runAdminCli(["key", "reset-total", key.id], env);
     assert.equal(withoutActor.code, 1);
     assert.match(withoutActor.stderr, /--actor is required/);
-    const reset = await runCli(["--json", "key", "reset-total", key.id, "--actor", "bob"], env);
+    const reset = await runAdminCli(["--json", "key", "reset-total", key.id, "--actor", "bob"], env);
     assert.equal(reset.code, 0, reset.stderr);
     const resetJson = JSON.parse(reset.stdout);
     assert.equal(resetJson.previous_total_spend_micro_usd, "0");
     assert.equal(resetJson.limits.total_reset_at, resetJson.reset_at);
-    const text = await runCli(["key", "reset-total", key.id, "--actor", "carol"], env);
+    const text = await runAdminCli(["key", "reset-total", key.id, "--actor", "carol"], env);
     assert.match(text.stdout, /previous total spend \$0 \(0 micro-USD\), new window from \S+; audit-logged/);
 
     // The audit log holds both resets and the two updates, with their actors.
@@ -177,7 +147,7 @@ describe("admin CLI: key limits, through a running gateway's admin API", () => {
       [["key", "update", "key_x", "--daily=-1"], /daily_limit_usd .*must not be negative/],
       [["key", "update", "key_missing", "--total", "1"], /Unknown API key "key_missing"/],
     ] as const) {
-      const result = await runCli([...args], env);
+      const result = await runAdminCli([...args], env);
       assert.equal(result.code, 1, args.join(" "));
       assert.match(result.stderr, pattern, args.join(" "));
     }
@@ -196,13 +166,16 @@ test("admin CLI in direct mode with Redis: a credit drops the gateways' balance 
       REDIS_URL: TEST_REDIS_URL,
       GATEWAY_DATA_DIR: "/nonexistent/not-used-with-postgres",
     };
-    const created = await runCli(["--json", "workspace", "create", "--name", "W", "--credits", "1"], env);
+    const created = await runAdminCli(
+      ["--json", "workspace", "create", "--name", "W", "--credits", "1"],
+      env,
+    );
     assert.equal(created.code, 0, created.stderr);
     const { workspace } = JSON.parse(created.stdout);
     // What a gateway would have cached: the old balance.
     balanceKey = LIMIT_KEYS.balance(workspace.id);
     await redis.hset(balanceKey, "v", "1000000", "at", String(Date.now()));
-    const credited = await runCli(["workspace", "credit", workspace.id, "2"], env);
+    const credited = await runAdminCli(["workspace", "credit", workspace.id, "2"], env);
     assert.equal(credited.code, 0, credited.stderr);
     assert.equal(await redis.exists(balanceKey), 0, "the next request re-seeds it from the new balance");
   } finally {

@@ -1,10 +1,10 @@
 // The admin CLI's reports as a child process: `key show` with spend per window, `key spend`,
 // `workspace usage` and `requests`, through a running gateway's admin API (its real routes over a
 // real store) and, for what can be read without a gateway, with the database opened directly.
+
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
+import { findClosedPort, runAdminCli } from "../../test/helpers/admin-cli.js";
 import { createTestOutcome, createTestStart } from "../../test/helpers/generation-records.js";
 import { type RouteServer, startRouteServer } from "../../test/helpers/route-server.js";
 import {
@@ -20,36 +20,6 @@ import { createAdminUsageRoutes } from "../http/routes/admin-usage-routes.js";
 import { openStore } from "../storage/open-store.js";
 import { openSharedState } from "../storage/shared-state/shared-state.js";
 import type { Store } from "../storage/store.js";
-
-const PROJECT_ROOT = new URL("../../", import.meta.url).pathname;
-
-function runCli(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cleanEnv = { ...process.env };
-  for (const name of ["DATABASE_URL", "REDIS_URL", "INTERNAL_SHARED_SECRET", "PORT", "GATEWAY_URL"]) {
-    delete cleanEnv[name];
-  }
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["--import", "tsx", "src/cli/admin.ts", ...args],
-      { cwd: PROJECT_ROOT, env: { ...cleanEnv, ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
-
-async function findClosedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A key with a daily limit of $1 and two settled requests today: $0.25 and $0.000125. */
 async function seedSpend(store: Store) {
@@ -113,7 +83,7 @@ describe("admin CLI reports through a running gateway's admin API", () => {
   });
 
   test("key show prints the spend per window; --json carries it as the admin API serves it", async () => {
-    const text = await runCli(["key", "show", seeded.keyId], env);
+    const text = await runAdminCli(["key", "show", seeded.keyId], env);
     assert.equal(text.code, 0, text.stderr);
     assert.match(
       text.stdout,
@@ -121,7 +91,7 @@ describe("admin CLI reports through a running gateway's admin API", () => {
     );
     assert.match(text.stdout, /monthly spend\s+\$0\.250125 spent, \$0\.005 in flight; no limit/);
     assert.match(text.stdout, /total spend\s+\$0\.250125 spent, .*never resets by itself/);
-    const json = JSON.parse((await runCli(["--json", "key", "show", seeded.keyId], env)).stdout);
+    const json = JSON.parse((await runAdminCli(["--json", "key", "show", seeded.keyId], env)).stdout);
     assert.equal(json.key.id, seeded.keyId);
     assert.equal(json.limits.daily_limit_micro_usd, "1000000");
     assert.equal(json.spend.daily.spent_micro_usd, "250125");
@@ -129,29 +99,31 @@ describe("admin CLI reports through a running gateway's admin API", () => {
   });
 
   test("key spend: windows, rate limit and balance; --json is the admin API's document", async () => {
-    const text = await runCli(["key", "spend", seeded.keyId], env);
+    const text = await runAdminCli(["key", "spend", seeded.keyId], env);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /rate limit\s+600 per minute \(default\)/);
     assert.match(text.stdout, /balance\s+\$8\.749875, \$0\.005 in flight/);
-    const json = JSON.parse((await runCli(["--json", "key", "spend", seeded.keyId], env)).stdout);
+    const json = JSON.parse((await runAdminCli(["--json", "key", "spend", seeded.keyId], env)).stdout);
     const served = await fetch(`${server.url}/internal/admin/keys/${seeded.keyId}/spend`, {
       headers: { "X-Internal-Token": secret },
     }).then((response) => response.json());
     // Window starts are computed per call; everything else is the same document.
     assert.deepEqual(json, served);
-    const unknown = await runCli(["--json", "key", "spend", "key_missing"], env);
+    const unknown = await runAdminCli(["--json", "key", "spend", "key_missing"], env);
     assert.equal(unknown.code, 1);
     assert.equal(JSON.parse(unknown.stdout).error.param, "id");
   });
 
   test("workspace usage per day and model, with --days checked before anything connects", async () => {
-    const text = await runCli(["workspace", "usage", seeded.workspaceId, "--days", "2"], env);
+    const text = await runAdminCli(["workspace", "usage", seeded.workspaceId, "--days", "2"], env);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /DAY\s+MODEL\s+REQUESTS\s+PROMPT\s+COMPLETION\s+COST/);
     assert.match(text.stdout, /anthropic\/claude-x\s+1\s+100\s+20\s+\$0\.000125/);
     assert.match(text.stdout, /openai\/gpt-4o\s+1\s+100\s+20\s+\$0\.25\n/);
     assert.match(text.stdout, /2 requests, \$0\.250125 in all/);
-    const json = JSON.parse((await runCli(["--json", "workspace", "usage", seeded.workspaceId], env)).stdout);
+    const json = JSON.parse(
+      (await runAdminCli(["--json", "workspace", "usage", seeded.workspaceId], env)).stdout,
+    );
     assert.equal(json.days, 30);
     assert.deepEqual(
       json.data.map((row: { model: string; cost_micro_usd: string }) => [row.model, row.cost_micro_usd]),
@@ -160,14 +132,14 @@ describe("admin CLI reports through a running gateway's admin API", () => {
         ["openai/gpt-4o", "250000"],
       ],
     );
-    const bad = await runCli(["workspace", "usage", seeded.workspaceId, "--days", "91"], env);
+    const bad = await runAdminCli(["workspace", "usage", seeded.workspaceId, "--days", "91"], env);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /--days must be from 1 to 90/);
     assert.doesNotMatch(bad.stderr, /using/, "refused before connecting");
   });
 
   test("requests: newest first, filtered by key, limited; --json is the admin API's list", async () => {
-    const text = await runCli(["requests", "--workspace", seeded.workspaceId], env);
+    const text = await runAdminCli(["requests", "--workspace", seeded.workspaceId], env);
     assert.equal(text.code, 0, text.stderr);
     const lines = text.stdout.trim().split("\n");
     assert.match(lines[0], /^ID\s+CREATED\s+KEY\s+MODEL\s+STATUS\s+PROMPT\s+COMPLETION\s+COST\s+LATENCY$/);
@@ -175,7 +147,7 @@ describe("admin CLI reports through a running gateway's admin API", () => {
     assert.match(lines[2], /^gen-report-1\s.*openai\/gpt-4o\s+ok\s+100\s+20\s+\$0\.25\s/);
     const limited = JSON.parse(
       (
-        await runCli(
+        await runAdminCli(
           ["--json", "requests", "--workspace", seeded.workspaceId, "--key", seeded.keyId, "--limit", "1"],
           env,
         )
@@ -186,11 +158,15 @@ describe("admin CLI reports through a running gateway's admin API", () => {
       ["gen-report-2"],
     );
     const otherKey = JSON.parse(
-      (await runCli(["--json", "requests", "--workspace", seeded.workspaceId, "--key", "key_other"], env))
-        .stdout,
+      (
+        await runAdminCli(
+          ["--json", "requests", "--workspace", seeded.workspaceId, "--key", "key_other"],
+          env,
+        )
+      ).stdout,
     );
     assert.deepEqual(otherKey.data, []);
-    const missing = await runCli(["requests"], env);
+    const missing = await runAdminCli(["requests"], env);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /--workspace is required/);
   });
@@ -207,7 +183,7 @@ test("admin CLI reports with the database opened directly: spend and usage; requ
       DATABASE_URL: database.url,
       GATEWAY_DATA_DIR: "/nonexistent/not-used-with-postgres",
     };
-    const shown = await runCli(["key", "show", seeded.keyId], env);
+    const shown = await runAdminCli(["key", "show", seeded.keyId], env);
     assert.equal(shown.code, 0, shown.stderr);
     // Without REDIS_URL what requests in flight hold is unknown to the CLI.
     assert.match(
@@ -215,10 +191,10 @@ test("admin CLI reports with the database opened directly: spend and usage; requ
       /daily spend\s+\$0\.250125 spent, unknown in flight; limit \$1, \$0\.749875 left/,
     );
     const usage = JSON.parse(
-      (await runCli(["--json", "workspace", "usage", seeded.workspaceId], env)).stdout,
+      (await runAdminCli(["--json", "workspace", "usage", seeded.workspaceId], env)).stdout,
     );
     assert.equal(usage.data.length, 2);
-    const requests = await runCli(["requests", "--workspace", seeded.workspaceId], env);
+    const requests = await runAdminCli(["requests", "--workspace", seeded.workspaceId], env);
     assert.equal(requests.code, 1);
     assert.match(requests.stderr, /needs? a running gateway|running gateway's admin API/);
   } finally {

@@ -1,11 +1,12 @@
 // End to end: the CLI as a child process, in direct mode (its own embedded database) and through a
 // running gateway's admin API.
+
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { findClosedPort, runAdminCli } from "../../test/helpers/admin-cli.js";
 import { type RouteServer, startRouteServer } from "../../test/helpers/route-server.js";
 import {
   createTempDir,
@@ -21,37 +22,9 @@ import { createAdminRoutes } from "../http/routes/admin-routes.js";
 import { writeAdminToken } from "../storage/data-dir/admin-token.js";
 import { openSharedState } from "../storage/shared-state/shared-state.js";
 
-const PROJECT_ROOT = new URL("../../", import.meta.url).pathname;
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the CLI as users do: the bin entry, which runs the compiled CLI from dist/. */
-function runCli(
-  args: string[],
-  env: Record<string, string>,
-  entry = "bin/gateway-admin.js",
-): Promise<CliResult> {
-  const cleanEnv = { ...process.env };
-  for (const name of ["DATABASE_URL", "REDIS_URL", "INTERNAL_SHARED_SECRET", "PORT", "GATEWAY_URL"]) {
-    delete cleanEnv[name];
-  }
-  const nodeArgs = entry.endsWith(".ts") ? ["--import", "tsx", entry, ...args] : [entry, ...args];
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      nodeArgs,
-      { cwd: PROJECT_ROOT, env: { ...cleanEnv, ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+const runCliBin = (args: string[], env: Record<string, string>, entry = "bin/gateway-admin.js") =>
+  runAdminCli(args, env, entry);
 
 function runNode(args: string[]): Promise<void> {
   return new Promise((resolve, reject) =>
@@ -60,13 +33,6 @@ function runNode(args: string[]): Promise<void> {
 }
 
 /** A port with nothing listening: the gateway probe must fail and the CLI go direct. */
-async function findClosedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe("admin CLI in direct mode (embedded database)", () => {
   let folder: { path: string; cleanup(): Promise<void> };
@@ -84,7 +50,7 @@ describe("admin CLI in direct mode (embedded database)", () => {
   });
 
   test("workspaces and keys end to end, with --json output", async () => {
-    const created = await runCli(
+    const created = await runCliBin(
       ["--json", "workspace", "create", "--name", "Acme", "--credits", "5.000001"],
       env,
     );
@@ -103,12 +69,12 @@ describe("admin CLI in direct mode (embedded database)", () => {
     assert.equal(workspace.balance_micro_usd, "5000001");
     assert.equal(workspace.invoicing, false);
 
-    const credited = await runCli(["workspace", "credit", workspace.id, "-0.000001", "--json"], env);
+    const credited = await runCliBin(["workspace", "credit", workspace.id, "-0.000001", "--json"], env);
     assert.equal(credited.code, 0, credited.stderr);
     assert.match(credited.stderr, /^gateway-admin: using the embedded database in /);
     assert.equal(JSON.parse(credited.stdout).workspace.balance_micro_usd, "5000000");
 
-    const updated = await runCli(
+    const updated = await runCliBin(
       ["workspace", "update", workspace.id, "--invoicing", "on", "--locked", "off"],
       env,
     );
@@ -116,7 +82,7 @@ describe("admin CLI in direct mode (embedded database)", () => {
     assert.match(updated.stdout, /invoicing\s+on/);
     assert.match(updated.stdout, /balance\s+\$5 \(5000000 micro-USD\)/);
 
-    const key = await runCli(
+    const key = await runCliBin(
       [
         "key",
         "create",
@@ -140,7 +106,7 @@ describe("admin CLI in direct mode (embedded database)", () => {
     const keyId = /^Created API key (key_\w+)/m.exec(key.stdout)?.[1];
     assert.ok(keyId);
 
-    const jsonKey = await runCli(["--json", "key", "create", "--workspace", workspace.id], env);
+    const jsonKey = await runCliBin(["--json", "key", "create", "--workspace", workspace.id], env);
     assert.equal(jsonKey.code, 0, jsonKey.stderr);
     const parsedKey = JSON.parse(jsonKey.stdout);
     assert.match(parsedKey.secret, /^hi-/);
@@ -151,12 +117,12 @@ describe("admin CLI in direct mode (embedded database)", () => {
       ["enable", "active"],
       ["revoke", "revoked"],
     ]) {
-      const changed = await runCli(["--json", "key", action, keyId], env);
+      const changed = await runCliBin(["--json", "key", action, keyId], env);
       assert.equal(changed.code, 0, changed.stderr);
       assert.equal(JSON.parse(changed.stdout).key.status, status);
     }
 
-    const listed = await runCli(["key", "list", "--workspace", workspace.id], env);
+    const listed = await runCliBin(["key", "list", "--workspace", workspace.id], env);
     assert.equal(listed.code, 0, listed.stderr);
     const lines = listed.stdout.trimEnd().split("\n");
     assert.equal(lines.length, 3);
@@ -168,51 +134,51 @@ describe("admin CLI in direct mode (embedded database)", () => {
     assert.ok(lines[1].includes("openai/gpt-4o,anthropic/claude-sonnet-4"));
     assert.ok(!listed.stdout.includes(secret));
 
-    const listedJson = await runCli(["key", "list", "--workspace", workspace.id, "--json"], env);
+    const listedJson = await runCliBin(["key", "list", "--workspace", workspace.id, "--json"], env);
     assert.deepEqual(
       JSON.parse(listedJson.stdout).data.map((each: { status: string }) => each.status),
       ["revoked", "active"],
     );
 
-    const reenable = await runCli(["key", "enable", keyId], env);
+    const reenable = await runCliBin(["key", "enable", keyId], env);
     assert.equal(reenable.code, 1);
     assert.match(reenable.stderr, /revocation is final/);
     assert.equal(reenable.stdout, "");
   });
 
   test("errors: human text on stderr, the error envelope on stdout with --json", async () => {
-    const unknown = await runCli(["--json", "workspace", "credit", "ws_missing", "1"], env);
+    const unknown = await runCliBin(["--json", "workspace", "credit", "ws_missing", "1"], env);
     assert.equal(unknown.code, 1);
     const envelope = JSON.parse(unknown.stdout);
     assert.equal(envelope.error.code, "invalid_request");
     assert.match(envelope.error.message, /Unknown workspace "ws_missing"/);
 
-    const badAmount = await runCli(["workspace", "create", "--name", "x", "--credits", "0.0000001"], env);
+    const badAmount = await runCliBin(["workspace", "create", "--name", "x", "--credits", "0.0000001"], env);
     assert.equal(badAmount.code, 1);
     assert.match(badAmount.stderr, /^error: .*more than 6 decimals/m);
 
-    const badOption = await runCli(["key", "list", "--workspace", "ws_x", "--bogus"], env);
+    const badOption = await runCliBin(["key", "list", "--workspace", "ws_x", "--bogus"], env);
     assert.equal(badOption.code, 1);
     assert.match(badOption.stderr, /Unknown option '--bogus'/);
 
-    const badExpiry = await runCli(
+    const badExpiry = await runCliBin(
       ["--json", "key", "create", "--workspace", "ws_x", "--expires", "soon"],
       env,
     );
     assert.equal(badExpiry.code, 1);
     assert.match(JSON.parse(badExpiry.stdout).error.message, /ISO-8601/);
 
-    const unknownCommand = await runCli(["workspace", "delete", "ws_x"], env);
+    const unknownCommand = await runCliBin(["workspace", "delete", "ws_x"], env);
     assert.equal(unknownCommand.code, 1);
     assert.match(unknownCommand.stderr, /Unknown command "workspace delete"/);
 
-    const missing = await runCli([], env);
+    const missing = await runCliBin([], env);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /Missing command/);
   });
 
   test("--help prints usage through npx's bin shim too", async () => {
-    const help = await runCli(["--help"], env, "bin/gateway-admin.js");
+    const help = await runCliBin(["--help"], env, "bin/gateway-admin.js");
     assert.equal(help.code, 0, help.stderr);
     assert.match(help.stdout, /^Usage: gateway-admin/);
     for (const command of [
@@ -224,7 +190,7 @@ describe("admin CLI in direct mode (embedded database)", () => {
     ]) {
       assert.ok(help.stdout.includes(command), command);
     }
-    const commandHelp = await runCli(["key", "create", "--help"], env);
+    const commandHelp = await runCliBin(["key", "create", "--help"], env);
     assert.equal(commandHelp.code, 0);
     assert.match(commandHelp.stdout, /--expires <ISO-8601>/);
   });
@@ -234,7 +200,7 @@ describe("admin CLI in direct mode (embedded database)", () => {
     const { mkdir } = await import("node:fs/promises");
     await mkdir(dataDir, { recursive: true });
     await writeFile(join(dataDir, "pglite.lock"), String(process.pid));
-    const result = await runCli(["key", "list", "--workspace", "ws_x"], {
+    const result = await runCliBin(["key", "list", "--workspace", "ws_x"], {
       ...env,
       GATEWAY_DATA_DIR: dataDir,
     });
@@ -279,7 +245,7 @@ describe("admin CLI through a running gateway", () => {
       INTERNAL_SHARED_SECRET: secret,
       GATEWAY_DATA_DIR: folder.path,
     };
-    const created = await runCli(
+    const created = await runCliBin(
       ["--json", "workspace", "create", "--name", "Remote", "--credits", "1.5"],
       env,
     );
@@ -294,21 +260,21 @@ describe("admin CLI through a running gateway", () => {
     const stored = await context.store.workspaces.get(workspace.id);
     assert.equal(stored?.balanceMicroUsd, 1_500_000, "the gateway's own store holds the workspace");
 
-    const key = await runCli(
+    const key = await runCliBin(
       ["--json", "key", "create", "--workspace", workspace.id, "--models", "openai/gpt-4o"],
       env,
     );
     assert.equal(key.code, 0, key.stderr);
     const { key: keyJson } = JSON.parse(key.stdout);
-    const revoked = await runCli(["key", "revoke", keyJson.id], env);
+    const revoked = await runCliBin(["key", "revoke", keyJson.id], env);
     assert.equal(revoked.code, 0, revoked.stderr);
     assert.equal((await context.store.apiKeys.get(keyJson.id))?.status, "revoked");
 
-    const failed = await runCli(["--json", "key", "enable", keyJson.id], env);
+    const failed = await runCliBin(["--json", "key", "enable", keyJson.id], env);
     assert.equal(failed.code, 1);
     assert.match(JSON.parse(failed.stdout).error.message, /revocation is final/);
 
-    const wrongSecret = await runCli(["key", "list", "--workspace", workspace.id], {
+    const wrongSecret = await runCliBin(["key", "list", "--workspace", workspace.id], {
       ...env,
       INTERNAL_SHARED_SECRET: "wrong",
     });
@@ -322,10 +288,10 @@ describe("admin CLI through a running gateway", () => {
       INTERNAL_SHARED_SECRET: secret,
       GATEWAY_DATA_DIR: folder.path,
     };
-    const first = await runCli(["--json", "workspace", "create", "--name", "Twice"], env);
+    const first = await runCliBin(["--json", "workspace", "create", "--name", "Twice"], env);
     assert.equal(first.code, 0, first.stderr);
     const { workspace } = JSON.parse(first.stdout);
-    const refused = await runCli(["--json", "workspace", "create", "--name", "Twice"], env);
+    const refused = await runCliBin(["--json", "workspace", "create", "--name", "Twice"], env);
     assert.equal(refused.code, 1);
     const envelope = JSON.parse(refused.stdout);
     assert.equal(envelope.error.param, "name");
@@ -343,17 +309,17 @@ describe("admin CLI through a running gateway", () => {
     });
     assert.equal(allowed.status, 201);
 
-    const listed = await runCli(["--json", "workspace", "list", "--name", "Twice"], env);
+    const listed = await runCliBin(["--json", "workspace", "list", "--name", "Twice"], env);
     assert.equal(listed.code, 0, listed.stderr);
     const names = JSON.parse(listed.stdout).data.map((each: { id: string; name: string }) => each.name);
     assert.deepEqual(names, ["Twice", "Twice"]);
-    const limited = await runCli(["workspace", "list", "--limit", "1"], env);
+    const limited = await runCliBin(["workspace", "list", "--limit", "1"], env);
     assert.equal(limited.code, 0, limited.stderr);
     assert.match(limited.stdout, /\(the first 1; --limit shows more\)\n$/);
-    const shown = await runCli(["--json", "workspace", "show", workspace.id], env);
+    const shown = await runCliBin(["--json", "workspace", "show", workspace.id], env);
     assert.equal(shown.code, 0, shown.stderr);
     assert.equal(JSON.parse(shown.stdout).workspace.name, "Twice");
-    const unknown = await runCli(["workspace", "show", "ws_missing"], env);
+    const unknown = await runCliBin(["workspace", "show", "ws_missing"], env);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /Unknown workspace "ws_missing"/);
   });
@@ -361,7 +327,7 @@ describe("admin CLI through a running gateway", () => {
   test("a refused token names where it came from", async () => {
     const staleDir = join(folder.path, "stale");
     await writeAdminToken(staleDir); // another gateway's token: not the one /file accepts
-    const stale = await runCli(["workspace", "list"], {
+    const stale = await runCliBin(["workspace", "list"], {
       GATEWAY_URL: `${fileServer.url}`,
       GATEWAY_DATA_DIR: staleDir,
     });
@@ -372,7 +338,7 @@ describe("admin CLI through a running gateway", () => {
       stale.stderr,
     );
     assert.match(stale.stderr, /GATEWAY_DATA_DIR/);
-    const wrongSecret = await runCli(["workspace", "list"], {
+    const wrongSecret = await runCliBin(["workspace", "list"], {
       GATEWAY_URL: `${secretServer.url}`,
       INTERNAL_SHARED_SECRET: "not-the-secret",
       GATEWAY_DATA_DIR: folder.path,
@@ -387,7 +353,7 @@ describe("admin CLI through a running gateway", () => {
       INTERNAL_SHARED_SECRET: secret,
       GATEWAY_DATA_DIR: folder.path,
     };
-    await runCli(["workspace", "list"], env); // compiles dist/ if it is missing or stale
+    await runCliBin(["workspace", "list"], env); // compiles dist/ if it is missing or stale
     // Against a bare `node -e 0` measured in turn, so the machine's load weighs on both alike.
     const time = async (run: () => Promise<unknown>) => {
       const started = performance.now();
@@ -400,7 +366,7 @@ describe("admin CLI through a running gateway", () => {
       bare.push(await time(() => runNode(["-e", "0"])));
       cli.push(
         await time(async () => {
-          const result = await runCli(["workspace", "list", "--limit", "1"], env);
+          const result = await runCliBin(["workspace", "list", "--limit", "1"], env);
           assert.equal(result.code, 0, result.stderr);
         }),
       );
@@ -416,7 +382,7 @@ describe("admin CLI through a running gateway", () => {
 
   test("falls back to the admin-token file of the data folder", async () => {
     const env = { GATEWAY_URL: `${fileServer.url}`, GATEWAY_DATA_DIR: folder.path };
-    const created = await runCli(["workspace", "create", "--name", "ViaFile", "--invoicing"], env);
+    const created = await runCliBin(["workspace", "create", "--name", "ViaFile", "--invoicing"], env);
     assert.equal(created.code, 0, created.stderr);
     assert.match(created.stdout, /invoicing\s+on/);
   });
@@ -431,7 +397,7 @@ describe("admin CLI through a running gateway", () => {
     await writeFile(join(heldDir, "pglite.lock"), String(process.pid));
     await writeFile(join(heldDir, "gateway-url"), `${fileServer.url}\n`);
     const env = { GATEWAY_DATA_DIR: heldDir, PORT: String(await findClosedPort()) };
-    const created = await runCli(["--json", "workspace", "create", "--name", "Found"], env);
+    const created = await runCliBin(["--json", "workspace", "create", "--name", "Found"], env);
     assert.equal(created.code, 0, created.stderr);
     assert.equal(
       created.stderr,
@@ -446,7 +412,7 @@ describe("admin CLI through a running gateway", () => {
 
     // Its recorded address no longer answers: refused with the fix, the folder left alone.
     await writeFile(join(heldDir, "gateway-url"), `http://127.0.0.1:${await findClosedPort()}\n`);
-    const refused = await runCli(["workspace", "list"], env);
+    const refused = await runCliBin(["workspace", "list"], env);
     assert.equal(refused.code, 1);
     assert.match(
       refused.stderr,
@@ -457,7 +423,7 @@ describe("admin CLI through a running gateway", () => {
 
   test("refuses to guess when a gateway runs but no token is available", async () => {
     const emptyDir = join(folder.path, "empty");
-    const result = await runCli(["key", "list", "--workspace", "ws_x"], {
+    const result = await runCliBin(["key", "list", "--workspace", "ws_x"], {
       GATEWAY_URL: `${secretServer.url}`,
       GATEWAY_DATA_DIR: emptyDir,
     });
@@ -480,14 +446,17 @@ test("admin CLI in direct mode against PostgreSQL broadcasts key changes on Redi
       REDIS_URL: TEST_REDIS_URL,
       GATEWAY_DATA_DIR: "/nonexistent/not-used-with-postgres",
     };
-    const created = await runCli(["--json", "workspace", "create", "--name", "PG", "--credits", "3000"], env);
+    const created = await runCliBin(
+      ["--json", "workspace", "create", "--name", "PG", "--credits", "3000"],
+      env,
+    );
     assert.equal(created.code, 0, created.stderr);
     const { workspace } = JSON.parse(created.stdout);
     assert.equal(workspace.balance_micro_usd, "3000000000");
-    const key = await runCli(["--json", "key", "create", "--workspace", workspace.id], env);
+    const key = await runCliBin(["--json", "key", "create", "--workspace", workspace.id], env);
     assert.equal(key.code, 0, key.stderr);
     const keyId = JSON.parse(key.stdout).key.id;
-    const disabled = await runCli(["key", "disable", keyId], env);
+    const disabled = await runCliBin(["key", "disable", keyId], env);
     assert.equal(disabled.code, 0, disabled.stderr);
     const deadline = Date.now() + 3_000;
     while (!heard.includes(JSON.stringify({ keyId })) && Date.now() < deadline) {
@@ -495,7 +464,7 @@ test("admin CLI in direct mode against PostgreSQL broadcasts key changes on Redi
     }
     assert.ok(heard.includes(JSON.stringify({ keyId })), "running gateways are told to drop the cached key");
 
-    const down = await runCli(["key", "list", "--workspace", workspace.id], {
+    const down = await runCliBin(["key", "list", "--workspace", workspace.id], {
       ...env,
       DATABASE_URL: "postgres://postgres:hunter2@127.0.0.1:1/none",
     });
