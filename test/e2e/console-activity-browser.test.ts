@@ -6,11 +6,13 @@
  * latency and error-rate lines of the usage tab, and each route's key status and breaker state
  * (a breaker the test opens shows open). The page runs under its policy, talking only to the gateway.
  */
+
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
 import type { GenerationStart } from "../../src/engine/generation-record.js";
+import { signInToConsole, watchPage } from "../helpers/console-page.js";
 import { fakeReply } from "../helpers/fake-openai-upstream.js";
 import { createTestOutcome } from "../helpers/generation-records.js";
 import { type HeadlessBrowser, launchChromium, requireChromium } from "../helpers/headless-chromium.js";
@@ -160,23 +162,11 @@ async function expectRows(page: Page, ids: string[], what: string) {
 }
 
 async function runScenario(page: Page, context: TestGateway) {
-  const problems: string[] = [];
-  const elsewhere: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console: ${message.text()}`);
-  });
-  page.on("request", (request) => {
-    const url = new URL(request.url());
-    if (url.protocol !== "blob:" && url.origin !== context.url) elsewhere.push(request.url());
-  });
+  const { problems, elsewhere } = watchPage(page, context.url);
   const other = await context.admin.createKey({ workspaceId: context.workspaceId, name: "batch jobs" });
   const rows = await seed(context, other.key.id);
 
-  await page.goto(`${context.url}/console`);
-  await page.fill("#token", context.gateway.internalSecret);
-  await page.click("form.sign-in button[type=submit]");
-  await page.locator(`tr[data-workspace-id="${context.workspaceId}"]`).waitFor();
+  await signInToConsole(page, context);
 
   // Unfiltered: the newest 50, then the next 50 and back.
   await page.goto(`${context.url}/console#/workspaces/${context.workspaceId}/requests`);

@@ -7,10 +7,12 @@
  * delivered to the receiver and listed on the tab; removing the webhook is what the API then holds.
  * Throughout: no script error, no Content-Security-Policy violation, nothing requested elsewhere.
  */
+
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
+import { signInToConsole, watchPage } from "../helpers/console-page.js";
 import { buildChatCompletion, fakeReply } from "../helpers/fake-openai-upstream.js";
 import { type HeadlessBrowser, launchChromium, requireChromium } from "../helpers/headless-chromium.js";
 import { requireMode } from "../helpers/storage-modes.js";
@@ -35,9 +37,9 @@ test("console budget alerts in headless Chromium", { timeout: 180_000 }, async (
         const context = await startTestGateway(mode, { alertWebhookAllowLoopback: true });
         const receiver = await startReceiver();
         const page = await browser!.context.newPage();
-        const watch = watchPage(page, context);
+        const watch = watchPage(page, context.url, /status of 400/);
         try {
-          await signIn(page, context);
+          await signInToConsole(page, context);
           await t.test("the workspace's webhook is set, its secret shown once", () =>
             runWebhookSetting(page, context, receiver.url),
           );
@@ -85,29 +87,6 @@ async function startReceiver(): Promise<Receiver> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
   return { url: `http://127.0.0.1:${port}/hooks/budget`, bodies, server };
-}
-
-function watchPage(page: Page, context: TestGateway) {
-  const problems: string[] = [];
-  const elsewhere: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    // The refused values' 400s are expected; anything else is not.
-    if (message.type() === "error" && !/status of 400/.test(message.text())) {
-      problems.push(`console: ${message.text()}`);
-    }
-  });
-  page.on("request", (request) => {
-    if (new URL(request.url()).origin !== context.url) elsewhere.push(request.url());
-  });
-  return { problems, elsewhere };
-}
-
-async function signIn(page: Page, context: TestGateway) {
-  await page.goto(`${context.url}/console`);
-  await page.fill("#token", context.gateway.internalSecret);
-  await page.click("form.sign-in button[type=submit]");
-  await page.locator(`tr[data-workspace-id="${context.workspaceId}"]`).waitFor();
 }
 
 async function adminGet(context: TestGateway, path: string): Promise<AdminDocument> {

@@ -5,10 +5,12 @@
  * are markup stay text, the page runs under its Content-Security-Policy without a violation, and
  * the browser talks to nothing but the gateway. The API reference at /docs renders there too.
  */
+
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import OpenAI from "openai";
 import type { Page } from "playwright-core";
+import { watchPage } from "../helpers/console-page.js";
 import { type HeadlessBrowser, launchChromium, requireChromium } from "../helpers/headless-chromium.js";
 import { requireMode } from "../helpers/storage-modes.js";
 import { GATEWAY_MODES, startTestGateway, TEST_MODEL, type TestGateway } from "../helpers/test-gateway.js";
@@ -50,15 +52,7 @@ test("web console and API reference in headless Chromium", { timeout: 120_000 },
 
 /** /docs renders every path of /openapi.json under its policy, from the gateway alone. */
 async function runDocsScenario(page: Page, context: TestGateway) {
-  const problems: string[] = [];
-  const elsewhere: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console: ${message.text()}`);
-  });
-  page.on("request", (request) => {
-    if (new URL(request.url()).origin !== context.url) elsewhere.push(request.url());
-  });
+  const { problems, elsewhere } = watchPage(page, context.url);
   await page.goto(`${context.url}/docs`);
   await page.locator(".opblock").first().waitFor({ timeout: 20_000 });
   const document = (await (await fetch(`${context.url}/openapi.json`)).json()) as { paths: object };
@@ -79,18 +73,8 @@ async function runDocsScenario(page: Page, context: TestGateway) {
 }
 
 async function runConsoleScenario(page: Page, context: TestGateway) {
-  const problems: string[] = [];
-  const elsewhere: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    // The wrong token's 401 is expected; anything else (a CSP violation included) is not.
-    if (message.type() === "error" && !/status of 401/.test(message.text())) {
-      problems.push(`console: ${message.text()}`);
-    }
-  });
-  page.on("request", (request) => {
-    if (new URL(request.url()).origin !== context.url) elsewhere.push(request.url());
-  });
+  // The wrong token's 401 is expected; anything else (a CSP violation included) is not.
+  const { problems, elsewhere } = watchPage(page, context.url, /status of 401/);
   const markupWorkspace = await context.admin.createWorkspace({ name: MARKUP_NAME, creditsUsd: "1" });
   await context.admin.createKey({ workspaceId: context.workspaceId, name: SCRIPT_NAME });
 

@@ -6,9 +6,11 @@
  * playground streams a multi-turn chat through one-time playground keys, showing each turn's cost.
  * Throughout: no script error, no Content-Security-Policy violation, nothing requested elsewhere.
  */
+
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
+import { signInToConsole, watchPage } from "../helpers/console-page.js";
 import { buildTextChunks, fakeReply } from "../helpers/fake-openai-upstream.js";
 import { type HeadlessBrowser, launchChromium, requireChromium } from "../helpers/headless-chromium.js";
 import { requireMode } from "../helpers/storage-modes.js";
@@ -33,9 +35,9 @@ test("console key pages, audit log and playground in headless Chromium", { timeo
         }
         const context = await startTestGateway(mode);
         const page = await browser!.context.newPage();
-        const watch = watchPage(page, context);
+        const watch = watchPage(page, context.url, /status of 400/);
         try {
-          await signIn(page, context);
+          await signInToConsole(page, context);
           const keyId = await runKeyListAndEditing(t, page, context);
           await t.test("audit log", () => runAuditLog(page, context, keyId));
           await t.test("playground", () => runPlayground(page, context));
@@ -51,29 +53,6 @@ test("console key pages, audit log and playground in headless Chromium", { timeo
     await browser?.close();
   }
 });
-
-function watchPage(page: Page, context: TestGateway) {
-  const problems: string[] = [];
-  const elsewhere: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    // The refused edit's 400 is expected; anything else is not.
-    if (message.type() === "error" && !/status of 400/.test(message.text())) {
-      problems.push(`console: ${message.text()}`);
-    }
-  });
-  page.on("request", (request) => {
-    if (new URL(request.url()).origin !== context.url) elsewhere.push(request.url());
-  });
-  return { problems, elsewhere };
-}
-
-async function signIn(page: Page, context: TestGateway) {
-  await page.goto(`${context.url}/console`);
-  await page.fill("#token", context.gateway.internalSecret);
-  await page.click("form.sign-in button[type=submit]");
-  await page.locator(`tr[data-workspace-id="${context.workspaceId}"]`).waitFor();
-}
 
 async function chat(context: TestGateway, apiKey: string) {
   await context.createClient(apiKey).chat.completions.create({
