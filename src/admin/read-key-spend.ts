@@ -22,7 +22,17 @@ export interface KeySpendDeps {
   defaultRequestsPerMinute: number | null;
   /** When given, the report has `alerts` (one more statement, read alongside the spend). */
   alerts?: Pick<AlertRepository, "readKeyStatus">;
+  /** This instance's settlements still under way (the engine's); the report waits for the key's. */
+  settlements?: PendingSettlementsReader;
 }
+
+/** What the report needs of the engine: its settlements of finished answers still under way. */
+export interface PendingSettlementsReader {
+  awaitPendingSettlements(keyId: string, workspaceId: string, timeoutMs: number): Promise<void>;
+}
+
+/** The longest a report waits for this instance's settlements of the key's finished answers. */
+const SETTLEMENT_WAIT_MS = 2_000;
 
 /** Budget alerts of the key (docs/limits.md, "Budget alerts"). */
 export interface KeyAlertsJson {
@@ -73,6 +83,9 @@ export interface KeySpend {
 
 /** null when the key no longer exists. */
 export async function readKeySpend(deps: KeySpendDeps, key: ApiKeyRecord): Promise<KeySpend | null> {
+  // An answer ends before its settlement: a report asked for right after an answer waits until
+  // this instance has settled it, so it shows the answer's cost rather than its reservation.
+  await deps.settlements?.awaitPendingSettlements(key.id, key.workspaceId, SETTLEMENT_WAIT_MS);
   const nowMs = await deps.spendGuard.now();
   const fresh = await deps.store.keyLimits.readAdmission(key.id);
   if (!fresh) return null;

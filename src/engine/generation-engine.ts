@@ -62,6 +62,7 @@ export interface RouteBreakerState {
 export class GenerationEngine {
   /** Admitted generations whose outcome is not written yet (see `whenSettled`). */
   private readonly unsettled = new UnsettledGenerations();
+  private readonly pendingSettlements = new PendingSettlements();
   private readonly breakers: CircuitBreakers;
   private readonly admission: GenerationAdmission;
   /** The catalog's routes, each once (as its breaker knows it). */
@@ -108,9 +109,18 @@ export class GenerationEngine {
         store: deps.store,
         logger: deps.logger,
         unsettled: this.unsettled,
-        pending: new PendingSettlements(),
+        pending: this.pendingSettlements,
       },
     });
+  }
+
+  /**
+   * Waits, at most `timeoutMs`, for this instance's settlements of the key's (or its workspace's)
+   * finished generations: a read of the key's spend right after an answer then sees that answer's
+   * real cost, not its reservation, as when the answer waited for its settlement.
+   */
+  async awaitPendingSettlements(keyId: string, workspaceId: string, timeoutMs: number): Promise<void> {
+    await this.pendingSettlements.waitFor(keyId, workspaceId, timeoutMs);
   }
 
   /** Admitted generations not settled yet: each holds its reservation on this instance. */

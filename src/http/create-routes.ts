@@ -110,6 +110,7 @@ export function createRoutes(deps: RouteDependencies): RouteDefinition[] {
         spendGuard: deps.spendGuard,
         internalSecret: deps.internalSecret,
         defaultRequestsPerMinute: deps.config.defaultRequestsPerMinute,
+        settlements: deps.engine,
       }),
       ...createAdminActivityRoutes({ store: deps.store, internalSecret: deps.internalSecret }),
       ...createAdminProviderRoutes({

@@ -78,7 +78,8 @@ forEachGatewayMode(
       const counted = findSamples(current, "hi_gateway_requests_total")
         .filter((sample) => sample.labels.endpoint !== "/metrics")
         .reduce((sum, sample) => sum + sample.value, 0);
-      return counted === 7;
+      // The answers end before their settlements (docs/limits.md): wait for those too.
+      return counted === 7 && sampleValue(current, "hi_gateway_reservations_in_flight", {}) === 0;
     });
 
     // Requests by endpoint, format, requested model, serving provider and status.
@@ -184,7 +185,7 @@ forEachGatewayMode(
     assert.equal(buckets.at(-1)?.labels.le, "+Inf");
     assert.equal(buckets.at(-1)?.value, 4);
 
-    // Nothing held: every generation settled. The scrape itself is in flight (and an earlier
+    // Nothing held: every generation settled (waited for above). The scrape itself is in flight (and an earlier
     // scrape whose close the server has not seen yet may be).
     assert.equal(sampleValue(samples, "hi_gateway_reservations_in_flight", {}), 0);
     assert.ok((sampleValue(samples, "hi_gateway_requests_in_flight", {}) ?? 0) >= 1);

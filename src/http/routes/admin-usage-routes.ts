@@ -6,7 +6,7 @@
  * envelope.
  */
 import { z } from "zod";
-import { encodeKeySpendReport, readKeySpend } from "../../admin/read-key-spend.js";
+import { encodeKeySpendReport, type PendingSettlementsReader, readKeySpend } from "../../admin/read-key-spend.js";
 import { readWorkspaceUsage, USAGE_DAYS } from "../../admin/read-workspace-usage.js";
 import { createUnknownWorkspaceError } from "../../admin/workspace-errors.js";
 import type { GenerationRecord } from "../../engine/generation-record.js";
@@ -28,6 +28,8 @@ export interface AdminUsageRoutesDeps {
   spendGuard: Pick<SpendGuard, "now" | "readReserved">;
   internalSecret: string;
   defaultRequestsPerMinute: number | null;
+  /** This instance's settlements under way: a key's report waits for its own. */
+  settlements?: PendingSettlementsReader;
 }
 
 /** A request record as admins see it: the public lookup's fields plus whose it is. */

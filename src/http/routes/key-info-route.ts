@@ -5,7 +5,7 @@
  * clock. Money is a USD number for reading plus an exact micro-USD string.
  */
 import { z } from "zod";
-import { readKeySpend } from "../../admin/read-key-spend.js";
+import { type PendingSettlementsReader, readKeySpend } from "../../admin/read-key-spend.js";
 import type { ApiKeyRecord, Workspace } from "../../auth/accounts.js";
 import { type Authenticator, readBearerToken } from "../../auth/authenticate.js";
 import type { GatewayConfig } from "../../config/gateway-config.js";
@@ -114,6 +114,7 @@ export interface KeyInfoRouteDeps {
   store: Store;
   authenticator: Authenticator;
   spendGuard: SpendGuard;
+  engine: PendingSettlementsReader;
 }
 
 export function createKeyInfoRoute(deps: KeyInfoRouteDeps): RouteDefinition {
@@ -137,6 +138,7 @@ export function createKeyInfoRoute(deps: KeyInfoRouteDeps): RouteDefinition {
             spendGuard: deps.spendGuard,
             defaultRequestsPerMinute: deps.config.defaultRequestsPerMinute,
             alerts: deps.store.alerts,
+            settlements: deps.engine,
           },
           key,
         );
