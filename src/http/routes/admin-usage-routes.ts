@@ -6,7 +6,11 @@
  * envelope.
  */
 import { z } from "zod";
-import { encodeKeySpendReport, type PendingSettlementsReader, readKeySpend } from "../../admin/read-key-spend.js";
+import {
+  encodeKeySpendReport,
+  type PendingSettlementsReader,
+  readKeySpend,
+} from "../../admin/read-key-spend.js";
 import { readWorkspaceUsage, USAGE_DAYS } from "../../admin/read-workspace-usage.js";
 import { createUnknownWorkspaceError } from "../../admin/workspace-errors.js";
 import type { GenerationRecord } from "../../engine/generation-record.js";
