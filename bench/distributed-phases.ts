@@ -16,8 +16,8 @@
  */
 import { parseArgs } from "node:util";
 import { openSpendGuard } from "../src/storage/open-spend-guard.js";
-import { createDurableGenerationRepository } from "../src/storage/usage-records/durable-generation-repository.js";
-import { createMemoryOutcomeOutbox } from "../src/storage/usage-records/memory-outcome-outbox.js";
+import { createDurableGenerationRepository } from "../src/storage/usage-records/distributed-recorder.js";
+import { createMemoryOutcomeOutbox } from "../src/storage/usage-records/outcome-outbox.js";
 import { createTestOutcome, createTestStart } from "../test/helpers/generation-records.js";
 import { createTestSharedState, createTestStore, TEST_REDIS_URL } from "../test/helpers/storage-modes.js";
 

@@ -6,7 +6,6 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { type AdminService, createAdminService } from "./admin/admin-service.js";
 import { bootstrapEmbeddedWorkspace, describeStart } from "./admin/bootstrap.js";
 import { createBudgetAlerts } from "./alerts/budget-alerts.js";
@@ -58,22 +57,19 @@ import { writeAdminToken } from "./storage/data-dir/admin-token.js";
 import { removeGatewayUrl, writeGatewayUrl } from "./storage/data-dir/gateway-address.js";
 import { readItemSealSecret } from "./storage/data-dir/item-seal-secret.js";
 import { openSpendGuard } from "./storage/open-spend-guard.js";
-import { IN_MEMORY_DATA_DIR, openStore } from "./storage/open-store.js";
+import {
+  IN_MEMORY_DATA_DIR,
+  openStore,
+  openUsageRecorder,
+  type UsageRecorderOptions,
+} from "./storage/open-store.js";
 import { resolvePgliteThread } from "./storage/pglite/pglite-client.js";
 import { openResponseCacheStore } from "./storage/response-cache/open-response-cache-store.js";
 import { createBreakerReportStore } from "./storage/shared-state/breaker-report-store.js";
 import { createInstanceLeases } from "./storage/shared-state/instance-leases.js";
 import { openSharedState } from "./storage/shared-state/shared-state.js";
 import type { SharedState, Store } from "./storage/store.js";
-import {
-  createDurableGenerationRepository,
-  type DurableGenerationOptions,
-  type OutboxEvent,
-  type ReplayResult,
-} from "./storage/usage-records/durable-generation-repository.js";
-import { openFileOutcomeOutbox } from "./storage/usage-records/file-outcome-outbox.js";
-import { createMemoryOutcomeOutbox } from "./storage/usage-records/memory-outcome-outbox.js";
-import { withSharedInProgressRecords } from "./storage/usage-records/shared-in-progress-records.js";
+import type { OutboxEvent, ReplayResult } from "./storage/usage-records/distributed-recorder.js";
 
 export interface GatewayOptions {
   settings: Settings;
@@ -95,10 +91,7 @@ export interface GatewayOptions {
   /** Overrides of the playground-key rules (tests shorten the TTL). */
   playgroundKeyPolicy?: Partial<PlaygroundKeyPolicy>;
   /** Deadlines and retry pacing of the usage outbox (tests speed them up). */
-  outbox?: Pick<
-    DurableGenerationOptions,
-    "finishDeadlineMs" | "idleCheckMs" | "retryInitialMs" | "retryMaxMs"
-  >;
+  outbox?: UsageRecorderOptions["outbox"];
   /** Server tools' clock and web_fetch's network (tests); default: the system's. */
   serverTools?: Pick<ServerToolsOptions, "now" | "fetchNetwork">;
 }
@@ -163,34 +156,25 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         logger.warn({ err: cause }, "database unreachable; requests that need it get 429 until it answers");
     },
   });
-  // Outcomes that cannot reach the database are parked in <dataDir>/outbox and replayed
-  // (docs/durability.md); the replayer's first pass is the start-up replay.
-  const outbox =
-    settings.dataDir === IN_MEMORY_DATA_DIR
-      ? createMemoryOutcomeOutbox()
-      : await openFileOutcomeOutbox(join(settings.dataDir, "outbox"));
-  const generations = createDurableGenerationRepository(rawStore.generations, {
-    outbox,
-    ping: () => rawStore.ping(),
-    onEvent: (event) => logOutboxEvent(logger, event),
-    ...options.outbox,
-  });
-  generations.startReplayer();
   const statePrefix = options.statePrefix ?? settings.redisKeyPrefix;
   const state = await openSharedState({
     redisUrl: settings.redisUrl,
     prefix: statePrefix,
     onError: (error) => logger.warn({ err: error }, "redis connection error"),
   });
-  // Streams of several instances: their in-progress records are shared through Redis, so their
-  // headers need not wait for a PostgreSQL commit (storage/usage-records/shared-in-progress-records.ts).
+  // The usage recorder of the store's mode (docs/durability.md). PostgreSQL: records that cannot
+  // reach the database are parked in <dataDir>/outbox and replayed (its first pass is the start-up
+  // replay), and with Redis in-progress records are shared through it. Embedded: the journal was
+  // replayed when the store opened.
+  const generations = await openUsageRecorder(rawStore, {
+    dataDir: settings.dataDir,
+    state,
+    onOutboxEvent: (event) => logOutboxEvent(logger, event),
+    onSharedError: (error, what, requestId) => logger.warn({ err: error, requestId }, what),
+    outbox: options.outbox,
+  });
   const store: Store = { ...rawStore };
-  store.generations =
-    rawStore.mode === "postgres" && state.mode === "redis"
-      ? withSharedInProgressRecords(generations, state, {
-          onError: (error, what, requestId) => logger.warn({ err: error, requestId }, what),
-        })
-      : generations;
+  store.generations = generations;
   // Budget alerts look at a key's spend after each settlement, off the request path (alerts/).
   const budgetAlerts = createBudgetAlerts({
     alerts: store.alerts,
@@ -221,11 +205,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   // Requests a crashed instance left in progress (docs/durability.md). Embedded, the previous
   // process owned the data folder alone, so everything still in progress died with it: settled
   // before serving, so the counters seeded next already see it. Every instance also sweeps by age.
-  // Outcomes parked in the outbox by that process are applied first: a parked final outcome is
-  // not an interrupted request.
+  // Its journal was replayed when the store opened: a journaled final record is not an interrupted
+  // request.
   const sweepDeps = { config, store, spendGuard, logger };
   if (store.mode === "embedded") {
-    await generations.replayNow().catch(() => {});
     await settleInterrupted(sweepDeps, new Date(Date.now() + ONE_DAY_MS));
   }
   const sweep = startInterruptedSweep(sweepDeps);
@@ -404,7 +387,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     internalSecret,
     spendGuard,
     admin,
-    replayParkedOutcomes: () => generations.replayNow(),
+    replayParkedOutcomes: () => generations.replayParkedOutcomes(),
     purgeExpiredPlaygroundKeys: () => purge.runNow(),
     sweepInterrupted: () => sweep.runNow(),
     pdfStats: () => serverTools?.pdfStats(),

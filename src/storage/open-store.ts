@@ -2,7 +2,7 @@
  * Opens the store of either runtime mode: PostgreSQL when a database URL is given,
  * otherwise PGlite persisted under `<dataDir>/pglite`. Migrations run before the store is returned.
  */
-import { mkdir } from "node:fs/promises";
+import { mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { acquireDataDirLock } from "./data-dir/data-dir-lock.js";
 import { initializePgliteFolder } from "./pglite/initialize-pglite-folder.js";
@@ -22,14 +22,22 @@ import { createPlaygroundKeyRepository } from "./sql/playground-key-repository.j
 import type { SqlClient } from "./sql/sql-client.js";
 import { createUsageReportRepository } from "./sql/usage-report-repository.js";
 import { createWorkspaceRepository } from "./sql/workspace-repository.js";
-import type { Store } from "./store.js";
-import { createBatchedGenerationRepository } from "./usage-records/batched-generation-repository.js";
-import { createGenerationRepository } from "./usage-records/generation-repository.js";
+import type { SharedState, Store } from "./store.js";
+import {
+  createDistributedRecorder,
+  createDurableGenerationRepository,
+  type DurableGenerationOptions,
+  type OutboxEvent,
+  type UsageRecorder,
+} from "./usage-records/distributed-recorder.js";
 import {
   createJournaledGenerationRepository,
   flushBefore,
   replayUsageJournal,
-} from "./usage-records/journaled-generation-repository.js";
+} from "./usage-records/embedded-recorder.js";
+import { createGenerationRepository } from "./usage-records/generation-repository.js";
+import { createBatchedGenerationRepository } from "./usage-records/group-commit.js";
+import { createMemoryOutcomeOutbox, openFileOutcomeOutbox } from "./usage-records/outcome-outbox.js";
 import { openUsageJournal, type UsageJournal } from "./usage-records/usage-journal.js";
 
 export interface OpenStoreOptions {
@@ -124,7 +132,7 @@ export async function openStoreWithSqlClient(
 
 /**
  * `journalDirectory` (embedded mode with a data folder, which one process owns): usage records
- * are journaled and written in batches (usage-records/journaled-generation-repository.ts); what an earlier
+ * are journaled and written in batches (usage-records/embedded-recorder.ts); what an earlier
  * process journaled is written before the store is handed out.
  */
 async function prepareStore(
@@ -195,4 +203,64 @@ export function createStore(
       return closing;
     },
   };
+}
+
+export interface UsageRecorderOptions {
+  /** The store's data folder: PostgreSQL mode parks records in `<dataDir>/outbox`. */
+  dataDir: string;
+  /** Redis: the PostgreSQL recorder keeps in-progress records there (decision 0316). */
+  state: SharedState;
+  onOutboxEvent?: (event: OutboxEvent) => void;
+  /** A Redis call or a background row write failed (nothing is lost). */
+  onSharedError?: (error: unknown, what: string, requestId: string) => void;
+  /** Deadlines and retry pacing of the outbox (tests speed them up). */
+  outbox?: Pick<
+    DurableGenerationOptions,
+    "finishDeadlineMs" | "idleCheckMs" | "retryInitialMs" | "retryMaxMs"
+  >;
+}
+
+/**
+ * The usage recorder of the store's mode (docs/durability.md). Embedded: the store's own
+ * generations, whose journal is the one local log, replayed when the store opened. PostgreSQL:
+ * group commits, the outbox on disk for outages with its replay, and, with Redis, the in-progress
+ * records shared through it (usage-records/distributed-recorder.ts).
+ */
+export async function openUsageRecorder(store: Store, options: UsageRecorderOptions): Promise<UsageRecorder> {
+  if (store.mode === "embedded") {
+    await replayEarlierOutbox(store, options.dataDir);
+    return Object.assign({}, store.generations, {
+      replayParkedOutcomes: async () => ({ applied: 0, setAside: 0, remaining: 0 }),
+      close: async () => {},
+    });
+  }
+  const outbox =
+    options.dataDir === IN_MEMORY_DATA_DIR
+      ? createMemoryOutcomeOutbox()
+      : await openFileOutcomeOutbox(join(options.dataDir, "outbox"));
+  return createDistributedRecorder(store.generations, {
+    outbox,
+    ping: () => store.ping(),
+    state: options.state,
+    onEvent: options.onOutboxEvent,
+    onSharedError: options.onSharedError ?? (() => {}),
+    ...options.outbox,
+  });
+}
+
+/**
+ * Embedded data folders of earlier versions had an outbox as well: what one parked there is
+ * written once, before serving, then the folder's replay is the journal's alone.
+ */
+async function replayEarlierOutbox(store: Store, dataDir: string): Promise<void> {
+  if (dataDir === IN_MEMORY_DATA_DIR) return;
+  const directory = join(dataDir, "outbox");
+  const names = await readdir(directory).catch(() => [] as string[]);
+  if (!names.some((name) => name === "pending.jsonl" || name.startsWith("replaying-"))) return;
+  const earlier = createDurableGenerationRepository(store.generations, {
+    outbox: await openFileOutcomeOutbox(directory),
+    ping: () => store.ping(),
+  });
+  await earlier.replayNow().catch(() => {});
+  await earlier.close();
 }

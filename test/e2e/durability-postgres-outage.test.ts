@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import pg from "pg";
 import type { RunningGateway } from "../../src/gateway.js";
-import { PENDING_FILE_NAME } from "../../src/storage/usage-records/file-outcome-outbox.js";
+import { PENDING_FILE_NAME } from "../../src/storage/usage-records/outcome-outbox.js";
 import {
   type CuttableProxy,
   createStatePrefix,

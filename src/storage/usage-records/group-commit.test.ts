@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
-import { createGroupCommit } from "./group-commit.js";
+import { type TestContext, test } from "node:test";
+import { createTestOutcome, createTestStart } from "../../../test/helpers/generation-records.js";
+import { createTestStore, requireMode } from "../../../test/helpers/storage-modes.js";
+import type { GenerationStart } from "../../engine/generation-record.js";
+import { createGenerationRepository } from "./generation-repository.js";
+import { createBatchedGenerationRepository, createGroupCommit } from "./group-commit.js";
 
 test("group commit: a lone item is written at once, concurrent ones share writes", async () => {
   const writes: number[][] = [];
@@ -77,4 +81,84 @@ test("group commit: a queued item can be withdrawn before a write carries it", a
   release?.();
   await Promise.all([inFlight, ...queued]);
   assert.deepEqual(writes, [[1], [2, 4]]);
+});
+
+/**
+ * The real SQL repository behind the batched one, on a fresh embedded store, with its start and
+ * finish writes held back until their gates open; `started` lists each start write's ids.
+ */
+async function createGatedRepository(t: TestContext) {
+  const context = await createTestStore("embedded");
+  t.after(() => context.cleanup());
+  const workspace = await context.store.workspaces.create({ name: "W", creditsMicroUsd: 0, invoicing: true });
+  const { key } = await context.store.apiKeys.create({ workspaceId: workspace.id });
+  const sql = createGenerationRepository(context.sql);
+  const started: string[][] = [];
+  let openStarts: () => void = () => {};
+  const startsHeld = new Promise<void>((resolve) => (openStarts = resolve));
+  let openFinishes: () => void = () => {};
+  const finishesHeld = new Promise<void>((resolve) => (openFinishes = resolve));
+  const repository = createBatchedGenerationRepository({
+    ...sql,
+    startMany: async (records) => {
+      started.push(records.map((record) => record.id));
+      await startsHeld;
+      await sql.startMany(records);
+    },
+    finishMany: async (entries) => {
+      await finishesHeld;
+      await sql.finishMany(entries);
+    },
+  });
+  const record = (id: string, overrides: Partial<GenerationStart> = {}): GenerationStart =>
+    createTestStart({ id, workspaceId: workspace.id, apiKeyId: key.id }, { stream: true, ...overrides });
+  return { sql, repository, workspace, record, started, openStarts, openFinishes };
+}
+
+test("a record whose in-progress row is still being written is found by its id, in its workspace only", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const { sql, repository, workspace, record, openStarts } = await createGatedRepository(t);
+  const start = record("req_pending_1", {
+    ingressFormat: "anthropic_messages",
+    createdAt: new Date("2026-11-22T04:00:00.000Z"),
+  });
+  const written = repository.start(start);
+  assert.equal(await sql.get(start.id, workspace.id), null, "not in the database yet");
+
+  const pending = await repository.get(start.id, workspace.id);
+  assert.equal(pending?.status, "in_progress");
+  assert.equal(pending?.ingressFormat, "anthropic_messages");
+  assert.equal(pending?.createdAt.toISOString(), "2026-11-22T04:00:00.000Z");
+  assert.equal(pending?.finishedAt, null);
+  assert.equal(await repository.get(start.id, "ws_other"), null, "another workspace sees nothing");
+
+  openStarts();
+  await written;
+  const stored = await repository.get(start.id, workspace.id);
+  assert.equal(stored?.status, "in_progress");
+  assert.deepEqual(stored, pending, "the row reads back exactly as it was served before");
+  await repository.drain();
+});
+
+test("a stream that finishes before its in-progress row was written writes only the final row", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const { repository, workspace, record, started, openStarts, openFinishes } = await createGatedRepository(t);
+  // A start in flight holds the writer; the second stream's start queues behind it.
+  const first = repository.start(record("req_a"));
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  const second = repository.start(record("req_b"));
+  const finished = repository.finish(
+    "req_b",
+    createTestOutcome({ tokensCompletion: 2, costMicroUsd: 5, latencyMs: 3 }),
+    record("req_b"),
+  );
+  await second;
+  assert.equal((await repository.get("req_b", workspace.id))?.status, "ok", "visible, final, until written");
+  openStarts();
+  openFinishes();
+  await Promise.all([first, finished]);
+  assert.deepEqual(started, [["req_a"]], "req_b's in-progress row was never written");
+  assert.equal((await repository.get("req_b", workspace.id))?.status, "ok");
+  assert.equal((await repository.get("req_b", workspace.id))?.costMicroUsd, 5);
 });

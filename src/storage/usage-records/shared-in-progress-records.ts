@@ -31,8 +31,7 @@
 import type { GenerationOutcome, GenerationStart } from "../../engine/generation-record.js";
 import type { GenerationRepository } from "../../engine/ports.js";
 import type { SharedState } from "../store.js";
-import { toFinalRecord, toInProgressRecord } from "./in-progress-record.js";
-import { decodeStart } from "./outcome-outbox.js";
+import { decodeStart, toFinalRecord, toInProgressRecord } from "./record-views.js";
 
 /** Outlives any request and its sweep by far; only the value of a record nobody settled expires. */
 export const IN_PROGRESS_TTL_MS = 7 * 24 * 60 * 60 * 1000;

@@ -10,12 +10,12 @@ import { runUntilKilled } from "../../../test/helpers/killed-child.js";
 import { createTestStore, requireMode } from "../../../test/helpers/storage-modes.js";
 import type { GenerationOutcome, GenerationStart } from "../../engine/generation-record.js";
 import { openStoreWithSqlClient } from "../open-store.js";
-import { createGenerationRepository, type FinishEntry } from "./generation-repository.js";
 import {
   createJournaledGenerationRepository,
   measureLoopUtilization,
   replayUsageJournal,
-} from "./journaled-generation-repository.js";
+} from "./embedded-recorder.js";
+import { createGenerationRepository, type FinishEntry } from "./generation-repository.js";
 import { openUsageJournal, SET_ASIDE_FILE_NAME } from "./usage-journal.js";
 
 async function temporaryFolder(t: TestContext, prefix: string): Promise<string> {
@@ -285,7 +285,7 @@ test("closing writes what is journaled even when nothing else keeps the process 
   const moduleUrl = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
   // No database, server or timer in the child: only the writer's own pass can keep it running.
   const childSource = `
-    import { createJournaledGenerationRepository } from ${moduleUrl("./journaled-generation-repository.ts")};
+    import { createJournaledGenerationRepository } from ${moduleUrl("./embedded-recorder.ts")};
     import { openUsageJournal } from ${moduleUrl("./usage-journal.ts")};
     const written = [];
     const sql = { finishMany: async (entries) => { written.push(...entries.map((entry) => entry.id)); } };
@@ -431,4 +431,38 @@ test("segments rotate past their size and are deleted once every entry in them w
   assert.deepEqual(await segmentSizes(directory), [0], "only the current one is left, empty");
   journal.close();
   assert.deepEqual(await segmentSizes(directory), []);
+});
+
+test("a journal append that fails (disk full) does not fail the record: it is written with its batch", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const context = await createTestStore("embedded");
+  t.after(() => context.cleanup());
+  const workspace = await context.store.workspaces.create({
+    name: "W",
+    creditsMicroUsd: 1_000,
+    invoicing: false,
+  });
+  const { key } = await context.store.apiKeys.create({ workspaceId: workspace.id });
+  const journal = openUsageJournal(await temporaryFolder(t, "journal-full-"));
+  const failing = Object.assign({}, journal, {
+    append(): never {
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    },
+  });
+  const journalErrors: string[] = [];
+  const repository = createJournaledGenerationRepository(createGenerationRepository(context.sql), failing, {
+    lingerMs: 60_000,
+    loopUtilization: () => 0,
+    onJournalError: (_error, id) => journalErrors.push(id),
+  });
+  t.after(() => repository.close().catch(() => {}));
+  const start = createTestStart({ id: "req_disk_full", workspaceId: workspace.id, apiKeyId: key.id });
+
+  await repository.finish("req_disk_full", outcome(300), start);
+  assert.deepEqual(journalErrors, ["req_disk_full"]);
+  assert.equal((await repository.get("req_disk_full", workspace.id))?.status, "ok", "final from memory");
+  await repository.drain();
+  const stored = await createGenerationRepository(context.sql).get("req_disk_full", workspace.id);
+  assert.equal(stored?.status, "ok");
+  assert.equal(stored?.costMicroUsd, 300);
 });

@@ -5,8 +5,12 @@ import { test } from "node:test";
 import { createTestOutcome } from "../../../test/helpers/generation-records.js";
 import { createTempDir } from "../../../test/helpers/storage-modes.js";
 import type { GenerationOutcome } from "../../engine/generation-record.js";
-import { openFileOutcomeOutbox, PENDING_FILE_NAME, SET_ASIDE_FILE_NAME } from "./file-outcome-outbox.js";
-import type { ParkedOutcome } from "./outcome-outbox.js";
+import {
+  openFileOutcomeOutbox,
+  type ParkedOutcome,
+  PENDING_FILE_NAME,
+  SET_ASIDE_FILE_NAME,
+} from "./outcome-outbox.js";
 
 const OUTCOME: GenerationOutcome = createTestOutcome({
   tokensPrompt: 10,

@@ -3,8 +3,8 @@ import { test } from "node:test";
 import { createTestOutcome } from "../../../test/helpers/generation-records.js";
 import type { GenerationOutcome } from "../../engine/generation-record.js";
 import type { GenerationRepository } from "../../engine/ports.js";
-import { createDurableGenerationRepository, type OutboxEvent } from "./durable-generation-repository.js";
-import { createMemoryOutcomeOutbox } from "./memory-outcome-outbox.js";
+import { createDurableGenerationRepository, type OutboxEvent } from "./distributed-recorder.js";
+import { createMemoryOutcomeOutbox } from "./outcome-outbox.js";
 
 const OUTCOME: GenerationOutcome = createTestOutcome({
   tokensPrompt: 10,

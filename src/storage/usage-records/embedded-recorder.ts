@@ -1,6 +1,12 @@
 /**
- * Usage records of the embedded gateway (PGlite in a data folder): journaled, then written in
- * batches. `start` and `finish` append the record to the usage journal (usage-journal.ts: one
+ * The usage recorder of embedded mode (PGlite in a data folder): records are journaled, then
+ * written in batches. The journal (usage-journal.ts) is the mode's one local log and
+ * `replayUsageJournal` its one replay, run by open-store.ts before the store is handed out. There
+ * is no outbox: a record stays in the journal until PGlite has it, whatever PGlite does meanwhile.
+ * With `memory://` nothing survives the process anyway, and records go through group commits
+ * (group-commit.ts).
+ *
+ * `start` and `finish` append the record to the usage journal (usage-journal.ts: one
  * synchronous write, the durability of a PGlite COMMIT) and return; a writer puts what was
  * journaled into the database at most `lingerMs` later (`busyLingerMs` while the event loop is
  * busy), many records per statement. A request is not answered after a PGlite transaction
@@ -28,16 +34,14 @@
 import type { GenerationOutcome, GenerationRecord, GenerationStart } from "../../engine/generation-record.js";
 import { isPermanentDatabaseError } from "../sql/classify-database-error.js";
 import type { SqlClient } from "../sql/sql-client.js";
-import type { BatchedGenerationRepository } from "./batched-generation-repository.js";
 import {
   assertValidOutcome,
   type FinishEntry,
   type SqlGenerationRepository,
 } from "./generation-repository.js";
-import { toFinalRecord, toInProgressRecord } from "./in-progress-record.js";
-import { decodeStart } from "./outcome-outbox.js";
+import { type BatchedGenerationRepository, writeAllOrEach } from "./group-commit.js";
+import { decodeStart, toFinalRecord, toInProgressRecord } from "./record-views.js";
 import type { JournalSegment, UsageJournal } from "./usage-journal.js";
-import { writeAllOrEach } from "./write-all-or-each.js";
 
 export interface JournaledGenerationOptions {
   /** How long a journaled record may wait for others to share its write (default 25 ms). */
@@ -54,6 +58,8 @@ export interface JournaledGenerationOptions {
   /** First retry after a failed write; doubles up to `retryMaxMs`. */
   retryInitialMs?: number;
   retryMaxMs?: number;
+  /** A journal append failed (the record is written with its batch all the same). */
+  onJournalError?: (error: unknown, id: string) => void;
   /** A write failed (`setAside`: the records were set aside for good, else they are retried). */
   onWriteError?: (error: unknown, ids: readonly string[], setAside: boolean) => void;
 }
@@ -82,7 +88,8 @@ interface Entry {
   /** When it was journaled: the record's finish time, or its submission for an in-progress one. */
   readonly at: Date;
   readonly line: string;
-  readonly segment: JournalSegment;
+  /** Absent when the append failed (disk full): the record waits for its batch in memory only. */
+  readonly segment: JournalSegment | undefined;
   inFlight: boolean;
   done: boolean;
 }
@@ -116,7 +123,14 @@ export function createJournaledGenerationRepository(
       stamped.createdAt = at;
     }
     const line = encodeJournalLine(stamped, outcome, at);
-    const segment = journal.append(line);
+    let segment: JournalSegment | undefined;
+    try {
+      segment = journal.append(line);
+    } catch (error) {
+      // The journal is this mode's only local log: the record still reaches the database with its
+      // batch, and is lost only if the process dies before that.
+      settings.onJournalError?.(error, start.id);
+    }
     return { id: start.id, start: stamped, outcome, at, line, segment, inFlight: false, done: false };
   }
 
@@ -124,7 +138,7 @@ export function createJournaledGenerationRepository(
     if (entry.done) return;
     entry.done = true;
     entry.inFlight = false;
-    journal.release(entry.segment);
+    if (entry.segment !== undefined) journal.release(entry.segment);
     if (unwritten.get(entry.id) === entry) {
       unwritten.delete(entry.id);
       if (entry.outcome) finalsUnwritten--;

@@ -1,6 +1,7 @@
 /**
- * What an in-progress row reads back as (the column defaults of migrations/0001), for repositories
- * that answer lookups of records they have not written yet.
+ * What records read back as before their row is written (the column defaults of migrations/0001
+ * for an in-progress one), for the recorders that answer lookups from memory, the journal or
+ * Redis; and how a record's start comes back from the JSON those keep.
  */
 import type { GenerationOutcome, GenerationRecord, GenerationStart } from "../../engine/generation-record.js";
 
@@ -39,4 +40,12 @@ export function toFinalRecord(
     usageEstimated: outcome.usageEstimated === true,
     createdAt: start.createdAt ?? finishedAt,
   };
+}
+
+/** JSON turned `createdAt` into a string; the rest is checked by the repository when written. */
+export function decodeStart(start: Record<string, unknown>): GenerationStart {
+  const { createdAt, ...rest } = start;
+  const decoded = rest as unknown as GenerationStart;
+  if (typeof createdAt === "string") decoded.createdAt = new Date(createdAt);
+  return decoded;
 }

@@ -1,6 +1,12 @@
 /**
- * Makes `generations.finish` durable whatever the database does:
- * an outcome that cannot be written within a deadline is parked in the outbox instead, and a
+ * The usage recorder of the PostgreSQL mode, layer by layer (`createDistributedRecorder`):
+ * - the SQL rows (generation-repository.ts), written in group commits (group-commit.ts);
+ * - the durability below: a final record that cannot reach PostgreSQL is parked in the outbox
+ *   (outcome-outbox.ts, the mode's one local log) and replayed;
+ * - with Redis, the in-progress record stored in the reservation's own script and shared with
+ *   every instance (shared-in-progress-records.ts, decision 0316).
+ *
+ * Durability: `generations.finish` holds whatever the database does. An outcome that cannot be written within a deadline is parked in the outbox instead, and a
  * background replayer applies parked outcomes when the database answers again, at start-up, and
  * every few seconds. Replay is idempotent because `finish` is (a guarded UPDATE plus the ledger's
  * UNIQUE generation_id): an outcome applied twice debits the workspace once.
@@ -13,8 +19,10 @@
 import type { GenerationOutcome, GenerationStart } from "../../engine/generation-record.js";
 import type { GenerationRepository } from "../../engine/ports.js";
 import { isPermanentDatabaseError } from "../sql/classify-database-error.js";
+import type { SharedState } from "../store.js";
 import { DeadlineExceededError, withDeadline } from "../with-deadline.js";
 import type { OutcomeOutbox, ParkedOutcome } from "./outcome-outbox.js";
+import { type SharedInProgressOptions, withSharedInProgressRecords } from "./shared-in-progress-records.js";
 
 export type OutboxEvent =
   | { type: "parked"; id: string; reason: string }
@@ -265,4 +273,40 @@ export function createDurableGenerationRepository(
       await outbox.close();
     },
   };
+}
+
+/** A mode's usage recorder as the gateway holds it: the engine's port, plus its outbox's replay. */
+export interface UsageRecorder extends GenerationRepository {
+  /** One pass of the outbox's replay now (it also runs by itself); embedded mode has none. */
+  replayParkedOutcomes(): Promise<ReplayResult>;
+  /** Stops the replay; parked outcomes stay in the outbox for the next start. */
+  close(): Promise<void>;
+}
+
+export interface DistributedRecorderOptions extends Omit<DurableGenerationOptions, "outbox" | "ping"> {
+  outbox: OutcomeOutbox;
+  ping(): Promise<void>;
+  /** Redis: in-progress records live there (absent, or in-process: rows only). */
+  state?: SharedState;
+  onSharedError: SharedInProgressOptions["onError"];
+}
+
+/**
+ * `rows`: the store's group-committed SQL repository. The replay starts at once; its first pass is
+ * the start-up replay of what an earlier process parked.
+ */
+export function createDistributedRecorder(
+  rows: GenerationRepository,
+  options: DistributedRecorderOptions,
+): UsageRecorder {
+  const durable = createDurableGenerationRepository(rows, options);
+  durable.startReplayer();
+  const shared =
+    options.state?.mode === "redis"
+      ? withSharedInProgressRecords(durable, options.state, { onError: options.onSharedError })
+      : durable;
+  return Object.assign({}, shared, {
+    replayParkedOutcomes: () => durable.replayNow(),
+    close: () => durable.close(),
+  });
 }
