@@ -6,7 +6,7 @@
  * request's headers are limit − its reservation (the worst case a cost quote of the same request
  * names); once its cost ($2 / $8 per million tokens: 10 prompt + 100 output tokens = 820 µUSD) is
  * settled, the second's are limit − 820 − its reservation. A key without limits gets none, an
- * invoiced workspace no balance header.
+ * invoiced workspace no balance header; /openapi.json describes them.
  */
 import assert from "node:assert/strict";
 import { buildChatCompletion, buildTextChunks, fakeReply } from "../helpers/fake-openai-upstream.js";
@@ -189,4 +189,17 @@ forEachGatewayMode("headroom headers: each format, streamed and not, exact in mi
     balance: null,
   });
   await answer.text();
+
+  // Described on each generation endpoint's answer in /openapi.json.
+  const document = (await (await fetch(`${context.url}/openapi.json`)).json()) as {
+    paths: Record<string, { post: { responses: { 200: { headers?: Record<string, unknown> } } } }>;
+  };
+  for (const format of FORMATS) {
+    const described = Object.keys(document.paths[format.path].post.responses[200].headers ?? {});
+    assert.deepEqual(
+      described.map((name) => name.toLowerCase()).sort(),
+      Object.values(HEADERS).sort(),
+      format.path,
+    );
+  }
 });
