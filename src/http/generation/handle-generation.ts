@@ -24,7 +24,7 @@ import type { RequestLogEntry } from "../router/request-log.js";
 import { sendJson } from "../router/send-json.js";
 import { type CostQuoteDeps, DRY_RUN_HEADER, quoteGeneration, readDryRunHeader } from "./cost-quote.js";
 import { createDroppedHeader } from "./dropped-header.js";
-import { createHeadroomHeaders } from "./headroom-headers.js";
+import { addHeadroomHeaders } from "./headroom-headers.js";
 import { writeSseResponse } from "./sse-response.js";
 import { type GenerationStartInput, startGeneration } from "./start-generation.js";
 
@@ -107,7 +107,7 @@ export function createGenerationHandler(
         keepAliveMs: deps.keepAliveMs,
         clientReadTimeoutMs: deps.clientReadTimeoutMs,
         // Before the first byte: the headroom is known since admission, the losses since the route.
-        headers: { ...createDroppedHeader(answer.run.dropped), ...createHeadroomHeaders(answer.headroom) },
+        headers: addHeadroomHeaders(createDroppedHeader(answer.run.dropped), answer.headroom),
       });
     } else {
       sendJson(outgoing, answer.status, answer.headers, answer.body, deps.clientReadTimeoutMs);
@@ -125,15 +125,15 @@ async function answerGeneration(
     return { kind: "stream", run, encoder: format.createStreamEncoder(context), headroom };
   }
   const settlement = await run.settle();
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json",
+    "X-Request-Id": input.requestId,
+    ...createDroppedHeader(run.dropped),
+  };
   return {
     kind: "json",
     status: 200,
-    headers: {
-      "Content-Type": "application/json",
-      "X-Request-Id": input.requestId,
-      ...createDroppedHeader(run.dropped),
-      ...createHeadroomHeaders(headroom),
-    },
+    headers: addHeadroomHeaders(headers, headroom),
     body: JSON.stringify(format.encodeResult(run.result, settlement, context)),
   };
 }

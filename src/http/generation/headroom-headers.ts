@@ -14,12 +14,12 @@ export const HEADROOM_HEADERS = {
   balance: "X-Hi-Balance-Remaining-Micro-Usd",
 } as const;
 
-const NONE: Readonly<Record<string, string>> = Object.freeze({});
-
-/** The headers to add to an answer; none for a key without a spend limit. */
-export function createHeadroomHeaders(headroom: Headroom | undefined): Readonly<Record<string, string>> {
-  if (headroom === undefined) return NONE;
-  const headers: Record<string, string> = {};
+/** Adds the headers to `headers` (and returns it); none for a key without a spend limit. */
+export function addHeadroomHeaders(
+  headers: Record<string, string>,
+  headroom: Headroom | undefined,
+): Record<string, string> {
+  if (headroom === undefined) return headers;
   if (headroom.daily !== undefined) headers[HEADROOM_HEADERS.daily] = String(headroom.daily);
   if (headroom.monthly !== undefined) headers[HEADROOM_HEADERS.monthly] = String(headroom.monthly);
   if (headroom.total !== undefined) headers[HEADROOM_HEADERS.total] = String(headroom.total);
