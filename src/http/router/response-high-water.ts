@@ -5,4 +5,4 @@
  * pulling upstream parts (sse-response.ts). Stated in docs/operations.md ("Clients that do not
  * read"). The operating system's socket send buffer holds more, outside this process.
  */
-export const RESPONSE_HIGH_WATER_BYTES = 16 * 1024;
+export const RESPONSE_HIGH_WATER_BYTES = 64 * 1024;

@@ -23,13 +23,6 @@ import { toUpstreamFailure } from "./upstream-failure.js";
 export type { UpstreamTextResponse } from "./text-response-collector.js";
 export { mapNetworkError, toUpstreamFailure } from "./upstream-failure.js";
 
-/**
- * What a streamed upstream body reads ahead of its consumer (undici's default is 64 KiB); the
- * same figure as the gateway's per-client high-water mark (docs/operations.md, "Clients that do
- * not read").
- */
-export const STREAM_READ_AHEAD_BYTES = 16 * 1024;
-
 export type UpstreamBody = Dispatcher.ResponseData["body"];
 
 export interface UpstreamHttpRequest {
@@ -120,13 +113,7 @@ export function createUpstreamHttpClient(options: UpstreamHttpClientOptions = {}
     const pool = getPool(target.origin, request.timeouts.connectMs);
     let response: Dispatcher.ResponseData;
     try {
-      response = await pool.request({
-        signal: request.signal,
-        // A stream is read at its client's pace: behind a client that does not read, the body
-        // holds at most this much read ahead, and the rest waits unread in the kernel.
-        highWaterMark: STREAM_READ_AHEAD_BYTES,
-        ...toDispatchOptions(request, target),
-      });
+      response = await pool.request({ signal: request.signal, ...toDispatchOptions(request, target) });
     } catch (error) {
       throw toUpstreamFailure(error, request.signal);
     }

@@ -25,10 +25,7 @@ export interface ReadSseOptions {
 }
 
 const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024;
-/**
- * Characters (bytes, for a binary chunk) of a network chunk decoded and parsed at a time: what one
- * batch of events comes from at most.
- */
+/** Characters of a network chunk parsed at a time: what one batch of events comes from at most. */
 const FEED_CHARS = 16 * 1024;
 
 /** Yields the SSE events of `body` in order (readSseEventBatches, one by one). */
@@ -77,19 +74,10 @@ export async function* readSseEventBatches(
     typeof readable.iterator === "function" ? readable.iterator({ destroyOnReturn: false }) : body;
 
   for await (const chunk of chunks) {
-    for (let start = 0; start < chunk.length; start += FEED_CHARS) {
+    const text = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+    for (let start = 0; start < text.length; start += FEED_CHARS) {
       if (readTurnMs() > TURN_BUDGET_MS) await letIoIn();
-      // A piece at a time, decoded as it is parsed: a stream waiting for its client (or for its
-      // turn) keeps one piece of text alive, not the whole network chunk's.
-      parser.feed(
-        typeof chunk === "string"
-          ? chunk.length <= FEED_CHARS
-            ? chunk
-            : chunk.slice(start, start + FEED_CHARS)
-          : decoder.decode(chunk.length <= FEED_CHARS ? chunk : chunk.subarray(start, start + FEED_CHARS), {
-              stream: true,
-            }),
-      );
+      parser.feed(text.length <= FEED_CHARS ? text : text.slice(start, start + FEED_CHARS));
       if (overflow) {
         throw new GatewayError("provider_unavailable", "The upstream stream sent an oversized event");
       }
