@@ -158,11 +158,16 @@ export function createBudgetAlerts(options: BudgetAlertOptions): BudgetAlerts {
 
   return {
     onSettled(settled) {
-      if (settled.costMicroUsd <= 0) return;
+      // Called for every settlement: a key without a spend limit costs no check (nor its promises).
+      if (settled.costMicroUsd <= 0 || !hasSpendLimit(settled.limits)) return;
       track(check(settled));
     },
     async idle() {
       while (pending.size > 0) await Promise.allSettled([...pending]);
     },
   };
+}
+
+function hasSpendLimit(limits: KeyLimits): boolean {
+  return limits.dailyMicroUsd !== null || limits.monthlyMicroUsd !== null || limits.totalMicroUsd !== null;
 }

@@ -372,11 +372,13 @@ describe("admin CLI through a running gateway", () => {
       );
     }
     // Compiled, a call costs little beyond Node's own start (docs/decisions/0024-admin-cli-compiled.md);
-    // the bound leaves room for a loaded machine and fails for a call run through the tsx loader.
+    // the bound fails for a call run through the tsx loader on a quiet machine (a bare start of
+    // ~50 ms) and grows with the load that a slow bare start shows.
     const overhead = Math.min(...cli) - Math.min(...bare);
+    const bound = 450 * Math.max(1, Math.min(...bare) / 100);
     assert.ok(
-      overhead < 450,
-      `fastest call ${Math.round(Math.min(...cli))} ms, bare node ${Math.round(Math.min(...bare))} ms`,
+      overhead < bound,
+      `fastest call ${Math.round(Math.min(...cli))} ms, bare node ${Math.round(Math.min(...bare))} ms, bound ${Math.round(bound)} ms`,
     );
   });
 

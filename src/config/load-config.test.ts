@@ -181,7 +181,7 @@ test("npm start with a bad config exits non-zero with a message naming the field
     cwd: new URL("../..", import.meta.url).pathname,
     env: { ...process.env, GATEWAY_CONFIG: path, GATEWAY_DATA_DIR: join(dir, "data"), PORT: "0" },
     encoding: "utf8",
-    timeout: 30_000,
+    timeout: 90_000, // generous: tsx compiles the gateway on a possibly loaded machine
   });
   assert.equal(result.status, 1, result.stderr);
   assert.match(result.stderr, /Invalid configuration: .*models\[0\]\.max_output_tokens/);

@@ -421,8 +421,14 @@ for (const stream of [false, true]) {
   test(`${mode}: a client gone while waiting for the upstream settles once as cancelled, billing the prompt`, async () => {
     const h = createHarness({ a: [{ kind: "hang" }] });
     const gone = new AbortController();
-    setTimeout(() => gone.abort(new Error("client disconnected")), 20);
+    // The client leaves once the upstream was called, however long the loaded machine took to get there.
+    const leaveAfterFirstCall = setInterval(() => {
+      if (h.adapter.calls.length === 0) return;
+      clearInterval(leaveAfterFirstCall);
+      gone.abort(new Error("client disconnected"));
+    }, 5);
     await assert.rejects(h.run({ stream }, gone.signal));
+    clearInterval(leaveAfterFirstCall);
     assert.deepEqual(h.adapter.calls, ["a"], "no failover for a caller that left");
     const outcome = h.only();
     assert.equal(outcome.status, "cancelled");
@@ -434,13 +440,22 @@ for (const stream of [false, true]) {
   test(`${mode}: a client gone between attempts (during the backoff) settles once as cancelled`, async () => {
     const h = createHarness(
       { a: [{ kind: "fail", error: unavailable }] },
-      { policy: { baseDelayMs: 400, retries: 1 } },
+      { policy: { baseDelayMs: 8_000, retries: 1, failoverDeadlineMs: 60_000 } },
     );
     const gone = new AbortController();
-    setTimeout(() => gone.abort(new Error("client disconnected")), 30);
-    const started = performance.now();
+    // The client leaves once the first attempt has failed, so the run is in its backoff (4 s at
+    // the harness's fixed jitter), whatever the machine's load made of the time before.
+    let leftAt = 0;
+    const leaveAfterFirstCall = setInterval(() => {
+      if (h.adapter.calls.length === 0) return;
+      clearInterval(leaveAfterFirstCall);
+      leftAt = performance.now();
+      gone.abort(new Error("client disconnected"));
+    }, 5);
     await assert.rejects(h.run({ stream, model: "test/single" }, gone.signal));
-    assert.ok(performance.now() - started < 150, "the backoff ended with the client");
+    clearInterval(leaveAfterFirstCall);
+    assert.ok(leftAt > 0, "the first attempt was made before the client left");
+    assert.ok(performance.now() - leftAt < 3_000, "the backoff ended with the client");
     assert.deepEqual(h.adapter.calls, ["a"]);
     const outcome = h.only();
     assert.equal(outcome.status, "cancelled");

@@ -5,27 +5,21 @@
  * workspace) that the limits refuse meanwhile is admitted again once they are done
  * (admit-generation.ts): a client that sends its next request after the last answer sees the
  * headroom that answer's real cost left, as when the answer waited for the settlement.
+ *
+ * Every generation passes through `track`: keys and workspaces are kept in maps of their own, so
+ * a call joins no owner strings and builds no list of owners.
  */
 export class PendingSettlements {
-  private readonly byOwner = new Map<string, Set<Promise<void>>>();
+  private readonly byKey = new Map<string, Set<Promise<void>>>();
+  private readonly byWorkspace = new Map<string, Set<Promise<void>>>();
 
   /** Tracks `settling` (never rejects) under the key and the workspace until it ends. */
   track(keyId: string, workspaceId: string, settling: Promise<void>): void {
-    const owners = [keyOwner(keyId), workspaceOwner(workspaceId)];
-    for (const owner of owners) {
-      let pending = this.byOwner.get(owner);
-      if (pending === undefined) {
-        pending = new Set();
-        this.byOwner.set(owner, pending);
-      }
-      pending.add(settling);
-    }
+    add(this.byKey, keyId, settling);
+    add(this.byWorkspace, workspaceId, settling);
     void settling.then(() => {
-      for (const owner of owners) {
-        const pending = this.byOwner.get(owner);
-        pending?.delete(settling);
-        if (pending?.size === 0) this.byOwner.delete(owner);
-      }
+      remove(this.byKey, keyId, settling);
+      remove(this.byWorkspace, workspaceId, settling);
     });
   }
 
@@ -34,10 +28,7 @@ export class PendingSettlements {
    * called. False when there were none (a refusal then stands as it is).
    */
   async waitFor(keyId: string, workspaceId: string, timeoutMs: number): Promise<boolean> {
-    const pending = [
-      ...(this.byOwner.get(keyOwner(keyId)) ?? []),
-      ...(this.byOwner.get(workspaceOwner(workspaceId)) ?? []),
-    ];
+    const pending = [...(this.byKey.get(keyId) ?? []), ...(this.byWorkspace.get(workspaceId) ?? [])];
     if (pending.length === 0) return false;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
@@ -49,5 +40,18 @@ export class PendingSettlements {
   }
 }
 
-const keyOwner = (keyId: string) => `key:${keyId}`;
-const workspaceOwner = (workspaceId: string) => `workspace:${workspaceId}`;
+function add(owners: Map<string, Set<Promise<void>>>, owner: string, settling: Promise<void>): void {
+  let pending = owners.get(owner);
+  if (pending === undefined) {
+    pending = new Set();
+    owners.set(owner, pending);
+  }
+  pending.add(settling);
+}
+
+function remove(owners: Map<string, Set<Promise<void>>>, owner: string, settling: Promise<void>): void {
+  const pending = owners.get(owner);
+  if (pending === undefined) return;
+  pending.delete(settling);
+  if (pending.size === 0) owners.delete(owner);
+}

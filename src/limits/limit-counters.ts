@@ -59,8 +59,22 @@ export interface AdmissionRecord {
   ttlMs: number;
 }
 
+/**
+ * What each spend limit checked at an admission leaves once the admitted amount is held: the limit
+ * minus the window's settled spend minus the key's reservations (this one included), and the
+ * balance minus the workspace's reservations when it was checked. Micro-USD, never negative (the
+ * amount was admitted). A window without a limit (or the balance of an invoicing workspace) is
+ * absent. The reply carries it only when the key has a spend limit.
+ */
+export interface Headroom {
+  daily?: number;
+  monthly?: number;
+  total?: number;
+  balance?: number;
+}
+
 export type ReserveReply =
-  | { kind: "ok"; nowMs: number; recordStored?: boolean }
+  | { kind: "ok"; nowMs: number; recordStored?: boolean; headroom?: Headroom }
   /** The windows are not the current ones by the limits' clock: recompute them at `nowMs`. */
   | { kind: "clock"; nowMs: number }
   | { kind: "rate"; retryAfterMs: number }

@@ -320,6 +320,39 @@ for (const [storageMode, counterMode] of COMBINATIONS) {
         },
       );
 
+      await t.test(
+        "admission answers with the headroom each limit and the balance leave after it",
+        async () => {
+          const key = await createKey(store, { dailyMicroUsd: 5_000, totalMicroUsd: 9_000 }, 20_000);
+          const first = await guard.admit(admission(key));
+          assert.deepEqual(first.headroom, { daily: 4_000, total: 8_000, balance: 19_000 });
+          // Another in flight and one settled at 400: each window counts both.
+          const second = await guard.admit(admission(key));
+          assert.deepEqual(second.headroom, { daily: 3_000, total: 7_000, balance: 18_000 });
+          await second.settle(0);
+          await runRequest(guard, store, admission(key), 400);
+          const third = await guard.admit(admission(key));
+          assert.deepEqual(third.headroom, { daily: 2_600, total: 6_600, balance: 17_600 });
+          // Lowered to what the headroom affords: what is left after the lowered amount.
+          const lowered = await guard.admit(
+            admission(key, {
+              worstCase: estimateWorstCase(REQUEST, PRICES, 4_096, BOUNDS),
+              outputCapAdjustable: true,
+            }),
+          );
+          assert.equal(lowered.amountMicroUsd, 2_600);
+          assert.deepEqual(lowered.headroom, { daily: 0, total: 4_000, balance: 15_000 });
+          await Promise.all([first.settle(0), third.settle(0), lowered.settle(0)]);
+          // Invoicing: no balance; no spend limit at all: nothing, whatever the balance.
+          const invoiced = await guard.admit(admission(key, { checkBalance: false }));
+          assert.deepEqual(invoiced.headroom, { daily: 3_600, total: 7_600 });
+          await invoiced.settle(0);
+          const unlimited = await guard.admit(admission(await createKey(store, {})));
+          assert.equal(unlimited.headroom, undefined);
+          await unlimited.settle(0);
+        },
+      );
+
       await t.test("credit changes reach the balance counter through forgetBalance", async () => {
         const key = await createKey(store, {}, 1_000);
         await runRequest(guard, store, admission(key), 1_000);
@@ -490,3 +523,54 @@ test("spend guard: the settle observer hears each request once, with its cost, n
     await cleanupStore();
   }
 });
+
+forEachStorageMode(
+  "spend guard: a settlement of the crash sweep (settleOrphan) is heard with the key's limits",
+  async ({ store }) => {
+    const { counters, cleanup } = await openCounters("in-process");
+    const heard: Array<{ requestId: string; limits: KeyLimits; admittedAt: number; cost: number }> = [];
+    const guard = createSpendGuard({
+      counters,
+      keyLimits: store.keyLimits,
+      leaseTtlMs: 60_000,
+      onSettled: (key, admittedAt, cost) =>
+        heard.push({ requestId: key.requestId, limits: key.limits, admittedAt, cost }),
+    });
+    try {
+      const key = await createKey(store, { dailyMicroUsd: 7_000 });
+      const input = admission(key);
+      const reservation = await guard.admit(input);
+      // Its instance died: the sweep settles the record, then the reservation.
+      const admittedAt = new Date(reservation.admittedAt);
+      await guard.settleOrphan({
+        requestId: input.requestId,
+        keyId: key.keyId,
+        workspaceId: key.workspaceId,
+        admittedAt,
+        costMicroUsd: 321,
+      });
+      assert.equal(heard.length, 1);
+      assert.deepEqual(
+        { requestId: heard[0].requestId, daily: heard[0].limits.dailyMicroUsd, at: heard[0].admittedAt },
+        { requestId: input.requestId, daily: 7_000, at: admittedAt.getTime() },
+      );
+      assert.equal(heard[0].cost, 321);
+      assert.deepEqual(await guard.readReserved(key.workspaceId, key.keyId), {
+        keyMicroUsd: 0,
+        workspaceMicroUsd: 0,
+      });
+      // A key that no longer exists: nothing to check against, nothing heard.
+      await guard.settleOrphan({
+        requestId: "gen-of-a-deleted-key",
+        keyId: "key_gone",
+        workspaceId: key.workspaceId,
+        admittedAt,
+        costMicroUsd: 5,
+      });
+      assert.equal(heard.length, 1);
+    } finally {
+      await guard.close();
+      await cleanup();
+    }
+  },
+);

@@ -14,7 +14,7 @@
  */
 import type { Logger } from "../logging/logger.js";
 import { HeldLeases } from "./held-leases.js";
-import type { AdmissionRecord, CounterName, LimitCounters, SettleInput } from "./limit-counters.js";
+import type { AdmissionRecord, CounterName, Headroom, LimitCounters, SettleInput } from "./limit-counters.js";
 import {
   createInsufficientCreditsError,
   createKeyLimitError,
@@ -57,6 +57,12 @@ export interface Reservation {
   readonly outputCapLowered: boolean;
   /** The admission's `record` was stored with it (false without one, or when Redis was out of reach). */
   readonly recordStored: boolean;
+  /**
+   * What the key's limits (and the balance, unless invoicing) leave once this reservation is held,
+   * read in the admission's own step (limit-counters.ts); absent for a key without a spend limit.
+   * Extensions granted later do not change it.
+   */
+  readonly headroom?: Headroom;
   /**
    * Holds `amountMicroUsd` more against the same limits and balance (a run that needs another
    * upstream round or a paid tool call). Resolves false when the headroom cannot cover it (nothing
@@ -102,11 +108,15 @@ export interface SpendGuard {
   close(): Promise<void>;
 }
 
+/** Whose spend a settlement is: enough to check the key's budget alerts. */
+export type SettledKey = Pick<AdmissionInput, "requestId" | "keyId" | "workspaceId" | "limits">;
+
 /**
  * Told of every settled reservation with its cost (budget alerts, src/alerts/), after the cost is
- * in the counters. Must return at once and never throw; the settlement does not wait for it.
+ * in the counters, and of every orphan settled by the crash sweep (`settleOrphan`). Must return at
+ * once and never throw; the settlement does not wait for it.
  */
-export type SettleObserver = (input: AdmissionInput, admittedAt: number, costMicroUsd: number) => void;
+export type SettleObserver = (key: SettledKey, admittedAt: number, costMicroUsd: number) => void;
 
 export interface SpendGuardOptions {
   counters: LimitCounters;
@@ -181,6 +191,7 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
     lowered: boolean,
     epoch: string,
     recordStored: boolean,
+    headroom: Headroom | undefined,
   ): Reservation {
     held.add(
       input.workspaceId,
@@ -188,7 +199,17 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
       epoch,
     );
     const services = extensionInputs.has(input) ? extensionLeases : leases;
-    return new LeasedReservation(services, input, windows, admittedAt, amount, cap, lowered, recordStored);
+    return new LeasedReservation(
+      services,
+      input,
+      windows,
+      admittedAt,
+      amount,
+      cap,
+      lowered,
+      recordStored,
+      headroom,
+    );
   }
 
   /**
@@ -316,6 +337,7 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
               lowered,
               epoch,
               reply.recordStored === true,
+              reply.headroom,
             );
           case "epoch":
             // This instance's reservations go into the store's new epoch before it admits again.
@@ -409,13 +431,14 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
     },
 
     async settleOrphan(input) {
-      let totalResetAt: Date | null = null;
+      let limits: KeyLimits | null = null;
       try {
-        totalResetAt = (await keyLimits.get(input.keyId))?.totalResetAt ?? null;
+        limits = await keyLimits.get(input.keyId);
       } catch {
         // Without the reset time the total window may be the wrong one: the settle below then
         // finds no lease there and marks the counters for re-seeding, which is exact anyway.
       }
+      const totalResetAt = limits?.totalResetAt ?? null;
       const settlement: SettleInput = {
         requestId: input.requestId,
         keyId: input.keyId,
@@ -427,6 +450,19 @@ export function createSpendGuard(options: SpendGuardOptions): SpendGuard {
         await counters.settle(settlement);
       } catch {
         retries.add(settlement);
+      }
+      // Its cost counts toward the key's windows like any other (budget alerts); the limits are
+      // today's, as an alert check after any settlement reads them. Without them (the key is gone
+      // or the read failed) there is nothing to check against.
+      if (limits === null) return;
+      try {
+        options.onSettled?.(
+          { requestId: input.requestId, keyId: input.keyId, workspaceId: input.workspaceId, limits },
+          input.admittedAt.getTime(),
+          input.costMicroUsd,
+        );
+      } catch {
+        // The observer's failures are its own; a settlement never throws.
       }
     },
 
@@ -517,6 +553,7 @@ class LeasedReservation implements Reservation {
     readonly outputCap: number,
     readonly outputCapLowered: boolean,
     readonly recordStored: boolean,
+    readonly headroom: Headroom | undefined,
   ) {
     this.timer = setInterval(() => this.refresh(), Math.max(1_000, Math.floor(services.leaseTtlMs / 3)));
     this.timer.unref();

@@ -17,6 +17,9 @@ const TARGET_VARIABLES = [
   "ALERT_WEBHOOK_ALLOW_LOOPBACK",
 ];
 
+/** Generous: a first call compiles dist/, and CI machines are sometimes heavily loaded. */
+const CLI_TIMEOUT_MS = 120_000;
+
 export interface CliResult {
   code: number;
   stdout: string;
@@ -39,9 +42,12 @@ export function runAdminCli(
     execFile(
       process.execPath,
       nodeArgs,
-      { cwd: PROJECT_ROOT, env: { ...cleanEnv, ...env }, timeout: 60_000 },
+      { cwd: PROJECT_ROOT, env: { ...cleanEnv, ...env }, timeout: CLI_TIMEOUT_MS },
       (error, stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
+        // A run killed at the deadline says so, rather than passing for the CLI's own exit 1.
+        const killed = error?.killed === true ? `\n[killed after ${CLI_TIMEOUT_MS} ms]` : "";
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr: `${stderr}${killed}` });
       },
     );
   });

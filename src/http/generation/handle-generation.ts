@@ -14,6 +14,7 @@ import type { GenerationRun } from "../../engine/generation-run.js";
 import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { HeaderReader, IngressFormat, StreamEncoder } from "../../ingress/ingress-format.js";
 import type { RequestShapeLimits } from "../../ingress/shared/check-request-shape.js";
+import type { Headroom } from "../../limits/limit-counters.js";
 import type { Logger } from "../../logging/logger.js";
 import { readNodeJsonBody } from "../json/read-json-body.js";
 import { createRequestJsonShape } from "../json/request-json-shape.js";
@@ -23,6 +24,7 @@ import type { RequestLogEntry } from "../router/request-log.js";
 import { sendJson } from "../router/send-json.js";
 import { type CostQuoteDeps, DRY_RUN_HEADER, quoteGeneration, readDryRunHeader } from "./cost-quote.js";
 import { createDroppedHeader } from "./dropped-header.js";
+import { addHeadroomHeaders } from "./headroom-headers.js";
 import { writeSseResponse } from "./sse-response.js";
 import { type GenerationStartInput, startGeneration } from "./start-generation.js";
 
@@ -41,7 +43,7 @@ export interface GenerationRouteDeps {
 
 type Answer =
   | { kind: "json"; status: number; headers: Record<string, string>; body: string }
-  | { kind: "stream"; run: GenerationRun; encoder: StreamEncoder };
+  | { kind: "stream"; run: GenerationRun; encoder: StreamEncoder; headroom: Headroom | undefined };
 
 /** One request on a generation endpoint, as its route hands it over. */
 export interface GenerationExchange {
@@ -104,7 +106,8 @@ export function createGenerationHandler(
         signal,
         keepAliveMs: deps.keepAliveMs,
         clientReadTimeoutMs: deps.clientReadTimeoutMs,
-        headers: createDroppedHeader(answer.run.dropped),
+        // Before the first byte: the headroom is known since admission, the losses since the route.
+        headers: addHeadroomHeaders(createDroppedHeader(answer.run.dropped), answer.headroom),
       });
     } else {
       sendJson(outgoing, answer.status, answer.headers, answer.body, deps.clientReadTimeoutMs);
@@ -117,19 +120,20 @@ async function answerGeneration(
   deps: GenerationRouteDeps,
   input: GenerationStartInput,
 ): Promise<Answer> {
-  const { run, context } = await startGeneration(format, deps, input);
+  const { run, context, headroom } = await startGeneration(format, deps, input);
   if (run.result === undefined) {
-    return { kind: "stream", run, encoder: format.createStreamEncoder(context) };
+    return { kind: "stream", run, encoder: format.createStreamEncoder(context), headroom };
   }
   const settlement = await run.settle();
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json",
+    "X-Request-Id": input.requestId,
+    ...createDroppedHeader(run.dropped),
+  };
   return {
     kind: "json",
     status: 200,
-    headers: {
-      "Content-Type": "application/json",
-      "X-Request-Id": input.requestId,
-      ...createDroppedHeader(run.dropped),
-    },
+    headers: addHeadroomHeaders(headers, headroom),
     body: JSON.stringify(format.encodeResult(run.result, settlement, context)),
   };
 }

@@ -12,6 +12,7 @@ import { YIELD_AFTER_MS, yieldToEventLoop } from "../../engine/yield-to-event-lo
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { EncodeContext, HeaderReader, IngressFormat } from "../../ingress/ingress-format.js";
 import { checkRequestShape, type RequestShapeLimits } from "../../ingress/shared/check-request-shape.js";
+import type { Headroom } from "../../limits/limit-counters.js";
 import type { RequestLogEntry } from "../router/request-log.js";
 import { KEEP_ALIVE_INTERVAL_MS } from "./sse-response.js";
 
@@ -38,6 +39,8 @@ export interface GenerationStartInput {
 export interface StartedGeneration {
   /** Settles itself; `result` is set when the request did not ask for a stream. */
   run: GenerationRun;
+  /** What the key's limits leave after its reservation (headroom-headers.ts); absent without a limit. */
+  headroom: Headroom | undefined;
   /** What the format's encoders need: the id, the catalog slug that served, the request. */
   context: EncodeContext;
 }
@@ -98,5 +101,5 @@ export async function startGeneration(
     request,
     estimateInputTokens: () => deps.engine.estimatePromptTokens(admitted),
   };
-  return { run, context };
+  return { run, context, headroom: admitted.reservation.headroom };
 }

@@ -111,8 +111,18 @@ function describeResponse(response: ResponseDescription, components: SchemaCompo
     content["application/json"] = { schema: components.convert(response.json) };
   if (response.eventStream) content["text/event-stream"] = { schema: { type: "string" } };
   if (response.mediaType !== undefined) content[response.mediaType] = {};
+  const headers =
+    response.headers === undefined
+      ? undefined
+      : Object.fromEntries(
+          Object.entries(response.headers).map(([name, description]) => [
+            name,
+            { description, schema: { type: "string" } },
+          ]),
+        );
   return {
     description: response.description,
+    ...(headers === undefined ? {} : { headers }),
     ...(Object.keys(content).length === 0 ? {} : { content }),
   };
 }

@@ -17,8 +17,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RouteDefinition } from "./route-definition.js";
 import { createRouteMatcher } from "./route-matcher.js";
 
-/** Response headers a browser script may read: the request id, when and whether to retry, what a translation dropped. */
-export const EXPOSED_HEADERS = "X-Request-Id, Retry-After, X-Should-Retry, X-Hi-Dropped";
+/**
+ * Response headers a browser script may read: the request id, when and whether to retry, what a
+ * translation dropped, and the headroom of the key's limits (http/generation/headroom-headers.ts).
+ */
+export const EXPOSED_HEADERS =
+  "X-Request-Id, Retry-After, X-Should-Retry, X-Hi-Dropped, X-Hi-Limit-Remaining-Daily-Micro-Usd, " +
+  "X-Hi-Limit-Remaining-Monthly-Micro-Usd, X-Hi-Limit-Remaining-Total-Micro-Usd, X-Hi-Balance-Remaining-Micro-Usd";
 /** How long a browser may reuse a preflight's answer (Chromium caps it at two hours). */
 export const PREFLIGHT_MAX_AGE_SECONDS = 7200;
 /** A comma-separated list of header names, as `Access-Control-Request-Headers` carries it. */

@@ -20,6 +20,8 @@ export interface ResponseDescription {
   eventStream?: boolean;
   /** A body that is not JSON (pages, files): its media type, described without a schema. */
   mediaType?: string;
+  /** Response headers it may carry: name → description (values are strings). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Returned by a handler that wrote its answer to the Node response itself. */

@@ -24,6 +24,7 @@ import {
 } from "../../ingress/responses/index.js";
 import { createCountTokensHandler } from "../generation/handle-count-tokens.js";
 import { createGenerationHandler, type GenerationRouteDeps } from "../generation/handle-generation.js";
+import { HEADROOM_HEADER_DESCRIPTIONS } from "../generation/headroom-headers.js";
 import { createNodeRouteHandler } from "../generation/node-route-handler.js";
 import {
   BEARER,
@@ -56,6 +57,7 @@ export function createGenerationRoutes(deps: GenerationRoutesDeps): RouteDefinit
       responses: {
         200: {
           description: "A chat.completion object; with stream:true an SSE stream of chat.completion.chunk",
+          headers: HEADROOM_HEADER_DESCRIPTIONS,
           json: chatCompletionResponseSchema,
           eventStream: true,
         },
@@ -76,6 +78,7 @@ export function createGenerationRoutes(deps: GenerationRoutesDeps): RouteDefinit
       responses: {
         200: {
           description: "A response object; with stream:true an SSE stream of response events",
+          headers: HEADROOM_HEADER_DESCRIPTIONS,
           json: responsesResponseSchema,
           eventStream: true,
         },
@@ -95,6 +98,7 @@ export function createGenerationRoutes(deps: GenerationRoutesDeps): RouteDefinit
       responses: {
         200: {
           description: "A message; with stream:true an SSE stream of message events",
+          headers: HEADROOM_HEADER_DESCRIPTIONS,
           json: messagesResponseSchema,
           eventStream: true,
         },

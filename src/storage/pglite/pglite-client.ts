@@ -8,6 +8,7 @@ import type { PgliteThreadSetting } from "../../config/settings.js";
 import type { SqlClient, SqlParameter } from "../sql/sql-client.js";
 import { createPreparedRunner } from "./pglite-prepared.js";
 import { createPgliteWorkerClient } from "./pglite-worker-client.js";
+import { limitWasmCompileTasks } from "./wasm-compile-tasks.js";
 
 /**
  * PGlite is one connection to one backend, in this thread or its own (`thread`, PgliteThread
@@ -21,6 +22,7 @@ export async function createPgliteClient(
   settings: Readonly<Record<string, string>> = PGLITE_SETTINGS,
   thread: PgliteThread = "main",
 ): Promise<SqlClient> {
+  limitWasmCompileTasks();
   const client =
     thread === "worker"
       ? await createPgliteWorkerClient(dataDir, settings)

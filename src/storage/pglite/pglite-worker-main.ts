@@ -9,6 +9,7 @@ import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { pgliteOptions } from "./pglite-client.js";
 import { createPreparedRunner } from "./pglite-prepared.js";
 import { serializeError, type WorkerReply, type WorkerRequest } from "./pglite-worker-protocol.js";
+import { limitWasmCompileTasks } from "./wasm-compile-tasks.js";
 
 const ROLLBACK = Symbol("rollback");
 
@@ -18,6 +19,7 @@ async function serve(): Promise<void> {
   const { dataDir, settings } = workerData as { dataDir: string; settings: Record<string, string> };
   let database: PGlite;
   try {
+    limitWasmCompileTasks();
     database = await PGlite.create(dataDir, pgliteOptions(settings));
   } catch (error) {
     port.postMessage({ failed: serializeError(error) } satisfies WorkerReply);

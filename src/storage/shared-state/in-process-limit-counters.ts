@@ -8,10 +8,14 @@ import {
   type CounterName,
   type CounterTimings,
   DEFAULT_COUNTER_TIMINGS,
+  type Headroom,
   type LimitCounters,
   type ReserveReply,
 } from "../../limits/limit-counters.js";
 import type { LimitWindows } from "../../limits/limit-windows.js";
+
+/** The spend counters, in the order of the states read at admission. */
+const SPEND_COUNTERS = ["daily", "monthly", "total"] as const;
 
 interface Counter {
   value?: number;
@@ -145,11 +149,22 @@ export function createInProcessLimitCounters(
         failure = { counter, headroomMicroUsd: headroom };
       }
     };
-    (["daily", "monthly", "total"] as const).forEach((name, index) => {
+    // Kept only for a key with a spend limit: the admission answers with it (its headers).
+    let headroom: Headroom | undefined;
+    for (let index = 0; index < SPEND_COUNTERS.length; index++) {
+      const name = SPEND_COUNTERS[index];
       const limit = limits[name];
-      if (limit !== null) consider(name, limit - states[index]!.value! - reservedKey);
-    });
-    if (input.checkBalance) consider("balance", states[3]!.value! - (state.reserved.get("*") ?? 0));
+      if (limit === null) continue;
+      const left = limit - states[index]!.value! - reservedKey;
+      consider(name, left);
+      headroom ??= {};
+      headroom[name] = left - need;
+    }
+    if (input.checkBalance) {
+      const left = states[3]!.value! - (state.reserved.get("*") ?? 0);
+      consider("balance", left);
+      if (headroom !== undefined) headroom.balance = left - need;
+    }
     if (failure) return { kind: "limit", ...failure };
 
     if (rpm > 0) window.push({ at: now, requestId: input.requestId });
@@ -161,7 +176,7 @@ export function createInProcessLimitCounters(
     addReserved(state, input.keyId, need);
     addReserved(state, "*", need);
     if (limits.total !== null) states[2]!.expiresAt = now + timings.totalIdleTtlMs;
-    return { kind: "ok", nowMs: now };
+    return headroom === undefined ? { kind: "ok", nowMs: now } : { kind: "ok", nowMs: now, headroom };
   }
 
   return {

@@ -4,8 +4,9 @@
  * so one script is one step that every instance sees whole or not at all.
  *
  * Money travels as decimal strings and is changed with HINCRBY only: Lua numbers are doubles and
- * print large integers in exponent form, so no amount is ever computed or formatted in Lua (only
- * compared, which is exact below 2^53). The clock is Redis TIME: one clock for every instance.
+ * print large integers in exponent form, so no amount is ever stored or formatted in Lua. Amounts
+ * are only compared there, and headroom (a difference) is returned as a Redis integer, never as
+ * text: both exact below 2^53. The clock is Redis TIME: one clock for every instance.
  *
  * Counter hashes have the fields `v` (the value), `at` (when it was seeded), and while being
  * seeded `seeding` (the seeder's token) plus `p:<request id>` (costs settled during the seed).
@@ -34,7 +35,10 @@ end
  * seed marker ttl ms, spend max age ms, balance max age ms, total idle ttl ms, the caller's epoch.
  * With an admission record (AdmissionRecord in limits/limit-counters.ts): KEYS go on with its key
  * and its indexes, ARGV with its value before and after the admission time, its ttl ms and its
- * member; admitted, it is stored too and the reply's third element is 1.
+ * member; admitted, it is stored too and the reply's third element is 1 (else 0). Admitted with a
+ * spend limit, the reply goes on with what the daily, monthly and total limits and the balance
+ * leave after this amount (Headroom in limits/limit-counters.ts; false where not checked): Lua
+ * numbers, exact below 2^53 like the comparisons, and sent as Redis integers.
  */
 export const RESERVE_SCRIPT: LuaScript = {
   name: "limits-reserve",
@@ -124,9 +128,12 @@ end
 local need = tonumber(amount)
 local reserved_key = tonumber(redis.call('HGET', KEYS[4], key_id) or '0')
 local fail_name, fail_headroom = nil, nil
+-- What each check leaves after this amount (false: not checked), returned when admitted.
+local left = {false, false, false, false}
 for i = 1, 3 do
   if wanted[i] then
     local headroom = tonumber(limits[i]) - tonumber(states[i][1]) - reserved_key
+    left[i] = headroom - need
     if headroom < need and (fail_headroom == nil or headroom < fail_headroom) then
       fail_name, fail_headroom = names[i], headroom
     end
@@ -134,6 +141,7 @@ for i = 1, 3 do
 end
 if ARGV[13] == '1' then
   local headroom = tonumber(states[4][1]) - tonumber(redis.call('HGET', KEYS[4], '*') or '0')
+  left[4] = headroom - need
   if headroom < need and (fail_headroom == nil or headroom < fail_headroom) then
     fail_name, fail_headroom = 'balance', headroom
   end
@@ -152,13 +160,17 @@ if amount ~= '0' then
   redis.call('HINCRBY', KEYS[4], '*', amount)
 end
 if wanted[3] then redis.call('PEXPIRE', KEYS[9], ARGV[18]) end
+local stored = 0
 if ARGV[20] then
   local at = string.format('%d', now)
   redis.call('SET', KEYS[11], ARGV[20] .. at .. ARGV[21], 'PX', ARGV[22])
   for i = 12, #KEYS do redis.call('ZADD', KEYS[i], now, ARGV[23]) end
-  return {'ok', now, 1}
+  stored = 1
 end
-return {'ok', now}
+if wanted[1] or wanted[2] or wanted[3] then
+  return {'ok', now, stored, left[1], left[2], left[3], left[4]}
+end
+return {'ok', now, stored}
 `,
 };
 

@@ -4,6 +4,7 @@ import {
   type CounterName,
   type CounterTimings,
   DEFAULT_COUNTER_TIMINGS,
+  type Headroom,
   LIMIT_KEYS,
   type LimitCounters,
   type ReserveReply,
@@ -24,6 +25,9 @@ import type { ScriptReply, ScriptRunner } from "./redis-script-runner.js";
 
 /** Balance counters of idle workspaces disappear after a day (they are re-seeded on next use). */
 const BALANCE_TTL_MS = 24 * 60 * 60_000;
+
+/** The order of the headroom elements of an admission's reply (limit-scripts.ts). */
+const HEADROOM_FIELDS = ["daily", "monthly", "total", "balance"] as const;
 
 function spendKeys(keyId: string, windows: LimitWindows): string[] {
   return [
@@ -199,8 +203,20 @@ export function createRedisLimitCounters(
 
 function readReserveReply(reply: ScriptReply[]): ReserveReply {
   switch (reply[0]) {
-    case "ok":
-      return { kind: "ok", nowMs: readNumber(reply[1], "time"), recordStored: reply[2] === 1 };
+    case "ok": {
+      const nowMs = readNumber(reply[1], "time");
+      const recordStored = reply[2] === 1;
+      // Four more elements when the key has a spend limit (limit-scripts.ts).
+      if (reply.length <= 3) return { kind: "ok", nowMs, recordStored };
+      const headroom: Headroom = {};
+      for (let index = 0; index < HEADROOM_FIELDS.length; index++) {
+        const value = reply[3 + index];
+        // Redis turns the script's `false` (not checked) into nil.
+        if (value !== null && value !== undefined)
+          headroom[HEADROOM_FIELDS[index]] = readNumber(value, "headroom");
+      }
+      return { kind: "ok", nowMs, recordStored, headroom };
+    }
     case "clock":
       return { kind: "clock", nowMs: readNumber(reply[1], "time") };
     case "rate":

@@ -1,6 +1,11 @@
 /**
- * Distributed mode's SharedState over ioredis. Two connections: a subscribed Redis connection can
- * run nothing but (UN)SUBSCRIBE, so commands and pub/sub are separate. Every command has a deadline
+ * Distributed mode's SharedState over ioredis. Three connections: a subscribed Redis connection can
+ * run nothing but (UN)SUBSCRIBE, so commands and pub/sub are separate; writes nobody waits for on
+ * a request's path (`setValue`, `deleteIndexedValue`: a finished record's copy, its removal after
+ * the commit) go auto-pipelined on a third, so those of one event-loop turn leave in one write
+ * (one per group commit for the removals) instead of one each. Apart because an auto-pipelined
+ * connection holds new commands while its pipeline is in flight, which a read must not wait
+ * behind; one connection for both keeps a value's write before its removal. Every command has a deadline
  * and nothing queues while Redis is down, so callers fail fast instead of hanging.
  * Redis being unreachable at start is not fatal either: the connections keep trying, and
  * subscriptions made meanwhile take effect on the first connection.
@@ -49,8 +54,14 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
   // keyPrefix covers keys only; channel names are prefixed by hand below.
   const commands = new Redis(options.redisUrl, { keyPrefix: prefix || undefined, ...connectionOptions });
   const subscriber = new Redis(options.redisUrl, connectionOptions);
+  const writes = new Redis(options.redisUrl, {
+    keyPrefix: prefix || undefined,
+    ...connectionOptions,
+    enableAutoPipelining: true,
+  });
   commands.on("error", onError);
   subscriber.on("error", onError);
+  writes.on("error", onError);
 
   const handlers = new Map<string, Set<(message: string) => void>>();
   subscriber.on("message", (channel: string, message: string) => {
@@ -70,7 +81,7 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
   });
   try {
     await withDeadline(
-      Promise.all([commands.connect(), subscriber.connect()]),
+      Promise.all([commands.connect(), subscriber.connect(), writes.connect()]),
       connectTimeoutMs,
       "Redis connect",
     );
@@ -93,7 +104,7 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
       await withDeadline(commands.publish(prefix + channel, message), commandTimeoutMs, "Redis PUBLISH");
     },
     async setValue(key, value, ttlMs) {
-      await withDeadline(commands.set(key, value, "PX", ttlMs), commandTimeoutMs, "Redis SET");
+      await withDeadline(writes.set(key, value, "PX", ttlMs), commandTimeoutMs, "Redis SET");
     },
     async getValue(key) {
       return withDeadline(commands.get(key), commandTimeoutMs, "Redis GET");
@@ -117,9 +128,10 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
       return keys.map((key, position) => ({ key, value: values[position] ?? null }));
     },
     async deleteIndexedValue(indexes, key) {
-      const pipeline = commands.pipeline().del(key);
-      for (const index of indexes) pipeline.zrem(index, key);
-      throwFirstError(await withDeadline(pipeline.exec(), commandTimeoutMs, "Redis DEL+ZREM"));
+      // Issued together, so they leave in one auto-pipelined write.
+      const deleted: Array<Promise<number>> = [writes.del(key)];
+      for (const index of indexes) deleted.push(writes.zrem(index, key));
+      await withDeadline(Promise.all(deleted), commandTimeoutMs, "Redis DEL+ZREM");
     },
     async touchMember(index, member) {
       // One script: the score is the server's clock, which every instance shares.
@@ -174,7 +186,7 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
     },
     async close() {
       handlers.clear();
-      await Promise.all([quit(commands), quit(subscriber)]);
+      await Promise.all([quit(commands), quit(subscriber), quit(writes)]);
     },
   };
 

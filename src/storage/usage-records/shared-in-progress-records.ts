@@ -58,6 +58,12 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
    * indexes they are listed in.
    */
   const announced = new Map<string, string[]>();
+  /**
+   * The JSON of each record handed to the reservation (before its admission time was known): the
+   * final value reuses it instead of serialising the start again. Weak: a refused admission's
+   * record simply goes.
+   */
+  const startTexts = new WeakMap<GenerationStart, string>();
 
   const overrides: Pick<
     GenerationRepository,
@@ -66,13 +72,14 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
     admissionRecord(record) {
       const key = keyOf(record.id);
       // `{"admittedAt":<ms>,"start":…,"at":…}`: the script writes the admission time in between.
-      const rest = JSON.stringify({ start: record, at: new Date() });
+      const startText = JSON.stringify(record);
+      startTexts.set(record, startText);
       return {
         key,
         member: key,
         indexes: indexesOf(record.instanceId),
         valueBefore: '{"admittedAt":',
-        valueAfter: `,${rest.slice(1)}`,
+        valueAfter: `,"start":${startText},"at":${JSON.stringify(new Date())}}`,
         ttlMs: IN_PROGRESS_TTL_MS,
       };
     },
@@ -109,7 +116,7 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
         // Final for every instance's lookup from now on; the row follows in a batch. Sent on the
         // connection the delete below uses, so it can never land after it.
         state
-          .setValue(keyOf(id), JSON.stringify({ start, at: new Date(), outcome }), IN_PROGRESS_TTL_MS)
+          .setValue(keyOf(id), encodeFinalValue(start, outcome, startTexts.get(start)), IN_PROGRESS_TTL_MS)
           .catch((error: unknown) => options.onError(error, "final record not shared through Redis", id));
       }
       await inner.finish(id, outcome, start);
@@ -181,6 +188,19 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
     return starts;
   }
   return Object.assign({}, inner, overrides);
+}
+
+/**
+ * The Redis value of a settled record: `{start, at, outcome}`, with `startText` (the start's JSON
+ * without its admission time, which then goes first as `admittedAt`, as in the value the
+ * reservation stored) when admission serialised it already.
+ */
+function encodeFinalValue(start: GenerationStart, outcome: GenerationOutcome, startText?: string): string {
+  if (startText === undefined || start.createdAt === undefined) {
+    return JSON.stringify({ start, at: new Date(), outcome });
+  }
+  const at = JSON.stringify(new Date());
+  return `{"admittedAt":${start.createdAt.getTime()},"start":${startText},"at":${at},"outcome":${JSON.stringify(outcome)}}`;
 }
 
 function decodeValue(
