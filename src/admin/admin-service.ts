@@ -11,6 +11,7 @@ import { modelConfigSchema } from "../config/config-schema.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { KeyLimitChanges, KeyLimits } from "../limits/ports.js";
 import { DEFAULT_WORKSPACE_LIST_LIMIT, MAX_WORKSPACE_LIST_LIMIT } from "./admin-wire.js";
+import { DEFAULT_ACTOR, describeKey, describeWorkspace } from "./audit-admin-change.js";
 import { parseUsdToMicroUsd } from "./parse-usd.js";
 import type { AdminStore } from "./ports.js";
 import { createUnknownWorkspaceError } from "./workspace-errors.js";
@@ -22,6 +23,8 @@ export interface CreateWorkspaceInput {
   invoicing?: boolean;
   /** A second workspace of the same name is refused unless this is true. */
   allowDuplicateName?: boolean;
+  /** Who made the change, for the audit log (default "admin"). */
+  actor?: string;
 }
 
 /** `workspace list`: oldest first, at most `limit` (default 100), only those named `name` when given. */
@@ -45,6 +48,8 @@ export interface CreateKeyInput {
   requestsPerMinute?: number;
   /** The key's own response-cache policy in seconds; absent or null: its workspace's. */
   responseCacheTtlSeconds?: number | null;
+  /** Who made the change, for the audit log (default "admin"). */
+  actor?: string;
 }
 
 /** `workspace update`: an absent field stays as it is; a null cache policy clears it. */
@@ -53,6 +58,8 @@ export interface UpdateWorkspaceInput {
   locked?: boolean;
   /** The response-cache policy of the workspace's keys without their own, seconds; null: none. */
   responseCacheTtlSeconds?: number | null;
+  /** Who made the change, for the audit log (default "admin"). */
+  actor?: string;
 }
 
 /** `key update`: an absent field stays as it is; null clears it (no limit, every model). */
@@ -90,8 +97,8 @@ export interface AdminService {
   createWorkspace(input: CreateWorkspaceInput): Promise<Workspace>;
   getWorkspace(id: string): Promise<Workspace>;
   listWorkspaces(input?: ListWorkspacesInput): Promise<Workspace[]>;
-  /** Adds credit; a negative amount removes some. */
-  creditWorkspace(id: string, usd: string | number): Promise<Workspace>;
+  /** Adds credit; a negative amount removes some. Audit-logged, like every change below. */
+  creditWorkspace(id: string, usd: string | number, actor?: string): Promise<Workspace>;
   updateWorkspace(id: string, changes: UpdateWorkspaceInput): Promise<Workspace>;
   /** `secret` is the key material: returned here once, never stored. */
   createKey(input: CreateKeyInput): Promise<{ key: ApiKeyRecord; secret: string; limits?: KeyLimits }>;
@@ -100,7 +107,7 @@ export interface AdminService {
   updateKey(id: string, changes: UpdateKeyInput): Promise<{ key: ApiKeyRecord; limits: KeyLimits }>;
   /** Starts a new total-spend window; audit-logged with the actor and the previous spend. */
   resetKeyTotal(id: string, actor: string): Promise<TotalReset>;
-  setKeyStatus(id: string, status: ApiKeyStatus): Promise<ApiKeyRecord>;
+  setKeyStatus(id: string, status: ApiKeyStatus, actor?: string): Promise<ApiKeyRecord>;
   listKeys(workspaceId: string): Promise<ApiKeyRecord[]>;
 }
 
@@ -133,6 +140,7 @@ export function createAdminService({
   maxCacheTtlSeconds?: number;
 }): AdminService {
   const readCacheTtl = (value: unknown) => readCacheTtlSeconds(value, maxCacheTtlSeconds);
+  const readActor = (value: unknown) => readText(value, "actor", { required: false }) || DEFAULT_ACTOR;
   async function requireWorkspace(id: unknown, param: string): Promise<Workspace> {
     const workspaceId = readId(id, param);
     const workspace = await store.workspaces.get(workspaceId);
@@ -147,7 +155,21 @@ export function createAdminService({
         input.creditsUsd === undefined ? 0 : parseUsdToMicroUsd(input.creditsUsd, { param: "credits_usd" });
       const invoicing = readOptionalBoolean(input.invoicing, "invoicing") ?? false;
       const allowDuplicate = readOptionalBoolean(input.allowDuplicateName, "allow_duplicate_name") ?? false;
-      return store.workspaces.create({ name, creditsMicroUsd, invoicing, uniqueName: !allowDuplicate });
+      const actor = readActor(input.actor);
+      const workspace = await store.workspaces.create({
+        name,
+        creditsMicroUsd,
+        invoicing,
+        uniqueName: !allowDuplicate,
+      });
+      await store.keyLimits.appendAudit({
+        action: "workspace.created",
+        actor,
+        workspaceId: workspace.id,
+        apiKeyId: null,
+        details: { after: describeWorkspace(workspace) },
+      });
+      return workspace;
     },
 
     getWorkspace: (id) => requireWorkspace(id, "id"),
@@ -164,9 +186,21 @@ export function createAdminService({
       return store.workspaces.list({ name: name || undefined, limit });
     },
 
-    async creditWorkspace(id, usd) {
+    async creditWorkspace(id, usd, actorName) {
       const amount = parseUsdToMicroUsd(usd, { param: "usd", allowNegative: true, allowZero: false });
+      const actor = readActor(actorName);
       const workspace = await store.workspaces.credit(readId(id, "id"), amount);
+      await store.keyLimits.appendAudit({
+        action: "workspace.credited",
+        actor,
+        workspaceId: workspace.id,
+        apiKeyId: null,
+        details: {
+          amount_micro_usd: String(amount),
+          before: { balance_micro_usd: String(workspace.balanceMicroUsd - amount) },
+          after: { balance_micro_usd: String(workspace.balanceMicroUsd) },
+        },
+      });
       // After the commit: the limit counters re-seed the balance from Postgres (here at once, and
       // on every instance that hears the announcement).
       await spendGuard?.forgetBalance(workspace.id);
@@ -183,10 +217,19 @@ export function createAdminService({
           "Nothing to update: give invoicing, locked and/or response_cache_ttl_seconds",
         );
       }
-      const workspace = await store.workspaces.update(readId(id, "id"), {
+      const actor = readActor(changes.actor);
+      const before = await requireWorkspace(id, "id");
+      const workspace = await store.workspaces.update(before.id, {
         invoicing,
         locked,
         responseCacheTtlSeconds,
+      });
+      await store.keyLimits.appendAudit({
+        action: "workspace.updated",
+        actor,
+        workspaceId: workspace.id,
+        apiKeyId: null,
+        details: { before: describeWorkspace(before), after: describeWorkspace(workspace) },
       });
       // A lock, invoicing or cache-policy change concerns every key of the workspace.
       await announce(state, KEY_CHANGED_CHANNEL, JSON.stringify({ workspaceId: workspace.id }));
@@ -206,6 +249,7 @@ export function createAdminService({
         requestsPerMinute: readRequestsPerMinute(input.requestsPerMinute) ?? null,
       };
       const responseCacheTtlSeconds = readCacheTtl(input.responseCacheTtlSeconds) ?? null;
+      const actor = readActor(input.actor);
       const created = await store.apiKeys.create({
         workspaceId: workspace.id,
         name,
@@ -214,6 +258,20 @@ export function createAdminService({
         memberId,
         limits,
         responseCacheTtlSeconds,
+      });
+      await store.keyLimits.appendAudit({
+        action: "key.created",
+        actor,
+        workspaceId: workspace.id,
+        apiKeyId: created.key.id,
+        details: {
+          after: Object.assign(describeKey(created.key), {
+            daily_limit_micro_usd: limits.dailyMicroUsd === null ? null : String(limits.dailyMicroUsd),
+            monthly_limit_micro_usd: limits.monthlyMicroUsd === null ? null : String(limits.monthlyMicroUsd),
+            total_limit_micro_usd: limits.totalMicroUsd === null ? null : String(limits.totalMicroUsd),
+            requests_per_minute: limits.requestsPerMinute,
+          }),
+        },
       });
       return { key: created.key, secret: created.secret, limits: { totalResetAt: null, ...limits } };
     },
@@ -263,8 +321,9 @@ export function createAdminService({
       return reset;
     },
 
-    async setKeyStatus(id, status) {
+    async setKeyStatus(id, status, actorName) {
       const keyId = readId(id, "id");
+      const actor = readActor(actorName);
       if (!KEY_STATUSES.includes(status)) {
         throw GatewayError.invalidRequest(`status must be one of ${KEY_STATUSES.join(", ")}`, "status");
       }
@@ -274,6 +333,13 @@ export function createAdminService({
         throw GatewayError.invalidRequest(`API key "${keyId}" is revoked; revocation is final`, "id");
       }
       const key = await store.apiKeys.setStatus(keyId, status);
+      await store.keyLimits.appendAudit({
+        action: "key.status_changed",
+        actor,
+        workspaceId: key.workspaceId,
+        apiKeyId: key.id,
+        details: { before: { status: existing.status }, after: { status: key.status } },
+      });
       await announceKeyChange(state, keyId);
       return key;
     },

@@ -138,6 +138,8 @@ function createClient(call: AdminCall): AdminService {
         requests_per_minute: changes.requestsPerMinute,
         models: changes.models,
         response_cache_ttl_seconds: changes.responseCacheTtlSeconds,
+        // null (never expires) goes out as null; absent stays absent.
+        expires_at: changes.expiresAt === undefined ? undefined : (changes.expiresAt?.toISOString() ?? null),
         actor: changes.actor,
       });
       return { key: decodeKey(result.key), limits: decodeKeyLimits(result.limits) };

@@ -306,8 +306,8 @@ const COMMANDS: Record<string, CommandSpec> = {
     usage:
       "key update <key-id> [--daily <USD>|none] [--monthly <USD>|none] [--total <USD>|none] [--rpm <N>|none]\n" +
       "             [--models a/b,c/d|all] [--alert-thresholds 50,80,100|none] [--cache-ttl <seconds>|off]\n" +
-      "             [--actor <name>]   (rpm none: the config default applies; alert thresholds none: the\n" +
-      "             workspace's apply; cache-ttl off: the workspace's policy applies)",
+      "             [--expires <ISO-8601>|never] [--actor <name>]   (rpm none: the config default applies;\n" +
+      "             alert thresholds none: the workspace's apply; cache-ttl off: the workspace's policy applies)",
     options: {
       "alert-thresholds": { type: "string" },
       "cache-ttl": { type: "string" },
@@ -316,6 +316,7 @@ const COMMANDS: Record<string, CommandSpec> = {
       total: { type: "string" },
       rpm: { type: "string" },
       models: { type: "string" },
+      expires: { type: "string" },
       actor: { type: "string" },
     },
     positionals: ["key-id"],
@@ -335,6 +336,12 @@ const COMMANDS: Record<string, CommandSpec> = {
               ? null
               : readModelList(values.models as string),
         responseCacheTtlSeconds: readCacheTtl(values["cache-ttl"]),
+        expiresAt:
+          values.expires === undefined
+            ? undefined
+            : values.expires === "never"
+              ? null
+              : parseExpiry(values.expires as string, "--expires"),
         actor: values.actor as string | undefined,
       };
       const thresholds = readThresholdList(values["alert-thresholds"], "alert-thresholds");
@@ -343,7 +350,7 @@ const COMMANDS: Record<string, CommandSpec> = {
       );
       if (!limitsChange && thresholds === undefined) {
         throw GatewayError.invalidRequest(
-          "Nothing to update: give --daily, --monthly, --total, --rpm, --models, --alert-thresholds and/or --cache-ttl",
+          "Nothing to update: give --daily, --monthly, --total, --rpm, --models, --expires, --alert-thresholds and/or --cache-ttl",
         );
       }
       return async (admin, _reports, alerts) => {

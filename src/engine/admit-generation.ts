@@ -4,14 +4,17 @@
  * worst case reserved against the limits (SpendGuard.admit), the in-progress record started, and
  * the generation's billing opened. The engine holds one admission for all requests.
  */
+
+import type { Workspace } from "../auth/accounts.js";
+import type { CanonicalResult } from "../canonical/index.js";
 import type { CatalogModel } from "../catalog/types.js";
 import type { GatewayConfig } from "../config/gateway-config.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import type { SpendGuard } from "../limits/spend-guard.js";
+import type { AdmissionInput, Reservation, SpendGuard } from "../limits/spend-guard.js";
 import type { Logger } from "../logging/logger.js";
 import { rememberPassthroughText } from "../metering/passthrough-text.js";
 import { stringifyInSteps } from "../providers/shared/stringify-in-steps.js";
-import { admitRequest, resolveOutputCap } from "./admit-request.js";
+import { admitRequest, refuseWithoutCredit, resolveOutputCap } from "./admit-request.js";
 import type { AdmittedGeneration, GenerationInput } from "./admitted-generation.js";
 import { estimateAdmissionWorstCase } from "./estimate-admission-cost.js";
 import { type BillingServices, GenerationBilling } from "./generation-billing.js";
@@ -35,6 +38,38 @@ const isSpendRefusal = (error: unknown): boolean =>
 export const DEFAULT_MAX_TOOL_ROUNDS = 8;
 /** Calls of one tool a provider running it itself may make per round when the config says nothing. */
 export const DEFAULT_MAX_NATIVE_CALLS_PER_ROUND = 5;
+
+/**
+ * A response-cache hit's admission: nothing to reserve and no spend limit or balance to check
+ * (it costs $0); the key's rate limit and the in-progress record stay.
+ */
+function freeOfSpend(admission: AdmissionInput): AdmissionInput {
+  const { limits, worstCase } = admission;
+  return {
+    requestId: admission.requestId,
+    keyId: admission.keyId,
+    workspaceId: admission.workspaceId,
+    limits: {
+      dailyMicroUsd: null,
+      monthlyMicroUsd: null,
+      totalMicroUsd: null,
+      requestsPerMinute: limits.requestsPerMinute,
+      totalResetAt: limits.totalResetAt,
+    },
+    requestsPerMinute: admission.requestsPerMinute,
+    checkBalance: false,
+    worstCase: {
+      inputTokens: worstCase.inputTokens,
+      inputPicoUsd: 0n,
+      inputTokenPicoUsd: worstCase.inputTokenPicoUsd,
+      outputTokenPicoUsd: worstCase.outputTokenPicoUsd,
+      outputCap: worstCase.outputCap,
+      amountMicroUsd: 0,
+    },
+    outputCapAdjustable: false,
+    record: admission.record,
+  };
+}
 
 export interface AdmissionDependencies {
   config: GatewayConfig;
@@ -65,6 +100,11 @@ export class GenerationAdmission {
       rememberPassthroughText(passthrough, await stringifyInSteps(passthrough));
     }
     const { model, models, workspace, limits } = admitRequest(config, input.caller, input.request);
+    const cacheTicket = answerCache?.ticketFor(input.request, workspace.id, readCachePolicy(input.caller));
+    // A cached request's one lookup starts here, beside the rest of admission and the reservation,
+    // so a miss waits for no extra round trip; a hit needs no credit or headroom (`reserve`).
+    const lookup = cacheTicket === undefined ? undefined : answerCache!.read(cacheTicket);
+    if (lookup === undefined) refuseWithoutCredit(workspace);
     let routes =
       models.length === 1 ? this.routesOf(model) : keepCandidatesWithKeys(listRouteCandidates(models));
     // Same prompt-cache key or prefix, same route: the provider's prompt cache hits.
@@ -82,7 +122,6 @@ export class GenerationAdmission {
     );
     const { session: serverTools, plan } = prepared;
     const documents = this.deps.documents?.prepare(input.request);
-    const cacheTicket = answerCache?.ticketFor(input.request, workspace.id, readCachePolicy(input.caller));
     const candidates = plan?.candidates ?? routes;
     const requestFor = createRouteRequests(
       addServerToolDefinitions(input.request, prepared),
@@ -124,19 +163,7 @@ export class GenerationAdmission {
       // Distributed: the in-progress record goes with the reservation, in the same round trip.
       record: this.deps.store.generations.admissionRecord?.(record),
     };
-    const reservation = await spendGuard.admit(admission).catch(async (error: unknown) => {
-      // Refused while this instance still settles the key's finished generations (their answers
-      // ended before their settlement): once those are done the headroom is what their real cost
-      // left, so ask once more. A refusal with nothing pending stands.
-      if (!isSpendRefusal(error)) throw error;
-      const waited = await this.deps.billing.pending.waitFor(
-        admission.keyId,
-        admission.workspaceId,
-        SETTLEMENT_WAIT_MS,
-      );
-      if (!waited) throw error;
-      return spendGuard.admit(admission);
-    });
+    const reservation = await this.reserve(admission, workspace, lookup);
     // The reservation's clock decides the day and month the spend belongs to.
     record.createdAt = new Date(reservation.admittedAt);
     // Every admitted request is recorded before its upstream is called, so a crash of this
@@ -187,10 +214,54 @@ export class GenerationAdmission {
       documents,
     };
     if (cacheTicket !== undefined) {
-      generation.cache = { ticket: cacheTicket, hit: false, maxBytes: answerCache!.maxEntryBytes };
+      generation.cache = {
+        ticket: cacheTicket,
+        hit: false,
+        maxBytes: answerCache!.maxEntryBytes,
+        lookup: lookup!,
+      };
     }
     const billing = new GenerationBilling(generation, this.deps.billing);
     return Object.assign(generation, { settled: billing.settled, billing });
+  }
+
+  /**
+   * The worst case reserved against the key's limits and the workspace's balance. A cached request
+   * refused for its spend (or a workspace without credit) is asked again once its lookup is in:
+   * a hit costs $0, so it is admitted with nothing reserved and no spend limit or balance checked,
+   * only its rate-limit slot taken. A miss keeps the refusal. The lookup is awaited only then, so
+   * an admitted miss never waits for it here.
+   */
+  private async reserve(
+    admission: AdmissionInput,
+    workspace: Workspace,
+    lookup: Promise<CanonicalResult | undefined> | undefined,
+  ): Promise<Reservation> {
+    const { spendGuard } = this.deps;
+    if (lookup !== undefined) {
+      try {
+        refuseWithoutCredit(workspace);
+      } catch (error) {
+        if ((await lookup) === undefined) throw error;
+        return spendGuard.admit(freeOfSpend(admission));
+      }
+    }
+    return spendGuard.admit(admission).catch(async (error: unknown) => {
+      if (!isSpendRefusal(error)) throw error;
+      if (lookup !== undefined && (await lookup) !== undefined) {
+        return spendGuard.admit(freeOfSpend(admission));
+      }
+      // Refused while this instance still settles the key's finished generations (their answers
+      // ended before their settlement): once those are done the headroom is what their real cost
+      // left, so ask once more. A refusal with nothing pending stands.
+      const waited = await this.deps.billing.pending.waitFor(
+        admission.keyId,
+        admission.workspaceId,
+        SETTLEMENT_WAIT_MS,
+      );
+      if (!waited) throw error;
+      return spendGuard.admit(admission);
+    });
   }
 
   /**

@@ -3,7 +3,8 @@
  * model (and each alternative it names) resolves to a catalog model → key allowlist (all of them,
  * by slug) → workspace lock → balance → spend and rate limits (the order is documented in
  * docs/architecture.md). This file holds the checks that need no shared state; the limits are
- * `SpendGuard.admit` (src/limits), called by the engine right after.
+ * `SpendGuard.admit` (src/limits), called by the engine right after. The balance check is its own
+ * function (`refuseWithoutCredit`), since a response-cache hit skips it.
  */
 
 import type { Workspace } from "../auth/accounts.js";
@@ -59,15 +60,23 @@ export function admitRequest(
   }
   const { workspace } = caller;
   if (workspace.locked) throw new GatewayError("workspace_locked", "This workspace is locked");
+  const models = [model];
+  for (const alternative of alternatives) if (!models.includes(alternative)) models.push(alternative);
+  return { model, models, workspace, limits: caller.limits };
+}
+
+/**
+ * The balance's first answer (the limit counters decide exactly): a workspace without credit is
+ * refused before anything is reserved. The engine asks it after the checks above, and a request
+ * the response cache answers never asks it: a hit costs nothing.
+ */
+export function refuseWithoutCredit(workspace: Workspace): void {
   if (!workspace.invoicing && workspace.balanceMicroUsd <= 0) {
     throw new GatewayError(
       "insufficient_credits",
       "The workspace has no credit left; add credits to continue",
     );
   }
-  const models = [model];
-  for (const alternative of alternatives) if (!models.includes(alternative)) models.push(alternative);
-  return { model, models, workspace, limits: caller.limits };
 }
 
 /** `model_not_allowed` for a model the key may not use, saying the name it was asked by. */

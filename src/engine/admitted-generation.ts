@@ -2,7 +2,7 @@
  * A generation between admission and settlement: what the engine admitted and the run works on.
  * A file of its own so the run and settlement depend on it, not on the engine that creates it.
  */
-import type { CanonicalRequest } from "../canonical/index.js";
+import type { CanonicalRequest, CanonicalResult } from "../canonical/index.js";
 import type { IngressFormatName } from "../canonical/ingress-format-name.js";
 import type { Reservation } from "../limits/spend-guard.js";
 import type { ProviderAdapter, UpstreamCall } from "../providers/provider-adapter.js";
@@ -77,7 +77,13 @@ export interface AdmittedGeneration extends GenerationInput {
   maxNativeCallsPerRound: number;
   /**
    * The request is cached (docs/response-cache.md): its key and time-to-live, whether this run is
-   * a hit (set before the run starts), and the most bytes of answer a miss keeps to store.
+   * a hit (set before the run starts), the most bytes of answer a miss keeps to store, and its
+   * one lookup, started at admission (never rejects: a failed lookup is a miss).
    */
-  cache?: { ticket: CacheTicket; hit: boolean; maxBytes: number };
+  cache?: {
+    ticket: CacheTicket;
+    hit: boolean;
+    maxBytes: number;
+    lookup: Promise<CanonicalResult | undefined>;
+  };
 }

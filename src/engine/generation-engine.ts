@@ -4,7 +4,8 @@
  * the count of unsettled generations) and hands each request to the parts that do the work:
  * admission (admit-generation.ts), the run (generation-run.ts) with its failover loop
  * (route-failover.ts), and the generation's billing (generation-billing.ts). A cached request's
- * one response-cache lookup is made here, before the run's first upstream call.
+ * one response-cache lookup, started at admission, decides here, before the run's first upstream
+ * call, whether the stored answer serves it.
  */
 import type { CanonicalResult } from "../canonical/index.js";
 import type { GatewayConfig } from "../config/gateway-config.js";
@@ -170,8 +171,8 @@ export class GenerationEngine {
     // their headers, so the first attempt overlaps the write.
     if (!admitted.request.stream) await admitted.recorded;
     // The one look at the response cache, before any upstream call; a hit is the run's only route.
-    const stored =
-      admitted.cache === undefined ? undefined : await this.deps.answerCache?.read(admitted.cache.ticket);
+    // It was started at admission, beside the reservation.
+    const stored = admitted.cache === undefined ? undefined : await admitted.cache.lookup;
     const services = stored === undefined ? this.runServices : this.serveFromCache(admitted, stored);
     const run = await GenerationRun.start(admitted, signal, services, { firstPartWaitMs });
     // The id goes out with the headers: its record exists from then on. Embedded, the store

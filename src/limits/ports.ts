@@ -46,6 +46,9 @@ export interface AuditEntry {
   createdAt: Date;
 }
 
+/** What an admin change writes to the audit log: who, what, which target, before/after. */
+export type AuditRecord = Omit<AuditEntry, "id" | "createdAt">;
+
 export interface KeyLimitRepository {
   /** null when the key does not exist. */
   get(keyId: string): Promise<KeyLimits | null>;
@@ -80,6 +83,8 @@ export interface KeyLimitRepository {
    * page costs the same however deep it is).
    */
   listAudit(filter: AuditFilter): Promise<AuditEntry[]>;
+  /** Writes one audit entry: an admin change that has no transaction of its own here. */
+  appendAudit(entry: AuditRecord): Promise<void>;
   /** Settled spend of every key of a workspace in one statement: today, this month, its total window. */
   sumWorkspaceKeySpend(input: {
     workspaceId: string;

@@ -9,7 +9,8 @@
  * - between the upstream's last byte and the client's: nothing (the record and the settlement
  *   leave afterwards, in batches);
  * and the record still ends final, billed, with its counters settled (docs/performance.md,
- * "The request path in distributed mode").
+ * "The request path in distributed mode"). The same holds for a request that asks for the response
+ * cache and misses: its lookup goes out beside the reservation, and its entry is written afterwards.
  */
 import assert from "node:assert/strict";
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
@@ -84,17 +85,20 @@ async function startMarkingUpstream() {
   };
 }
 
+/** `cachedAs`: the request asks for the response cache, with this prompt (a new one misses). */
 function send(
   gateway: RunningGateway,
   apiKey: string,
   stream: boolean,
+  cachedAs?: string,
 ): Promise<Omit<Marks, "upstreamAt" | "upstreamDoneAt">> {
   const payload = JSON.stringify({
     model: TEST_MODEL,
-    messages: [{ role: "user", content: "hi" }],
+    messages: [{ role: "user", content: cachedAs ?? "hi" }],
     max_tokens: 50,
     stream,
     ...(stream ? { stream_options: { include_usage: true } } : {}),
+    ...(cachedAs === undefined ? {} : { hi_cache: true }),
   });
   const url = new URL(`${gateway.url}/api/v1/chat/completions`);
   return new Promise((resolve, reject) => {
@@ -167,14 +171,19 @@ test("distributed request path: ≤ 1 Redis round trip before the upstream, no P
 
     const ids: string[] = [];
     const breaches: string[] = [];
-    for (const stream of [false, true]) {
+    for (const [stream, cached] of [
+      [false, false],
+      [true, false],
+      [false, true],
+      [true, true],
+    ] as const) {
       for (const delayed of ["redis", "postgres"] as const) {
         const proxy: RoundTripProxy = delayed === "redis" ? redisProxy : postgresProxy;
         const readMarks = upstream.reset();
         proxy.replyDelayMs = DELAY_MS;
         let sent: Omit<Marks, "upstreamAt" | "upstreamDoneAt">;
         try {
-          sent = await send(gateway, secret, stream);
+          sent = await send(gateway, secret, stream, cached ? `miss ${ids.length}` : undefined);
         } finally {
           proxy.replyDelayMs = 0;
         }
@@ -191,7 +200,7 @@ test("distributed request path: ≤ 1 Redis round trip before the upstream, no P
         const naming = (chunks: typeof chunksBefore) =>
           chunks.filter((chunk) => chunk.bytes.includes(marks.requestId)).length;
         t.diagnostic(
-          `${stream ? "streamed" : "non-streamed"}, ${delayed} held ${DELAY_MS} ms: ` +
+          `${stream ? "streamed" : "non-streamed"}${cached ? " cached miss" : ""}, ${delayed} held ${DELAY_MS} ms: ` +
             `arrival → upstream ${before.toFixed(1)} ms (${waitedBefore} waited, ${chunksBefore.length} sent, ` +
             `${naming(chunksBefore)} naming the request); upstream's last byte → client's ${after.toFixed(1)} ms ` +
             `(${waitedAfter} waited, ${chunksAfter.length} sent)`,
@@ -212,7 +221,7 @@ test("distributed request path: ≤ 1 Redis round trip before the upstream, no P
                 .slice(0, 300)}`,
             );
         }
-        const what = `${stream ? "streamed" : "non-streamed"} request`;
+        const what = `${stream ? "streamed" : "non-streamed"}${cached ? " cached-miss" : ""} request`;
         if (waitedBefore > (delayed === "redis" ? 1 : 0)) {
           breaches.push(`${what}: ${waitedBefore} ${delayed} round trips waited for before the upstream`);
         }
@@ -232,7 +241,7 @@ test("distributed request path: ≤ 1 Redis round trip before the upstream, no P
       async () => {
         const ledger = await readLedger(database.url, key.id, workspace.id);
         const counters = await readCounters(statePrefix, key.id, workspace.id);
-        return ledger.inProgress === 0 && ledger.generations === 8 && counters.leases === 0
+        return ledger.inProgress === 0 && ledger.generations === 12 && counters.leases === 0
           ? { ledger, counters }
           : undefined;
       },
@@ -240,7 +249,7 @@ test("distributed request path: ≤ 1 Redis round trip before the upstream, no P
     );
     // Read again now that nothing moves (readLedger's queries are not one snapshot).
     const ledger = await readLedger(database.url, key.id, workspace.id);
-    assert.equal(ledger.byStatus.ok, 8);
+    assert.equal(ledger.byStatus.ok, 12);
     assert.ok(ledger.keySpendMicroUsd > 0);
     assert.equal(settled.counters.totalSpendMicroUsd, ledger.keySpendMicroUsd, "counters = ledger");
     assert.equal(settled.counters.reservedMicroUsd, 0);

@@ -206,3 +206,50 @@ forEachGatewayMode("a bad X-Hi-Cache header is refused naming it", async (contex
   assert.match(answer.body, /X-Hi-Cache/);
   assert.equal(context.upstream.requests.length, 0);
 });
+
+forEachGatewayMode(
+  "a hit needs no headroom: a key past its limit and a workspace at $0 still get cached answers",
+  async (context) => {
+    // Past its limit: the miss's cost is above the total limit set afterwards.
+    context.upstream.enqueue(fakeReply.json(buildChatCompletion({ content: "Teal" })));
+    const miss = await post(context, "chat/completions", { ...CHAT, hi_cache: true });
+    assert.equal(miss.status, 200, miss.body);
+    await context.admin.updateKey(context.keyId, { totalLimitUsd: "0.000001" });
+    const refused = await post(context, "chat/completions", CHAT);
+    assert.equal(refused.status, 402, refused.body);
+    assert.match(refused.body, /key_limit_exceeded/);
+    for (const stream of [false, true]) {
+      const hit = await post(context, "chat/completions", { ...CHAT, stream, hi_cache: true });
+      assert.equal(hit.status, 200, hit.body);
+      assert.equal(hit.text, "Teal");
+      const record = await readRecord(context, hit.id);
+      assert.equal(record.cache_hit, true);
+      assert.equal(record.cost_micro_usd, "0");
+    }
+    // A cached request that misses is still refused for its spend.
+    const otherMiss = await post(context, "chat/completions", {
+      ...CHAT,
+      messages: [{ role: "user", content: "Name a shape" }],
+      hi_cache: true,
+    });
+    assert.equal(otherMiss.status, 402, otherMiss.body);
+
+    // A workspace whose balance is $0.
+    const workspace = await context.admin.createWorkspace({ name: "emptied", creditsUsd: "1" });
+    const { secret } = await context.admin.createKey({ workspaceId: workspace.id, name: "emptied" });
+    context.upstream.enqueue(fakeReply.json(buildChatCompletion({ content: "Teal" })));
+    const first = await post(context, "messages", { ...MESSAGES, hi_cache: true }, {}, secret);
+    assert.equal(first.status, 200, first.body);
+    const left = (await context.admin.getWorkspace(workspace.id)).balanceMicroUsd;
+    await context.admin.creditWorkspace(workspace.id, `-${left / 1_000_000}`);
+    assert.equal((await context.admin.getWorkspace(workspace.id)).balanceMicroUsd, 0);
+    const broke = await post(context, "messages", MESSAGES, {}, secret);
+    assert.equal(broke.status, 402, broke.body);
+    assert.match(broke.body, /insufficient_credits|credit/);
+    const hit = await post(context, "responses", { ...RESPONSES, hi_cache: true }, {}, secret);
+    assert.equal(hit.status, 200, hit.body);
+    assert.equal(hit.text, "Teal");
+    assert.equal((await readRecord(context, hit.id, secret)).cache_hit, true);
+    assert.equal(context.upstream.requests.length, 2, "only the two misses reached the upstream");
+  },
+);

@@ -219,6 +219,15 @@ export function createAdminConsoleRoutes(deps: AdminConsoleRoutesDeps): RouteDef
         userId,
         source: "playground",
       });
+      await deps.store.keyLimits.appendAudit({
+        action: "key.playground_minted",
+        actor: operator,
+        workspaceId: workspace.id,
+        apiKeyId: minted.keyId,
+        details: {
+          after: { source: "playground", user_id: userId, expires_at: minted.expiresAt.toISOString() },
+        },
+      });
       return {
         key: minted.secret,
         expires_at: minted.expiresAt.toISOString(),

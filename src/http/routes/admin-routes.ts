@@ -12,14 +12,16 @@ import type { RouteDefinition } from "../router/route-definition.js";
 import { createAdminRouteFactory, readAdminBody, readPathId } from "./internal-admin-route.js";
 
 const usdSchema = z.union([z.string(), z.number()]);
+const actorField = z.string().optional().meta({ description: "Who made the change, for the audit log" });
 
 const createWorkspaceBody = z.strictObject({
   name: z.string(),
   credits_usd: usdSchema.optional(),
   invoicing: z.boolean().optional(),
   allow_duplicate_name: z.boolean().optional(),
+  actor: actorField,
 });
-const creditBody = z.strictObject({ usd: usdSchema });
+const creditBody = z.strictObject({ usd: usdSchema, actor: actorField });
 /** A response-cache policy on the wire (docs/response-cache.md); the admin service checks the range. */
 const cacheTtlField = z.number().nullable().optional().meta({
   description:
@@ -29,6 +31,7 @@ const updateWorkspaceBody = z.strictObject({
   invoicing: z.boolean().optional(),
   locked: z.boolean().optional(),
   response_cache_ttl_seconds: cacheTtlField,
+  actor: actorField,
 });
 const createKeyBody = z.strictObject({
   workspace_id: z.string(),
@@ -41,6 +44,7 @@ const createKeyBody = z.strictObject({
   total_limit_usd: usdSchema.optional(),
   requests_per_minute: z.number().optional(),
   response_cache_ttl_seconds: cacheTtlField,
+  actor: actorField,
 });
 // null clears a limit (or the allowlist); an absent field is left as it is.
 const updateKeyBody = z.strictObject({
@@ -115,6 +119,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
           creditsUsd: body.credits_usd,
           invoicing: body.invoicing,
           allowDuplicateName: body.allow_duplicate_name,
+          actor: body.actor,
         });
         return c.json({ workspace: encodeWorkspace(workspace) }, 201);
       },
@@ -161,7 +166,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
       },
       async (c) => {
         const body = await readAdminBody(c, creditBody);
-        const workspace = await admin.creditWorkspace(readPathId(c), body.usd);
+        const workspace = await admin.creditWorkspace(readPathId(c), body.usd, body.actor);
         return c.json({ workspace: encodeWorkspace(workspace) });
       },
     ),
@@ -179,6 +184,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
           invoicing: body.invoicing,
           locked: body.locked,
           responseCacheTtlSeconds: body.response_cache_ttl_seconds,
+          actor: body.actor,
         });
         return c.json({ workspace: encodeWorkspace(workspace) });
       },
@@ -204,6 +210,7 @@ export function createAdminRoutes(admin: AdminService, internalSecret: string): 
           totalLimitUsd: body.total_limit_usd,
           requestsPerMinute: body.requests_per_minute,
           responseCacheTtlSeconds: body.response_cache_ttl_seconds,
+          actor: body.actor,
         });
         return c.json(
           { key: encodeKey(key), secret, ...(limits ? { limits: encodeKeyLimits(limits) } : {}) },

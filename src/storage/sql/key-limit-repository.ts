@@ -119,7 +119,7 @@ export function createKeyLimitRepository(client: SqlClient): KeyLimitRepository 
 
   async function insertAudit(
     tx: SqlClient,
-    entry: { action: string; actor: string; workspaceId: string; apiKeyId: string; details: unknown },
+    entry: { action: string; actor: string; workspaceId: string; apiKeyId: string | null; details: unknown },
   ): Promise<void> {
     await tx.query(
       `INSERT INTO audit_log (action, actor, workspace_id, api_key_id, details)
@@ -130,6 +130,10 @@ export function createKeyLimitRepository(client: SqlClient): KeyLimitRepository 
 
   return {
     get,
+
+    async appendAudit(entry) {
+      await insertAudit(client, entry);
+    },
 
     async readAdmission(keyId) {
       const workspaceColumns = WORKSPACE_COLUMNS.split(", ")
