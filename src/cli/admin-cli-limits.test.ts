@@ -127,7 +127,7 @@ describe("admin CLI: key limits, through a running gateway's admin API", () => {
     const text = await runAdminCli(["key", "reset-total", key.id, "--actor", "carol"], env);
     assert.match(text.stdout, /previous total spend \$0 \(0 micro-USD\), new window from \S+; audit-logged/);
 
-    // The audit log holds both resets and the two updates, with their actors.
+    // The audit log holds both resets, the two updates and the creation, with their actors.
     const entries = await context.store.keyLimits.listAudit({ apiKeyId: key.id });
     assert.deepEqual(
       entries.map((entry) => [entry.action, entry.actor]),
@@ -136,6 +136,7 @@ describe("admin CLI: key limits, through a running gateway's admin API", () => {
         ["key.total_reset", "bob"],
         ["key.limits_updated", "admin"],
         ["key.limits_updated", "alice"],
+        ["key.created", "admin"],
       ],
     );
   });
