@@ -93,7 +93,7 @@ export class GenerationAdmission {
   constructor(private readonly deps: AdmissionDependencies) {}
 
   async admit(input: GenerationInput): Promise<AdmittedGeneration> {
-    const { config, spendGuard, adapters, answerCache } = this.deps;
+    const { config, adapters, answerCache } = this.deps;
     // The bounds below count the passthrough fields' JSON text: made here in steps, once.
     const { passthrough } = input.request;
     if (Object.keys(passthrough).length > 0) {
@@ -246,6 +246,7 @@ export class GenerationAdmission {
         return spendGuard.admit(freeOfSpend(admission));
       }
     }
+    const settledMark = this.deps.billing.pending.mark();
     return spendGuard.admit(admission).catch(async (error: unknown) => {
       if (!isSpendRefusal(error)) throw error;
       if (lookup !== undefined && (await lookup) !== undefined) {
@@ -253,11 +254,14 @@ export class GenerationAdmission {
       }
       // Refused while this instance still settles the key's finished generations (their answers
       // ended before their settlement): once those are done the headroom is what their real cost
-      // left, so ask once more. A refusal with nothing pending stands.
+      // left, so ask once more; so too when one finished while this admission was asked (the
+      // limit store may have run it before that settlement). A refusal with nothing pending or
+      // finished meanwhile stands.
       const waited = await this.deps.billing.pending.waitFor(
         admission.keyId,
         admission.workspaceId,
         SETTLEMENT_WAIT_MS,
+        settledMark,
       );
       if (!waited) throw error;
       return spendGuard.admit(admission);

@@ -30,3 +30,18 @@ test("a refusal waits for the key's or workspace's pending settlements, at most 
   assert.equal(await pending.waitFor("key_b", "ws_b", 50), true);
   assert.ok(performance.now() - started < 1_000, "the bound holds for a settlement that never ends");
 });
+
+test("a refusal that crossed a settlement is asked again: one finished since the mark counts as waited for", async () => {
+  const pending = new PendingSettlements();
+  const mark = pending.mark();
+  assert.equal(
+    await pending.waitFor("key_a", "ws_a", 1_000, mark),
+    false,
+    "nothing finished: the refusal stands",
+  );
+  // The admission was asked; meanwhile a settlement of the key finished before the refusal came back.
+  pending.track("key_a", "ws_a", Promise.resolve());
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(await pending.waitFor("key_a", "ws_a", 1_000, mark), true);
+  assert.equal(await pending.waitFor("key_a", "ws_a", 1_000, pending.mark()), false, "a new mark sees none");
+});

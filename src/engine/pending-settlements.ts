@@ -12,12 +12,25 @@
 export class PendingSettlements {
   private readonly byKey = new Map<string, Set<Promise<void>>>();
   private readonly byWorkspace = new Map<string, Set<Promise<void>>>();
+  /**
+   * How many settlements have finished on this instance. A refusal can cross a settlement: the
+   * admission ran in the limit store before it, and the settlement finished before the refusal
+   * came back, so nothing is pending any more but the refusal saw the worst case still held.
+   * Admission reads this before it asks, and asks again when it changed.
+   */
+  private finished = 0;
+
+  /** A mark to pass to `waitFor`: settlements finished after it make a refusal worth asking again. */
+  mark(): number {
+    return this.finished;
+  }
 
   /** Tracks `settling` (never rejects) under the key and the workspace until it ends. */
   track(keyId: string, workspaceId: string, settling: Promise<void>): void {
     add(this.byKey, keyId, settling);
     add(this.byWorkspace, workspaceId, settling);
     void settling.then(() => {
+      this.finished++;
       remove(this.byKey, keyId, settling);
       remove(this.byWorkspace, workspaceId, settling);
     });
@@ -25,11 +38,12 @@ export class PendingSettlements {
 
   /**
    * Waits, at most `timeoutMs`, for the settlements pending for the key or its workspace when
-   * called. False when there were none (a refusal then stands as it is).
+   * called. False when there were none and none finished since `since` (a `mark()` taken before
+   * the refused admission was sent): a refusal then stands as it is.
    */
-  async waitFor(keyId: string, workspaceId: string, timeoutMs: number): Promise<boolean> {
+  async waitFor(keyId: string, workspaceId: string, timeoutMs: number, since?: number): Promise<boolean> {
     const pending = [...(this.byKey.get(keyId) ?? []), ...(this.byWorkspace.get(workspaceId) ?? [])];
-    if (pending.length === 0) return false;
+    if (pending.length === 0) return since !== undefined && this.finished !== since;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, timeoutMs);
