@@ -150,6 +150,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     deadlineMs: limits.databaseDeadlineMs,
     openWhileUnreachable: true,
     onError: (error) => logger.warn({ err: error }, "database connection error"),
+    onJournalError: (error, requestId) =>
+      logger.error(
+        { err: error, requestId },
+        "usage journal append failed; the record waits in memory for its database batch",
+      ),
     onAvailabilityChange: (available, cause) => {
       if (available) logger.info("database reachable again");
       else

@@ -58,6 +58,11 @@ export interface OpenStoreOptions {
    * answers (a gateway), instead of failing (the admin CLI, which has nothing to wait for).
    */
   openWhileUnreachable?: boolean;
+  /**
+   * Embedded: a usage-journal append failed (a full disk). The record still reaches the database
+   * with its batch; it is lost only if the process dies first, so this must be reported.
+   */
+  onJournalError?: (error: unknown, requestId: string) => void;
 }
 
 export const IN_MEMORY_DATA_DIR = "memory://";
@@ -123,6 +128,7 @@ export async function openStoreWithSqlClient(
       release,
       join(options.dataDir, "journal"),
       availability(client),
+      options.onJournalError,
     );
   } catch (error) {
     await release();
@@ -141,6 +147,7 @@ async function prepareStore(
   releaseLock: () => Promise<void>,
   journalDirectory: string | undefined,
   availability: DatabaseAvailability,
+  onJournalError?: (error: unknown, requestId: string) => void,
 ): Promise<{ store: Store; client: SqlClient }> {
   let journal: UsageJournal | undefined;
   try {
@@ -154,7 +161,7 @@ async function prepareStore(
     await client.close().catch(() => {});
     throw error;
   }
-  const store = createStore(client, mode, releaseLock, journal, availability);
+  const store = createStore(client, mode, releaseLock, journal, availability, onJournalError);
   return { store, client: store.readClient };
 }
 
@@ -168,11 +175,14 @@ export function createStore(
   releaseLock: () => Promise<void> = async () => {},
   journal?: UsageJournal,
   availability: DatabaseAvailability = createDatabaseAvailability({ client: rawClient }),
+  onJournalError?: (error: unknown, requestId: string) => void,
 ): Store & { readClient: SqlClient } {
   let closing: Promise<void> | undefined;
   const client = availability.guard(rawClient);
   const sqlGenerations = createGenerationRepository(client);
-  const journaled = journal ? createJournaledGenerationRepository(sqlGenerations, journal) : undefined;
+  const journaled = journal
+    ? createJournaledGenerationRepository(sqlGenerations, journal, { onJournalError })
+    : undefined;
   const batched = journaled ? undefined : createBatchedGenerationRepository(sqlGenerations);
   const generations = journaled ?? batched!;
   // Every other read first waits for the final records handed over before it (the request that
