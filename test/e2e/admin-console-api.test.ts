@@ -152,6 +152,7 @@ forEachGatewayMode("admin API for the console's key, audit and playground pages"
         ["key.limits_updated", "erin"],
         ["key.limits_updated", "dave"],
         ["key.total_reset", "carol"],
+        ["key.created", "admin"],
       ],
     );
     assert.equal(body.data[0].details.before.expires_at, expiresAt);
@@ -179,14 +180,18 @@ forEachGatewayMode("admin API for the console's key, audit and playground pages"
       before = page.body.next_before;
       pages++;
     } while (before !== null);
-    assert.equal(seen.length, 8, "3 entries of the first key + 5 of the second");
-    assert.equal(new Set(seen).size, 8);
+    assert.equal(
+      seen.length,
+      11,
+      "the workspace's creation, the first key's creation and 3 changes, the second key's creation and 5 changes",
+    );
+    assert.equal(new Set(seen).size, 11);
     assert.deepEqual(
       [...seen].sort((a, b) => Number(b) - Number(a)),
       seen,
       "newest first",
     );
-    assert.equal(pages, 3);
+    assert.equal(pages, 4);
 
     const bad = await callAdmin(context, "GET", "/audit-log?before=abc");
     assert.equal(bad.status, 400);
