@@ -109,10 +109,12 @@ forEachGatewayMode(
     // The change is in the audit log with the key's other changes.
     const entries = await context.gateway.store.keyLimits.listAudit({ apiKeyId: context.keyId });
     assert.deepEqual(
-      entries.map((entry) => [
-        (entry.details as { before: Record<string, unknown> }).before.response_cache_ttl_seconds,
-        (entry.details as { after: Record<string, unknown> }).after.response_cache_ttl_seconds,
-      ]),
+      entries
+        .filter((entry) => entry.action === "key.limits_updated")
+        .map((entry) => [
+          (entry.details as { before: Record<string, unknown> }).before.response_cache_ttl_seconds,
+          (entry.details as { after: Record<string, unknown> }).after.response_cache_ttl_seconds,
+        ]),
       [
         [600, null],
         [null, 600],
