@@ -10,42 +10,20 @@
  * second by the last one.
  */
 import assert from "node:assert/strict";
-import { createServer, type IncomingMessage, type Server } from "node:http";
 import { test } from "node:test";
 import { verifyWebhook } from "../../src/alerts/sign-webhook.js";
 import { openStore } from "../../src/storage/open-store.js";
 import { startGatewayCluster } from "../helpers/gateway-process.js";
 import { chatBody, createLimitsConfig, startPricedUpstream, waitFor } from "../helpers/limits-cluster.js";
 import { requireMode } from "../helpers/storage-modes.js";
+import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
 
 const REQUESTS_PER_GATEWAY = 5;
-
-async function startReceiver(): Promise<{
-  url: string;
-  received: Array<{ headers: IncomingMessage["headers"]; body: string }>;
-  server: Server;
-}> {
-  const received: Array<{ headers: IncomingMessage["headers"]; body: string }> = [];
-  const server = createServer((request, response) => {
-    let body = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk) => {
-      body += chunk;
-    });
-    request.on("end", () => {
-      received.push({ headers: request.headers, body });
-      response.end("ok");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/hooks/budget`, received, server };
-}
 
 test("two gateway processes crossing the same thresholds at once send one webhook per threshold", async (t) => {
   if (!(await requireMode(t, "postgres")) || !(await requireMode(t, "redis"))) return;
   const upstream = await startPricedUpstream();
-  const receiver = await startReceiver();
+  const receiver = await startWebhookReceiver();
   const cluster = await startGatewayCluster({
     count: 2,
     config: createLimitsConfig(upstream.baseUrl),

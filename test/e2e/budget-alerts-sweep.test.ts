@@ -7,39 +7,17 @@
  * crosses it and the loopback receiver gets one webhook saying so.
  */
 import assert from "node:assert/strict";
-import { createServer, type IncomingMessage, type Server } from "node:http";
 import { verifyWebhook } from "../../src/alerts/sign-webhook.js";
 import { computeInterruptedAgeMs } from "../../src/engine/interrupted-sweep.js";
 import { computeLimitWindows } from "../../src/limits/limit-windows.js";
 import { createTestStart } from "../helpers/generation-records.js";
 import { forEachGatewayMode, TEST_MODEL } from "../helpers/test-gateway.js";
-
-async function startReceiver(): Promise<{
-  url: string;
-  received: Array<{ headers: IncomingMessage["headers"]; body: string }>;
-  server: Server;
-}> {
-  const received: Array<{ headers: IncomingMessage["headers"]; body: string }> = [];
-  const server = createServer((request, response) => {
-    let body = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk) => {
-      body += chunk;
-    });
-    request.on("end", () => {
-      received.push({ headers: request.headers, body });
-      response.end("ok");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/hooks/budget`, received, server };
-}
+import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
 
 forEachGatewayMode(
   "a request settled by the crash sweep crosses a threshold: one webhook",
   async (context) => {
-    const receiver = await startReceiver();
+    const receiver = await startWebhookReceiver();
     try {
       const { store, config } = context.gateway;
       await context.admin.updateKey(context.keyId, { dailyLimitUsd: "0.001" });

@@ -7,7 +7,6 @@
  * settle past the same threshold at once send exactly one webhook.
  */
 import assert from "node:assert/strict";
-import { createServer, type IncomingMessage, type Server } from "node:http";
 import { test } from "node:test";
 import { createBudgetAlerts } from "../../src/alerts/budget-alerts.js";
 import { verifyWebhook } from "../../src/alerts/sign-webhook.js";
@@ -16,35 +15,10 @@ import { openStore } from "../../src/storage/open-store.js";
 import { buildChatCompletion, fakeReply } from "../helpers/fake-openai-upstream.js";
 import { createTestDatabase, requireMode } from "../helpers/storage-modes.js";
 import { forEachGatewayMode, TEST_MODEL } from "../helpers/test-gateway.js";
+import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: admin API documents are read field by field.
 type AdminDocument = any;
-
-interface Received {
-  headers: IncomingMessage["headers"];
-  body: string;
-}
-
-async function startReceiver(
-  statuses: number[],
-): Promise<{ url: string; received: Received[]; server: Server }> {
-  const received: Received[] = [];
-  const server = createServer((request, response) => {
-    let body = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk) => {
-      body += chunk;
-    });
-    request.on("end", () => {
-      received.push({ headers: request.headers, body });
-      response.statusCode = statuses[received.length - 1] ?? 200;
-      response.end("ok");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/hooks/budget`, received, server };
-}
 
 async function waitFor<T>(
   read: () => Promise<T>,
@@ -62,7 +36,7 @@ async function waitFor<T>(
 forEachGatewayMode(
   "crossing a threshold sends one signed webhook, retried after a 500, every attempt listed",
   async (context) => {
-    const receiver = await startReceiver([500, 200]);
+    const receiver = await startWebhookReceiver([500, 200]);
     try {
       const admin = (method: string, path: string, body?: unknown) =>
         fetch(`${context.url}/internal/admin${path}`, {
@@ -198,7 +172,7 @@ forEachGatewayMode(
 test("two instances settling past the same threshold at once send one webhook [postgres]", async (t) => {
   if (!(await requireMode(t, "postgres"))) return;
   const database = await createTestDatabase();
-  const receiver = await startReceiver([]);
+  const receiver = await startWebhookReceiver([]);
   const stores = [
     await openStore({ databaseUrl: database.url, dataDir: "/nonexistent" }),
     await openStore({ databaseUrl: database.url, dataDir: "/nonexistent" }),
