@@ -153,3 +153,41 @@ forEachStorageMode(
     assert.equal((await admin.listKeys(workspace.id)).length, 1, "nothing was created");
   },
 );
+
+forEachStorageMode(
+  "admin service: a change and its audit entry commit together (a failed entry undoes the credit, so a retry cannot add it twice)",
+  async ({ store, sql }) => {
+    const admin = createAdminService({ store, state: await openSharedState({}) });
+    const workspace = await admin.createWorkspace({ name: "audited", creditsUsd: "1" });
+    const key = await admin.createKey({ workspaceId: workspace.id });
+    const ledger = async () =>
+      (
+        await sql.query("SELECT count(*)::int AS n FROM ledger_entries WHERE workspace_id = $1", [
+          workspace.id,
+        ])
+      )[0]?.n;
+    const ledgerBefore = await ledger();
+    // The audit log refuses every new entry from here on: each change must then fail whole.
+    await sql.query("ALTER TABLE audit_log ADD CONSTRAINT refuse_all CHECK (action = '') NOT VALID");
+    try {
+      await assert.rejects(admin.creditWorkspace(workspace.id, "2"));
+      assert.equal((await admin.getWorkspace(workspace.id)).balanceMicroUsd, 1_000_000, "credit rolled back");
+      assert.equal(await ledger(), ledgerBefore, "no ledger entry for the rolled-back credit");
+      await assert.rejects(admin.updateWorkspace(workspace.id, { locked: true }));
+      assert.equal((await admin.getWorkspace(workspace.id)).locked, false);
+      await assert.rejects(admin.setKeyStatus(key.key.id, "disabled"));
+      assert.equal((await admin.getKey(key.key.id)).key.status, "active");
+      const keysBefore = (await admin.listKeys(workspace.id)).length;
+      await assert.rejects(admin.createKey({ workspaceId: workspace.id }));
+      assert.equal((await admin.listKeys(workspace.id)).length, keysBefore);
+      await assert.rejects(admin.createWorkspace({ name: "never-created", creditsUsd: "5" }));
+      assert.equal((await store.workspaces.list({ name: "never-created", limit: 10 })).length, 0);
+    } finally {
+      await sql.query("ALTER TABLE audit_log DROP CONSTRAINT refuse_all");
+    }
+    // With the log back, the retried credit is added once and logged once.
+    assert.equal((await admin.creditWorkspace(workspace.id, "2")).balanceMicroUsd, 3_000_000);
+    const credits = await store.keyLimits.listAudit({ workspaceId: workspace.id });
+    assert.equal(credits.filter((entry) => entry.action === "workspace.credited").length, 1);
+  },
+);

@@ -156,20 +156,16 @@ export function createAdminService({
       const invoicing = readOptionalBoolean(input.invoicing, "invoicing") ?? false;
       const allowDuplicate = readOptionalBoolean(input.allowDuplicateName, "allow_duplicate_name") ?? false;
       const actor = readActor(input.actor);
-      const workspace = await store.workspaces.create({
-        name,
-        creditsMicroUsd,
-        invoicing,
-        uniqueName: !allowDuplicate,
-      });
-      await store.keyLimits.appendAudit({
-        action: "workspace.created",
-        actor,
-        workspaceId: workspace.id,
-        apiKeyId: null,
-        details: { after: describeWorkspace(workspace) },
-      });
-      return workspace;
+      return store.workspaces.create(
+        { name, creditsMicroUsd, invoicing, uniqueName: !allowDuplicate },
+        (workspace) => ({
+          action: "workspace.created",
+          actor,
+          workspaceId: workspace.id,
+          apiKeyId: null,
+          details: { after: describeWorkspace(workspace) },
+        }),
+      );
     },
 
     getWorkspace: (id) => requireWorkspace(id, "id"),
@@ -189,18 +185,17 @@ export function createAdminService({
     async creditWorkspace(id, usd, actorName) {
       const amount = parseUsdToMicroUsd(usd, { param: "usd", allowNegative: true, allowZero: false });
       const actor = readActor(actorName);
-      const workspace = await store.workspaces.credit(readId(id, "id"), amount);
-      await store.keyLimits.appendAudit({
+      const workspace = await store.workspaces.credit(readId(id, "id"), amount, (credited) => ({
         action: "workspace.credited",
         actor,
-        workspaceId: workspace.id,
+        workspaceId: credited.id,
         apiKeyId: null,
         details: {
           amount_micro_usd: String(amount),
-          before: { balance_micro_usd: String(workspace.balanceMicroUsd - amount) },
-          after: { balance_micro_usd: String(workspace.balanceMicroUsd) },
+          before: { balance_micro_usd: String(credited.balanceMicroUsd - amount) },
+          after: { balance_micro_usd: String(credited.balanceMicroUsd) },
         },
-      });
+      }));
       // After the commit: the limit counters re-seed the balance from Postgres (here at once, and
       // on every instance that hears the announcement).
       await spendGuard?.forgetBalance(workspace.id);
@@ -219,18 +214,17 @@ export function createAdminService({
       }
       const actor = readActor(changes.actor);
       const before = await requireWorkspace(id, "id");
-      const workspace = await store.workspaces.update(before.id, {
-        invoicing,
-        locked,
-        responseCacheTtlSeconds,
-      });
-      await store.keyLimits.appendAudit({
-        action: "workspace.updated",
-        actor,
-        workspaceId: workspace.id,
-        apiKeyId: null,
-        details: { before: describeWorkspace(before), after: describeWorkspace(workspace) },
-      });
+      const workspace = await store.workspaces.update(
+        before.id,
+        { invoicing, locked, responseCacheTtlSeconds },
+        (updated) => ({
+          action: "workspace.updated",
+          actor,
+          workspaceId: updated.id,
+          apiKeyId: null,
+          details: { before: describeWorkspace(before), after: describeWorkspace(updated) },
+        }),
+      );
       // A lock, invoicing or cache-policy change concerns every key of the workspace.
       await announce(state, KEY_CHANGED_CHANNEL, JSON.stringify({ workspaceId: workspace.id }));
       return workspace;
@@ -250,29 +244,32 @@ export function createAdminService({
       };
       const responseCacheTtlSeconds = readCacheTtl(input.responseCacheTtlSeconds) ?? null;
       const actor = readActor(input.actor);
-      const created = await store.apiKeys.create({
-        workspaceId: workspace.id,
-        name,
-        allowedModels,
-        expiresAt,
-        memberId,
-        limits,
-        responseCacheTtlSeconds,
-      });
-      await store.keyLimits.appendAudit({
-        action: "key.created",
-        actor,
-        workspaceId: workspace.id,
-        apiKeyId: created.key.id,
-        details: {
-          after: Object.assign(describeKey(created.key), {
-            daily_limit_micro_usd: limits.dailyMicroUsd === null ? null : String(limits.dailyMicroUsd),
-            monthly_limit_micro_usd: limits.monthlyMicroUsd === null ? null : String(limits.monthlyMicroUsd),
-            total_limit_micro_usd: limits.totalMicroUsd === null ? null : String(limits.totalMicroUsd),
-            requests_per_minute: limits.requestsPerMinute,
-          }),
+      const created = await store.apiKeys.create(
+        {
+          workspaceId: workspace.id,
+          name,
+          allowedModels,
+          expiresAt,
+          memberId,
+          limits,
+          responseCacheTtlSeconds,
         },
-      });
+        ({ key }) => ({
+          action: "key.created",
+          actor,
+          workspaceId: workspace.id,
+          apiKeyId: key.id,
+          details: {
+            after: Object.assign(describeKey(key), {
+              daily_limit_micro_usd: limits.dailyMicroUsd === null ? null : String(limits.dailyMicroUsd),
+              monthly_limit_micro_usd:
+                limits.monthlyMicroUsd === null ? null : String(limits.monthlyMicroUsd),
+              total_limit_micro_usd: limits.totalMicroUsd === null ? null : String(limits.totalMicroUsd),
+              requests_per_minute: limits.requestsPerMinute,
+            }),
+          },
+        }),
+      );
       return { key: created.key, secret: created.secret, limits: { totalResetAt: null, ...limits } };
     },
 
@@ -332,14 +329,13 @@ export function createAdminService({
       if (existing.status === "revoked" && status !== "revoked") {
         throw GatewayError.invalidRequest(`API key "${keyId}" is revoked; revocation is final`, "id");
       }
-      const key = await store.apiKeys.setStatus(keyId, status);
-      await store.keyLimits.appendAudit({
+      const key = await store.apiKeys.setStatus(keyId, status, (key) => ({
         action: "key.status_changed",
         actor,
         workspaceId: key.workspaceId,
         apiKeyId: key.id,
         details: { before: { status: existing.status }, after: { status: key.status } },
-      });
+      }));
       await announceKeyChange(state, keyId);
       return key;
     },

@@ -8,7 +8,8 @@ import type { AlertDeliveryRecord, AlertRepository } from "../alerts/ports.js";
 import { checkWebhookUrl, type WebhookPolicy } from "../alerts/post-webhook.js";
 import { createWebhookSecret } from "../alerts/sign-webhook.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import { type AuditLog, DEFAULT_ACTOR } from "./audit-admin-change.js";
+import type { AuditOf } from "../limits/ports.js";
+import { DEFAULT_ACTOR } from "./audit-admin-change.js";
 import type { ApiKeyRepository, WorkspaceRepository } from "./ports.js";
 import { createUnknownWorkspaceError } from "./workspace-errors.js";
 
@@ -19,8 +20,6 @@ export interface AlertSettingsDeps {
   alerts: AlertRepository;
   apiKeys: Pick<ApiKeyRepository, "get">;
   workspaces: Pick<WorkspaceRepository, "get">;
-  /** Where each change is audit-logged (audit-admin-change.ts). */
-  audit: AuditLog;
   /** null when the URL may be used, else why not. */
   checkWebhookUrl(url: string): string | null;
 }
@@ -72,12 +71,13 @@ export function createAlertSettings(deps: AlertSettingsDeps) {
     return workspace;
   };
   /** The webhook's URL and thresholds before and after; never its signing secret. */
-  const auditWebhook = (
-    workspaceId: string,
-    before: { url: string; thresholds: number[] | null } | null,
-    after: { url: string; thresholds: number[] | null } | null,
-  ) =>
-    deps.audit.appendAudit({
+  const webhookAudit =
+    (
+      workspaceId: string,
+      before: { url: string; thresholds: number[] | null } | null,
+      after: { url: string; thresholds: number[] | null } | null,
+    ): AuditOf<void> =>
+    () => ({
       action: "workspace.alert_webhook_updated",
       actor: DEFAULT_ACTOR,
       workspaceId,
@@ -93,14 +93,13 @@ export function createAlertSettings(deps: AlertSettingsDeps) {
       const key = await deps.apiKeys.get(keyId);
       if (!key) throw GatewayError.invalidRequest(`Unknown API key "${keyId}"`, "id");
       const before = await deps.alerts.getKeyThresholds(key.id);
-      await deps.alerts.setKeyThresholds(key.id, thresholds);
-      await deps.audit.appendAudit({
+      await deps.alerts.setKeyThresholds(key.id, thresholds, () => ({
         action: "key.alert_thresholds_updated",
         actor: DEFAULT_ACTOR,
         workspaceId: key.workspaceId,
         apiKeyId: key.id,
         details: { before: { thresholds: before }, after: { thresholds } },
-      });
+      }));
       return { api_key_id: key.id, thresholds };
     },
     async getKeyThresholds(keyId: string) {
@@ -121,8 +120,11 @@ export function createAlertSettings(deps: AlertSettingsDeps) {
         input.thresholds === undefined ? null : readThresholds(input.thresholds, "thresholds");
       const secret = createWebhookSecret();
       const before = await deps.alerts.getWebhook(workspace.id);
-      await deps.alerts.setWebhook(workspace.id, { url, secret, thresholds });
-      await auditWebhook(workspace.id, before, { url, thresholds });
+      await deps.alerts.setWebhook(
+        workspace.id,
+        { url, secret, thresholds },
+        webhookAudit(workspace.id, before, { url, thresholds }),
+      );
       return { workspace_id: workspace.id, url, thresholds, secret };
     },
     async getWebhook(workspaceId: string) {
@@ -136,8 +138,7 @@ export function createAlertSettings(deps: AlertSettingsDeps) {
     async removeWebhook(workspaceId: string) {
       const workspace = await requireWorkspace(workspaceId);
       const before = await deps.alerts.getWebhook(workspace.id);
-      await deps.alerts.setWebhook(workspace.id, null);
-      await auditWebhook(workspace.id, before, null);
+      await deps.alerts.setWebhook(workspace.id, null, webhookAudit(workspace.id, before, null));
       return { workspace_id: workspace.id, webhook: null };
     },
     async listDeliveries(workspaceId: string, limit: number) {

@@ -1,17 +1,14 @@
 /**
- * The audit-log entries of admin changes that have no transaction of their own in storage
- * (workspace create, credit and update, key create and status, alert settings, playground keys):
- * who, what, which workspace and key, and the values before and after. Money is a decimal string of
- * micro-USD, as in the limit entries the key-limit repository writes itself. An entry is written
- * after its change is committed.
+ * How admin changes describe themselves in the audit log (workspace create, credit and update, key
+ * create and status, alert settings, playground keys): who, what, which workspace and key, and the
+ * values before and after. Money is a decimal string of micro-USD, as in the limit entries the
+ * key-limit repository writes itself. A repository writes the entry in the change's own transaction
+ * (`AuditOf`).
  */
 import type { ApiKeyRecord, Workspace } from "../auth/accounts.js";
-import type { AuditRecord, KeyLimitRepository } from "../limits/ports.js";
 
 /** Who made a change when the caller does not say. */
 export const DEFAULT_ACTOR = "admin";
-
-export type AuditLog = Pick<KeyLimitRepository, "appendAudit">;
 
 /** A workspace's administered settings as an audit entry shows them. */
 export function describeWorkspace(workspace: Workspace): Record<string, unknown> {
@@ -34,8 +31,4 @@ export function describeKey(key: ApiKeyRecord): Record<string, unknown> {
     expires_at: key.expiresAt?.toISOString() ?? null,
     response_cache_ttl_seconds: key.responseCacheTtlSeconds ?? null,
   };
-}
-
-export function writeAudit(log: AuditLog, entry: AuditRecord): Promise<void> {
-  return log.appendAudit(entry);
 }

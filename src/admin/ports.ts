@@ -4,16 +4,23 @@
  */
 import type { ApiKeyRecord, ApiKeyStatus, RequestSource, Workspace } from "../auth/accounts.js";
 import type { GenerationRecord, GenerationStatus } from "../engine/generation-record.js";
-import type { KeyLimitRepository, KeyLimits } from "../limits/ports.js";
+import type { AuditOf, KeyLimitRepository, KeyLimits } from "../limits/ports.js";
 
+/**
+ * Each change takes an optional audit entry (`AuditOf`), written in the change's own transaction:
+ * both are committed or neither.
+ */
 export interface WorkspaceRepository {
   /** With `uniqueName`, refuses (invalid_request, param `name`) when a workspace has that name already. */
-  create(input: {
-    name: string;
-    creditsMicroUsd: number;
-    invoicing: boolean;
-    uniqueName?: boolean;
-  }): Promise<Workspace>;
+  create(
+    input: {
+      name: string;
+      creditsMicroUsd: number;
+      invoicing: boolean;
+      uniqueName?: boolean;
+    },
+    audit?: AuditOf<Workspace>,
+  ): Promise<Workspace>;
   get(id: string): Promise<Workspace | null>;
   /**
    * Oldest first, then by id (byte order) among those created in the same clock tick (the embedded
@@ -21,30 +28,34 @@ export interface WorkspaceRepository {
    */
   list(options: { name?: string; limit: number }): Promise<Workspace[]>;
   /** Adds (or with a negative amount removes) credit. */
-  credit(id: string, amountMicroUsd: number): Promise<Workspace>;
+  credit(id: string, amountMicroUsd: number, audit?: AuditOf<Workspace>): Promise<Workspace>;
   /** An absent field stays as it is; `responseCacheTtlSeconds` null clears the policy. */
   update(
     id: string,
     changes: { invoicing?: boolean; locked?: boolean; responseCacheTtlSeconds?: number | null },
+    audit?: AuditOf<Workspace>,
   ): Promise<Workspace>;
   count(): Promise<number>;
 }
 
 export interface ApiKeyRepository {
-  create(input: {
-    workspaceId: string;
-    name?: string;
-    allowedModels?: string[] | null;
-    expiresAt?: Date | null;
-    memberId?: string | null;
-    source?: RequestSource;
-    /** Spend limits and rate limit set together with the key (absent: none). */
-    limits?: Partial<Omit<KeyLimits, "totalResetAt">>;
-    /** The key's own response-cache policy in seconds (absent: its workspace's). */
-    responseCacheTtlSeconds?: number | null;
-  }): Promise<{ key: ApiKeyRecord; secret: string }>;
+  create(
+    input: {
+      workspaceId: string;
+      name?: string;
+      allowedModels?: string[] | null;
+      expiresAt?: Date | null;
+      memberId?: string | null;
+      source?: RequestSource;
+      /** Spend limits and rate limit set together with the key (absent: none). */
+      limits?: Partial<Omit<KeyLimits, "totalResetAt">>;
+      /** The key's own response-cache policy in seconds (absent: its workspace's). */
+      responseCacheTtlSeconds?: number | null;
+    },
+    audit?: AuditOf<{ key: ApiKeyRecord; secret: string }>,
+  ): Promise<{ key: ApiKeyRecord; secret: string }>;
   get(id: string): Promise<ApiKeyRecord | null>;
-  setStatus(id: string, status: ApiKeyStatus): Promise<ApiKeyRecord>;
+  setStatus(id: string, status: ApiKeyStatus, audit?: AuditOf<ApiKeyRecord>): Promise<ApiKeyRecord>;
   /** Oldest first, then by id (byte order) among those created in the same clock tick. */
   list(workspaceId: string): Promise<ApiKeyRecord[]>;
 }

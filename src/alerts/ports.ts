@@ -2,7 +2,7 @@
  * What budget alerts need from storage (storage/sql/alert-repository.ts implements it). Money is
  * integer micro-USD; thresholds are whole percent of a limit (1..1000).
  */
-import type { SpendWindowName } from "../limits/ports.js";
+import type { AuditOf, SpendWindowName } from "../limits/ports.js";
 
 export interface AlertWebhook {
   url: string;
@@ -65,10 +65,10 @@ export interface KeyAlertStatus {
 export interface AlertRepository {
   getKeyThresholds(keyId: string): Promise<number[] | null>;
   /** null removes the key's own thresholds (the workspace's then apply). */
-  setKeyThresholds(keyId: string, thresholds: number[] | null): Promise<void>;
+  setKeyThresholds(keyId: string, thresholds: number[] | null, audit?: AuditOf<void>): Promise<void>;
   getWebhook(workspaceId: string): Promise<AlertWebhook | null>;
   /** null removes the webhook. */
-  setWebhook(workspaceId: string, webhook: AlertWebhook | null): Promise<void>;
+  setWebhook(workspaceId: string, webhook: AlertWebhook | null, audit?: AuditOf<void>): Promise<void>;
   readTarget(keyId: string, workspaceId: string): Promise<AlertTarget | null>;
   /** true for the one caller that claimed it first, whatever instance it runs on. */
   claim(claim: AlertClaim): Promise<boolean>;

@@ -47,11 +47,11 @@ export function createHttpAdminAlerts(call: AdminCallJson): AdminAlerts {
 }
 
 export function createDirectAdminAlerts(
-  store: Pick<Store, "alerts" | "apiKeys" | "workspaces" | "keyLimits">,
+  store: Pick<Store, "alerts" | "apiKeys" | "workspaces">,
   policy: { allowHttp: boolean; allowLoopback: boolean },
 ): AdminAlerts {
   const settings = createCheckedAlertSettings(
-    { alerts: store.alerts, apiKeys: store.apiKeys, workspaces: store.workspaces, audit: store.keyLimits },
+    { alerts: store.alerts, apiKeys: store.apiKeys, workspaces: store.workspaces },
     policy,
   );
   return {

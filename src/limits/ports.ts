@@ -49,6 +49,12 @@ export interface AuditEntry {
 /** What an admin change writes to the audit log: who, what, which target, before/after. */
 export type AuditRecord = Omit<AuditEntry, "id" | "createdAt">;
 
+/**
+ * The audit entry of a change, made from the change's result: a repository writes it in the
+ * change's own transaction.
+ */
+export type AuditOf<T> = (result: T) => AuditRecord;
+
 export interface KeyLimitRepository {
   /** null when the key does not exist. */
   get(keyId: string): Promise<KeyLimits | null>;
@@ -83,7 +89,11 @@ export interface KeyLimitRepository {
    * page costs the same however deep it is).
    */
   listAudit(filter: AuditFilter): Promise<AuditEntry[]>;
-  /** Writes one audit entry: an admin change that has no transaction of its own here. */
+  /**
+   * Writes one audit entry on its own, after its change: only for a change whose repository takes
+   * no entry (a playground key's mint, whose port belongs to auth/). Every other admin change
+   * writes its entry in its own transaction (`AuditOf`).
+   */
   appendAudit(entry: AuditRecord): Promise<void>;
   /** Settled spend of every key of a workspace in one statement: today, this month, its total window. */
   sumWorkspaceKeySpend(input: {

@@ -15,7 +15,7 @@ import type { RouteDefinition } from "../router/route-definition.js";
 import { createAdminRouteFactory, readAdminBody, readPathId } from "./internal-admin-route.js";
 
 export interface AdminAlertRoutesDeps {
-  store: Pick<Store, "apiKeys" | "workspaces" | "keyLimits"> & { alerts: AlertRepository };
+  store: Pick<Store, "apiKeys" | "workspaces"> & { alerts: AlertRepository };
   internalSecret: string;
   policy: WebhookPolicy;
 }
@@ -42,7 +42,6 @@ export function createAdminAlertRoutes(deps: AdminAlertRoutesDeps): RouteDefinit
     alerts: deps.store.alerts,
     apiKeys: deps.store.apiKeys,
     workspaces: deps.store.workspaces,
-    audit: deps.store.keyLimits,
     checkWebhookUrl: (url) => checkWebhookUrl(url, deps.policy),
   });
   const route = createAdminRouteFactory(deps.internalSecret);

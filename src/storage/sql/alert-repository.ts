@@ -1,6 +1,7 @@
 /** Budget alerts: thresholds, webhooks, claims and delivery attempts (migration 0021). */
 import type { AlertDeliveryRecord, AlertRepository } from "../../alerts/ports.js";
 import type { SpendWindowName } from "../../limits/ports.js";
+import { changeWithAudit } from "./audit-rows.js";
 import { createId } from "./create-id.js";
 import { readInteger } from "./read-integer.js";
 import type { SqlClient } from "./sql-client.js";
@@ -25,16 +26,18 @@ export function createAlertRepository(client: SqlClient): AlertRepository {
       return row === undefined ? null : readThresholds(row.thresholds);
     },
 
-    async setKeyThresholds(keyId, thresholds) {
-      if (thresholds === null) {
-        await client.query("DELETE FROM key_alert_thresholds WHERE api_key_id = $1", [keyId]);
-        return;
-      }
-      await client.query(
-        `INSERT INTO key_alert_thresholds (api_key_id, thresholds) VALUES ($1, $2::integer[])
-         ON CONFLICT (api_key_id) DO UPDATE SET thresholds = EXCLUDED.thresholds, updated_at = now()`,
-        [keyId, writeThresholds(thresholds)],
-      );
+    setKeyThresholds(keyId, thresholds, audit) {
+      return changeWithAudit(client, audit, async (tx) => {
+        if (thresholds === null) {
+          await tx.query("DELETE FROM key_alert_thresholds WHERE api_key_id = $1", [keyId]);
+          return;
+        }
+        await tx.query(
+          `INSERT INTO key_alert_thresholds (api_key_id, thresholds) VALUES ($1, $2::integer[])
+           ON CONFLICT (api_key_id) DO UPDATE SET thresholds = EXCLUDED.thresholds, updated_at = now()`,
+          [keyId, writeThresholds(thresholds)],
+        );
+      });
     },
 
     async getWebhook(workspaceId) {
@@ -47,18 +50,20 @@ export function createAlertRepository(client: SqlClient): AlertRepository {
         : { url: row.url, secret: row.secret, thresholds: readThresholds(row.thresholds) };
     },
 
-    async setWebhook(workspaceId, webhook) {
-      if (webhook === null) {
-        await client.query("DELETE FROM workspace_alert_webhooks WHERE workspace_id = $1", [workspaceId]);
-        return;
-      }
-      await client.query(
-        `INSERT INTO workspace_alert_webhooks (workspace_id, url, secret, thresholds)
-         VALUES ($1, $2, $3, $4::integer[])
-         ON CONFLICT (workspace_id) DO UPDATE SET url = EXCLUDED.url, secret = EXCLUDED.secret,
-           thresholds = EXCLUDED.thresholds, updated_at = now()`,
-        [workspaceId, webhook.url, webhook.secret, writeThresholds(webhook.thresholds)],
-      );
+    setWebhook(workspaceId, webhook, audit) {
+      return changeWithAudit(client, audit, async (tx) => {
+        if (webhook === null) {
+          await tx.query("DELETE FROM workspace_alert_webhooks WHERE workspace_id = $1", [workspaceId]);
+          return;
+        }
+        await tx.query(
+          `INSERT INTO workspace_alert_webhooks (workspace_id, url, secret, thresholds)
+           VALUES ($1, $2, $3, $4::integer[])
+           ON CONFLICT (workspace_id) DO UPDATE SET url = EXCLUDED.url, secret = EXCLUDED.secret,
+             thresholds = EXCLUDED.thresholds, updated_at = now()`,
+          [workspaceId, webhook.url, webhook.secret, writeThresholds(webhook.thresholds)],
+        );
+      });
     },
 
     async readTarget(keyId, workspaceId) {

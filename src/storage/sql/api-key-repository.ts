@@ -6,6 +6,7 @@ import type { ApiKeyRecord, ApiKeyStatus, RequestSource } from "../../auth/accou
 import { generateApiKey } from "../../auth/api-key.js";
 import type { ApiKeyLookup } from "../../auth/ports.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import { changeWithAudit } from "./audit-rows.js";
 import { createId } from "./create-id.js";
 import { isForeignKeyViolation } from "./database-errors.js";
 import type { SqlClient } from "./sql-client.js";
@@ -66,34 +67,36 @@ export function createApiKeyRepository(client: SqlClient): ApiKeyRepository & Ap
   }
 
   return {
-    async create(input) {
+    async create(input, audit) {
       const material = generateApiKey();
       try {
-        const [row] = await client.query<ApiKeyRow>(
-          `INSERT INTO api_keys
+        return await changeWithAudit(client, audit, async (tx) => {
+          const [row] = await tx.query<ApiKeyRow>(
+            `INSERT INTO api_keys
              (id, workspace_id, name, key_hash, display, allowed_models, expires_at, member_id, source,
               daily_limit_micro_usd, monthly_limit_micro_usd, total_limit_micro_usd, requests_per_minute,
               response_cache_ttl_seconds)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
            RETURNING ${KEY_COLUMNS}`,
-          [
-            createId("key"),
-            input.workspaceId,
-            input.name ?? "",
-            material.hash,
-            material.display,
-            input.allowedModels ?? null,
-            input.expiresAt ?? null,
-            input.memberId ?? null,
-            input.source ?? "api",
-            input.limits?.dailyMicroUsd ?? null,
-            input.limits?.monthlyMicroUsd ?? null,
-            input.limits?.totalMicroUsd ?? null,
-            input.limits?.requestsPerMinute ?? null,
-            input.responseCacheTtlSeconds ?? null,
-          ],
-        );
-        return { key: readApiKeyRow(row), secret: material.secret };
+            [
+              createId("key"),
+              input.workspaceId,
+              input.name ?? "",
+              material.hash,
+              material.display,
+              input.allowedModels ?? null,
+              input.expiresAt ?? null,
+              input.memberId ?? null,
+              input.source ?? "api",
+              input.limits?.dailyMicroUsd ?? null,
+              input.limits?.monthlyMicroUsd ?? null,
+              input.limits?.totalMicroUsd ?? null,
+              input.limits?.requestsPerMinute ?? null,
+              input.responseCacheTtlSeconds ?? null,
+            ],
+          );
+          return { key: readApiKeyRow(row), secret: material.secret };
+        });
       } catch (error) {
         if (isForeignKeyViolation(error)) throw createUnknownWorkspaceError(input.workspaceId);
         throw error;
@@ -113,18 +116,20 @@ export function createApiKeyRepository(client: SqlClient): ApiKeyRepository & Ap
 
     get,
 
-    async setStatus(id, status) {
-      // Revocation is final: the WHERE clause refuses to move a revoked key anywhere else.
-      const [row] = await client.query<ApiKeyRow>(
-        `UPDATE api_keys SET status = $2, updated_at = now()
-         WHERE id = $1 AND (status <> 'revoked' OR $2 = 'revoked')
-         RETURNING ${KEY_COLUMNS}`,
-        [id, status],
-      );
-      if (row) return readApiKeyRow(row);
-      const existing = await get(id);
-      if (!existing) throw GatewayError.invalidRequest(`Unknown API key "${id}"`, "id");
-      throw GatewayError.invalidRequest(`API key "${id}" is revoked; revocation is final`, "status");
+    async setStatus(id, status, audit) {
+      return changeWithAudit(client, audit, async (tx) => {
+        // Revocation is final: the WHERE clause refuses to move a revoked key anywhere else.
+        const [row] = await tx.query<ApiKeyRow>(
+          `UPDATE api_keys SET status = $2, updated_at = now()
+           WHERE id = $1 AND (status <> 'revoked' OR $2 = 'revoked')
+           RETURNING ${KEY_COLUMNS}`,
+          [id, status],
+        );
+        if (row) return readApiKeyRow(row);
+        const [existing] = await tx.query<{ id: string }>("SELECT id FROM api_keys WHERE id = $1", [id]);
+        if (!existing) throw GatewayError.invalidRequest(`Unknown API key "${id}"`, "id");
+        throw GatewayError.invalidRequest(`API key "${id}" is revoked; revocation is final`, "status");
+      });
     },
 
     async list(workspaceId) {

@@ -7,6 +7,7 @@
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { KeyLimitRepository, KeyLimits, SpendWindowName, TimeRange } from "../../limits/ports.js";
 import { createApiKeyRepository } from "./api-key-repository.js";
+import { insertAuditRow } from "./audit-rows.js";
 import { createKeyAdminReports } from "./key-admin-reports.js";
 import { assertSafeInteger, readInteger, readNullableInteger } from "./read-integer.js";
 import type { SqlClient, SqlParameter } from "./sql-client.js";
@@ -117,22 +118,11 @@ export function createKeyLimitRepository(client: SqlClient): KeyLimitRepository 
     return Object.fromEntries(names.map((name) => [name, readInteger(row[name], name)]));
   }
 
-  async function insertAudit(
-    tx: SqlClient,
-    entry: { action: string; actor: string; workspaceId: string; apiKeyId: string | null; details: unknown },
-  ): Promise<void> {
-    await tx.query(
-      `INSERT INTO audit_log (action, actor, workspace_id, api_key_id, details)
-       VALUES ($1, $2, $3, $4, $5::jsonb)`,
-      [entry.action, entry.actor, entry.workspaceId, entry.apiKeyId, JSON.stringify(entry.details)],
-    );
-  }
-
   return {
     get,
 
     async appendAudit(entry) {
-      await insertAudit(client, entry);
+      await insertAuditRow(client, entry);
     },
 
     async readAdmission(keyId) {
@@ -211,7 +201,7 @@ export function createKeyLimitRepository(client: SqlClient): KeyLimitRepository 
             ? {}
             : { response_cache_ttl_seconds: row.response_cache_ttl_seconds }),
         });
-        await insertAudit(tx, {
+        await insertAuditRow(tx, {
           action: "key.limits_updated",
           actor,
           workspaceId: before.workspace_id,
@@ -245,7 +235,7 @@ export function createKeyLimitRepository(client: SqlClient): KeyLimitRepository 
           keyId,
           resetAt,
         ]);
-        await insertAudit(tx, {
+        await insertAuditRow(tx, {
           action: "key.total_reset",
           actor,
           workspaceId: before.workspace_id,

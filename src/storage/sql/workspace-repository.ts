@@ -4,6 +4,7 @@ import type { WorkspaceRepository } from "../../admin/ports.js";
 import { createUnknownWorkspaceError } from "../../admin/workspace-errors.js";
 import type { Workspace } from "../../auth/accounts.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import { changeWithAudit } from "./audit-rows.js";
 import { createId } from "./create-id.js";
 import { assertSafeInteger, readInteger } from "./read-integer.js";
 import type { SqlClient } from "./sql-client.js";
@@ -49,28 +50,30 @@ const NAME_LOCK_CLASS = 1_937_007_219;
 
 export function createWorkspaceRepository(client: SqlClient): WorkspaceRepository {
   return {
-    async create({ name, creditsMicroUsd, invoicing, uniqueName = false }) {
+    async create({ name, creditsMicroUsd, invoicing, uniqueName = false }, audit) {
       assertSafeInteger(creditsMicroUsd, "creditsMicroUsd");
       const id = createId("ws");
-      return client.transaction(async (tx) => {
-        if (uniqueName) {
-          // Two creates of one name at once on two instances: the lock makes the second see the first.
-          await tx.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [NAME_LOCK_CLASS, name]);
-          const [existing] = await tx.query<WorkspaceRow>(
-            `SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE name = $1 ORDER BY created_at, id COLLATE "C" LIMIT 1`,
-            [name],
-          );
-          if (existing) throw createDuplicateWorkspaceNameError(readWorkspaceRow(existing));
-        }
-        const [row] = await tx.query<WorkspaceRow>(
-          `INSERT INTO workspaces (id, name, balance_micro_usd, invoicing)
+      return changeWithAudit(client, audit, (outer) =>
+        outer.transaction(async (tx) => {
+          if (uniqueName) {
+            // Two creates of one name at once on two instances: the lock makes the second see the first.
+            await tx.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [NAME_LOCK_CLASS, name]);
+            const [existing] = await tx.query<WorkspaceRow>(
+              `SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE name = $1 ORDER BY created_at, id COLLATE "C" LIMIT 1`,
+              [name],
+            );
+            if (existing) throw createDuplicateWorkspaceNameError(readWorkspaceRow(existing));
+          }
+          const [row] = await tx.query<WorkspaceRow>(
+            `INSERT INTO workspaces (id, name, balance_micro_usd, invoicing)
            VALUES ($1, $2, $3, $4)
            RETURNING ${WORKSPACE_COLUMNS}`,
-          [id, name, creditsMicroUsd, invoicing],
-        );
-        if (creditsMicroUsd !== 0) await insertCreditEntry(tx, id, creditsMicroUsd);
-        return readWorkspaceRow(row);
-      });
+            [id, name, creditsMicroUsd, invoicing],
+          );
+          if (creditsMicroUsd !== 0) await insertCreditEntry(tx, id, creditsMicroUsd);
+          return readWorkspaceRow(row);
+        }),
+      );
     },
 
     async get(id) {
@@ -81,40 +84,44 @@ export function createWorkspaceRepository(client: SqlClient): WorkspaceRepositor
       return row ? readWorkspaceRow(row) : null;
     },
 
-    async credit(id, amountMicroUsd) {
+    async credit(id, amountMicroUsd, audit) {
       assertSafeInteger(amountMicroUsd, "amountMicroUsd");
-      return client.transaction(async (tx) => {
-        const [row] = await tx.query<WorkspaceRow>(
-          `UPDATE workspaces SET balance_micro_usd = balance_micro_usd + $2
+      return changeWithAudit(client, audit, (outer) =>
+        outer.transaction(async (tx) => {
+          const [row] = await tx.query<WorkspaceRow>(
+            `UPDATE workspaces SET balance_micro_usd = balance_micro_usd + $2
            WHERE id = $1
            RETURNING ${WORKSPACE_COLUMNS}`,
-          [id, amountMicroUsd],
-        );
-        if (!row) throw createUnknownWorkspaceError(id);
-        await insertCreditEntry(tx, id, amountMicroUsd);
-        return readWorkspaceRow(row);
-      });
+            [id, amountMicroUsd],
+          );
+          if (!row) throw createUnknownWorkspaceError(id);
+          await insertCreditEntry(tx, id, amountMicroUsd);
+          return readWorkspaceRow(row);
+        }),
+      );
     },
 
-    async update(id, changes) {
-      const [row] = await client.query<WorkspaceRow>(
-        `UPDATE workspaces
+    async update(id, changes, audit) {
+      return changeWithAudit(client, audit, async (tx) => {
+        const [row] = await tx.query<WorkspaceRow>(
+          `UPDATE workspaces
          SET invoicing = COALESCE($2::boolean, invoicing), locked = COALESCE($3::boolean, locked),
            response_cache_ttl_seconds =
              CASE WHEN $4::boolean THEN $5::integer ELSE response_cache_ttl_seconds END
          WHERE id = $1
          RETURNING ${WORKSPACE_COLUMNS}`,
-        [
-          id,
-          changes.invoicing ?? null,
-          changes.locked ?? null,
-          // null clears the policy, so "given" travels beside the value.
-          changes.responseCacheTtlSeconds !== undefined,
-          changes.responseCacheTtlSeconds ?? null,
-        ],
-      );
-      if (!row) throw createUnknownWorkspaceError(id);
-      return readWorkspaceRow(row);
+          [
+            id,
+            changes.invoicing ?? null,
+            changes.locked ?? null,
+            // null clears the policy, so "given" travels beside the value.
+            changes.responseCacheTtlSeconds !== undefined,
+            changes.responseCacheTtlSeconds ?? null,
+          ],
+        );
+        if (!row) throw createUnknownWorkspaceError(id);
+        return readWorkspaceRow(row);
+      });
     },
 
     async list({ name, limit }) {
