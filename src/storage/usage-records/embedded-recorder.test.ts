@@ -9,13 +9,15 @@ import { createTestOutcome, createTestStart } from "../../../test/helpers/genera
 import { runUntilKilled } from "../../../test/helpers/killed-child.js";
 import { createTestStore, requireMode } from "../../../test/helpers/storage-modes.js";
 import type { GenerationOutcome, GenerationStart } from "../../engine/generation-record.js";
-import { openStoreWithSqlClient } from "../open-store.js";
+import { openStoreWithSqlClient, openUsageRecorder } from "../open-store.js";
+import { openSharedState } from "../shared-state/shared-state.js";
 import {
   createJournaledGenerationRepository,
   measureLoopUtilization,
   replayUsageJournal,
 } from "./embedded-recorder.js";
 import { createGenerationRepository, type FinishEntry } from "./generation-repository.js";
+import { openFileOutcomeOutbox } from "./outcome-outbox.js";
 import { openUsageJournal, SET_ASIDE_FILE_NAME } from "./usage-journal.js";
 
 async function temporaryFolder(t: TestContext, prefix: string): Promise<string> {
@@ -465,4 +467,57 @@ test("a journal append that fails (disk full) does not fail the record: it is wr
   const stored = await createGenerationRepository(context.sql).get("req_disk_full", workspace.id);
   assert.equal(stored?.status, "ok");
   assert.equal(stored?.costMicroUsd, 300);
+});
+
+test("an embedded data folder of an earlier version with parked outcomes: they are written once before serving, then the outbox is empty", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const dataDir = await temporaryFolder(t, "earlier-outbox-");
+  let workspaceId: string;
+  const ids = ["req_parked_1", "req_parked_2"];
+  {
+    const { store } = await openStoreWithSqlClient({ dataDir });
+    const workspace = await store.workspaces.create({ name: "W", creditsMicroUsd: 10_000, invoicing: false });
+    const { key } = await store.apiKeys.create({ workspaceId: workspace.id });
+    workspaceId = workspace.id;
+    await store.close();
+    // What an earlier version parked while its database was unavailable: outcomes with their starts.
+    const outbox = await openFileOutcomeOutbox(join(dataDir, "outbox"));
+    for (const id of ids) {
+      await outbox.park({
+        id,
+        outcome: outcome(700),
+        start: createTestStart(
+          { id, workspaceId: workspace.id, apiKeyId: key.id },
+          { createdAt: new Date("2026-11-22T06:00:00.000Z") },
+        ),
+        parkedAt: new Date().toISOString(),
+      });
+    }
+    await outbox.close();
+  }
+  for (let opening = 1; opening <= 2; opening++) {
+    const { store, client } = await openStoreWithSqlClient({ dataDir });
+    try {
+      const recorder = await openUsageRecorder(store, { dataDir, state: await openSharedState({}) });
+      for (const id of ids) assert.equal((await store.generations.get(id, workspaceId))?.status, "ok", id);
+      assert.equal(
+        (await store.workspaces.get(workspaceId))?.balanceMicroUsd,
+        10_000 - 2 * 700,
+        `opening ${opening}`,
+      );
+      const [ledger] = await client.query<{ lines: string }>(
+        "SELECT count(*) AS lines FROM ledger_entries WHERE workspace_id = $1 AND kind = 'usage'",
+        [workspaceId],
+      );
+      assert.equal(Number(ledger.lines), 2, `debited once each, opening ${opening}`);
+      const left = await readdir(join(dataDir, "outbox")).catch(() => [] as string[]);
+      assert.ok(
+        !left.some((name) => name === "pending.jsonl" || name.startsWith("replaying-")),
+        `nothing left to replay: ${left}`,
+      );
+      await recorder.close();
+    } finally {
+      await store.close();
+    }
+  }
 });
