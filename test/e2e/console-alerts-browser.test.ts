@@ -9,7 +9,6 @@
  */
 
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
 import { signInToConsole, watchPage } from "../helpers/console-page.js";
@@ -17,6 +16,7 @@ import { buildChatCompletion, fakeReply } from "../helpers/fake-openai-upstream.
 import { type HeadlessBrowser, launchChromium, requireChromium } from "../helpers/headless-chromium.js";
 import { requireMode } from "../helpers/storage-modes.js";
 import { GATEWAY_MODES, startTestGateway, TEST_MODEL, type TestGateway } from "../helpers/test-gateway.js";
+import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: admin API documents are read field by field.
 type AdminDocument = any;
@@ -35,7 +35,7 @@ test("console budget alerts in headless Chromium", { timeout: 180_000 }, async (
           return;
         }
         const context = await startTestGateway(mode, { alertWebhookAllowLoopback: true });
-        const receiver = await startReceiver();
+        const receiver = await startWebhookReceiver();
         const page = await browser!.context.newPage();
         const watch = watchPage(page, context.url, /status of 400/);
         try {
@@ -64,30 +64,7 @@ test("console budget alerts in headless Chromium", { timeout: 180_000 }, async (
   }
 });
 
-interface Receiver {
-  url: string;
-  bodies: AdminDocument[];
-  server: Server;
-}
-
-/** A loopback webhook receiver that takes every delivery (200). */
-async function startReceiver(): Promise<Receiver> {
-  const bodies: AdminDocument[] = [];
-  const server = createServer((request, response) => {
-    let body = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk) => {
-      body += chunk;
-    });
-    request.on("end", () => {
-      bodies.push(JSON.parse(body));
-      response.end("ok");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/hooks/budget`, bodies, server };
-}
+type Receiver = Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 async function adminGet(context: TestGateway, path: string): Promise<AdminDocument> {
   const response = await fetch(`${context.url}/internal/admin${path}`, {
@@ -186,7 +163,7 @@ async function runDelivery(page: Page, context: TestGateway, receiver: Receiver)
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   assert.deepEqual(
-    receiver.bodies.map((body) => body.threshold_percent).sort(),
+    receiver.received.map((delivery) => JSON.parse(delivery.body).threshold_percent).sort(),
     [50, 80],
     "the receiver got one alert per threshold crossed",
   );
