@@ -119,6 +119,8 @@ export async function startGatewayTarget(options: GatewayTargetOptions): Promise
         GATEWAY_DATA_DIR: dataDir,
         // auto unless the caller chose: the request thread when pinned to one core, else a worker.
         GATEWAY_PGLITE_THREAD: process.env.GATEWAY_PGLITE_THREAD || "auto",
+        // The gateway's default unless the caller chose (a baseline from before the setting ignores it).
+        GATEWAY_HEAP_GROWING_PERCENT: process.env.GATEWAY_HEAP_GROWING_PERCENT ?? "",
         GATEWAY_CONFIG: configPath,
         INTERNAL_SHARED_SECRET: internalSecret,
         LOG_LEVEL: "info",

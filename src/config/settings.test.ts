@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { resolvePgliteThread } from "../storage/pglite/pglite-client.js";
-import { DEFAULT_INSTANCE_LIMITS, readSettings, resolveInstanceLimits } from "./settings.js";
+import {
+  DEFAULT_HEAP_GROWING_PERCENT,
+  DEFAULT_INSTANCE_LIMITS,
+  readSettings,
+  resolveInstanceLimits,
+} from "./settings.js";
 
 test("GATEWAY_PGLITE_THREAD: auto when unset, one of auto/main/worker, anything else named in the error", () => {
   assert.equal(readSettings({}).pgliteThread, "auto");
@@ -11,6 +16,22 @@ test("GATEWAY_PGLITE_THREAD: auto when unset, one of auto/main/worker, anything 
     () => readSettings({ GATEWAY_PGLITE_THREAD: "thread" }),
     /GATEWAY_PGLITE_THREAD must be one of auto, main, worker, got "thread"/,
   );
+});
+
+test("GATEWAY_HEAP_GROWING_PERCENT: the default when unset or empty, 0 leaves V8's own, anything else named in the error", () => {
+  assert.equal(readSettings({}).heapGrowingPercent, DEFAULT_HEAP_GROWING_PERCENT);
+  assert.equal(
+    readSettings({ GATEWAY_HEAP_GROWING_PERCENT: "" }).heapGrowingPercent,
+    DEFAULT_HEAP_GROWING_PERCENT,
+  );
+  assert.equal(readSettings({ GATEWAY_HEAP_GROWING_PERCENT: "0" }).heapGrowingPercent, 0);
+  assert.equal(readSettings({ GATEWAY_HEAP_GROWING_PERCENT: "20" }).heapGrowingPercent, 20);
+  for (const value of ["-1", "1.5", "lots"]) {
+    assert.throws(
+      () => readSettings({ GATEWAY_HEAP_GROWING_PERCENT: value }),
+      new RegExp(`GATEWAY_HEAP_GROWING_PERCENT must be an integer 0..1000, got "${value}"`),
+    );
+  }
 });
 
 test("auto runs PGlite in a worker only when the process may use more than one CPU", () => {

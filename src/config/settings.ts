@@ -28,6 +28,12 @@ export interface Settings {
    * asks for the worker.
    */
   pgliteThread?: PgliteThreadSetting;
+  /**
+   * GATEWAY_HEAP_GROWING_PERCENT: how far V8 lets the old generation grow past what the last full
+   * collection kept before it collects again (main.ts; docs/performance.md, "Memory, distributed").
+   * `readSettings` gives {@link DEFAULT_HEAP_GROWING_PERCENT} when unset; 0 leaves it to V8.
+   */
+  heapGrowingPercent?: number;
   /** Deadlines and caps of this instance (docs/operations.md); unset fields take the defaults. */
   instanceLimits?: Partial<InstanceLimits>;
   /** Where request spans are exported (OTLP over HTTP); absent: tracing is off. */
@@ -105,6 +111,9 @@ export function resolveInstanceLimits(settings: Pick<Settings, "instanceLimits">
 export const PGLITE_THREAD_SETTINGS = ["auto", "main", "worker"] as const;
 export type PgliteThreadSetting = (typeof PGLITE_THREAD_SETTINGS)[number];
 
+/** 1.5× the live old generation; V8's own factor reaches 4× (docs/performance.md, "Memory, distributed"). */
+export const DEFAULT_HEAP_GROWING_PERCENT = 50;
+
 export const DEFAULT_CONFIG_PATH = new URL("../../config/gateway.yaml", import.meta.url).pathname;
 
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
@@ -124,6 +133,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     alertWebhookAllowLoopback: env.ALERT_WEBHOOK_ALLOW_LOOPBACK?.trim().toLowerCase() === "true",
     logLevel: env.LOG_LEVEL || "info",
     pgliteThread: readPgliteThread(env.GATEWAY_PGLITE_THREAD),
+    heapGrowingPercent: readHeapGrowingPercent(env.GATEWAY_HEAP_GROWING_PERCENT),
     instanceLimits: readInstanceLimits(env),
     tracing: readTracingSettings(env),
   };
@@ -178,4 +188,13 @@ function readPgliteThread(value: string | undefined): PgliteThreadSetting {
       `GATEWAY_PGLITE_THREAD must be one of ${PGLITE_THREAD_SETTINGS.join(", ")}, got "${value}"`,
     );
   return setting;
+}
+
+function readHeapGrowingPercent(value: string | undefined): number {
+  if (value === undefined || value.trim() === "") return DEFAULT_HEAP_GROWING_PERCENT;
+  const percent = Number(value);
+  if (!Number.isSafeInteger(percent) || percent < 0 || percent > 1_000) {
+    throw new Error(`GATEWAY_HEAP_GROWING_PERCENT must be an integer 0..1000, got "${value}"`);
+  }
+  return percent;
 }

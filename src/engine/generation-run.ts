@@ -210,7 +210,7 @@ export class GenerationRun {
     // Later rounds of the serving attempt (server tools) keep its trace headers with the call.
     admitted.call.traceHeaders = traceHeaders;
     // The route's first request as it reads the documents: the files, or their text.
-    const unread = await readRouteDocuments(admitted, adapter, candidate.model, control.signal, this.usage);
+    const unread = await readRouteDocuments(admitted, adapter, candidate.model, control, this.usage);
     if (unread !== undefined) return control.stoppedWith ?? unread;
     // Failover may change the provider: the first round is this route's (its documents, the tools
     // its provider runs itself) and so are the prices of those tools.

@@ -17,7 +17,8 @@ export async function readRouteDocuments(
   admitted: AdmittedGeneration,
   adapter: ProviderAdapter,
   model: CatalogModel,
-  signal: AbortSignal,
+  /** The run's control: its signal is asked for only when there are documents (it builds one). */
+  control: { readonly signal: AbortSignal },
   usage: RunUsage,
 ): Promise<GatewayError | undefined> {
   if (admitted.documents === undefined) return undefined;
@@ -25,7 +26,7 @@ export async function readRouteDocuments(
     const read = await admitted.documents.requestFor(
       admitted.call.request,
       routeReadsPdf(adapter, model),
-      signal,
+      control.signal,
     );
     admitted.call.request = read.request;
     usage.documentMicroUsd = read.costMicroUsd;
