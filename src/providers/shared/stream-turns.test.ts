@@ -1,0 +1,108 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  createStreamTurns,
+  STREAM_TURN_CHARS,
+  STREAM_TURN_IDLE_MS,
+  STREAM_TURN_SLOTS,
+} from "./stream-turns.js";
+
+/** Streams that hold every slot, and a way to release them. */
+function occupyAllSlots() {
+  const holders = Array.from({ length: STREAM_TURN_SLOTS }, () => createStreamTurns());
+  for (const holder of holders) assert.equal(holder.take(1), undefined);
+  const releaseAll = () => {
+    for (const holder of holders) holder.release();
+  };
+  return { holders, releaseAll };
+}
+
+test("without another stream waiting a stream never waits, however much it works through", () => {
+  const turns = createStreamTurns();
+  for (let index = 0; index < 10; index++) assert.equal(turns.take(STREAM_TURN_CHARS), undefined);
+  turns.awaitNetwork();
+  assert.equal(turns.take(1), undefined);
+  turns.release();
+});
+
+test("a stream waits while the slots are taken and goes on once one is released", async () => {
+  const { holders, releaseAll } = occupyAllSlots();
+  const waiter = createStreamTurns();
+  let admitted = false;
+  const wait = waiter.take(100);
+  assert.ok(wait, "the slots are taken: the stream waits");
+  void wait.then(() => {
+    admitted = true;
+  });
+  await Promise.resolve();
+  assert.equal(admitted, false);
+  holders[0]!.release();
+  await wait;
+  assert.equal(admitted, true);
+  waiter.release();
+  releaseAll();
+});
+
+test("the stream served least so far goes first", async () => {
+  const { releaseAll } = occupyAllSlots();
+  const order: string[] = [];
+  const light = createStreamTurns();
+  const busy = createStreamTurns();
+  const waits: Promise<void>[] = [];
+  // A stream asking for much queues behind one asking for little, though it came first.
+  const heavyWait = busy.take(STREAM_TURN_CHARS);
+  const lightWait = light.take(10);
+  assert.ok(heavyWait && lightWait);
+  waits.push(
+    heavyWait.then(() => void order.push("heavy")),
+    lightWait.then(() => void order.push("light")),
+  );
+  releaseAll();
+  await lightWait;
+  light.release();
+  await heavyWait;
+  busy.release();
+  await Promise.all(waits);
+  assert.deepEqual(order, ["light", "heavy"]);
+});
+
+test("a turn whose stream does not come back goes to the next stream after the idle deadline", async () => {
+  const { releaseAll } = occupyAllSlots();
+  const waiter = createStreamTurns();
+  const startedAt = performance.now();
+  const wait = waiter.take(1);
+  assert.ok(wait);
+  await wait;
+  const waited = performance.now() - startedAt;
+  assert.ok(waited >= STREAM_TURN_IDLE_MS - 1, `waited ${waited.toFixed(1)} ms`);
+  waiter.release();
+  // The revoked holders' release is harmless.
+  releaseAll();
+  const next = createStreamTurns();
+  assert.equal(next.take(1), undefined);
+  next.release();
+});
+
+test("a stream going to wait for the network keeps its turn if its next chunk comes in the next loop turn", async () => {
+  const { holders, releaseAll } = occupyAllSlots();
+  const waiter = createStreamTurns();
+  const wait = waiter.take(1);
+  assert.ok(wait);
+  let admitted = false;
+  void wait.then(() => {
+    admitted = true;
+  });
+  // The first holder's next chunk arrives before two setImmediates: it keeps its turn.
+  holders[0]!.awaitNetwork();
+  assert.equal(holders[0]!.take(1), undefined);
+  await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+  await sleep(0);
+  assert.equal(admitted, false);
+  // Its next chunk does not come: the turn goes to the waiting stream.
+  holders[0]!.awaitNetwork();
+  await wait;
+  assert.equal(admitted, true);
+  waiter.release();
+  releaseAll();
+});
