@@ -39,15 +39,15 @@ const READ_TIMEOUT_SECONDS = 2;
  * (src/providers/shared/stream-turns.ts), so that work's garbage dies young instead of piling up
  * in the old generation until a full collection. What remains is each waiting stream's buffers
  * (the mark behind its socket, the network chunks it has read) and what V8 and malloc keep
- * between collections: 41–74 MB measured on a shared 2-core machine (load average 4–11), against
- * 60–166 MB when the streams were worked on in rotation. The issue's 64 MB is the typical figure,
+ * between collections: 15–81 MB in twelve runs on a shared 2-core machine (load average 4–11,
+ * median about 50 MB), against 60–166 MB when the streams were worked on in rotation. The issue's 64 MB is the typical figure,
  * not a bound that holds run after run; this bound leaves room for the spread and fails most runs
  * of the rotation.
  */
 const STREAM_MEMORY_BOUND_BYTES = 100 * 1024 * 1024;
 /**
- * `/healthz` while the gateway encodes those 400 MB, beyond its delay when idle: 42–193 ms
- * measured on that machine (idle 6–25 ms). A turn of work is bounded by the event loop's budget
+ * `/healthz` while the gateway encodes those 400 MB, beyond its delay when idle: 29–524 ms
+ * measured on that machine (idle 5–25 ms). A turn of work is bounded by the event loop's budget
  * (loop-turn.ts), so what is left is a full collection's pause and the machine's other load.
  */
 const HEALTH_BOUND_MS = 1_000;
