@@ -98,8 +98,11 @@ test("a turn whose stream does not come back goes to the next stream after the i
 });
 
 test("a stream going to wait for the network keeps its turn if its next chunk comes in the next loop turn", async () => {
-  const { holders, releaseAll } = occupyAllSlots();
+  // A stream that has had a turn before (one that has not would end the holder's turn at once).
   const waiter = createStreamTurns();
+  assert.equal(waiter.take(1), undefined);
+  waiter.release();
+  const { holders, releaseAll } = occupyAllSlots();
   const wait = waiter.take(1);
   assert.ok(wait);
   let admitted = false;
@@ -119,5 +122,21 @@ test("a stream going to wait for the network keeps its turn if its next chunk co
   await keepingLoopAlive(wait);
   assert.equal(admitted, true);
   waiter.release();
+  releaseAll();
+});
+
+test("a stream that has not had a turn yet ends the current turn at the holder's next piece", async () => {
+  const { holders, releaseAll } = occupyAllSlots();
+  const fresh = createStreamTurns();
+  const wait = fresh.take(100);
+  assert.ok(wait);
+  // The holder has used little of its characters, but a new answer waits for its first part.
+  const holderWait = holders[0]!.take(1);
+  assert.ok(holderWait, "the holder queues again");
+  await wait;
+  // Once the new stream has had its turn, the holder's backlog goes on.
+  fresh.release();
+  await holderWait;
+  holders[0]!.release();
   releaseAll();
 });

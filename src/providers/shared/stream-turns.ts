@@ -1,7 +1,9 @@
 /**
  * Streams that have upstream data waiting take turns at parsing and encoding it: at most
  * {@link STREAM_TURN_SLOTS} streams at a time, each for up to {@link STREAM_TURN_CHARS} characters
- * while others wait, the stream served least so far first.
+ * while others wait, the stream served least so far first. A stream that has not had a turn yet
+ * ends the current one at its next piece: a new answer's first part does not wait for another
+ * answer's backlog.
  *
  * Why: Node reads every upstream socket that has data in each turn of the event loop (a network
  * chunk of up to 64 KiB, plus the HTTP client's read-ahead), whether its stream goes on or not.
@@ -50,6 +52,8 @@ interface Holder {
   served: number;
   /** Counts takes, so that a release scheduled before a network wait sees whether it came back. */
   takes: number;
+  /** Turns it has had: a stream waiting for its first ends the current turn at once. */
+  turns: number;
   lastSeen: number;
 }
 
@@ -66,18 +70,19 @@ let watchdog: NodeJS.Timeout | undefined;
 
 /** The turns of one stream. */
 export function createStreamTurns(): StreamTurns {
-  const holder: Holder = { holding: false, used: 0, served: 0, takes: 0, lastSeen: 0 };
+  const holder: Holder = { holding: false, used: 0, served: 0, takes: 0, turns: 0, lastSeen: 0 };
   return {
     take(chars) {
       holder.takes++;
       holder.served += chars;
       if (holder.holding) {
-        if (holder.used < STREAM_TURN_CHARS || waiting.length === 0) {
+        if (waiting.length === 0 || (holder.used < STREAM_TURN_CHARS && waiting[0]!.holder.turns > 0)) {
           holder.used += chars;
           holder.lastSeen = performance.now();
           return undefined;
         }
-        // Its characters are used and another stream waits: it queues again.
+        // Its characters are used and another stream waits, or a stream that has not had a turn
+        // yet waits (its first part goes out before the rest of this backlog): it queues again.
         giveUp(holder);
       }
       if (holders < STREAM_TURN_SLOTS && waiting.length === 0) {
@@ -120,6 +125,7 @@ function enqueue(waiter: Waiter): void {
 
 function grant(holder: Holder): void {
   holder.holding = true;
+  holder.turns++;
   holder.lastSeen = performance.now();
   holders++;
   active.add(holder);
