@@ -8,6 +8,7 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { letIoIn, readTurnMs, TURN_BUDGET_MS } from "./loop-turn.js";
+import { createStreamTurns } from "./stream-turns.js";
 
 export interface SseEvent {
   /** The `event:` name, undefined when the frame had none. */
@@ -73,16 +74,32 @@ export async function* readSseEventBatches(
   const chunks =
     typeof readable.iterator === "function" ? readable.iterator({ destroyOnReturn: false }) : body;
 
-  for await (const chunk of chunks) {
-    const text = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
-    for (let start = 0; start < text.length; start += FEED_CHARS) {
-      if (readTurnMs() > TURN_BUDGET_MS) await letIoIn();
-      parser.feed(text.length <= FEED_CHARS ? text : text.slice(start, start + FEED_CHARS));
-      if (overflow) {
-        throw new GatewayError("provider_unavailable", "The upstream stream sent an oversized event");
+  // Streams with data waiting take turns at it (stream-turns.ts): a chunk is worked through soon
+  // after it was read.
+  const turns = createStreamTurns();
+  const readAhead = body as { readableLength?: number };
+  try {
+    for await (const chunk of chunks) {
+      const turn = turns.take(chunk.length);
+      if (turn !== undefined) await turn;
+      const text = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+      for (let start = 0; start < text.length; start += FEED_CHARS) {
+        if (start > 0) {
+          const next = turns.take(0);
+          if (next !== undefined) await next;
+        }
+        if (readTurnMs() > TURN_BUDGET_MS) await letIoIn();
+        parser.feed(text.length <= FEED_CHARS ? text : text.slice(start, start + FEED_CHARS));
+        if (overflow) {
+          throw new GatewayError("provider_unavailable", "The upstream stream sent an oversized event");
+        }
+        if (pending.length > 0) yield takePending();
       }
-      if (pending.length > 0) yield takePending();
+      // Nothing read ahead: the next chunk comes from the network (an undici body says so).
+      if (!((readAhead.readableLength ?? 0) > 0)) turns.awaitNetwork();
     }
+  } finally {
+    turns.release();
   }
 
   const rest = decoder.decode();
