@@ -53,8 +53,15 @@ export interface JournaledGenerationOptions {
   busyLingerMs?: number;
   /** Event-loop utilisation (0–1) since the previous call; default Node's own measure. */
   loopUtilization?: () => number;
-  /** Records per statement; a full batch is written at once (default 200). */
+  /** Final records waiting that start a pass at once instead of after the linger (default 200). */
   maxBatch?: number;
+  /**
+   * Records per statement (default 50). A pass writes what is waiting in statements of at most
+   * this many records and lets the event loop run between two of them: with PGlite on the request
+   * thread a statement holds the loop for its whole length, so this bounds the pause a batch puts
+   * on the requests in flight (docs/performance.md, "Pauses on the request thread").
+   */
+  maxStatement?: number;
   /** First retry after a failed write; doubles up to `retryMaxMs`. */
   retryInitialMs?: number;
   retryMaxMs?: number;
@@ -74,7 +81,14 @@ export interface JournaledGenerationRepository extends BatchedGenerationReposito
   close(): Promise<void>;
 }
 
-const DEFAULTS = { lingerMs: 25, busyLingerMs: 100, maxBatch: 200, retryInitialMs: 100, retryMaxMs: 5_000 };
+const DEFAULTS = {
+  lingerMs: 25,
+  busyLingerMs: 100,
+  maxBatch: 200,
+  maxStatement: 50,
+  retryInitialMs: 100,
+  retryMaxMs: 5_000,
+};
 /** Event-loop utilisation from which the loop counts as busy, and below which as no longer busy. */
 const BUSY_UTILIZATION = 0.9;
 const CALM_UTILIZATION = 0.7;
@@ -189,10 +203,15 @@ export function createJournaledGenerationRepository(
       (entry.outcome ? finishes : starts).push(entry);
     }
     lastFailure = undefined;
-    for (const chunk of inChunks(finishes, settings.maxBatch)) {
+    let first = true;
+    for (const chunk of inChunks(finishes, settings.maxStatement)) {
+      if (!first) await yieldToEventLoop();
+      first = false;
       await writeAllOrEach(chunk, (items) => sql.finishMany(items.map(toFinishEntry)), complete, failed);
     }
-    for (const chunk of inChunks(starts, settings.maxBatch)) {
+    for (const chunk of inChunks(starts, settings.maxStatement)) {
+      if (!first) await yieldToEventLoop();
+      first = false;
       await writeAllOrEach(
         chunk,
         (items) => sql.startMany(items.map((entry) => entry.start)),
@@ -384,6 +403,11 @@ export function measureLoopUtilization(): () => number {
     previous = now;
     return utilization;
   };
+}
+
+/** Lets timers and I/O (the requests in flight) run before the next statement. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function* inChunks<T>(items: readonly T[], size: number): Generator<T[]> {
