@@ -61,15 +61,21 @@ export function resolvePgliteThread(
   return cpus > 1 ? "worker" : "main";
 }
 
-const CHECKPOINT_CHECK_INTERVAL_MS = 60_000;
-/** Matches max_wal_size below: what a crash replays at most (plus one interval), well under 1 s. */
-const CHECKPOINT_WAL_BYTES = 64 * 1024 * 1024;
+/**
+ * Checkpoints come often and small: CHECKPOINT writes every buffer dirtied since the last one in a
+ * single call, which holds the event loop when PGlite runs on the request thread. Pages dirtied
+ * grow with the WAL written, up to all of shared_buffers; a few MB of WAL keep a checkpoint to a
+ * few milliseconds instead of tens (docs/performance.md, "Pauses on the request thread"), and a
+ * crash replays less. Checked every few seconds so a saturated gateway does not run far past it.
+ */
+const CHECKPOINT_CHECK_INTERVAL_MS = 2_000;
+const CHECKPOINT_WAL_BYTES = 8 * 1024 * 1024;
 
 /**
  * Runs CHECKPOINT when `walBytes` of WAL were written since the last one; true when it did. It
  * writes the dirty buffers (at most shared_buffers) to the OS and recycles old WAL segments; it
- * holds PGlite's lock for tens of milliseconds, and the event loop too unless PGlite runs in its
- * worker thread (pglite-worker-client.ts).
+ * holds PGlite's lock while it runs, and the event loop too unless PGlite runs in its worker
+ * thread (pglite-worker-client.ts).
  */
 export async function checkpointIfDue(client: SqlClient, walBytes = CHECKPOINT_WAL_BYTES): Promise<boolean> {
   const [row] = await client.query<{ due: boolean }>(

@@ -125,7 +125,7 @@ test("an in-memory database gets the same settings, and checkpoints once enough 
         .redo;
     const before = await redo();
     await client.executeScript(
-      "CREATE TABLE wal_filler (id int, pad text); INSERT INTO wal_filler SELECT g, repeat('x', 200) FROM generate_series(1, 20000) g",
+      "CREATE TABLE wal_filler (id int, pad text); INSERT INTO wal_filler SELECT g, repeat('x', 200) FROM generate_series(1, 8000) g",
     );
     assert.equal(await checkpointIfDue(client), false, "far below the default threshold");
     assert.equal(await redo(), before, "single-user Postgres did not checkpoint by itself");

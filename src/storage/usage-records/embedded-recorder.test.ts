@@ -29,7 +29,7 @@ async function temporaryFolder(t: TestContext, prefix: string): Promise<string> 
 /** A migrated embedded database, its raw SQL repository (which counts finish statements), a journal. */
 async function createJournaledSetup(
   t: TestContext,
-  options: { lingerMs: number; busyLingerMs?: number; loopUtilization?: () => number },
+  options: { lingerMs: number; busyLingerMs?: number; maxStatement?: number; loopUtilization?: () => number },
 ) {
   const context = await createTestStore("embedded");
   t.after(() => context.cleanup());
@@ -59,6 +59,7 @@ async function createJournaledSetup(
   const repository = createJournaledGenerationRepository(countingSql, journal, {
     lingerMs: options.lingerMs,
     busyLingerMs: options.busyLingerMs,
+    maxStatement: options.maxStatement,
     // A calm loop unless a test says otherwise: a busy test process must not lengthen the linger
     // that a test's timing relies on.
     loopUtilization: options.loopUtilization ?? (() => 0),
@@ -134,6 +135,30 @@ test("records finishing within the linger share one statement, and the balance i
   assert.deepEqual(finishStatements, [ids], "one statement carried all of them");
   const after = await store.workspaces.get(workspace.id);
   assert.equal(after?.balanceMicroUsd, 1_000_000 - 40 * 100);
+});
+
+test("a pass writes at most maxStatement records per statement, and the event loop runs between two", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const { store, repository, workspace, start, finishStatements } = await createJournaledSetup(t, {
+    lingerMs: 50,
+    maxStatement: 4,
+  });
+  const ids = Array.from({ length: 10 }, (_, index) => `req_split_${index}`);
+  await Promise.all(ids.map((id) => repository.finish(id, outcome(100), start(id))));
+  // A timer due while the pass runs fires between its statements, not after the last one.
+  let statementsWhenTimerRan = -1;
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  setImmediate(() => {
+    statementsWhenTimerRan = finishStatements.length;
+  });
+  await repository.drain();
+  assert.deepEqual(finishStatements, [ids.slice(0, 4), ids.slice(4, 8), ids.slice(8)]);
+  assert.ok(
+    statementsWhenTimerRan >= 1 && statementsWhenTimerRan < 3,
+    `ran after ${statementsWhenTimerRan} statements`,
+  );
+  const after = await store.workspaces.get(workspace.id);
+  assert.equal(after?.balanceMicroUsd, 1_000_000 - 10 * 100);
 });
 
 test("a busy event loop writes bigger batches: the linger grows while busy and returns when calm", async (t) => {

@@ -53,8 +53,15 @@ export interface JournaledGenerationOptions {
   busyLingerMs?: number;
   /** Event-loop utilisation (0–1) since the previous call; default Node's own measure. */
   loopUtilization?: () => number;
-  /** Records per statement; a full batch is written at once (default 200). */
+  /** Final records waiting that start a pass at once instead of after the linger (default 200). */
   maxBatch?: number;
+  /**
+   * Records per statement (default 50). A pass writes what is waiting in statements of at most
+   * this many records and lets the requests in flight run between two of them (`restAfterStatement`):
+   * with PGlite on the request thread a statement holds the loop for its whole length, so this
+   * bounds the pause a batch puts on them (docs/performance.md, "Pauses on the request thread").
+   */
+  maxStatement?: number;
   /** First retry after a failed write; doubles up to `retryMaxMs`. */
   retryInitialMs?: number;
   retryMaxMs?: number;
@@ -74,7 +81,18 @@ export interface JournaledGenerationRepository extends BatchedGenerationReposito
   close(): Promise<void>;
 }
 
-const DEFAULTS = { lingerMs: 25, busyLingerMs: 100, maxBatch: 200, retryInitialMs: 100, retryMaxMs: 5_000 };
+const DEFAULTS = {
+  lingerMs: 25,
+  busyLingerMs: 100,
+  maxBatch: 200,
+  maxStatement: 50,
+  retryInitialMs: 100,
+  retryMaxMs: 5_000,
+};
+/** Final records waiting, in batches, from which a pass writes its statements back to back. */
+const BACKLOG_STATEMENTS = 4;
+/** The longest rest between two statements of a pass. */
+const MAX_REST_MS = 20;
 /** Event-loop utilisation from which the loop counts as busy, and below which as no longer busy. */
 const BUSY_UTILIZATION = 0.9;
 const CALM_UTILIZATION = 0.7;
@@ -99,7 +117,12 @@ export function createJournaledGenerationRepository(
   journal: UsageJournal,
   options: JournaledGenerationOptions = {},
 ): JournaledGenerationRepository {
-  const settings = Object.assign({}, DEFAULTS, options);
+  // An option given as undefined keeps its default.
+  const settings = Object.assign(
+    {},
+    DEFAULTS,
+    Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)),
+  ) as typeof DEFAULTS & JournaledGenerationOptions;
   const loopUtilization = options.loopUtilization ?? measureLoopUtilization();
   let lingerMs = settings.lingerMs;
   /** Journaled and not yet written, by id; a finish replaces its start. */
@@ -189,15 +212,21 @@ export function createJournaledGenerationRepository(
       (entry.outcome ? finishes : starts).push(entry);
     }
     lastFailure = undefined;
-    for (const chunk of inChunks(finishes, settings.maxBatch)) {
-      await writeAllOrEach(chunk, (items) => sql.finishMany(items.map(toFinishEntry)), complete, failed);
+    let statementMs = -1;
+    const timed = async (write: () => Promise<void>) => {
+      if (statementMs >= 0) await restAfterStatement(statementMs);
+      const began = performance.now();
+      await write();
+      statementMs = performance.now() - began;
+    };
+    for (const chunk of inChunks(finishes, settings.maxStatement)) {
+      await timed(() =>
+        writeAllOrEach(chunk, (items) => sql.finishMany(items.map(toFinishEntry)), complete, failed),
+      );
     }
-    for (const chunk of inChunks(starts, settings.maxBatch)) {
-      await writeAllOrEach(
-        chunk,
-        (items) => sql.startMany(items.map((entry) => entry.start)),
-        complete,
-        failed,
+    for (const chunk of inChunks(starts, settings.maxStatement)) {
+      await timed(() =>
+        writeAllOrEach(chunk, (items) => sql.startMany(items.map((entry) => entry.start)), complete, failed),
       );
     }
     retryDelayMs = lastFailure === undefined ? 0 : nextRetryDelay(retryDelayMs);
@@ -215,6 +244,17 @@ export function createJournaledGenerationRepository(
     if (utilization >= BUSY_UTILIZATION) return settings.busyLingerMs;
     if (utilization < CALM_UTILIZATION) return settings.lingerMs;
     return current;
+  }
+
+  /**
+   * Between two statements of a pass the requests in flight run for about as long as the last
+   * statement took: back to back, a request needing several turns of the loop would wait for most
+   * of the pass anyway, one statement per turn. With a backlog (the writer falling behind, e.g. a
+   * gateway with PGlite in its worker and more than one core) the next statement follows at once.
+   */
+  function restAfterStatement(statementMs: number): Promise<void> {
+    if (finalsUnwritten >= BACKLOG_STATEMENTS * settings.maxBatch) return yieldToEventLoop();
+    return new Promise((resolve) => setTimeout(resolve, Math.min(Math.ceil(statementMs), MAX_REST_MS)));
   }
 
   function nextRetryDelay(previousMs: number): number {
@@ -384,6 +424,11 @@ export function measureLoopUtilization(): () => number {
     previous = now;
     return utilization;
   };
+}
+
+/** Lets timers and I/O (the requests in flight) run before the next statement. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function* inChunks<T>(items: readonly T[], size: number): Generator<T[]> {
