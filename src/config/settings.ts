@@ -111,8 +111,8 @@ export function resolveInstanceLimits(settings: Pick<Settings, "instanceLimits">
 export const PGLITE_THREAD_SETTINGS = ["auto", "main", "worker"] as const;
 export type PgliteThreadSetting = (typeof PGLITE_THREAD_SETTINGS)[number];
 
-/** 1.5× the live old generation; V8's own factor reaches 4× (docs/performance.md, "Memory, distributed"). */
-export const DEFAULT_HEAP_GROWING_PERCENT = 50;
+/** 2× the live old generation; V8's own factor reaches 4× (docs/performance.md, "Memory, distributed"). */
+export const DEFAULT_HEAP_GROWING_PERCENT = 100;
 
 export const DEFAULT_CONFIG_PATH = new URL("../../config/gateway.yaml", import.meta.url).pathname;
 
