@@ -40,9 +40,9 @@ const READ_TIMEOUT_SECONDS = 2;
  * in the old generation until a full collection. What remains is each waiting stream's buffers
  * (the mark behind its socket, the network chunks it has read) and what V8 and malloc keep
  * between collections: 15–81 MB in sixteen runs on a shared 2-core machine (load average 4–11,
- * median about 50 MB), against 60–166 MB when the streams were worked on in rotation. The issue's 64 MB is the typical figure,
- * not a bound that holds run after run; this bound leaves room for the spread and fails most runs
- * of the rotation.
+ * median about 50 MB), against 60–166 MB when the streams were worked on in rotation. The goal of
+ * less than 64 MB is the typical figure, not a bound that holds run after run; this bound leaves
+ * room for the spread and fails most runs of the rotation.
  */
 const STREAM_MEMORY_BOUND_BYTES = 100 * 1024 * 1024;
 /**
