@@ -37,3 +37,13 @@ function endTurn(): void {
 export function letIoIn(): Promise<void> {
   return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
+
+/**
+ * Before a long synchronous step (parsing or encoding a body of megabytes): while the current turn
+ * has already run past its budget, lets pending I/O in first, so that the step starts a turn of its
+ * own. Answers that arrive together are otherwise parsed and encoded one after the other in the
+ * turn that read them, and nothing else is read until the last one is done.
+ */
+export async function startLongStep(): Promise<void> {
+  while (readTurnMs() > TURN_BUDGET_MS) await letIoIn();
+}

@@ -102,6 +102,31 @@ test("sendForText reads a whole JSON body, also one that arrives in many chunks"
   assert.equal(second.text, long);
 });
 
+test("a body of megabytes decoded as it arrives keeps every character split between chunks", async () => {
+  // Two-, three- and four-byte characters, sent in slices of an odd size: most boundaries fall
+  // inside a character, and the body is long enough to be decoded chunk by chunk.
+  const long = JSON.stringify({ text: "aé€😀".repeat(200_000) });
+  const bytes = Buffer.from(long);
+  const server = await startServer((response) => {
+    response.writeHead(200, { "content-type": "application/json" });
+    let offset = 0;
+    const pump = () => {
+      while (offset < bytes.byteLength) {
+        const end = Math.min(offset + 65_537, bytes.byteLength);
+        const slice = bytes.subarray(offset, end);
+        offset = end;
+        if (offset === bytes.byteLength) return void response.end(slice);
+        if (!response.write(slice)) return void response.once("drain", pump);
+      }
+    };
+    pump();
+  });
+  const answer = await sendTo(server.url, { maxBytes: 16 * 1024 * 1024 });
+  assert.ok(bytes.byteLength > 1024 * 1024);
+  assert.equal(answer.text.length, long.length);
+  assert.equal(answer.text, long);
+});
+
 test("sequential sendForText calls reuse one connection", async () => {
   const server = await startServer(answerJson);
   for (let round = 0; round < 3; round += 1) {

@@ -15,7 +15,11 @@
 import type { Dispatcher } from "undici";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { classifyUpstreamError, type UpstreamHeaders } from "./classify-upstream-error.js";
+import { startLongStep } from "./loop-turn.js";
 import { toUpstreamFailure } from "./upstream-failure.js";
+
+/** From this many bytes on, a body is decoded in a turn of the event loop of its own. */
+const LONG_BODY_BYTES = 256 * 1024;
 
 export interface UpstreamTextResponse {
   status: number;
@@ -107,6 +111,15 @@ class TextResponseCollector implements Dispatcher.DispatchHandler {
 
   onResponseEnd(): void {
     if (this.settled) return;
+    // Answers of megabytes that end in the same poll of the event loop would be decoded, and then
+    // parsed by the caller, one after the other in it: a long one waits for a turn of its own
+    // (its chunks stay Buffers meanwhile, outside V8's heap; the caller may abort meanwhile).
+    if (this.size >= LONG_BODY_BYTES) void startLongStep().then(this.finish);
+    else this.finish();
+  }
+
+  private readonly finish = (): void => {
+    if (this.settled) return;
     const text = this.takeText().toString("utf8");
     if (this.isSuccess()) {
       this.settled = true;
@@ -115,7 +128,7 @@ class TextResponseCollector implements Dispatcher.DispatchHandler {
     } else {
       this.fail(classifyUpstreamError({ status: this.status, headers: this.headers, bodyText: text }));
     }
-  }
+  };
 
   onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
     if (this.settled) return;
