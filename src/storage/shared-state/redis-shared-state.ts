@@ -3,13 +3,14 @@
  * run nothing but (UN)SUBSCRIBE, so commands and pub/sub are separate; writes nobody waits for on
  * a request's path (`setValue`, `deleteIndexedValue`: a finished record's copy, its removal after
  * the commit) go auto-pipelined on a third, so those of one event-loop turn leave in one write
- * (one per group commit for the removals) instead of one each. Apart because an auto-pipelined
+ * instead of one each; the removals of one turn are one script call. Apart because an auto-pipelined
  * connection holds new commands while its pipeline is in flight, which a read must not wait
  * behind; one connection for both keeps a value's write before its removal. Every command has a deadline
  * and nothing queues while Redis is down, so callers fail fast instead of hanging.
  * Redis being unreachable at start is not fatal either: the connections keep trying, and
  * subscriptions made meanwhile take effect on the first connection.
  */
+import { createHash } from "node:crypto";
 import { Redis, type RedisOptions } from "ioredis";
 import { redactUrl } from "../redact-url.js";
 import type { SharedState } from "../store.js";
@@ -30,6 +31,32 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 return {now, redis.call('ZADD', KEYS[1], now, ARGV[1])}
 `;
+
+/**
+ * Removes indexed values in one step. KEYS: for each removal its value's key, then its indexes.
+ * ARGV: for each removal the number of its indexes, then its member (the key as the indexes list
+ * it, without the prefix the connection adds to KEYS).
+ */
+const REMOVE_INDEXED_SCRIPT = `
+local k = 1
+for i = 1, #ARGV, 2 do
+  local n = tonumber(ARGV[i])
+  redis.call('DEL', KEYS[k])
+  for j = 1, n do redis.call('ZREM', KEYS[k + j], ARGV[i + 1]) end
+  k = k + 1 + n
+end
+return 0
+`;
+const REMOVE_INDEXED_SHA = createHash("sha1").update(REMOVE_INDEXED_SCRIPT).digest("hex");
+/** Removals in one script call at most: a script holds Redis while it runs. */
+const MAX_REMOVALS_PER_CALL = 256;
+
+interface Removal {
+  indexes: string[];
+  key: string;
+  resolve(): void;
+  reject(error: unknown): void;
+}
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
 const DEFAULT_COMMAND_TIMEOUT_MS = 1_000;
@@ -95,6 +122,48 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
     );
   }
 
+  // The removals asked for in one event-loop turn (those of one group commit, typically) go in one
+  // script call: one command instead of a DEL and a ZREM per index for each, each with its own
+  // command object, reply and promise in this process.
+  let removals: Removal[] = [];
+  const flushRemovals = () => {
+    if (removals.length === 0) return;
+    const batch = removals;
+    removals = [];
+    const keys: string[] = [];
+    const args: Array<string | number> = [];
+    for (const removal of batch) {
+      keys.push(removal.key, ...removal.indexes);
+      args.push(removal.indexes.length, removal.key);
+    }
+    runRemovals(keys, args).then(
+      () => {
+        for (const removal of batch) removal.resolve();
+      },
+      (error: unknown) => {
+        for (const removal of batch) removal.reject(error);
+      },
+    );
+  };
+  const runRemovals = async (keys: string[], args: Array<string | number>) => {
+    try {
+      await withDeadline(
+        writes.evalsha(REMOVE_INDEXED_SHA, keys.length, ...keys, ...args),
+        commandTimeoutMs,
+        "Redis removal script",
+      );
+    } catch (error) {
+      if (!String((error as Error).message).startsWith("NOSCRIPT")) throw error;
+      // EVAL runs it and caches it under the same SHA for the next EVALSHA (Redis restarted or
+      // flushed its scripts). Still after the values' writes: the same connection.
+      await withDeadline(
+        writes.eval(REMOVE_INDEXED_SCRIPT, keys.length, ...keys, ...args),
+        commandTimeoutMs,
+        "Redis removal script",
+      );
+    }
+  };
+
   return {
     mode: "redis",
     async ping() {
@@ -127,11 +196,12 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
       const values = await withDeadline(commands.mget(...keys), commandTimeoutMs, "Redis MGET");
       return keys.map((key, position) => ({ key, value: values[position] ?? null }));
     },
-    async deleteIndexedValue(indexes, key) {
-      // Issued together, so they leave in one auto-pipelined write.
-      const deleted: Array<Promise<number>> = [writes.del(key)];
-      for (const index of indexes) deleted.push(writes.zrem(index, key));
-      await withDeadline(Promise.all(deleted), commandTimeoutMs, "Redis DEL+ZREM");
+    deleteIndexedValue(indexes, key) {
+      return new Promise<void>((resolve, reject) => {
+        if (removals.length === 0) process.nextTick(flushRemovals);
+        removals.push({ indexes, key, resolve, reject });
+        if (removals.length >= MAX_REMOVALS_PER_CALL) flushRemovals();
+      });
     },
     async touchMember(index, member) {
       // One script: the score is the server's clock, which every instance shares.

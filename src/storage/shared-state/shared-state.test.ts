@@ -280,3 +280,43 @@ forEachSharedStateMode(
     assert.equal((await context.state.touchMember("members", "a")).wasListed, false);
   },
 );
+
+forEachSharedStateMode(
+  "indexed values removed in one turn: each value and its entries in every index gone, the others kept, also after Redis dropped its scripts",
+  async (context) => {
+    const peer = await context.openPeer();
+    const keys = Array.from({ length: 300 }, (_, index) => `rec:${index}`);
+    for (const [index, key] of keys.entries()) {
+      await context.state.setIndexedValue(["by-instance", "all"], key, `value ${index}`, index, 60_000);
+    }
+    // More than one script call holds (256): removed in two, both before the promises resolve.
+    await Promise.all(
+      keys.slice(0, 290).map((key) => context.state.deleteIndexedValue(["by-instance", "all"], key)),
+    );
+    for (const index of ["by-instance", "all"]) {
+      assert.deepEqual(
+        (await peer.listIndexedValues(index, 1_000, 100)).map((entry) => entry.key),
+        keys.slice(290),
+        `${index} lists what was not removed`,
+      );
+    }
+    assert.equal(await peer.getValue("rec:0"), null);
+    assert.equal(await peer.getValue("rec:289"), null);
+    assert.equal(await peer.getValue("rec:290"), "value 290");
+
+    if (context.mode !== "redis") return;
+    // A restarted Redis has no scripts cached: the removal loads its script again.
+    const { Redis } = await import("ioredis");
+    const admin = new Redis(TEST_REDIS_URL);
+    try {
+      await admin.script("FLUSH");
+    } finally {
+      admin.disconnect();
+    }
+    await Promise.all(
+      keys.slice(290).map((key) => context.state.deleteIndexedValue(["by-instance", "all"], key)),
+    );
+    assert.deepEqual(await peer.listIndexedValues("all", 1_000, 100), []);
+    assert.equal(await peer.getValue("rec:299"), null);
+  },
+);
