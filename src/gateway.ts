@@ -27,6 +27,7 @@ import { WebSocketAwareIncomingMessage } from "./http/responses-socket/websocket
 import { manageConnectionRoom } from "./http/router/connection-room.js";
 import { createApp } from "./http/router/create-app.js";
 import { drainInstance } from "./http/router/drain-instance.js";
+import { readHeldAnswerBytes, setHeldAnswersBudget } from "./http/router/held-answers.js";
 import { createInFlightRequests } from "./http/router/in-flight-requests.js";
 import { createRequestListener } from "./http/router/request-listener.js";
 import { RESPONSE_HIGH_WATER_BYTES } from "./http/router/response-high-water.js";
@@ -139,6 +140,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const limits = resolveInstanceLimits(settings);
   const logger = options.logger ?? createLogger(settings.logLevel);
   const config = options.config ?? loadConfigFile(settings.configPath);
+  // Answers waiting for clients that do not read share one budget per process (held-answers.ts).
+  setHeldAnswersBudget(config.heldAnswersBytes);
   const pgliteThread = resolvePgliteThread(settings.pgliteThread ?? "main");
   // Token counts (reservations on o200k routes, count_tokens, estimates) need the rank table:
   // built before the first request rather than during it.
@@ -292,6 +295,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         catalogModels: config.models.map((model) => model.slug),
         requestsInFlight: () => inFlight.size,
         generationsInFlight: () => engine.generationsInFlight,
+        heldAnswerBytes: readHeldAnswerBytes,
         routeBreakerStates: () => engine.routeBreakerStates(),
       })
     : undefined;

@@ -231,6 +231,14 @@ export const gatewayConfigSchema = z.strictObject({
        */
       client_read_timeout_seconds: z.int().min(1).max(3600).default(60),
       /**
+       * Bytes of complete answers that may wait for clients not reading them, for the whole
+       * instance; past it the answers waiting longest are let go (docs/operations.md).
+       */
+      held_answers_bytes: z
+        .int()
+        .min(1024 * 1024)
+        .default(256 * 1024 * 1024),
+      /**
        * A Responses WebSocket with no turn running and no message from its client for this long is
        * closed; what it kept of its last response goes with it (docs/formats.md, "WebSocket mode").
        */

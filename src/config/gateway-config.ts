@@ -27,6 +27,8 @@ export interface GatewayConfig {
   maxRequestMs: number;
   /** How long a streaming client may take no bytes before it is dropped. */
   clientReadTimeoutMs: number;
+  /** Bytes of complete answers that may wait for clients not reading them (`limits.held_answers_bytes`). */
+  heldAnswersBytes: number;
   /** How long a Responses WebSocket may sit with no turn and no message before it is closed. */
   webSocketIdleTimeoutMs: number;
   defaultWorkspaceCreditsMicroUsd: number;

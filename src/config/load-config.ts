@@ -119,6 +119,7 @@ function resolveConfig(file: GatewayConfigFile, env: NodeJS.ProcessEnv, origin: 
     instanceLeaseMs: file.limits.instance_lease_seconds * 1000,
     maxRequestMs: file.limits.max_request_seconds * 1000,
     clientReadTimeoutMs: file.limits.client_read_timeout_seconds * 1000,
+    heldAnswersBytes: file.limits.held_answers_bytes,
     webSocketIdleTimeoutMs: file.limits.websocket_idle_timeout_seconds * 1000,
     routing: {
       retries: file.routing.retries,

@@ -18,6 +18,7 @@ function createMetrics(): GatewayMetrics {
     catalogModels: [MODEL],
     requestsInFlight: () => 3,
     generationsInFlight: () => 2,
+    heldAnswerBytes: () => 6_000_000,
     routeBreakerStates: () => [{ provider: "acme", upstreamModel: "one-v1", state: "half-open" }],
   });
 }
@@ -279,6 +280,7 @@ test("instance gauges are read at scrape time: requests and reservations in flig
   const samples = await scrape(metrics);
   assert.equal(sampleValue(samples, "hi_gateway_requests_in_flight", {}), 3);
   assert.equal(sampleValue(samples, "hi_gateway_reservations_in_flight", {}), 2);
+  assert.equal(sampleValue(samples, "hi_gateway_held_answer_bytes", {}), 6_000_000);
   const breaker = (state: string) =>
     sampleValue(samples, "hi_gateway_circuit_breaker_state", {
       provider: "acme",

@@ -28,6 +28,8 @@ export interface MetricsSources {
   requestsInFlight(): number;
   /** Admitted generations not settled yet, each holding its reservation. */
   generationsInFlight(): number;
+  /** Bytes of complete answers waiting for clients that have not read them (http/router/held-answers.ts). */
+  heldAnswerBytes(): number;
   /** Each catalog route's circuit-breaker state. */
   routeBreakerStates(): ReadonlyArray<{ provider: string; upstreamModel: string; state: BreakerState }>;
 }
@@ -214,6 +216,14 @@ export class GatewayMetrics {
       registers,
       collect() {
         this.set(sources.generationsInFlight());
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}held_answer_bytes`,
+      help: "Bytes of complete answers waiting for clients that have not read them; past limits.held_answers_bytes the longest waiting are let go.",
+      registers,
+      collect() {
+        this.set(sources.heldAnswerBytes());
       },
     });
     new Gauge({

@@ -32,6 +32,8 @@ const CLIENTS = 100;
 const ANSWER_CHARACTERS = 6_000_000;
 const DELTA = "All work and no play makes Jack a dull boy. ".repeat(90);
 const READ_TIMEOUT_SECONDS = 2;
+/** What the gateway may hold of complete answers waiting for their clients (`limits.held_answers_bytes`). */
+const HELD_ANSWERS_BYTES = 64 * 1024 * 1024;
 /**
  * What 100 never-reading clients of a stream may add to the gateway's resident memory. On loopback
  * the kernel takes about 4 MB of each answer before a connection is full, so the gateway encodes
@@ -189,7 +191,7 @@ before(async () => {
   upstream = await startUpstream();
   setup = await prepareEmbeddedGateway(
     createTestConfigFile(upstream.baseUrl, {
-      limits: { client_read_timeout_seconds: READ_TIMEOUT_SECONDS },
+      limits: { client_read_timeout_seconds: READ_TIMEOUT_SECONDS, held_answers_bytes: HELD_ANSWERS_BYTES },
     }),
     { FAKE_UPSTREAM_KEY: "sk-upstream" },
   );
@@ -224,6 +226,8 @@ interface Flood {
   clients: RawConnection[];
   exchanges: UpstreamExchange[];
   memoryGrowth: number;
+  /** The most the gateway's `hi_gateway_held_answer_bytes` showed meanwhile. */
+  mostHeldAnswerBytes: number;
   slowestHealthMs: number;
   idleHealthMs: number;
 }
@@ -234,6 +238,7 @@ async function flood(stream: boolean): Promise<Flood> {
   const idle = await probe.during(() => sleep(300));
   const baseline = residentBytes(gateway.pid);
   let peak = baseline;
+  let mostHeld = 0;
   const firstExchange = upstream.exchanges.length;
   const exchanges = () => upstream.exchanges.slice(firstExchange);
   const request = rawPostJson(
@@ -257,6 +262,7 @@ async function flood(stream: boolean): Promise<Flood> {
     for (const deadline = Date.now() + 60_000; still < 5 && Date.now() < deadline; ) {
       await sleep(100);
       peak = Math.max(peak, residentBytes(gateway.pid));
+      mostHeld = Math.max(mostHeld, await readHeldAnswerBytes());
       const unread = unreadBytes(port, ports);
       still = exchanges().length === CLIENTS && unread === previous ? still + 1 : 0;
       previous = unread;
@@ -266,16 +272,24 @@ async function flood(stream: boolean): Promise<Flood> {
     clients,
     exchanges: exchanges(),
     memoryGrowth: peak - baseline,
+    mostHeldAnswerBytes: mostHeld,
     slowestHealthMs: slowestMs,
     idleHealthMs: idle.slowestMs,
   };
+}
+
+/** The gateway's `hi_gateway_held_answer_bytes` now. */
+async function readHeldAnswerBytes(): Promise<number> {
+  const text = await (await fetch(`${gateway.url}/metrics`)).text();
+  return Number(/^hi_gateway_held_answer_bytes (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
 }
 
 function describeFlood(result: Flood): string {
   const written = result.exchanges.reduce((sum, exchange) => sum + exchange.bytes, 0);
   return (
     `${CLIENTS} clients: upstreams wrote ${(written / 1e6).toFixed(0)} MB; gateway RSS grew ` +
-    `${(result.memoryGrowth / 1e6).toFixed(1)} MB; /healthz slowest ${result.slowestHealthMs.toFixed(0)} ms ` +
+    `${(result.memoryGrowth / 1e6).toFixed(1)} MB; answers held at most ${(result.mostHeldAnswerBytes / 1e6).toFixed(1)} MB; ` +
+    `/healthz slowest ${result.slowestHealthMs.toFixed(0)} ms ` +
     `(idle ${result.idleHealthMs.toFixed(0)} ms)`
   );
 }
@@ -348,10 +362,17 @@ test("100 clients that never read a 6 MB stream: bounded memory, /healthz answer
   await expectDisconnected(result, (tail) => tail.includes("data: [DONE]"));
 });
 
-test("100 clients that never read a 6 MB non-streamed answer: each answer held once, /healthz answers, each let go at the read deadline", async (t) => {
+test("100 clients that never read a 6 MB non-streamed answer: each answer held once, all of them within the held-answers budget, /healthz answers, each let go", async (t) => {
   if (!existsSync("/proc/net/tcp")) return t.skip("needs Linux's /proc to read memory and socket queues");
   const result = await flood(false);
   t.diagnostic(describeFlood(result));
+  // The answers waiting for their clients stay within the instance's budget: past it, those
+  // waiting longest are let go before the read deadline.
+  assert.ok(result.mostHeldAnswerBytes > 0, "no answer was ever held for its client");
+  assert.ok(
+    result.mostHeldAnswerBytes <= HELD_ANSWERS_BYTES,
+    `answers held: ${(result.mostHeldAnswerBytes / 1e6).toFixed(1)} MB, past the budget`,
+  );
   // Each answer is in memory once (its bytes), not again in a queue behind the socket.
   const answerBytes = result.exchanges[0]!.bytes;
   assert.ok(
