@@ -35,18 +35,15 @@ const READ_TIMEOUT_SECONDS = 2;
 /** What the gateway may hold of complete answers waiting for their clients (`limits.held_answers_bytes`). */
 const HELD_ANSWERS_BYTES = 64 * 1024 * 1024;
 /**
- * What 100 never-reading clients of a stream may add to the gateway's resident memory. On loopback
- * the kernel takes about 4 MB of each answer before a connection is full, so the gateway encodes
- * some 400 MB for these clients; streams with data waiting take turns at it
- * (src/providers/shared/stream-turns.ts), so that work's garbage dies young instead of piling up
- * in the old generation until a full collection. What remains is each waiting stream's buffers
- * (the mark behind its socket, the network chunks it has read) and what V8 and malloc keep
- * between collections: 15–81 MB in sixteen runs on a shared 2-core machine (load average 4–11,
- * median about 50 MB), against 60–166 MB when the streams were worked on in rotation. The goal of
- * less than 64 MB is the typical figure, not a bound that holds run after run; this bound leaves
- * room for the spread and fails most runs of the rotation.
+ * What 100 never-reading clients of a stream may add to the gateway's resident memory: the goal of
+ * docs/operations.md ("Clients that do not read"), less than 64 MB. On loopback the kernel takes
+ * about 4 MB of each answer before a connection is full, so the gateway encodes some 400 MB for
+ * these clients; streams with data waiting take turns at it (src/providers/shared/stream-turns.ts),
+ * so that work's garbage dies young. What remains is each waiting stream's buffers (16 KiB marks
+ * behind its socket and on its upstream body, the network chunk it has read) and what V8 keeps
+ * between collections; docs/operations.md has the measured spread.
  */
-const STREAM_MEMORY_BOUND_BYTES = 100 * 1024 * 1024;
+const STREAM_MEMORY_BOUND_BYTES = 64 * 1024 * 1024;
 /**
  * `/healthz` while the gateway encodes those 400 MB, beyond its delay when idle: 29–524 ms
  * measured on that machine (idle 5–25 ms). A turn of work is bounded by the event loop's budget

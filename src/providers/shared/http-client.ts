@@ -25,6 +25,13 @@ export { mapNetworkError, toUpstreamFailure } from "./upstream-failure.js";
 
 export type UpstreamBody = Dispatcher.ResponseData["body"];
 
+/**
+ * What a streamed body reads ahead of its consumer before undici stops reading the socket. Every
+ * network chunk (up to 64 KiB) is taken whole, so this decides whether a stream that waits for
+ * its client holds one chunk or two; undici's default is 64 KiB (decision 0345).
+ */
+const STREAM_BODY_HIGH_WATER_BYTES = 16 * 1024;
+
 export interface UpstreamHttpRequest {
   /** Absolute URL, e.g. `${provider.baseUrl}/chat/completions`. */
   url: string;
@@ -113,7 +120,11 @@ export function createUpstreamHttpClient(options: UpstreamHttpClientOptions = {}
     const pool = getPool(target.origin, request.timeouts.connectMs);
     let response: Dispatcher.ResponseData;
     try {
-      response = await pool.request({ signal: request.signal, ...toDispatchOptions(request, target) });
+      response = await pool.request({
+        signal: request.signal,
+        highWaterMark: STREAM_BODY_HIGH_WATER_BYTES,
+        ...toDispatchOptions(request, target),
+      });
     } catch (error) {
       throw toUpstreamFailure(error, request.signal);
     }
