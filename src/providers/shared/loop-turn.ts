@@ -4,7 +4,8 @@
  * data already read, every step of that chain resolves at once, so without a break one stream
  * would be parsed, encoded and written in a single turn however long it is, and nothing else
  * (another request, `/healthz`) would be read meanwhile. The stream reader asks before each
- * network chunk and lets I/O in once the turn has run past its budget.
+ * network chunk and lets I/O in once the turn has run past its budget. Long synchronous steps
+ * (parsing or encoding a body of megabytes) wait for a turn of their own (long-steps.ts).
  */
 
 /** Milliseconds of one turn after which a stream lets other work in before it goes on. */
@@ -36,14 +37,4 @@ function endTurn(): void {
  */
 export function letIoIn(): Promise<void> {
   return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
-}
-
-/**
- * Before a long synchronous step (parsing or encoding a body of megabytes): while the current turn
- * has already run past its budget, lets pending I/O in first, so that the step starts a turn of its
- * own. Answers that arrive together are otherwise parsed and encoded one after the other in the
- * turn that read them, and nothing else is read until the last one is done.
- */
-export async function startLongStep(): Promise<void> {
-  while (readTurnMs() > TURN_BUDGET_MS) await letIoIn();
 }

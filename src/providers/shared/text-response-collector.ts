@@ -15,7 +15,7 @@
 import type { Dispatcher } from "undici";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { classifyUpstreamError, type UpstreamHeaders } from "./classify-upstream-error.js";
-import { startLongStep } from "./loop-turn.js";
+import { startLongStep } from "./long-steps.js";
 import { toUpstreamFailure } from "./upstream-failure.js";
 
 /** From this many bytes on, a body is decoded in a turn of the event loop of its own. */
