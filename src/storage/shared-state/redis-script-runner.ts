@@ -17,6 +17,7 @@ import { createHash } from "node:crypto";
 import { Redis } from "ioredis";
 import { redactUrl } from "../redact-url.js";
 import { withDeadline } from "../with-deadline.js";
+import { evalScript } from "./eval-script.js";
 
 /** A Lua script; `name` appears in errors. Keys and arguments are given per call. */
 export interface LuaScript {
@@ -78,14 +79,15 @@ export async function openRedisScriptRunner(options: RedisScriptRunnerOptions): 
   // syscalls per request under load, no delay when idle.
   const redis = connect(true);
   const urgent = connect(false);
-  const hashes = new Map<string, string>();
-  const hashOf = (script: LuaScript) => {
-    let sha = hashes.get(script.source);
-    if (!sha) {
-      sha = createHash("sha1").update(script.source).digest("hex");
-      hashes.set(script.source, sha);
+  /** Each script with its SHA-1, computed once. */
+  const hashed = new Map<string, { source: string; sha: string }>();
+  const withHash = (script: LuaScript) => {
+    let entry = hashed.get(script.source);
+    if (!entry) {
+      entry = { source: script.source, sha: createHash("sha1").update(script.source).digest("hex") };
+      hashed.set(script.source, entry);
     }
-    return sha;
+    return entry;
   };
 
   try {
@@ -100,21 +102,14 @@ export async function openRedisScriptRunner(options: RedisScriptRunnerOptions): 
       const prefixed = keys.map((key) => prefix + key);
       const what = `Redis script ${script.name}`;
       const client = lane === "request" ? urgent : redis;
-      try {
-        return (await withDeadline(
-          client.evalsha(hashOf(script), prefixed.length, ...prefixed, ...args),
-          commandTimeoutMs,
-          what,
-        )) as ScriptReply;
-      } catch (error) {
-        if (!String((error as Error).message).startsWith("NOSCRIPT")) throw error;
-        // EVAL runs it and caches it under the same SHA for the next EVALSHA.
-        return (await withDeadline(
-          client.eval(script.source, prefixed.length, ...prefixed, ...args),
-          commandTimeoutMs,
-          what,
-        )) as ScriptReply;
-      }
+      return (await evalScript(
+        client,
+        withHash(script),
+        prefixed,
+        args,
+        commandTimeoutMs,
+        what,
+      )) as ScriptReply;
     },
     async ping() {
       await withDeadline(redis.ping(), commandTimeoutMs, "Redis PING");

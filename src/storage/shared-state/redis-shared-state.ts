@@ -15,6 +15,7 @@ import { Redis, type RedisOptions } from "ioredis";
 import { redactUrl } from "../redact-url.js";
 import type { SharedState } from "../store.js";
 import { withDeadline } from "../with-deadline.js";
+import { evalScript } from "./eval-script.js";
 
 export interface RedisSharedStateOptions {
   redisUrl: string;
@@ -47,7 +48,10 @@ for i = 1, #ARGV, 2 do
 end
 return 0
 `;
-const REMOVE_INDEXED_SHA = createHash("sha1").update(REMOVE_INDEXED_SCRIPT).digest("hex");
+const REMOVE_INDEXED = {
+  source: REMOVE_INDEXED_SCRIPT,
+  sha: createHash("sha1").update(REMOVE_INDEXED_SCRIPT).digest("hex"),
+};
 /** Removals in one script call at most: a script holds Redis while it runs. */
 const MAX_REMOVALS_PER_CALL = 256;
 
@@ -145,24 +149,9 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
       },
     );
   };
-  const runRemovals = async (keys: string[], args: Array<string | number>) => {
-    try {
-      await withDeadline(
-        writes.evalsha(REMOVE_INDEXED_SHA, keys.length, ...keys, ...args),
-        commandTimeoutMs,
-        "Redis removal script",
-      );
-    } catch (error) {
-      if (!String((error as Error).message).startsWith("NOSCRIPT")) throw error;
-      // EVAL runs it and caches it under the same SHA for the next EVALSHA (Redis restarted or
-      // flushed its scripts). Still after the values' writes: the same connection.
-      await withDeadline(
-        writes.eval(REMOVE_INDEXED_SCRIPT, keys.length, ...keys, ...args),
-        commandTimeoutMs,
-        "Redis removal script",
-      );
-    }
-  };
+  const runRemovals = (keys: string[], args: Array<string | number>) =>
+    // Still after the values' writes: the same connection.
+    evalScript(writes, REMOVE_INDEXED, keys, args, commandTimeoutMs, "Redis removal script");
 
   return {
     mode: "redis",
