@@ -198,8 +198,15 @@ test("the default measure reads the event loop: busy while code runs, calm while
     // Busy: the loop never gets to wait.
   }
   assert.ok(utilization() >= 0.9, "60 ms of synchronous work counts as busy");
-  await new Promise((resolve) => setTimeout(resolve, 60));
-  assert.ok(utilization() < 0.7, "60 ms waiting on a timer counts as calm");
+  // Other work of this process (a test file's leftovers, a collection) may fall into one window
+  // on a loaded machine: a loop that waits must read calm in one of a few.
+  const readings: number[] = [];
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    readings.push(utilization());
+    if (readings.at(-1)! < 0.7) break;
+  }
+  assert.ok(readings.at(-1)! < 0.7, `60 ms waiting on a timer counts as calm: read ${readings.join(", ")}`);
 });
 
 test("between calm and busy the linger stays as it was", async (t) => {
