@@ -4,8 +4,8 @@
  * data already read, every step of that chain resolves at once, so without a break one stream
  * would be parsed, encoded and written in a single turn however long it is, and nothing else
  * (another request, `/healthz`) would be read meanwhile. The stream reader asks before each
- * network chunk and lets I/O in once the turn has run past its budget. Long synchronous steps
- * (parsing or encoding a body of megabytes) wait for a turn of their own (long-steps.ts).
+ * network chunk and lets I/O in once the turn has run past its budget. Decoding and parsing
+ * an upstream answer of megabytes waits for a turn of its own (long-steps.ts).
  */
 
 /** Milliseconds of one turn after which a stream lets other work in before it goes on. */
