@@ -335,3 +335,22 @@ test("terminal output is matched to streamed items by id, not by position", asyn
   assert.equal(parts.flatMap((part) => (part.type === "text-delta" ? [part.delta] : [])).join(""), "AB");
   assert.equal(parts.filter((part) => part.type === "text-start").length, 2);
 });
+
+test("an item announced again, or done at another output index, is the same item: one call, closed once", async () => {
+  // Found by fuzzing: a call's `output_item.done` carried a wrong `output_index`, and the parser
+  // opened a second call with the same id while the first was open.
+  const events = buildResponseEvents(reasoningThenCalls);
+  const itemOf = (event: ResponseEvent) => event.item as { type?: string; id?: string } | undefined;
+  const firstCall = events.find(
+    (event) => event.type === "response.output_item.added" && itemOf(event)?.type === "function_call",
+  )!;
+  const done = events.find(
+    (event) => event.type === "response.output_item.done" && itemOf(event)?.id === itemOf(firstCall)?.id,
+  )!;
+  done.output_index = 1_000;
+  events.splice(events.indexOf(firstCall) + 1, 0, { ...firstCall, output_index: 7 });
+  const parts = await collect(numberEvents(events));
+  assertSequential(parts);
+  assert.deepEqual(fold(parts), parseResponsesResponse(buildResponse(reasoningThenCalls), context).content);
+  assert.equal(parts.filter((part) => part.type === "tool-input-start").length, 2);
+});

@@ -133,6 +133,17 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
     return known ?? Math.max(-1, ...items.keys());
   }
 
+  /**
+   * The output index of an `output_item.added` / `.done` event: the index its item's id was first
+   * seen at, when known (a repeated or mis-indexed event must not open the same item twice), else
+   * the event's own.
+   */
+  function locateItem(event: ResponsesStreamEventWire): number {
+    const itemId = event.item?.id;
+    const known = typeof itemId === "string" ? indexByItemId.get(itemId) : undefined;
+    return known ?? locate(event);
+  }
+
   function ensureItem(outputIndex: number, kind: ItemKind, item?: ResponsesOutputItemWire | null): ItemState {
     const existing = items.get(outputIndex);
     if (existing !== undefined) return existing;
@@ -338,7 +349,7 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
         readResponseMetadata(event.response);
         return [];
       case "response.output_item.added": {
-        const outputIndex = locate(event);
+        const outputIndex = locateItem(event);
         const state = ensureItem(outputIndex, kindOf(event.item), event.item);
         if (state.kind === "function_call" && !state.started) state.shape = readCallShape(event.item);
         const parts: CanonicalStreamPart[] = [];
@@ -379,7 +390,7 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
         break;
       }
       case "response.output_item.done":
-        finishItem(locate(event), event.item ?? undefined);
+        finishItem(locateItem(event), event.item ?? undefined);
         break;
       case "response.completed":
       case "response.incomplete":
