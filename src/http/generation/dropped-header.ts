@@ -17,5 +17,7 @@ export function createDroppedHeader(dropped: readonly string[]): Record<string, 
 function formatEntry(entry: string): string {
   const cut = entry.length > MAX_ENTRY_CHARS ? `${entry.slice(0, MAX_ENTRY_CHARS)}…` : entry;
   // `,` would split an entry in two for a reader of the list.
-  return cut.replace(/[^\x20-\x2b\x2d-\x7e]/gu, (char) => encodeURIComponent(char));
+  // A lone surrogate (the caller's own, or half of a pair the cut split) has no UTF-8 form to
+  // encode: it becomes U+FFFD first.
+  return cut.toWellFormed().replace(/[^\x20-\x2b\x2d-\x7e]/gu, (char) => encodeURIComponent(char));
 }
