@@ -4,13 +4,14 @@
  * added twice) because only its entry failed, and no committed change lacks its entry.
  */
 import type { AuditOf, AuditRecord } from "../../limits/ports.js";
+import { toPostgresJson } from "./postgres-json.js";
 import type { SqlClient } from "./sql-client.js";
 
 export async function insertAuditRow(tx: SqlClient, entry: AuditRecord): Promise<void> {
   await tx.query(
     `INSERT INTO audit_log (action, actor, workspace_id, api_key_id, details)
      VALUES ($1, $2, $3, $4, $5::jsonb)`,
-    [entry.action, entry.actor, entry.workspaceId, entry.apiKeyId, JSON.stringify(entry.details)],
+    [entry.action, entry.actor, entry.workspaceId, entry.apiKeyId, toPostgresJson(entry.details)],
   );
 }
 

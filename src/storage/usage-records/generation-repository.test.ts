@@ -280,6 +280,30 @@ forEachStorageMode(
 );
 
 forEachStorageMode(
+  "attempts naming a caller's NUL or lone surrogate are stored with U+FFFD, with the rest of their batch",
+  async (context) => {
+    // PostgreSQL's jsonb refuses both characters, and one refused value failed the whole batch.
+    const attempt = { provider: "a", model: "m/one", upstreamModel: "one", outcome: "ok", latencyMs: 3 };
+    const { workspace, start } = await startGeneration(context);
+    const entries = ["\udc00", "\u0000", "x\ud83d", "\ud83d\ude00"].map((type, index) => ({
+      id: `${start.id}_${index}`,
+      start: { ...start, id: `${start.id}_${index}` },
+      outcome: createOutcome({ attempts: [{ ...attempt, dropped: [`tools[0](${type})`] }] }),
+    }));
+    await Promise.all(
+      entries.map((entry) => context.store.generations.finish(entry.id, entry.outcome, entry.start)),
+    );
+    const stored = await Promise.all(
+      entries.map(async (entry) => (await context.store.generations.get(entry.id, workspace.id))?.attempts),
+    );
+    assert.deepEqual(
+      stored.map((attempts) => attempts?.[0].dropped),
+      [["tools[0](\ufffd)"], ["tools[0](\ufffd)"], ["tools[0](x\ufffd)"], ["tools[0](\ud83d\ude00)"]],
+    );
+  },
+);
+
+forEachStorageMode(
   "the Messages format is stored as anthropic_messages; a row written before the rename reads the same",
   async (context) => {
     const { workspace, start } = await startGeneration(context);

@@ -14,6 +14,7 @@ import type {
   GenerationStatus,
 } from "../../engine/generation-record.js";
 import type { GenerationRepository } from "../../engine/ports.js";
+import { toPostgresJson } from "../sql/postgres-json.js";
 import { assertSafeInteger, readInteger, readNullableInteger } from "../sql/read-integer.js";
 import type { SqlClient } from "../sql/sql-client.js";
 
@@ -101,7 +102,7 @@ export function readGenerationRow(row: GenerationRow): GenerationRecord {
 
 /** The attempts as the `attempts` JSONB column takes them; NULL when the outcome has none. */
 function encodeAttempts(outcome: GenerationOutcome): string | null {
-  return outcome.attempts && outcome.attempts.length > 0 ? JSON.stringify(outcome.attempts) : null;
+  return outcome.attempts && outcome.attempts.length > 0 ? toPostgresJson(outcome.attempts) : null;
 }
 
 export function assertValidOutcome(outcome: GenerationOutcome): void {
