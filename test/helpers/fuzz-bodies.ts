@@ -172,7 +172,16 @@ export function applyMutation(body: unknown, mutation: Mutation): unknown {
       else delete (parent as Record<string, unknown>)[last];
       break;
     case "add-key":
-      if (isObject(target)) (target as Record<string, unknown>)[mutation.key] = mutation.value;
+      // An own key even when it is `__proto__`: assigning that one would replace the prototype
+      // (with a RawNumber value, the node would then serialise as a raw number: invalid JSON).
+      if (isObject(target)) {
+        Object.defineProperty(target, mutation.key, {
+          value: mutation.value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
       break;
     case "duplicate-key":
       if (isObject(parent) && typeof last === "string") {
