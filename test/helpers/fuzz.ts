@@ -7,8 +7,8 @@
  *
  * The seed of every run is printed as a test diagnostic; a failure prints the seed, the shrink
  * path, the counterexample, the assertion that failed and the replay command (docs/testing.md).
- * FUZZ_ONLY (a test's full name, or a part of it) skips every other property, so that a replay's
- * path is not applied to properties it does not belong to.
+ * FUZZ_ONLY (a test's full name, or a part of it; with FUZZ_PATH the full name) skips every other
+ * property, so that a replay's path is not applied to properties it does not belong to.
  */
 import type { TestContext } from "node:test";
 import fc from "fast-check";
@@ -39,7 +39,10 @@ export async function checkProperty<Ts>(
   options: FuzzOptions,
 ): Promise<void> {
   const only = process.env.FUZZ_ONLY;
-  if (only !== undefined && only !== "" && !t.fullName.includes(only)) {
+  // A replay's path belongs to one property: with FUZZ_PATH the name must be the whole name (the
+  // name of "/x" is part of the name of "/x: the valid bodies are answered").
+  const chosen = process.env.FUZZ_PATH ? t.fullName === only : t.fullName.includes(only ?? "");
+  if (only !== undefined && only !== "" && !chosen) {
     t.skip(`FUZZ_ONLY=${only}`);
     return;
   }
