@@ -6,13 +6,12 @@ import type { Authenticator } from "../../auth/authenticate.js";
 import type { GatewayConfig } from "../../config/gateway-config.js";
 import { createNotAllowedError, resolveModel } from "../../engine/admit-request.js";
 import { createMessagesErrorEnvelope } from "../../errors/envelopes.js";
-import { toGatewayError } from "../../errors/gateway-error.js";
 import type { HeaderReader } from "../../ingress/ingress-format.js";
 import { countMessagesTokens } from "../../ingress/messages/index.js";
 import { checkRequestShape } from "../../ingress/shared/check-request-shape.js";
 import { readNodeJsonBody } from "../json/read-json-body.js";
 import { createRequestJsonShape } from "../json/request-json-shape.js";
-import { createErrorResponse } from "../router/error-response.js";
+import { classifyCaught, createErrorResponse } from "../router/error-response.js";
 import type { RouteContext } from "../router/route-context.js";
 
 export function createCountTokensHandler(
@@ -39,7 +38,7 @@ export function createCountTokensHandler(
       }
       return c.json(countMessagesTokens(body, c.req.headers));
     } catch (thrown) {
-      const error = toGatewayError(thrown);
+      const error = classifyCaught(thrown, requestId, c.logger);
       return createErrorResponse(error, createMessagesErrorEnvelope(error, requestId), requestId);
     }
   };

@@ -1,6 +1,6 @@
 /** Renders a GatewayError as an HTTP response in the envelope of the endpoint's format. */
 import { createCommonErrorEnvelope, createErrorHeaders } from "../../errors/envelopes.js";
-import { GatewayError } from "../../errors/gateway-error.js";
+import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
 import type { Logger } from "../../logging/logger.js";
 
 export function createErrorResponse(error: GatewayError, body: unknown, requestId: string): Response {
@@ -42,4 +42,13 @@ export function createUnhandledErrorAnswer(
     headers: createErrorResponseHeaders(error, requestId),
     body: JSON.stringify(createCommonErrorEnvelope(error, requestId)),
   };
+}
+
+/**
+ * The GatewayError a route answers for what its handler threw. Anything else is a bug: it is
+ * logged with the request id (its message is not answered), so that no 500 goes unexplained.
+ */
+export function classifyCaught(thrown: unknown, requestId: string, logger: Logger): GatewayError {
+  if (!(thrown instanceof GatewayError)) logger.error({ err: thrown, requestId }, "unhandled error");
+  return toGatewayError(thrown);
 }

@@ -9,12 +9,12 @@ import { type Authenticator, readBearerOrApiKey } from "../../auth/authenticate.
 import { readIngressFormatName } from "../../canonical/ingress-format-name.js";
 import type { GenerationRecord } from "../../engine/generation-record.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
-import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
+import { GatewayError } from "../../errors/gateway-error.js";
 import { convertMicroUsdToUsd } from "../../metering/money.js";
 import type { Store } from "../../storage/store.js";
 import { generationSchema } from "../openapi/openapi-schemas.js";
 import { BEARER_OR_API_KEY, COMMON_ERRORS, jsonResponse } from "../openapi/route-responses.js";
-import { createErrorResponse } from "../router/error-response.js";
+import { classifyCaught, createErrorResponse } from "../router/error-response.js";
 import { REQUEST_ID_PATTERN } from "../router/request-id.js";
 import type { RouteDefinition } from "../router/route-definition.js";
 
@@ -112,7 +112,7 @@ export function createGenerationLookupRoute(store: Store, authenticator: Authent
           throw GatewayError.invalidRequest(`No generation with id "${id}" in this workspace`, "id");
         return c.json({ data: renderGeneration(record) });
       } catch (thrown) {
-        const error = toGatewayError(thrown);
+        const error = classifyCaught(thrown, requestId, c.logger);
         return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
       }
     },

@@ -6,11 +6,11 @@
 import type { z } from "zod";
 import { isInternalTokenValid } from "../../auth/internal-token.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
-import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
+import { GatewayError } from "../../errors/gateway-error.js";
 import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
 import { readJsonBody } from "../json/read-json-body.js";
 import { INTERNAL_TOKEN } from "../openapi/route-responses.js";
-import { createErrorResponse } from "../router/error-response.js";
+import { classifyCaught, createErrorResponse } from "../router/error-response.js";
 import type { RouteContext } from "../router/route-context.js";
 import { ANSWERED, type RouteDefinition } from "../router/route-definition.js";
 
@@ -58,7 +58,7 @@ export function createAdminRouteFactory(internalSecret: string): AdminRouteFacto
         if (options.noStore) c.header("Cache-Control", "no-store");
         return c.json(result, options.status ?? 200);
       } catch (thrown) {
-        const error = toGatewayError(thrown);
+        const error = classifyCaught(thrown, c.requestId, c.logger);
         if (c.outgoing.headersSent) {
           c.logger.warn({ err: thrown, requestId: c.requestId }, "admin answer ended early");
           c.outgoing.destroy();

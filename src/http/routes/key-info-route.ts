@@ -10,11 +10,11 @@ import type { ApiKeyRecord, Workspace } from "../../auth/accounts.js";
 import { type Authenticator, readBearerToken } from "../../auth/authenticate.js";
 import type { GatewayConfig } from "../../config/gateway-config.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
-import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
+import { GatewayError } from "../../errors/gateway-error.js";
 import type { SpendGuard } from "../../limits/spend-guard.js";
 import type { Store } from "../../storage/store.js";
 import { BEARER, COMMON_ERRORS, jsonResponse } from "../openapi/route-responses.js";
-import { createErrorResponse } from "../router/error-response.js";
+import { classifyCaught, createErrorResponse } from "../router/error-response.js";
 import type { RouteDefinition } from "../router/route-definition.js";
 
 const usdSchema = z.number().meta({ description: "USD (display value)" });
@@ -159,7 +159,7 @@ export function createKeyInfoRoute(deps: KeyInfoRouteDeps): RouteDefinition {
           },
         });
       } catch (thrown) {
-        const error = toGatewayError(thrown);
+        const error = classifyCaught(thrown, requestId, c.logger);
         return createErrorResponse(error, createCommonErrorEnvelope(error, requestId), requestId);
       }
     },
