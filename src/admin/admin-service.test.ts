@@ -133,12 +133,12 @@ test("admin service: a failed broadcast does not undo the committed change", asy
 });
 
 forEachStorageMode(
-  "admin service: a NUL in an id or a text field is refused, never sent to the database",
+  "admin service: a NUL or a lone surrogate in an id or a text field is refused, never sent to the database",
   async ({ store }) => {
     const admin = createAdminService({ store, state: await openSharedState({}) });
     const workspace = await admin.createWorkspace({ name: "nul" });
     const { key } = await admin.createKey({ workspaceId: workspace.id });
-    const nul = /must not contain NUL characters/;
+    const nul = /must be text without NUL characters or lone surrogates/;
     await assert.rejects(admin.createWorkspace({ name: "a\u0000b" }), isInvalidRequest(nul, "name"));
     await assert.rejects(admin.creditWorkspace("ws\u0000", "1"), isInvalidRequest(nul, "id"));
     await assert.rejects(admin.updateWorkspace("\u0000", { locked: true }), isInvalidRequest(nul, "id"));
@@ -150,7 +150,16 @@ forEachStorageMode(
     await assert.rejects(admin.getKey(`${key.id}\u0000`), isInvalidRequest(nul, "id"));
     await assert.rejects(admin.setKeyStatus("\u0000", "disabled"), isInvalidRequest(nul, "id"));
     await assert.rejects(admin.resetKeyTotal(key.id, "a\u0000"), isInvalidRequest(nul, "actor"));
-    assert.equal((await admin.listKeys(workspace.id)).length, 1, "nothing was created");
+    // A JSON body's "\udc00": PostgreSQL refused the statement, and the answer was a 500.
+    await assert.rejects(admin.createWorkspace({ name: "\udc00\udc00" }), isInvalidRequest(nul, "name"));
+    await assert.rejects(admin.createWorkspace({ name: "a\ud83d" }), isInvalidRequest(nul, "name"));
+    await assert.rejects(admin.getKey(`${key.id}\udfff`), isInvalidRequest(nul, "id"));
+    await assert.rejects(
+      admin.createKey({ workspaceId: workspace.id, name: "\ud800", actor: "x" }),
+      isInvalidRequest(nul, "name"),
+    );
+    assert.equal((await admin.createWorkspace({ name: "pair \ud83d\ude00" })).name, "pair \ud83d\ude00");
+    assert.equal((await admin.listKeys(workspace.id)).length, 1, "no key was created");
   },
 );
 

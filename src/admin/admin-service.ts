@@ -14,6 +14,7 @@ import { DEFAULT_WORKSPACE_LIST_LIMIT, MAX_WORKSPACE_LIST_LIMIT } from "./admin-
 import { DEFAULT_ACTOR, describeKey, describeWorkspace } from "./audit-admin-change.js";
 import { parseUsdToMicroUsd } from "./parse-usd.js";
 import type { AdminStore } from "./ports.js";
+import { isStorableText, STORABLE_TEXT_RULE } from "./storable-text.js";
 import { createUnknownWorkspaceError } from "./workspace-errors.js";
 
 export interface CreateWorkspaceInput {
@@ -368,14 +369,12 @@ function readId(value: unknown, param: string): string {
   if (typeof value !== "string" || value.trim() === "") {
     throw GatewayError.invalidRequest(`${param} is required`, param);
   }
-  refuseNul(value, param);
+  refuseUnstorable(value, param);
   return value.trim();
 }
 
-/** PostgreSQL text cannot hold U+0000: such input is refused here, never sent to be stored or compared. */
-function refuseNul(text: string, param: string): void {
-  if (text.includes("\u0000"))
-    throw GatewayError.invalidRequest(`${param} must not contain NUL characters`, param);
+function refuseUnstorable(text: string, param: string): void {
+  if (!isStorableText(text)) throw GatewayError.invalidRequest(`${param} ${STORABLE_TEXT_RULE}`, param);
 }
 
 function readText(value: unknown, param: string, options: { required: true }): string;
@@ -386,7 +385,7 @@ function readText(value: unknown, param: string, options: { required: boolean })
     return undefined;
   }
   if (typeof value !== "string") throw GatewayError.invalidRequest(`${param} must be a string`, param);
-  refuseNul(value, param);
+  refuseUnstorable(value, param);
   const text = value.trim();
   if (options.required && text === "") throw GatewayError.invalidRequest(`${param} must not be empty`, param);
   if (text.length > MAX_TEXT_LENGTH) {

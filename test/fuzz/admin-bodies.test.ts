@@ -89,6 +89,10 @@ interface BodyRoute {
   valid: (target: AdminTarget) => fc.Arbitrary<Record<string, unknown>>;
 }
 
+/** Replaced in a body by a number no earlier request of the run used. */
+const UNIQUE_MARK = "@@UNIQUE@@";
+let sentCalls = 0;
+
 const usd = fc.constantFrom<unknown>("5", "0.25", 1, "0.000001");
 
 const BODY_ROUTES: BodyRoute[] = [
@@ -98,8 +102,9 @@ const BODY_ROUTES: BodyRoute[] = [
     valid: () =>
       fc.record(
         {
-          // A name of its own per body: a duplicate name is refused unless asked for.
-          name: fc.uuid().map((id) => `fuzz-${id}`),
+          // A name of its own per request (sendAdminCall numbers it): a duplicate name is refused
+          // unless asked for, and shrinking repeats the same bodies.
+          name: fc.uuid().map((id) => `fuzz-${id}${UNIQUE_MARK}`),
           credits_usd: usd,
           invoicing: fc.boolean(),
         },
@@ -241,7 +246,9 @@ async function sendAdminCall(context: TestGateway, client: RawClient, target: Ad
   const before = await takeSnapshot(context, target);
   const headers: Record<string, string> = { "x-internal-token": context.gateway.internalSecret };
   if (call.contentType) headers["content-type"] = call.contentType;
-  const answer = await client.send({ ...call, headers, deadlineMs: DEADLINE_MS });
+  sentCalls++;
+  const body = typeof call.body === "string" ? call.body.replaceAll(UNIQUE_MARK, `-${sentCalls}`) : call.body;
+  const answer = await client.send({ ...call, body, headers, deadlineMs: DEADLINE_MS });
   const bodyText = call.body === undefined ? "" : Buffer.from(call.body).toString("utf8");
   const what = `${call.method} ${call.path.slice(0, 200)} ${bodyText.slice(0, 300)}`;
   const error = checkAnswer(answer, "common", what);

@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import { encodeKeyLimits } from "../../admin/admin-wire.js";
+import { isStorableText, STORABLE_TEXT_RULE } from "../../admin/storable-text.js";
 import { createUnknownWorkspaceError } from "../../admin/workspace-errors.js";
 import { mintPlaygroundKey } from "../../auth/mint-playground-key.js";
 import type { PlaygroundKeyPolicy } from "../../auth/playground-key-policy.js";
@@ -264,14 +265,13 @@ function readLimit(text: string | undefined): number {
 
 function readOptionalId(text: string | undefined, param: string): string | undefined {
   if (text === undefined || text.trim() === "") return undefined;
-  if (text.includes("\u0000"))
-    throw GatewayError.invalidRequest(`${param} must not contain NUL characters`, param);
+  if (!isStorableText(text)) throw GatewayError.invalidRequest(`${param} ${STORABLE_TEXT_RULE}`, param);
   return text.trim();
 }
 
 function readOperator(text: string | undefined): string {
   const operator = (text ?? "").trim() || "console";
-  if (operator.length > MAX_OPERATOR_LENGTH || operator.includes("\u0000")) {
+  if (operator.length > MAX_OPERATOR_LENGTH || !isStorableText(operator)) {
     throw GatewayError.invalidRequest(
       `operator must be at most ${MAX_OPERATOR_LENGTH} characters of text`,
       "operator",

@@ -7,6 +7,7 @@
  * common envelope.
  */
 import { z } from "zod";
+import { isStorableText, STORABLE_TEXT_RULE } from "../../admin/storable-text.js";
 import { isInternalTokenValid } from "../../auth/internal-token.js";
 import { mintPlaygroundKey } from "../../auth/mint-playground-key.js";
 import type { PlaygroundKeyPolicy } from "../../auth/playground-key-policy.js";
@@ -23,14 +24,14 @@ export const PLAYGROUND_KEYS_PATH = "/api/v1/playground-keys";
 const MAX_BODY_BYTES = 16 * 1024;
 const MAX_ID_LENGTH = 200;
 
-// PostgreSQL text cannot hold U+0000: refused here, not as a failed statement.
+// Refused here, not as a failed statement (storable-text.ts).
 const idSchema = (description: string) =>
   z
     .string()
     .trim()
     .min(1)
     .max(MAX_ID_LENGTH)
-    .refine((id) => !id.includes("\u0000"), "must not contain NUL characters")
+    .refine(isStorableText, STORABLE_TEXT_RULE)
     .meta({ description });
 
 /** Validates the body and documents it in /openapi.json. */
