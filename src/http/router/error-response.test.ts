@@ -37,3 +37,13 @@ test("a classified error is answered as it is, and is not logged as a bug", asyn
   await new Promise((resolve) => setImmediate(resolve));
   assert.equal(lines.length, 0);
 });
+
+test("an internal_error a route threw as a GatewayError is logged too", async () => {
+  const { lines, logger } = captureLog();
+  const thrown = new GatewayError("internal_error", "Internal error", { cause: new Error("disk full") });
+  assert.equal(classifyCaught(thrown, "req_3", logger), thrown);
+  logger.flush();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(lines.length, 1);
+  assert.equal(lines[0].requestId, "req_3");
+});

@@ -45,10 +45,12 @@ export function createUnhandledErrorAnswer(
 }
 
 /**
- * The GatewayError a route answers for what its handler threw. Anything else is a bug: it is
- * logged with the request id (its message is not answered), so that no 500 goes unexplained.
+ * The GatewayError a route answers for what its handler threw (anything not one is a bug). Every
+ * `internal_error` is logged with the request id and what was thrown (its message is not
+ * answered), so that no 500 goes unexplained.
  */
 export function classifyCaught(thrown: unknown, requestId: string, logger: Logger): GatewayError {
-  if (!(thrown instanceof GatewayError)) logger.error({ err: thrown, requestId }, "unhandled error");
-  return toGatewayError(thrown);
+  const error = toGatewayError(thrown);
+  if (error.code === "internal_error") logger.error({ err: thrown, requestId }, "unhandled error");
+  return error;
 }

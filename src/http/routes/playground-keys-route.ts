@@ -12,12 +12,12 @@ import { isInternalTokenValid } from "../../auth/internal-token.js";
 import { mintPlaygroundKey } from "../../auth/mint-playground-key.js";
 import type { PlaygroundKeyPolicy } from "../../auth/playground-key-policy.js";
 import { createCommonErrorEnvelope } from "../../errors/envelopes.js";
-import { GatewayError, toGatewayError } from "../../errors/gateway-error.js";
+import { GatewayError } from "../../errors/gateway-error.js";
 import { formatParam } from "../../ingress/shared/describe-validation-issue.js";
 import type { Store } from "../../storage/store.js";
 import { readJsonBody } from "../json/read-json-body.js";
 import { COMMON_ERRORS, INTERNAL_TOKEN, jsonResponse } from "../openapi/route-responses.js";
-import { createErrorResponse } from "../router/error-response.js";
+import { classifyCaught, createErrorResponse } from "../router/error-response.js";
 import type { RouteDefinition } from "../router/route-definition.js";
 
 export const PLAYGROUND_KEYS_PATH = "/api/v1/playground-keys";
@@ -106,11 +106,7 @@ export function createPlaygroundKeysRoute(deps: PlaygroundKeysRouteDeps): RouteD
           201,
         );
       } catch (thrown) {
-        const error = toGatewayError(thrown);
-        if (error.code === "internal_error") {
-          c.logger.error({ err: thrown, requestId }, "playground key mint failed");
-        }
-        return fail(error);
+        return fail(classifyCaught(thrown, requestId, c.logger));
       }
     },
   };

@@ -139,9 +139,12 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
    * the event's own.
    */
   function locateItem(event: ResponsesStreamEventWire): number {
-    const itemId = event.item?.id;
-    const known = typeof itemId === "string" ? indexByItemId.get(itemId) : undefined;
-    return known ?? locate(event);
+    return knownIndexOf(event.item) ?? locate(event);
+  }
+
+  /** The output index the stream announced an item at, by its id. */
+  function knownIndexOf(item: ResponsesOutputItemWire | null | undefined): number | undefined {
+    return typeof item?.id === "string" ? indexByItemId.get(item.id) : undefined;
   }
 
   function ensureItem(outputIndex: number, kind: ItemKind, item?: ResponsesOutputItemWire | null): ItemState {
@@ -300,7 +303,7 @@ export function createResponsesStreamParser(context: ResponsesParseContext): Res
    * another item holds that position.
    */
   function locateFinalItem(item: ResponsesOutputItemWire, position: number): number {
-    const byId = typeof item?.id === "string" ? indexByItemId.get(item.id) : undefined;
+    const byId = knownIndexOf(item);
     if (byId !== undefined) return byId;
     const occupant = items.get(position);
     if (occupant === undefined || occupant.itemId === undefined || occupant.itemId === item?.id)
