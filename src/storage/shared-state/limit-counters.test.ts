@@ -221,6 +221,51 @@ forEachCounterMode("a release (cost 0) frees the headroom and marks nothing stal
 });
 
 forEachCounterMode(
+  "settlements asked for together (two workspaces, one without a lease) each get their own outcome",
+  async (counters) => {
+    const first = createIds();
+    const second = createIds();
+    const limits = { ...NO_LIMITS, total: 10_000 };
+    for (const [ids, id] of [
+      [first, "a"],
+      [first, "b"],
+      [second, "c"],
+    ] as const) {
+      const reply = await reserveSeeded(counters, reserveInput(ids, id, { limits, amountMicroUsd: 2_000 }), {
+        balance: 100_000,
+      });
+      assert.equal(reply.kind, "ok");
+    }
+    // In one turn, as a group commit's settlements are.
+    const outcomes = await Promise.all([
+      counters.settle(settleInput(first, "a", 300)),
+      counters.settle(settleInput(second, "never-admitted", 0)),
+      counters.settle(settleInput(first, "b", 400)),
+      counters.settle(settleInput(second, "c", 0)),
+    ]);
+    assert.deepEqual(outcomes, ["settled", "no-lease", "settled", "settled"]);
+    assert.deepEqual(await counters.readReserved(first.workspaceId, first.keyId), {
+      keyMicroUsd: 0,
+      workspaceMicroUsd: 0,
+    });
+    assert.deepEqual(await counters.readReserved(second.workspaceId, second.keyId), {
+      keyMicroUsd: 0,
+      workspaceMicroUsd: 0,
+    });
+    // first: 10000 − 700 settled = 9300 left; second: nothing spent.
+    assert.deepEqual(await counters.reserve(reserveInput(first, "d", { limits, amountMicroUsd: 9_301 })), {
+      kind: "limit",
+      counter: "total",
+      headroomMicroUsd: 9_300,
+    });
+    assert.equal(
+      (await counters.reserve(reserveInput(second, "e", { limits, amountMicroUsd: 10_000 }))).kind,
+      "ok",
+    );
+  },
+);
+
+forEachCounterMode(
   "rate limit: a sliding minute per key, refused requests take no slot",
   async (counters) => {
     const ids = createIds();

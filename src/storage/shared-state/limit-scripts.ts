@@ -226,41 +226,49 @@ return all_set
 };
 
 /**
- * KEYS: leases, deadlines, reserved, stale, balance, daily, monthly, total.
- * ARGV: request id, key id, cost.
+ * Settles one or more reservations (those of one event-loop turn leave as one call). KEYS, per
+ * settlement: leases, deadlines, reserved, stale, balance, daily, monthly, total. ARGV, per
+ * settlement: request id, key id, cost. Returns one element per settlement: 1 settled, 0 no lease.
  */
 export const SETTLE_SCRIPT: LuaScript = {
   name: "limits-settle",
   source: `${HELPERS}
-local lease = redis.call('HGET', KEYS[1], ARGV[1])
-if not lease then
-  -- Expired (and released) or settled already: whether the cost is in the counters is unknown, so
-  -- they are re-seeded from Postgres instead of guessed.
-  if ARGV[3] ~= '0' then
-    redis.call('SADD', KEYS[4], ARGV[2], '*')
-    redis.call('PEXPIRE', KEYS[4], 86400000)
-  end
-  return 0
-end
-local lease_key, lease_amount = split_lease(lease)
-release(KEYS[3], lease_key, lease_amount)
-release(KEYS[3], '*', lease_amount)
-redis.call('HDEL', KEYS[1], ARGV[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-if ARGV[3] ~= '0' then
-  local function apply(key, delta)
-    if redis.call('HEXISTS', key, 'seeding') == 1 then
-      redis.call('HSET', key, 'p:' .. ARGV[1], ARGV[3])
-    elseif redis.call('HEXISTS', key, 'v') == 1 then
-      redis.call('HINCRBY', key, 'v', delta)
+local function settle(k, request_id, key_id, cost)
+  local lease = redis.call('HGET', KEYS[k + 1], request_id)
+  if not lease then
+    -- Expired (and released) or settled already: whether the cost is in the counters is unknown,
+    -- so they are re-seeded from Postgres instead of guessed.
+    if cost ~= '0' then
+      redis.call('SADD', KEYS[k + 4], key_id, '*')
+      redis.call('PEXPIRE', KEYS[k + 4], 86400000)
     end
+    return 0
   end
-  apply(KEYS[5], '-' .. ARGV[3])
-  apply(KEYS[6], ARGV[3])
-  apply(KEYS[7], ARGV[3])
-  apply(KEYS[8], ARGV[3])
+  local lease_key, lease_amount = split_lease(lease)
+  release(KEYS[k + 3], lease_key, lease_amount)
+  release(KEYS[k + 3], '*', lease_amount)
+  redis.call('HDEL', KEYS[k + 1], request_id)
+  redis.call('ZREM', KEYS[k + 2], request_id)
+  if cost ~= '0' then
+    local function apply(key, delta)
+      if redis.call('HEXISTS', key, 'seeding') == 1 then
+        redis.call('HSET', key, 'p:' .. request_id, cost)
+      elseif redis.call('HEXISTS', key, 'v') == 1 then
+        redis.call('HINCRBY', key, 'v', delta)
+      end
+    end
+    apply(KEYS[k + 5], '-' .. cost)
+    apply(KEYS[k + 6], cost)
+    apply(KEYS[k + 7], cost)
+    apply(KEYS[k + 8], cost)
+  end
+  return 1
 end
-return 1
+local settled = {}
+for i = 0, #ARGV / 3 - 1 do
+  settled[i + 1] = settle(i * 8, ARGV[i * 3 + 1], ARGV[i * 3 + 2], ARGV[i * 3 + 3])
+end
+return settled
 `,
 };
 

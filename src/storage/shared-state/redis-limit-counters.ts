@@ -8,6 +8,7 @@ import {
   LIMIT_KEYS,
   type LimitCounters,
   type ReserveReply,
+  type SettleInput,
 } from "../../limits/limit-counters.js";
 import type { LimitWindows } from "../../limits/limit-windows.js";
 import {
@@ -53,6 +54,7 @@ export function createRedisLimitCounters(
   runner: ScriptRunner,
   timings: CounterTimings = DEFAULT_COUNTER_TIMINGS,
 ): LimitCounters {
+  const settlements = settlementsPerTurn(runner);
   return {
     mode: "redis",
 
@@ -126,21 +128,7 @@ export function createRedisLimitCounters(
       return readNumber(reply, "seed reply") === 1;
     },
 
-    async settle(input) {
-      const reply = await runner.run(
-        SETTLE_SCRIPT,
-        [
-          LIMIT_KEYS.leases(input.workspaceId),
-          LIMIT_KEYS.deadlines(input.workspaceId),
-          LIMIT_KEYS.reserved(input.workspaceId),
-          LIMIT_KEYS.stale(input.workspaceId),
-          LIMIT_KEYS.balance(input.workspaceId),
-          ...spendKeys(input.keyId, input.windows),
-        ],
-        [input.requestId, input.keyId, String(input.costMicroUsd)],
-      );
-      return readNumber(reply, "settle reply") === 1 ? "settled" : "no-lease";
-    },
+    settle: (input) => settlements.add(input),
 
     async refresh({ requestId, workspaceId, leaseTtlMs }) {
       const reply = await runner.run(
@@ -198,6 +186,64 @@ export function createRedisLimitCounters(
     },
 
     close: () => runner.close(),
+  };
+}
+
+/** At most this many settlements in one script call, so that no call holds Redis for long. */
+const MAX_SETTLEMENTS_PER_CALL = 100;
+
+/**
+ * Settlements asked for in one event-loop turn (those of one group commit of records, typically)
+ * go to Redis as one script call instead of one each: a request's settlement is then a share of
+ * one command, not a command of its own.
+ */
+function settlementsPerTurn(runner: ScriptRunner) {
+  interface Pending {
+    readonly input: SettleInput;
+    readonly resolve: (outcome: "settled" | "no-lease") => void;
+    readonly reject: (error: unknown) => void;
+  }
+  let pending: Pending[] = [];
+  const send = async (batch: Pending[]) => {
+    const keys: string[] = [];
+    const args: string[] = [];
+    for (const { input } of batch) {
+      keys.push(
+        LIMIT_KEYS.leases(input.workspaceId),
+        LIMIT_KEYS.deadlines(input.workspaceId),
+        LIMIT_KEYS.reserved(input.workspaceId),
+        LIMIT_KEYS.stale(input.workspaceId),
+        LIMIT_KEYS.balance(input.workspaceId),
+        ...spendKeys(input.keyId, input.windows),
+      );
+      args.push(input.requestId, input.keyId, String(input.costMicroUsd));
+    }
+    try {
+      const reply = await runner.run(SETTLE_SCRIPT, keys, args);
+      if (!Array.isArray(reply) || reply.length !== batch.length) {
+        throw new Error(`Unexpected settle reply from Redis: ${JSON.stringify(reply)}`);
+      }
+      for (let index = 0; index < batch.length; index++) {
+        batch[index]!.resolve(readNumber(reply[index]!, "settle reply") === 1 ? "settled" : "no-lease");
+      }
+    } catch (error) {
+      for (const settlement of batch) settlement.reject(error);
+    }
+  };
+  const flush = () => {
+    const all = pending;
+    pending = [];
+    for (let start = 0; start < all.length; start += MAX_SETTLEMENTS_PER_CALL) {
+      void send(all.slice(start, start + MAX_SETTLEMENTS_PER_CALL));
+    }
+  };
+  return {
+    add(input: SettleInput): Promise<"settled" | "no-lease"> {
+      return new Promise((resolve, reject) => {
+        if (pending.length === 0) setImmediate(flush);
+        pending.push({ input, resolve, reject });
+      });
+    },
   };
 }
 

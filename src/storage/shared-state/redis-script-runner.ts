@@ -4,7 +4,8 @@
  * queues behind pub/sub, and it is the only thing src/limits gets from Redis: no other command.
  *
  * Two lanes, one connection each. `request`: what a request waits for before its upstream call
- * (admission), written at once. `background` (the default): settlements, lease refreshes, epoch
+ * (admission), the calls of one event-loop turn in one write that never waits for an earlier
+ * write's answers (turn-batched-scripts.ts). `background` (the default): settlements, lease refreshes, epoch
  * checks, auto-pipelined so that those of one event-loop turn leave in one write. Apart because an
  * auto-pipelined connection holds new commands until the pipeline in flight has its answer: an
  * admission behind a settlement would wait for that round trip too.
@@ -18,6 +19,7 @@ import { Redis } from "ioredis";
 import { redactUrl } from "../redact-url.js";
 import { withDeadline } from "../with-deadline.js";
 import { evalScript } from "./eval-script.js";
+import { batchScriptsPerTurn } from "./turn-batched-scripts.js";
 
 /** A Lua script; `name` appears in errors. Keys and arguments are given per call. */
 export interface LuaScript {
@@ -79,6 +81,7 @@ export async function openRedisScriptRunner(options: RedisScriptRunnerOptions): 
   // syscalls per request under load, no delay when idle.
   const redis = connect(true);
   const urgent = connect(false);
+  const urgentTurns = batchScriptsPerTurn(urgent);
   /** Each script with its SHA-1, computed once. */
   const hashed = new Map<string, { source: string; sha: string }>();
   const withHash = (script: LuaScript) => {
@@ -101,9 +104,17 @@ export async function openRedisScriptRunner(options: RedisScriptRunnerOptions): 
     async run(script, keys, args, lane = "background") {
       const prefixed = keys.map((key) => prefix + key);
       const what = `Redis script ${script.name}`;
-      const client = lane === "request" ? urgent : redis;
+      if (lane === "request") {
+        return (await urgentTurns.run(
+          withHash(script),
+          prefixed,
+          args,
+          commandTimeoutMs,
+          what,
+        )) as ScriptReply;
+      }
       return (await evalScript(
-        client,
+        redis,
         withHash(script),
         prefixed,
         args,
