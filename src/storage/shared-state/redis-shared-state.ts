@@ -3,7 +3,7 @@
  * run nothing but (UN)SUBSCRIBE, so commands and pub/sub are separate; writes nobody waits for on
  * a request's path (`setValue`, `deleteIndexedValue`: a finished record's copy, its removal after
  * the commit) go auto-pipelined on a third, so those of one event-loop turn leave in one write
- * instead of one each; the removals of one turn are one script call. Apart because an auto-pipelined
+ * instead of one each; the values set in one turn are one script call, the removals another. Apart because an auto-pipelined
  * connection holds new commands while its pipeline is in flight, which a read must not wait
  * behind; one connection for both keeps a value's write before its removal. Every command has a deadline
  * and nothing queues while Redis is down, so callers fail fast instead of hanging.
@@ -54,6 +54,22 @@ const REMOVE_INDEXED = {
 };
 /** Removals in one script call at most: a script holds Redis while it runs. */
 const MAX_REMOVALS_PER_CALL = 256;
+
+/** Sets values with their expiry in one step. KEYS: the values' keys. ARGV: per key its value, then its ttl ms. */
+const SET_VALUES_SCRIPT = `
+for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[2 * i - 1], 'PX', ARGV[2 * i]) end
+return 0
+`;
+/** Values in one script call at most. */
+const MAX_SETS_PER_CALL = 256;
+
+interface PendingSet {
+  key: string;
+  value: string;
+  ttlMs: number;
+  resolve(): void;
+  reject(error: unknown): void;
+}
 
 interface Removal {
   indexes: string[];
@@ -131,6 +147,8 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
   // command object, reply and promise in this process.
   let removals: Removal[] = [];
   const flushRemovals = () => {
+    // A value's write goes before any removal asked for after it (same connection, in order).
+    flushSets();
     if (removals.length === 0) return;
     const batch = removals;
     removals = [];
@@ -149,6 +167,40 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
       },
     );
   };
+  // The values set in one event-loop turn (finished records' copies from every answer that ended in
+  // it) likewise go in one script call; a lone one as a plain SET.
+  let sets: PendingSet[] = [];
+  const flushSets = () => {
+    if (sets.length === 0) return;
+    const batch = sets;
+    sets = [];
+    const written =
+      batch.length === 1
+        ? withDeadline(
+            writes.set(batch[0]!.key, batch[0]!.value, "PX", batch[0]!.ttlMs),
+            commandTimeoutMs,
+            "Redis SET",
+          )
+        : // EVAL, not EVALSHA: a NOSCRIPT answer's retry would land after a removal sent meanwhile.
+          withDeadline(
+            writes.eval(
+              SET_VALUES_SCRIPT,
+              batch.length,
+              ...batch.map((set) => set.key),
+              ...batch.flatMap((set) => [set.value, set.ttlMs]),
+            ),
+            commandTimeoutMs,
+            "Redis SET script",
+          );
+    written.then(
+      () => {
+        for (const set of batch) set.resolve();
+      },
+      (error: unknown) => {
+        for (const set of batch) set.reject(error);
+      },
+    );
+  };
   const runRemovals = (keys: string[], args: Array<string | number>) =>
     // Still after the values' writes: the same connection.
     evalScript(writes, REMOVE_INDEXED, keys, args, commandTimeoutMs, "Redis removal script");
@@ -161,8 +213,12 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
     async publish(channel, message) {
       await withDeadline(commands.publish(prefix + channel, message), commandTimeoutMs, "Redis PUBLISH");
     },
-    async setValue(key, value, ttlMs) {
-      await withDeadline(writes.set(key, value, "PX", ttlMs), commandTimeoutMs, "Redis SET");
+    setValue(key, value, ttlMs) {
+      return new Promise<void>((resolve, reject) => {
+        if (sets.length === 0) setImmediate(flushSets);
+        sets.push({ key, value, ttlMs, resolve, reject });
+        if (sets.length >= MAX_SETS_PER_CALL) flushSets();
+      });
     },
     async getValue(key) {
       return withDeadline(commands.get(key), commandTimeoutMs, "Redis GET");

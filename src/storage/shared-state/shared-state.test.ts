@@ -228,6 +228,28 @@ forEachSharedStateMode(
 );
 
 forEachSharedStateMode(
+  "values set in one turn each keep their own value and expiry, and a removal asked for after a set in that turn wins",
+  async (context) => {
+    const peer = await context.openPeer();
+    await context.state.setIndexedValue(["turn-index"], "turn:removed", "in progress", 100, 60_000);
+    await Promise.all([
+      context.state.setValue("turn:a", "A", 60_000),
+      context.state.setValue("turn:short", "soon gone", 50),
+      context.state.setValue("turn:b", "B", 60_000),
+      context.state.setValue("turn:removed", "final", 60_000),
+      context.state.deleteIndexedValue(["turn-index"], "turn:removed"),
+    ]);
+    assert.equal(await peer.getValue("turn:a"), "A");
+    assert.equal(await peer.getValue("turn:b"), "B");
+    assert.equal(await peer.getValue("turn:removed"), null, "the removal came after the set");
+    assert.deepEqual(await peer.listIndexedValues("turn-index", 1_000, 10), []);
+    await sleep(120);
+    assert.equal(await peer.getValue("turn:short"), null, "expired after its own TTL");
+    assert.equal(await peer.getValue("turn:a"), "A");
+  },
+);
+
+forEachSharedStateMode(
   "indexed values: listed by score, oldest first, up to a limit; an expired value lists as null; a delete removes both",
   async (context) => {
     const peer = await context.openPeer();
