@@ -484,3 +484,37 @@ test("Redis lost its memory: reserve asks for the new epoch, which recovers; re-
     await deleteKeys(prefix);
   }
 });
+
+test("admissions and settlements of one turn each get their own reply, also after Redis dropped its scripts", async (t) => {
+  if (!(await requireMode(t, "redis"))) return;
+  const prefix = `gw_test_${randomBytes(6).toString("hex")}:`;
+  const counters = createRedisLimitCounters(
+    await openRedisScriptRunner({ redisUrl: TEST_REDIS_URL, prefix }),
+  );
+  const admin = new Redis(TEST_REDIS_URL);
+  try {
+    await counters.checkEpoch({ known: "", candidate: EPOCH, recoveryMs: 0 });
+    const ids = createIds();
+    const limits = { ...NO_LIMITS, total: 3_000 };
+    assert.equal((await reserveSeeded(counters, reserveInput(ids, "first", { limits }), FUNDS)).kind, "ok");
+    // A restarted Redis has no scripts cached: each call of the turn's pipeline is sent again alone.
+    await admin.script("FLUSH");
+    const replies = await Promise.all(
+      ["a", "b", "c"].map((id) => counters.reserve(reserveInput(ids, id, { limits }))),
+    );
+    // 3000 − 1000 (first) leaves room for two more of 1000, in the order they were asked for.
+    assert.deepEqual(
+      replies.map((reply) => reply.kind),
+      ["ok", "ok", "limit"],
+    );
+    await admin.script("FLUSH");
+    assert.deepEqual(
+      await Promise.all(["first", "a", "b", "c"].map((id) => counters.settle(settleInput(ids, id, 100)))),
+      ["settled", "settled", "settled", "no-lease"],
+    );
+  } finally {
+    admin.disconnect();
+    await counters.close();
+    await deleteKeys(prefix);
+  }
+});
