@@ -474,6 +474,16 @@ test("rejected features name their field", () => {
     /"b"/,
   );
   assertRejected({ ...minimal, tool_choice: { type: "function", function: { name: "b" } } }, "tool_choice");
+  // The named function is there, under a mistyped type: that type is the field to fix.
+  assertRejected(
+    {
+      ...minimal,
+      tools: [{ type: "", function: { name: "b" } }],
+      tool_choice: { type: "function", function: { name: "b" } },
+    },
+    "tools[0].type",
+    /tool_choice names "b", but tools\[0\] has type "", which is not a function tool's/,
+  );
 });
 
 test("range and type errors name the field and say what is wrong", () => {

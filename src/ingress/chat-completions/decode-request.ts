@@ -43,7 +43,7 @@ export function decodeChatRequest(body: unknown, headers?: HeaderReader): Canoni
   if (readStrictMode(request.hi_strict, headers?.get(STRICT_HEADER))) decoded.strict = true;
   const cacheTtl = readCacheOption(request.hi_cache, headers?.get(CACHE_HEADER));
   if (cacheTtl !== undefined) decoded.responseCacheTtlSeconds = cacheTtl;
-  const toolChoice = decodeToolChoice(request.tool_choice, tools);
+  const toolChoice = decodeToolChoice(request.tool_choice, tools, request.tools);
   if (toolChoice !== undefined) decoded.toolChoice = toolChoice;
   if (isSet(request.parallel_tool_calls)) decoded.parallelToolCalls = request.parallel_tool_calls;
   // max_tokens is the legacy name; the current one wins when both are sent.

@@ -3,7 +3,7 @@
  * `type` is `function`; every other element is a server-tool activation (decode-server-tools.ts).
  */
 import type { CanonicalRequest, FunctionTool, ToolChoice } from "../../canonical/index.js";
-import { GatewayError } from "../../errors/gateway-error.js";
+import { missingToolChoiceTarget } from "../shared/tool-choice-target.js";
 import { collectExtraFields, createExtraTool } from "../shared/wire-extras.js";
 import {
   type ChatServerToolActivationBody,
@@ -39,21 +39,30 @@ export function decodeFunctionTools(tools: readonly ChatToolBody[] | null | unde
   return functionTools;
 }
 
-/** Throws `invalid_request` (param `tool_choice`) when it names a function that is not in `tools`. */
+/**
+ * Throws `invalid_request` when it names a function that is not in `tools`: param `tool_choice`, or
+ * `tools[i].type` when a tool of another type carries that name.
+ */
 export function decodeToolChoice(
   choice: ChatToolChoiceBody | null | undefined,
   functionTools: readonly FunctionTool[],
+  rawTools?: readonly ChatToolBody[] | null,
 ): ToolChoice | undefined {
   if (choice === null || choice === undefined) return undefined;
   if (typeof choice === "string") return { type: choice };
   const name = choice.function.name;
   if (!functionTools.some((tool) => tool.name === name)) {
-    throw GatewayError.invalidRequest(
-      `tool_choice names function "${name}", which is not in tools`,
-      "tool_choice",
-    );
+    throw missingToolChoiceTarget(name, rawTools, functionNameOf, {
+      message: `tool_choice names function "${name}", which is not in tools`,
+      param: "tool_choice",
+    });
   }
   return { type: "tool", name };
+}
+
+function functionNameOf(tool: Record<string, unknown>): unknown {
+  const fn = tool.function;
+  return typeof fn === "object" && fn !== null ? (fn as Record<string, unknown>).name : undefined;
 }
 
 /** The fields of a `function` object the canonical tool has a place for. */

@@ -396,6 +396,11 @@ test("field validation names the field OpenAI-style", () => {
     [{ reasoning: { summary: "short" } }, "reasoning.summary"],
     [{ tool_choice: "any" }, "tool_choice", /auto, none, required/],
     [{ tool_choice: { type: "function", name: "missing" } }, "tool_choice", /not in tools/],
+    [
+      { tools: [{ type: "functoin", name: "f" }], tool_choice: { type: "function", name: "f" } },
+      "tools[0].type",
+      /tools\[0\] has type "functoin", which is not a function tool's/,
+    ],
     [{ tools: [{ type: "function" }] }, "tools[0].name", /required/],
     [{ tools: [{ name: "untyped" }] }, "tools[0]", /server tool with type one of/],
     [{ tools: [{ type: "web_search", max_uses: 0 }] }, "tools[0].max_uses"],

@@ -52,7 +52,7 @@ export function decodeResponsesRequest(
   if (readStrictMode(request.hi_strict, options.headers?.get(STRICT_HEADER))) decoded.strict = true;
   const cacheTtl = readCacheOption(request.hi_cache, options.headers?.get(CACHE_HEADER));
   if (cacheTtl !== undefined) decoded.responseCacheTtlSeconds = cacheTtl;
-  const toolChoice = decodeToolChoice(request.tool_choice, tools);
+  const toolChoice = decodeToolChoice(request.tool_choice, tools, request.tools);
   if (toolChoice !== undefined) decoded.toolChoice = toolChoice;
   if (isSet(request.parallel_tool_calls)) decoded.parallelToolCalls = request.parallel_tool_calls;
   if (isSet(request.max_output_tokens)) decoded.maxOutputTokens = request.max_output_tokens;

@@ -4,7 +4,7 @@
  * (decode-server-tools.ts).
  */
 import type { CanonicalRequest, FunctionTool, ToolChoice } from "../../canonical/index.js";
-import { GatewayError } from "../../errors/gateway-error.js";
+import { missingToolChoiceTarget } from "../shared/tool-choice-target.js";
 import { collectExtraFields, createExtraTool } from "../shared/wire-extras.js";
 import {
   isKnownResponsesToolType,
@@ -54,18 +54,22 @@ export function decodeFunctionTools(tools: readonly ResponsesToolBody[] | null |
   return functionTools;
 }
 
-/** Throws `invalid_request` (param `tool_choice`) when it names a function that is not in `tools`. */
+/**
+ * Throws `invalid_request` when it names a function that is not in `tools`: param `tool_choice`, or
+ * `tools[i].type` when a tool of another type carries that name.
+ */
 export function decodeToolChoice(
   choice: ResponsesToolChoiceBody | null | undefined,
   functionTools: readonly FunctionTool[],
+  rawTools?: readonly ResponsesToolBody[] | null,
 ): ToolChoice | undefined {
   if (choice === null || choice === undefined) return undefined;
   if (typeof choice === "string") return { type: choice };
   if (!functionTools.some((tool) => tool.name === choice.name)) {
-    throw GatewayError.invalidRequest(
-      `tool_choice names function "${choice.name}", which is not in tools`,
-      "tool_choice",
-    );
+    throw missingToolChoiceTarget(choice.name, rawTools, (tool) => tool.name, {
+      message: `tool_choice names function "${choice.name}", which is not in tools`,
+      param: "tool_choice",
+    });
   }
   return { type: "tool", name: choice.name };
 }
