@@ -21,7 +21,14 @@ import {
 } from "./circuit-breaker.js";
 import { GenerationRun, type RunServices } from "./generation-run.js";
 import { PendingSettlements } from "./pending-settlements.js";
-import type { AdapterRegistry, AnswerCache, DocumentPreparer, EngineStore, ServerTools } from "./ports.js";
+import type {
+  AdapterRegistry,
+  AnswerCache,
+  ClientSignal,
+  DocumentPreparer,
+  EngineStore,
+  ServerTools,
+} from "./ports.js";
 import { createCacheCandidate, createReplayRegistry } from "./replay-cached-answer.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
 import { listRouteCandidates, type RouteCandidate } from "./route-candidates.js";
@@ -164,7 +171,7 @@ export class GenerationEngine {
    */
   async run(
     admitted: AdmittedGeneration,
-    signal: AbortSignal,
+    signal: ClientSignal,
     firstPartWaitMs: number,
   ): Promise<GenerationRun> {
     // Non-streamed requests wait for the record before the upstream call; streams only before

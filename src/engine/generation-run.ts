@@ -23,7 +23,7 @@ import type { GenerationBilling } from "./generation-billing.js";
 import type { GenerationAttempt, GenerationOutcome } from "./generation-record.js";
 import { listDroppedFor, refuseLoss } from "./judge-loss.js";
 import { createEmptyStreamError } from "./open-stream.js";
-import type { AdapterRegistry, AnswerCache } from "./ports.js";
+import type { AdapterRegistry, AnswerCache, ClientSignal } from "./ports.js";
 import { readRouteDocuments } from "./read-route-documents.js";
 import type { RouteCandidate } from "./route-candidates.js";
 import { type FailoverServices, RouteFailover } from "./route-failover.js";
@@ -69,7 +69,7 @@ export class GenerationRun {
 
   private constructor(
     private readonly admitted: AdmittedGeneration,
-    private readonly signal: AbortSignal,
+    private readonly signal: ClientSignal,
     private readonly services: RunServices,
   ) {
     this.billing = admitted.billing;
@@ -95,7 +95,7 @@ export class GenerationRun {
    */
   static async start(
     admitted: AdmittedGeneration,
-    signal: AbortSignal,
+    signal: ClientSignal,
     services: RunServices,
     timing: RunTiming,
   ): Promise<GenerationRun> {

@@ -238,3 +238,14 @@ export interface CacheTicket {
   key: string;
   ttlSeconds: number;
 }
+
+/**
+ * What the engine needs of the signal that says the client left (or the instance ended the
+ * request): an AbortSignal fits, and so does the lighter one the HTTP layer makes per request.
+ */
+export interface ClientSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}

@@ -13,6 +13,7 @@ import { convertResultToParts } from "../providers/shared/convert-result-to-part
 import { foldStreamParts } from "../providers/shared/fold-stream-parts.js";
 import type { AdmittedGeneration } from "./admitted-generation.js";
 import type { GenerationBilling } from "./generation-billing.js";
+import type { ClientSignal } from "./ports.js";
 import type { RunControl } from "./run-control.js";
 import type { RunUsage } from "./run-usage.js";
 import { toUpstreamCall } from "./to-upstream-call.js";
@@ -26,7 +27,7 @@ export class ToolRounds {
     private readonly usage: RunUsage,
     private readonly control: RunControl,
     /** The client's signal: its reason is the error of a run the client left. */
-    private readonly clientSignal: AbortSignal,
+    private readonly clientSignal: ClientSignal,
   ) {}
 
   /** The request of the current round when it is not the first one's (its prompt is estimated from it). */

@@ -13,6 +13,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { GenerationRun } from "../../engine/generation-run.js";
+import type { ClientSignal } from "../../engine/ports.js";
 import { GatewayError, readStreamError } from "../../errors/gateway-error.js";
 import type { StreamEncoder } from "../../ingress/ingress-format.js";
 import type { Logger } from "../../logging/logger.js";
@@ -31,7 +32,7 @@ export interface SseOptions {
   /** A client that takes no bytes for this long while output waits for it is disconnected. */
   clientReadTimeoutMs?: number;
   /** Fires when the client leaves before the response ended (see client-gone-signal.ts). */
-  signal: AbortSignal;
+  signal: ClientSignal;
   /** More response headers (`X-Hi-Dropped`). */
   headers?: Readonly<Record<string, string>>;
 }

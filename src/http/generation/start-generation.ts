@@ -8,6 +8,7 @@
 import type { AuthenticatedCaller } from "../../auth/authenticate.js";
 import type { GenerationEngine, GenerationInput } from "../../engine/generation-engine.js";
 import type { GenerationRun } from "../../engine/generation-run.js";
+import type { ClientSignal } from "../../engine/ports.js";
 import { YIELD_AFTER_MS, yieldToEventLoop } from "../../engine/yield-to-event-loop.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { EncodeContext, HeaderReader, IngressFormat } from "../../ingress/ingress-format.js";
@@ -33,7 +34,7 @@ export interface GenerationStartInput {
   /** The request's log line: the model and the engine's settlement go on it. */
   requestLog: RequestLogEntry;
   /** Fires when the client leaves; a GatewayError reason: the instance ends the request. */
-  signal: AbortSignal;
+  signal: ClientSignal;
 }
 
 export interface StartedGeneration {
