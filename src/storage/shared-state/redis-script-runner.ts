@@ -19,7 +19,9 @@ import { Redis } from "ioredis";
 import { redactUrl } from "../redact-url.js";
 import { withDeadline } from "../with-deadline.js";
 import { evalScript } from "./eval-script.js";
-import { batchScriptsPerTurn } from "./turn-batched-scripts.js";
+import { batchScriptsPerTurn, type TurnBatchedScripts } from "./turn-batched-scripts.js";
+
+type RunArguments = Parameters<TurnBatchedScripts["run"]>;
 
 /** A Lua script; `name` appears in errors. Keys and arguments are given per call. */
 export interface LuaScript {
@@ -82,6 +84,9 @@ export async function openRedisScriptRunner(options: RedisScriptRunnerOptions): 
   const redis = connect(true);
   const urgent = connect(false);
   const urgentTurns = batchScriptsPerTurn(urgent);
+  const backgroundScripts = {
+    run: (...call: RunArguments) => evalScript(redis, ...call),
+  };
   /** Each script with its SHA-1, computed once. */
   const hashed = new Map<string, { source: string; sha: string }>();
   const withHash = (script: LuaScript) => {
@@ -104,23 +109,9 @@ export async function openRedisScriptRunner(options: RedisScriptRunnerOptions): 
     async run(script, keys, args, lane = "background") {
       const prefixed = keys.map((key) => prefix + key);
       const what = `Redis script ${script.name}`;
-      if (lane === "request") {
-        return (await urgentTurns.run(
-          withHash(script),
-          prefixed,
-          args,
-          commandTimeoutMs,
-          what,
-        )) as ScriptReply;
-      }
-      return (await evalScript(
-        redis,
-        withHash(script),
-        prefixed,
-        args,
-        commandTimeoutMs,
-        what,
-      )) as ScriptReply;
+      // Admission: gathered per turn, never behind background scripts.
+      const send = lane === "request" ? urgentTurns.run : backgroundScripts.run;
+      return (await send(withHash(script), prefixed, args, commandTimeoutMs, what)) as ScriptReply;
     },
     async ping() {
       await withDeadline(redis.ping(), commandTimeoutMs, "Redis PING");
