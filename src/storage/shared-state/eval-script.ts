@@ -18,7 +18,12 @@ export async function evalScript(
   try {
     return await withDeadline(client.evalsha(script.sha, keys.length, ...keys, ...args), timeoutMs, what);
   } catch (error) {
-    if (!String((error as Error).message).startsWith("NOSCRIPT")) throw error;
+    if (!isNoScriptError(error)) throw error;
     return await withDeadline(client.eval(script.source, keys.length, ...keys, ...args), timeoutMs, what);
   }
+}
+
+/** Redis no longer holds the script (it restarted or flushed its cache): send it whole, as EVAL. */
+export function isNoScriptError(error: unknown): boolean {
+  return String((error as Error | undefined)?.message).startsWith("NOSCRIPT");
 }

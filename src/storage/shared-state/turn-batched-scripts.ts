@@ -12,6 +12,7 @@
  */
 import type { Redis } from "ioredis";
 import { withDeadline } from "../with-deadline.js";
+import { isNoScriptError } from "./eval-script.js";
 
 interface PendingCall {
   readonly script: { source: string; sha: string };
@@ -63,7 +64,7 @@ export function batchScriptsPerTurn(client: Redis): TurnBatchedScripts {
   };
 
   const settleFailed = (call: PendingCall, error: unknown) => {
-    if (!String((error as Error | undefined)?.message).startsWith("NOSCRIPT")) {
+    if (!isNoScriptError(error)) {
       call.reject(error);
       return;
     }
