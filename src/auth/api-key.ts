@@ -1,5 +1,5 @@
 /** API key material: `hi-` + 40 base62 characters; stored only as its SHA-256 hash. */
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 
 export const API_KEY_PREFIX = "hi-";
 const KEY_BODY_LENGTH = 40;
@@ -22,8 +22,9 @@ export function generateApiKey(): GeneratedApiKey {
   return { secret, hash: hashApiKey(secret), display: describeApiKey(secret) };
 }
 
+/** Every authenticated request hashes its key: the one-shot `hash` makes no Hash object. */
 export function hashApiKey(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("hex");
+  return hash("sha256", secret, "hex");
 }
 
 export function describeApiKey(secret: string): string {
