@@ -5,7 +5,12 @@ import { randomBytes } from "node:crypto";
 import { type TestContext, test } from "node:test";
 import { Redis } from "ioredis";
 import { requireMode, TEST_REDIS_URL } from "../../../test/helpers/storage-modes.js";
-import type { LimitCounters, ReserveInput, ReserveReply } from "../../limits/limit-counters.js";
+import {
+  LIMIT_KEYS,
+  type LimitCounters,
+  type ReserveInput,
+  type ReserveReply,
+} from "../../limits/limit-counters.js";
 import { computeLimitWindows } from "../../limits/limit-windows.js";
 import { createInProcessLimitCounters } from "./in-process-limit-counters.js";
 import { createRedisLimitCounters } from "./redis-limit-counters.js";
@@ -513,6 +518,61 @@ test("admissions and settlements of one turn each get their own reply, also afte
       ["settled", "settled", "settled", "no-lease"],
     );
   } finally {
+    admin.disconnect();
+    await counters.close();
+    await deleteKeys(prefix);
+  }
+});
+
+test("admissions of one turn are one script call, and one that fails in it fails alone", async (t) => {
+  if (!(await requireMode(t, "redis"))) return;
+  const prefix = `gw_test_${randomBytes(6).toString("hex")}:`;
+  const counters = createRedisLimitCounters(
+    await openRedisScriptRunner({ redisUrl: TEST_REDIS_URL, prefix }),
+  );
+  const admin = new Redis(TEST_REDIS_URL);
+  const monitored = new Redis(TEST_REDIS_URL);
+  const monitor = await monitored.monitor();
+  try {
+    await counters.checkEpoch({ known: "", candidate: EPOCH, recoveryMs: 0 });
+    const healthy = createIds();
+    const broken = createIds();
+    for (const ids of [healthy, broken]) {
+      assert.equal((await reserveSeeded(counters, reserveInput(ids, `seed-${ids.keyId}`), FUNDS)).kind, "ok");
+    }
+    // Redis holds the batch form (an earlier test may have flushed its scripts).
+    await Promise.all(["warm-1", "warm-2"].map((id) => counters.reserve(reserveInput(healthy, id))));
+    // The broken workspace's deadlines are no sorted set: its admission's script raises WRONGTYPE.
+    await admin.set(prefix + LIMIT_KEYS.deadlines(broken.workspaceId), "not a sorted set");
+
+    // Script calls this client sends (not the commands a script runs), naming this test's keys.
+    const calls: string[] = [];
+    monitor.on("monitor", (_time: string, args: string[], source: string) => {
+      if (/lua/.test(source)) return;
+      if (/^eval/i.test(args[0] ?? "") && args.some((arg) => arg.startsWith(prefix))) calls.push(args[0]!);
+    });
+    await admin.ping(); // The monitor is attached once a later command is seen.
+    const replies = await Promise.allSettled([
+      counters.reserve(reserveInput(healthy, "a")),
+      counters.reserve(reserveInput(broken, "b")),
+      counters.reserve(reserveInput(healthy, "c")),
+      counters.reserve(reserveInput(healthy, "d")),
+    ]);
+    assert.deepEqual(
+      replies.map((reply) => (reply.status === "fulfilled" ? reply.value.kind : "rejected")),
+      ["ok", "rejected", "ok", "ok"],
+    );
+    assert.match(String((replies[1] as PromiseRejectedResult).reason), /WRONGTYPE/);
+    await admin.ping();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(calls, ["evalsha"], "four admissions, one script call");
+    assert.deepEqual(
+      await Promise.all(["a", "c", "d"].map((id) => counters.settle(settleInput(healthy, id, 100)))),
+      ["settled", "settled", "settled"],
+    );
+  } finally {
+    monitor.disconnect();
+    monitored.disconnect();
     admin.disconnect();
     await counters.close();
     await deleteKeys(prefix);

@@ -42,6 +42,8 @@ end
  */
 export const RESERVE_SCRIPT: LuaScript = {
   name: "limits-reserve",
+  // Admissions of one turn run as one script call (batched-script.ts).
+  batchable: true,
   source: `${HELPERS}
 local now = now_ms()
 if now < tonumber(ARGV[6]) or now >= tonumber(ARGV[7]) or now < tonumber(ARGV[8]) or now >= tonumber(ARGV[9]) then

@@ -5,7 +5,8 @@
  *
  * Two lanes, one connection each. `request`: what a request waits for before its upstream call
  * (admission), the calls of one event-loop turn in one write that never waits for an earlier
- * write's answers (turn-batched-scripts.ts). `background` (the default): settlements, lease refreshes, epoch
+ * write's answers, and a batchable script's calls of that turn in one call (turn-batched-scripts.ts).
+ * `background` (the default): settlements, lease refreshes, epoch
  * checks, auto-pipelined so that those of one event-loop turn leave in one write. Apart because an
  * auto-pipelined connection holds new commands until the pipeline in flight has its answer: an
  * admission behind a settlement would wait for that round trip too.
@@ -18,8 +19,9 @@ import { createHash } from "node:crypto";
 import { Redis } from "ioredis";
 import { redactUrl } from "../redact-url.js";
 import { withDeadline } from "../with-deadline.js";
+import { batchFormOf } from "./batched-script.js";
 import { evalScript } from "./eval-script.js";
-import { batchScriptsPerTurn, type TurnBatchedScripts } from "./turn-batched-scripts.js";
+import { batchScriptsPerTurn, type HashedScript, type TurnBatchedScripts } from "./turn-batched-scripts.js";
 
 type RunArguments = Parameters<TurnBatchedScripts["run"]>;
 
@@ -27,6 +29,12 @@ type RunArguments = Parameters<TurnBatchedScripts["run"]>;
 export interface LuaScript {
   readonly name: string;
   readonly source: string;
+  /**
+   * On the request lane, its calls of one event-loop turn go as one call of its batch form
+   * (batched-script.ts). Only for a script that returns a value on every path and reads nothing
+   * but its own KEYS and ARGV.
+   */
+  readonly batchable?: boolean;
 }
 
 export type ScriptReply = string | number | null | ScriptReply[];
@@ -87,12 +95,18 @@ export async function openRedisScriptRunner(options: RedisScriptRunnerOptions): 
   const backgroundScripts = {
     run: (...call: RunArguments) => evalScript(redis, ...call),
   };
-  /** Each script with its SHA-1, computed once. */
-  const hashed = new Map<string, { source: string; sha: string }>();
+  /** Each script with its SHA-1 (and its batch form's), computed once. */
+  const hashed = new Map<string, HashedScript>();
+  const sha1 = (source: string) => createHash("sha1").update(source).digest("hex");
   const withHash = (script: LuaScript) => {
     let entry = hashed.get(script.source);
     if (!entry) {
-      entry = { source: script.source, sha: createHash("sha1").update(script.source).digest("hex") };
+      const batch = script.batchable === true ? batchFormOf(script.source) : undefined;
+      entry = {
+        source: script.source,
+        sha: sha1(script.source),
+        ...(batch === undefined ? {} : { batch: { source: batch, sha: sha1(batch) } }),
+      };
       hashed.set(script.source, entry);
     }
     return entry;
