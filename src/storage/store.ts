@@ -39,6 +39,13 @@ export interface SharedState {
   publish(channel: string, message: string): Promise<void>;
   /** Stores `value` under `key` (prefixed like everything else) for `ttlMs`, replacing any value. */
   setValue(key: string, value: string, ttlMs: number): Promise<void>;
+  /**
+   * Adds `members` (JSON object members, such as `"a":1,"b":[2]`) to the JSON object stored under
+   * `key`, keeping its expiry, without sending the stored part again; nothing when the key is
+   * absent or holds no object. In order with `setValue` calls, and before any `deleteIndexedValue`
+   * asked for after it.
+   */
+  extendObjectValue(key: string, members: string): Promise<void>;
   /** null when absent or expired. */
   getValue(key: string): Promise<string | null>;
   deleteValue(key: string): Promise<void>;

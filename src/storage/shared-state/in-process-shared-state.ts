@@ -39,6 +39,12 @@ export function createInProcessSharedState(): SharedState {
       }
       values.set(key, { value, expiresAt: Date.now() + ttlMs });
     },
+    async extendObjectValue(key, members) {
+      if (closed) throw new Error("Shared state is closed");
+      const entry = values.get(key);
+      if (entry === undefined || entry.expiresAt <= Date.now() || !entry.value.endsWith("}")) return;
+      entry.value = `${entry.value.slice(0, -1)},${members}}`;
+    },
     async getValue(key) {
       if (closed) throw new Error("Shared state is closed");
       const entry = values.get(key);

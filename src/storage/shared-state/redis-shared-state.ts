@@ -1,11 +1,12 @@
 /**
  * Distributed mode's SharedState over ioredis. Three connections: a subscribed Redis connection can
  * run nothing but (UN)SUBSCRIBE, so commands and pub/sub are separate; writes nobody waits for on
- * a request's path (`setValue`, `deleteIndexedValue`: a finished record's copy, its removal after
- * the commit) go auto-pipelined on a third, so those of one event-loop turn leave in one write
- * instead of one each; the values set in one turn are one script call, the removals another. Apart because an auto-pipelined
- * connection holds new commands while its pipeline is in flight, which a read must not wait
- * behind; one connection for both keeps a value's write before its removal. Every command has a deadline
+ * a request's path (`setValue`, `extendObjectValue`, `deleteIndexedValue`: a finished record's
+ * outcome, its removal after the commit) go auto-pipelined on a third, so those of one event-loop
+ * turn leave in one write instead of one each; the values written in one turn are one script call,
+ * the removals another. Apart because an auto-pipelined connection holds new commands while its
+ * pipeline is in flight, which a read must not wait behind; one connection for both keeps a
+ * value's write before its removal. Every command has a deadline
  * and nothing queues while Redis is down, so callers fail fast instead of hanging.
  * Redis being unreachable at start is not fatal either: the connections keep trying, and
  * subscriptions made meanwhile take effect on the first connection.
@@ -55,15 +56,29 @@ const REMOVE_INDEXED = {
 /** Removals in one script call at most: a script holds Redis while it runs. */
 const MAX_REMOVALS_PER_CALL = 256;
 
-/** Sets values with their expiry in one step. KEYS: the values' keys. ARGV: per key its value, then its ttl ms. */
-const SET_VALUES_SCRIPT = `
-for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[2 * i - 1], 'PX', ARGV[2 * i]) end
+/**
+ * Writes values in one step, in order. KEYS: the values' keys. ARGV, per key: `s` (set), its value
+ * and its ttl ms; or `x` (extend), the JSON object members to add and an unused slot. An extension
+ * overwrites the object's closing brace in place (SETRANGE keeps the expiry, and the stored start
+ * of the value is not sent again); a key that is absent or holds no object is left alone.
+ */
+const WRITE_VALUES_SCRIPT = `
+for i = 1, #KEYS do
+  local op, value = ARGV[3 * i - 2], ARGV[3 * i - 1]
+  if op == 's' then
+    redis.call('SET', KEYS[i], value, 'PX', ARGV[3 * i])
+  elseif redis.call('GETRANGE', KEYS[i], -1, -1) == '}' then
+    redis.call('SETRANGE', KEYS[i], redis.call('STRLEN', KEYS[i]) - 1, ',' .. value .. '}')
+  end
+end
 return 0
 `;
-/** Values in one script call at most. */
-const MAX_SETS_PER_CALL = 256;
+/** Value writes in one script call at most. */
+const MAX_WRITES_PER_CALL = 256;
 
-interface PendingSet {
+interface PendingWrite {
+  /** `s`: set `value` for `ttlMs`; `x`: add the members `value` to the object stored. */
+  op: "s" | "x";
   key: string;
   value: string;
   ttlMs: number;
@@ -148,7 +163,7 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
   let removals: Removal[] = [];
   const flushRemovals = () => {
     // A value's write goes before any removal asked for after it (same connection, in order).
-    flushSets();
+    flushWrites();
     if (removals.length === 0) return;
     const batch = removals;
     removals = [];
@@ -167,40 +182,40 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
       },
     );
   };
-  // The values set in one event-loop turn (finished records' copies from every answer that ended in
-  // it) likewise go in one script call; a lone one as a plain SET.
-  let sets: PendingSet[] = [];
-  const flushSets = () => {
-    if (sets.length === 0) return;
-    const batch = sets;
-    sets = [];
+  // The values written in one event-loop turn (finished records' outcomes from every answer that
+  // ended in it) likewise go in one script call; a lone value set as a plain SET.
+  let writesPending: PendingWrite[] = [];
+  const flushWrites = () => {
+    if (writesPending.length === 0) return;
+    const batch = writesPending;
+    writesPending = [];
+    const lone = batch.length === 1 && batch[0]!.op === "s" ? batch[0]! : undefined;
+    const args: Array<string | number> = [];
+    if (lone === undefined) for (const write of batch) args.push(write.op, write.value, write.ttlMs);
     const written =
-      batch.length === 1
-        ? withDeadline(
-            writes.set(batch[0]!.key, batch[0]!.value, "PX", batch[0]!.ttlMs),
-            commandTimeoutMs,
-            "Redis SET",
-          )
+      lone !== undefined
+        ? withDeadline(writes.set(lone.key, lone.value, "PX", lone.ttlMs), commandTimeoutMs, "Redis SET")
         : // EVAL, not EVALSHA: a NOSCRIPT answer's retry would land after a removal sent meanwhile.
           withDeadline(
-            writes.eval(
-              SET_VALUES_SCRIPT,
-              batch.length,
-              ...batch.map((set) => set.key),
-              ...batch.flatMap((set) => [set.value, set.ttlMs]),
-            ),
+            writes.eval(WRITE_VALUES_SCRIPT, batch.length, ...batch.map((write) => write.key), ...args),
             commandTimeoutMs,
-            "Redis SET script",
+            "Redis value script",
           );
     written.then(
       () => {
-        for (const set of batch) set.resolve();
+        for (const write of batch) write.resolve();
       },
       (error: unknown) => {
-        for (const set of batch) set.reject(error);
+        for (const write of batch) write.reject(error);
       },
     );
   };
+  const queueWrite = (op: PendingWrite["op"], key: string, value: string, ttlMs: number) =>
+    new Promise<void>((resolve, reject) => {
+      if (writesPending.length === 0) setImmediate(flushWrites);
+      writesPending.push({ op, key, value, ttlMs, resolve, reject });
+      if (writesPending.length >= MAX_WRITES_PER_CALL) flushWrites();
+    });
   const runRemovals = (keys: string[], args: Array<string | number>) =>
     // Still after the values' writes: the same connection.
     evalScript(writes, REMOVE_INDEXED, keys, args, commandTimeoutMs, "Redis removal script");
@@ -213,13 +228,8 @@ export async function createRedisSharedState(options: RedisSharedStateOptions): 
     async publish(channel, message) {
       await withDeadline(commands.publish(prefix + channel, message), commandTimeoutMs, "Redis PUBLISH");
     },
-    setValue(key, value, ttlMs) {
-      return new Promise<void>((resolve, reject) => {
-        if (sets.length === 0) setImmediate(flushSets);
-        sets.push({ key, value, ttlMs, resolve, reject });
-        if (sets.length >= MAX_SETS_PER_CALL) flushSets();
-      });
-    },
+    setValue: (key, value, ttlMs) => queueWrite("s", key, value, ttlMs),
+    extendObjectValue: (key, members) => queueWrite("x", key, members, 0),
     async getValue(key) {
       return withDeadline(commands.get(key), commandTimeoutMs, "Redis GET");
     },

@@ -250,6 +250,46 @@ forEachSharedStateMode(
 );
 
 forEachSharedStateMode(
+  "an object value gains members in place: its expiry kept, in turn order with sets, never recreated once gone",
+  async (context) => {
+    const peer = await context.openPeer();
+    await context.state.setValue("object:short", '{"start":1}', 150);
+    await context.state.extendObjectValue("object:short", '"outcome":{"cost":7},"finishedAt":"later"');
+    assert.deepEqual(JSON.parse((await peer.getValue("object:short"))!), {
+      start: 1,
+      outcome: { cost: 7 },
+      finishedAt: "later",
+    });
+    await sleep(250);
+    assert.equal(await peer.getValue("object:short"), null, "the expiry set with the value still holds");
+
+    // One turn: a set, its extension, another extension, a removal after them; plus keys that must
+    // stay as they are.
+    await context.state.setIndexedValue(["object-index"], "object:removed", '{"a":1}', 100, 60_000);
+    await context.state.setValue("object:text", "not an object", 60_000);
+    await Promise.all([
+      context.state.setValue("object:a", '{"a":1}', 60_000),
+      context.state.extendObjectValue("object:a", '"b":2'),
+      context.state.extendObjectValue("object:a", '"c":[3]'),
+      context.state.extendObjectValue("object:missing", '"b":2'),
+      context.state.extendObjectValue("object:text", '"b":2'),
+      context.state.extendObjectValue("object:removed", '"b":2'),
+      context.state.deleteIndexedValue(["object-index"], "object:removed"),
+    ]);
+    assert.deepEqual(JSON.parse((await peer.getValue("object:a"))!), { a: 1, b: 2, c: [3] });
+    assert.equal(await peer.getValue("object:missing"), null, "an absent value is not created");
+    assert.equal(await peer.getValue("object:text"), "not an object");
+    assert.equal(await peer.getValue("object:removed"), null, "the removal came after the extension");
+
+    // Alone in its turn, too.
+    await context.state.extendObjectValue("object:a", '"d":"x"');
+    assert.deepEqual(JSON.parse((await peer.getValue("object:a"))!), { a: 1, b: 2, c: [3], d: "x" });
+    await context.state.extendObjectValue("object:removed", '"b":2');
+    assert.equal(await peer.getValue("object:removed"), null);
+  },
+);
+
+forEachSharedStateMode(
   "indexed values: listed by score, oldest first, up to a limit; an expired value lists as null; a delete removes both",
   async (context) => {
     const peer = await context.openPeer();

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createTestOutcome } from "../../../test/helpers/generation-records.js";
 import { forEachStorageMode, type TestStore } from "../../../test/helpers/storage-modes.js";
 import type { GenerationOutcome, GenerationStart } from "../../engine/generation-record.js";
+import { createGenerationRepository } from "./generation-repository.js";
 
 function createOutcome(overrides: Partial<GenerationOutcome> = {}): GenerationOutcome {
   return createTestOutcome({
@@ -254,6 +255,77 @@ forEachStorageMode(
     assert.equal(
       (await context.store.generations.get(entries[0].start.id, workspaces[0].id))?.costMicroUsd,
       1_000,
+    );
+  },
+);
+
+forEachStorageMode(
+  "a batch of final records stores every field of each start and outcome as given",
+  async (context) => {
+    const { workspace, start } = await startGeneration(context);
+    const repository = createGenerationRepository(context.sql);
+    const streamed = { ...start, id: `${start.id}_streamed`, sessionId: "sess-1", client: "claude-cli" };
+    await context.store.generations.start(streamed);
+    const whole: GenerationStart = {
+      ...start,
+      id: `${start.id}_whole`,
+      ingressFormat: "anthropic_messages",
+      source: "playground",
+      stream: false,
+      createdAt: new Date("2026-11-02T03:04:05.678Z"),
+      estimatedInputTokens: 40,
+      instanceId: "inst_not_a_column",
+    };
+    const failed = createOutcome({
+      status: "error",
+      errorCode: "provider_unavailable",
+      upstreamProvider: null,
+      upstreamModel: null,
+      tokensPrompt: 0,
+      tokensCompletion: 0,
+      tokensReasoning: 0,
+      tokensCachedPrompt: 0,
+      costMicroUsd: 0,
+      toolCostsMicroUsd: {},
+      finishReason: null,
+      attempts: [],
+    });
+    const cached = createOutcome({
+      tokensCacheWrite: 7,
+      usageEstimated: true,
+      cacheHit: true,
+      finishReason: "length",
+    });
+    await repository.finishMany([
+      { id: streamed.id, start: streamed, outcome: cached },
+      { id: whole.id, start: whole, outcome: failed, finishedAt: new Date("2026-11-02T03:04:06.000Z") },
+    ]);
+
+    const first = await context.store.generations.get(streamed.id, workspace.id);
+    assert.ok(first);
+    const { createdAt, finishedAt, ...rest } = first;
+    assert.deepEqual(rest, {
+      ...streamed,
+      ...cached,
+      status: "ok",
+    });
+    assert.ok(createdAt.getTime() <= finishedAt!.getTime() && finishedAt!.getTime() <= Date.now());
+
+    const second = await context.store.generations.get(whole.id, workspace.id);
+    // Not columns of a final row: the instance, and the prompt estimate only an interrupted record needs.
+    const { instanceId: _instance, estimatedInputTokens: _estimate, ...wholeColumns } = whole;
+    const { attempts: _none, ...failedColumns } = failed;
+    assert.deepEqual(second, {
+      ...wholeColumns,
+      ...failedColumns,
+      status: "error",
+      usageEstimated: false,
+      finishedAt: new Date("2026-11-02T03:04:06.000Z"),
+    });
+    assert.equal(await countUsageEntries(context, whole.id), 0, "nothing to debit");
+    assert.equal(
+      (await context.store.workspaces.get(workspace.id))?.balanceMicroUsd,
+      1_000_000 - cached.costMicroUsd,
     );
   },
 );

@@ -328,6 +328,11 @@ test("stored by the reservation's script: admitted with it, found at once, final
   }
   assert.equal(final?.status, "ok");
   assert.equal(final?.costMicroUsd, 70);
+  assert.equal(final?.createdAt.getTime(), admittedAt.getTime());
+  // Only the outcome and the finish time were sent: added to the value the admission stored.
+  const value = JSON.parse((await shared.state.getValue(`gen-in-progress:${record.id}`))!);
+  assert.deepEqual(Object.keys(value), ["admittedAt", "start", "at", "outcome", "finishedAt"]);
+  assert.equal(final?.finishedAt?.toISOString(), value.finishedAt);
   assert.equal(await rowStatus(first, record.id), undefined, "its row is not written yet");
   const swept = await instanceB.listInProgressOf!("inst_a", 10);
   assert.equal(swept.length, 1);

@@ -18,10 +18,11 @@
  * - `get` reads PostgreSQL, then Redis, then PostgreSQL again: the Redis value is deleted only
  *   after the final row is committed, so a lookup that misses both the first read and the value
  *   finds the final row on the second read.
- * - `finish` first replaces the value by the final record (not waited for: it leaves after the
- *   answer, and every instance's lookup then finds the record final before its row is committed),
- *   then deletes the value and its index entry once the final row is written (ids this instance
- *   stored, and ids the sweep found through `listInProgress`).
+ * - `finish` first adds the outcome and the finish time to the value (not waited for: it leaves
+ *   after the answer, and every instance's lookup then finds the record final before its row is
+ *   committed; only the outcome is sent, the start stays where the admission put it), then
+ *   deletes the value and its index entry once the final row is written (ids this instance stored,
+ *   and ids the sweep found through `listInProgress`).
  * - `listInProgress` lists the records of both places: the index and the rows.
  * - a record carrying its instance's id is also listed in that instance's own index, which
  *   `listInProgressOf` reads: the sweep of an instance whose lease expired
@@ -31,6 +32,7 @@
 import type { GenerationOutcome, GenerationStart } from "../../engine/generation-record.js";
 import type { GenerationRepository } from "../../engine/ports.js";
 import type { SharedState } from "../store.js";
+import { jsonTextOf } from "./record-texts.js";
 import { decodeStart, toFinalRecord, toInProgressRecord } from "./record-views.js";
 
 /** Outlives any request and its sweep by far; only the value of a record nobody settled expires. */
@@ -58,12 +60,6 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
    * indexes they are listed in.
    */
   const announced = new Map<string, string[]>();
-  /**
-   * The JSON of each record handed to the reservation (before its admission time was known): the
-   * final value reuses it instead of serialising the start again. Weak: a refused admission's
-   * record simply goes.
-   */
-  const startTexts = new WeakMap<GenerationStart, string>();
 
   const overrides: Pick<
     GenerationRepository,
@@ -72,8 +68,7 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
     admissionRecord(record) {
       const key = keyOf(record.id);
       // `{"admittedAt":<ms>,"start":…,"at":…}`: the script writes the admission time in between.
-      const startText = JSON.stringify(record);
-      startTexts.set(record, startText);
+      const startText = jsonTextOf(record);
       return {
         key,
         member: key,
@@ -112,11 +107,11 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
     async finish(id, outcome, start) {
       const indexes = announced.get(id);
       announced.delete(id);
-      if (indexes !== undefined && start !== undefined) {
+      if (indexes !== undefined) {
         // Final for every instance's lookup from now on; the row follows in a batch. Sent on the
         // connection the delete below uses, so it can never land after it.
         state
-          .setValue(keyOf(id), encodeFinalValue(start, outcome, startTexts.get(start)), IN_PROGRESS_TTL_MS)
+          .extendObjectValue(keyOf(id), finalMembers(outcome))
           .catch((error: unknown) => options.onError(error, "final record not shared through Redis", id));
       }
       await inner.finish(id, outcome, start);
@@ -191,16 +186,11 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
 }
 
 /**
- * The Redis value of a settled record: `{start, at, outcome}`, with `startText` (the start's JSON
- * without its admission time, which then goes first as `admittedAt`, as in the value the
- * reservation stored) when admission serialised it already.
+ * What a settled record's value gains: `{…,"outcome":…,"finishedAt":…}`. `finishedAt`, not `at`:
+ * `at` stays the time the value was first stored.
  */
-function encodeFinalValue(start: GenerationStart, outcome: GenerationOutcome, startText?: string): string {
-  if (startText === undefined || start.createdAt === undefined) {
-    return JSON.stringify({ start, at: new Date(), outcome });
-  }
-  const at = JSON.stringify(new Date());
-  return `{"admittedAt":${start.createdAt.getTime()},"start":${startText},"at":${at},"outcome":${JSON.stringify(outcome)}}`;
+function finalMembers(outcome: GenerationOutcome): string {
+  return `"outcome":${jsonTextOf(outcome)},"finishedAt":${JSON.stringify(new Date())}`;
 }
 
 function decodeValue(
@@ -210,6 +200,7 @@ function decodeValue(
     const parsed = JSON.parse(value) as {
       start?: Record<string, unknown>;
       at?: string;
+      finishedAt?: string;
       admittedAt?: number;
       outcome?: GenerationOutcome;
     };
@@ -224,7 +215,11 @@ function decodeValue(
       start,
       at: new Date(parsed.at),
     };
-    if (typeof parsed.outcome === "object" && parsed.outcome !== null) decoded.outcome = parsed.outcome;
+    if (typeof parsed.outcome === "object" && parsed.outcome !== null) {
+      decoded.outcome = parsed.outcome;
+      // Values written before `finishedAt` existed carry the finish time as `at`.
+      if (typeof parsed.finishedAt === "string") decoded.at = new Date(parsed.finishedAt);
+    }
     return decoded;
   } catch {
     return null;
