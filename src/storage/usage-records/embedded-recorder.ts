@@ -40,7 +40,6 @@ import {
   type SqlGenerationRepository,
 } from "./generation-repository.js";
 import { type BatchedGenerationRepository, writeAllOrEach } from "./group-commit.js";
-import { jsonTextOf } from "./record-texts.js";
 import { decodeStart, toFinalRecord, toInProgressRecord } from "./record-views.js";
 import type { JournalSegment, UsageJournal } from "./usage-journal.js";
 
@@ -445,10 +444,8 @@ function toFinishEntry(entry: Entry): FinishEntry & { start: GenerationStart } {
   };
 }
 
-/** `{v, at, start, outcome?}`; the outcome's text is the one its batch reuses (record-texts.ts). */
 function encodeJournalLine(start: GenerationStart, outcome: GenerationOutcome | undefined, at: Date): string {
-  const head = `{"v":${LINE_VERSION},"at":"${at.toISOString()}","start":${JSON.stringify(start)}`;
-  return outcome === undefined ? `${head}}` : `${head},"outcome":${jsonTextOf(outcome)}}`;
+  return JSON.stringify({ v: LINE_VERSION, at: at.toISOString(), start, ...(outcome ? { outcome } : {}) });
 }
 
 function decodeJournalLine(

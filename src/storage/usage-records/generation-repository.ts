@@ -17,7 +17,6 @@ import type { GenerationRepository } from "../../engine/ports.js";
 import { toPostgresJson } from "../sql/postgres-json.js";
 import { assertSafeInteger, readInteger, readNullableInteger } from "../sql/read-integer.js";
 import type { SqlClient } from "../sql/sql-client.js";
-import { jsonTextOf } from "./record-texts.js";
 
 export interface GenerationRow {
   id: string;
@@ -161,23 +160,12 @@ function startColumnArrays(records: readonly GenerationStart[]) {
   ];
 }
 
-/**
- * See migrations/0026 (and 0004 to 0019 before it): one call records many outcomes, all or none.
- * The batch is one jsonb array of the records' JSON texts (record-texts.ts), made once per record.
- */
-const FINISH_MANY_SQL = "SELECT finish_generations_json($1::jsonb)";
-
-/** One element of finish_generations_json's array. */
-function finishRowText(entry: FinishEntry & { start: GenerationStart }): string {
-  const created = isoTextOf(entry.start.createdAt);
-  const finished = isoTextOf(entry.finishedAt);
-  return `{"s":${jsonTextOf(entry.start)},"o":${jsonTextOf(entry.outcome)},"c":${created},"f":${finished}}`;
-}
-
-/** A JSON string, or null; toISOString throws on an invalid date, which the column would refuse. */
-function isoTextOf(date: Date | undefined): string {
-  return date === undefined ? "null" : `"${date.toISOString()}"`;
-}
+/** See migrations/0004, 0008, 0010, 0012 and 0019: one call records many outcomes, all or none. */
+const FINISH_MANY_SQL = `SELECT finish_generations(${START_TYPES},
+  $9::text[], $10::text[], $11::text[], $12::text[],
+  $13::integer[], $14::integer[], $15::integer[], $16::integer[], $17::integer[],
+  $18::bigint[], $19::text[], $20::integer[], $21::text[], $22::timestamptz[], $23::boolean[],
+  $24::text[], $25::text[], $26::text[], $27::boolean[])`;
 
 export function createGenerationRepository(client: SqlClient): SqlGenerationRepository {
   async function startMany(records: readonly GenerationStart[]): Promise<void> {
@@ -203,11 +191,29 @@ export function createGenerationRepository(client: SqlClient): SqlGenerationRepo
       assertValidOutcome(entry.outcome);
       if (entry.start.id !== entry.id) throw new RangeError(`start.id must be "${entry.id}"`);
     }
-    let rows = "[";
-    for (let index = 0; index < entries.length; index++) {
-      rows += (index === 0 ? "" : ",") + finishRowText(entries[index]!);
-    }
-    await client.run(FINISH_MANY_SQL, [`${rows}]`]);
+    const outcomes = entries.map((entry) => entry.outcome);
+    await client.run(FINISH_MANY_SQL, [
+      ...startColumnArrays(entries.map((entry) => entry.start)),
+      outcomes.map((outcome) => outcome.status),
+      outcomes.map((outcome) => outcome.errorCode),
+      outcomes.map((outcome) => outcome.upstreamProvider),
+      outcomes.map((outcome) => outcome.upstreamModel),
+      outcomes.map((outcome) => outcome.tokensPrompt),
+      outcomes.map((outcome) => outcome.tokensCompletion),
+      outcomes.map((outcome) => outcome.tokensReasoning),
+      outcomes.map((outcome) => outcome.tokensCachedPrompt),
+      outcomes.map((outcome) => outcome.tokensCacheWrite),
+      outcomes.map((outcome) => outcome.costMicroUsd),
+      outcomes.map((outcome) => JSON.stringify(outcome.toolCostsMicroUsd)),
+      outcomes.map((outcome) => outcome.latencyMs),
+      outcomes.map((outcome) => outcome.finishReason),
+      entries.map((entry) => entry.finishedAt?.toISOString() ?? null),
+      outcomes.map((outcome) => outcome.usageEstimated === true),
+      outcomes.map((outcome) => encodeAttempts(outcome)),
+      entries.map((entry) => entry.start.sessionId ?? null),
+      entries.map((entry) => entry.start.client ?? null),
+      outcomes.map((outcome) => outcome.cacheHit === true),
+    ]);
   }
 
   /** Finalises a row that must already exist (outbox lines written before starts were optional). */

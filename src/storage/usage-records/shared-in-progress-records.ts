@@ -32,7 +32,6 @@
 import type { GenerationOutcome, GenerationStart } from "../../engine/generation-record.js";
 import type { GenerationRepository } from "../../engine/ports.js";
 import type { SharedState } from "../store.js";
-import { jsonTextOf } from "./record-texts.js";
 import { decodeStart, toFinalRecord, toInProgressRecord } from "./record-views.js";
 
 /** Outlives any request and its sweep by far; only the value of a record nobody settled expires. */
@@ -68,7 +67,7 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
     admissionRecord(record) {
       const key = keyOf(record.id);
       // `{"admittedAt":<ms>,"start":…,"at":…}`: the script writes the admission time in between.
-      const startText = jsonTextOf(record);
+      const startText = JSON.stringify(record);
       return {
         key,
         member: key,
@@ -190,7 +189,7 @@ export function withSharedInProgressRecords<T extends GenerationRepository>(
  * `at` stays the time the value was first stored.
  */
 function finalMembers(outcome: GenerationOutcome): string {
-  return `"outcome":${jsonTextOf(outcome)},"finishedAt":${JSON.stringify(new Date())}`;
+  return `"outcome":${JSON.stringify(outcome)},"finishedAt":${JSON.stringify(new Date())}`;
 }
 
 function decodeValue(
