@@ -545,13 +545,23 @@ test("admissions of one turn are one script call, and one that fails in it fails
     // The broken workspace's deadlines are no sorted set: its admission's script raises WRONGTYPE.
     await admin.set(prefix + LIMIT_KEYS.deadlines(broken.workspaceId), "not a sorted set");
 
-    // Script calls this client sends (not the commands a script runs), naming this test's keys.
+    // Script calls this client sends (not the commands a script runs) naming this test's keys,
+    // between two markers: Redis reports commands to a monitor in the order it runs them, so
+    // nothing before the first marker or after the second is counted, whenever it arrives.
     const calls: string[] = [];
+    let counting = false;
+    let ended: () => void = () => {};
+    const end = new Promise<void>((resolve) => {
+      ended = resolve;
+    });
     monitor.on("monitor", (_time: string, args: string[], source: string) => {
       if (/lua/.test(source)) return;
-      if (/^eval/i.test(args[0] ?? "") && args.some((arg) => arg.startsWith(prefix))) calls.push(args[0]!);
+      if (args[0]?.toLowerCase() === "echo" && args[1] === `${prefix}start`) counting = true;
+      else if (args[0]?.toLowerCase() === "echo" && args[1] === `${prefix}end`) ended();
+      else if (counting && /^eval/i.test(args[0] ?? "") && args.some((arg) => arg.startsWith(prefix)))
+        calls.push(args[0]!);
     });
-    await admin.ping(); // The monitor is attached once a later command is seen.
+    await admin.echo(`${prefix}start`);
     const replies = await Promise.allSettled([
       counters.reserve(reserveInput(healthy, "a")),
       counters.reserve(reserveInput(broken, "b")),
@@ -563,8 +573,8 @@ test("admissions of one turn are one script call, and one that fails in it fails
       ["ok", "rejected", "ok", "ok"],
     );
     assert.match(String((replies[1] as PromiseRejectedResult).reason), /WRONGTYPE/);
-    await admin.ping();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await admin.echo(`${prefix}end`);
+    await end;
     assert.deepEqual(calls, ["evalsha"], "four admissions, one script call");
     assert.deepEqual(
       await Promise.all(["a", "c", "d"].map((id) => counters.settle(settleInput(healthy, id, 100)))),
