@@ -104,7 +104,10 @@ async function runWebhookSetting(page: Page, context: TestGateway, receiverUrl: 
     { url: receiverUrl, thresholds: [50, 80] },
     "what the API holds",
   );
-  // The form now shows the webhook as stored; a reload shows it again, without the secret.
+  // The form now shows the webhook as stored (it is drawn again once the secret is shown, after
+  // one more read: wait for that, not for the secret); a reload shows it again, without the secret.
+  const storedThresholds = page.locator('form.alert-webhook input[name=webhook-thresholds][value="50, 80"]');
+  await storedThresholds.waitFor({ timeout: 5_000 });
   assert.equal(
     await page.locator("form.alert-webhook input[name=webhook-thresholds]").inputValue(),
     "50, 80",
