@@ -38,8 +38,14 @@ import { foldStreamParts } from "../src/providers/shared/fold-stream-parts.js";
 import { readSseEventBatches } from "../src/providers/shared/sse-reader.js";
 import { createTestRequest } from "./helpers/adapter-inputs.js";
 
-/** Deltas of the smaller run; the larger one has twice as many. */
-const N = 32_000;
+/**
+ * Deltas of the smaller run; the larger one has twice as many. Enough that the text of N deltas
+ * (PIECE is 4 characters, a two-byte string: 8 bytes a delta) is already past V8's large-object
+ * size (256 KB): a large object costs about a millisecond however small (fresh pages, zeroed as a
+ * whole huge page where transparent huge pages are on), so sizes on either side of it made linear
+ * code look superlinear.
+ */
+const N = 40_000;
 /**
  * What 2N deltas may cost, as a multiple of what N cost. Not 2: twice the work costs a little more
  * than twice on a real machine (growing arrays are copied, what is kept outgrows a cache), up to

@@ -13,7 +13,7 @@
  * - A record whose counts came (partly) from an estimate says so (`usage_estimated`).
  */
 import type { CanonicalResult, CanonicalUsage } from "../canonical/index.js";
-import { createEmptyUsage } from "../canonical/index.js";
+import { createEmptyUsage, TextPieces } from "../canonical/index.js";
 import { estimateTextTokens } from "../metering/estimate-usage.js";
 
 export interface MeteredUsage {
@@ -105,18 +105,8 @@ export function collectResultText(result: CanonicalResult): string {
  */
 export const KEPT_CHARACTERS_PER_CAP_TOKEN = 8;
 
-/**
- * Pieces held before they are joined into one chunk. One array of every delta of a long answer
- * outgrows the young generation and is copied on each growth and each collection, which made 2N
- * deltas cost more than twice N; small arrays joined as they fill keep the work per delta flat.
- */
-const PIECES_PER_CHUNK = 512;
-
 export class DeliveredOutput {
-  /** The kept text: joined chunks, and the pieces since the last chunk. */
-  private chunks: string[] = [];
-  private pieces: string[] = [];
-  private length = 0;
+  private readonly kept = new TextPieces();
   private delivered = false;
   private readonly keep: number;
 
@@ -127,15 +117,9 @@ export class DeliveredOutput {
   append(text: string): void {
     if (text.length === 0) return;
     this.delivered = true;
-    const room = this.keep - this.length;
+    const room = this.keep - this.kept.length;
     if (room <= 0) return;
-    const kept = text.length <= room ? text : text.slice(0, room);
-    this.pieces.push(kept);
-    this.length += kept.length;
-    if (this.pieces.length === PIECES_PER_CHUNK) {
-      this.chunks.push(this.pieces.join(""));
-      this.pieces = [];
-    }
+    this.kept.append(text.length <= room ? text : text.slice(0, room));
   }
 
   /** Anything at all reached the client (text, reasoning, a tool call). */
@@ -144,6 +128,6 @@ export class DeliveredOutput {
   }
 
   estimateTokens(): number {
-    return estimateTextTokens(this.chunks.join("") + this.pieces.join(""));
+    return estimateTextTokens(this.kept.text());
   }
 }

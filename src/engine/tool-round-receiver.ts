@@ -16,6 +16,7 @@ import type {
   ServerToolId,
   ServerToolSource,
 } from "../canonical/index.js";
+import { TextPieces } from "../canonical/index.js";
 import { HeldParts } from "../providers/shared/held-parts.js";
 import { findCitations } from "./find-citations.js";
 import type { NativeToolParts } from "./native-tool-parts.js";
@@ -47,8 +48,8 @@ export class RoundReceiver {
   private readonly heldClientParts = new HeldParts();
   private readonly clientIndexes = new Map<string, number>();
   /** The round's open text and reasoning blocks, in pieces joined once at their end. */
-  private readonly texts = new Map<string, string[]>();
-  private readonly reasonings = new Map<string, string[]>();
+  private readonly texts = new Map<string, TextPieces>();
+  private readonly reasonings = new Map<string, TextPieces>();
   /** Only the first round's metadata reaches the client. */
   private metadataSent = false;
 
@@ -73,7 +74,7 @@ export class RoundReceiver {
         return [part];
       case "text-start": {
         const id = this.blockId(part.id);
-        this.texts.set(id, []);
+        this.texts.set(id, new TextPieces());
         return [{ type: "text-start", id }];
       }
       case "text-delta": {
@@ -83,7 +84,7 @@ export class RoundReceiver {
       }
       case "text-end": {
         const id = this.blockId(part.id);
-        const text = this.texts.get(id)?.join("") ?? "";
+        const text = this.texts.get(id)?.text() ?? "";
         this.texts.delete(id);
         if (text !== "") this.content.push({ type: "text", text });
         const out: CanonicalStreamPart[] = findCitations(text, this.sources).map((citation) => ({
@@ -96,7 +97,7 @@ export class RoundReceiver {
       }
       case "reasoning-start": {
         const id = this.blockId(part.id);
-        this.reasonings.set(id, []);
+        this.reasonings.set(id, new TextPieces());
         return [{ type: "reasoning-start", id }];
       }
       case "reasoning-delta": {
@@ -106,7 +107,7 @@ export class RoundReceiver {
       }
       case "reasoning-end": {
         const id = this.blockId(part.id);
-        const text = this.reasonings.get(id)?.join("") ?? "";
+        const text = this.reasonings.get(id)?.text() ?? "";
         this.reasonings.delete(id);
         if (text !== "" || part.providerState !== undefined) {
           this.content.push(
@@ -221,8 +222,11 @@ export class RoundReceiver {
   }
 }
 
-function addPiece(blocks: Map<string, string[]>, id: string, piece: string): void {
-  const pieces = blocks.get(id);
-  if (pieces === undefined) blocks.set(id, [piece]);
-  else pieces.push(piece);
+function addPiece(blocks: Map<string, TextPieces>, id: string, piece: string): void {
+  let pieces = blocks.get(id);
+  if (pieces === undefined) {
+    pieces = new TextPieces();
+    blocks.set(id, pieces);
+  }
+  pieces.append(piece);
 }

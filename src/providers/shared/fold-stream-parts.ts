@@ -13,13 +13,13 @@ import type {
   ResultContent,
   UrlCitation,
 } from "../../canonical/index.js";
-import { createEmptyUsage, pickCallShape } from "../../canonical/index.js";
+import { createEmptyUsage, pickCallShape, TextPieces } from "../../canonical/index.js";
 import { readStreamError } from "../../errors/gateway-error.js";
 
 type TextEntry = { type: "text"; text: string; citations?: UrlCitation[] };
 type ReasoningEntry = Extract<ResultContent, { type: "reasoning" }>;
 /** A text or reasoning entry of the result and its text's pieces so far. */
-type Accumulator = { entry: TextEntry | ReasoningEntry; pieces: string[] };
+type Accumulator = { entry: TextEntry | ReasoningEntry; pieces: TextPieces };
 
 export function foldStreamParts(parts: Iterable<CanonicalStreamPart>): CanonicalResult {
   const content: ResultContent[] = [];
@@ -37,7 +37,7 @@ export function foldStreamParts(parts: Iterable<CanonicalStreamPart>): Canonical
       case "text-start": {
         const accumulator: Accumulator & { entry: TextEntry } = {
           entry: { type: "text", text: "" },
-          pieces: [],
+          pieces: new TextPieces(),
         };
         texts.set(part.id, accumulator);
         accumulators.push(accumulator);
@@ -45,7 +45,7 @@ export function foldStreamParts(parts: Iterable<CanonicalStreamPart>): Canonical
         break;
       }
       case "text-delta":
-        texts.get(part.id)?.pieces.push(part.delta);
+        texts.get(part.id)?.pieces.append(part.delta);
         break;
       case "citation": {
         const entry = texts.get(part.id)?.entry;
@@ -57,7 +57,7 @@ export function foldStreamParts(parts: Iterable<CanonicalStreamPart>): Canonical
       case "reasoning-start": {
         const accumulator: Accumulator & { entry: ReasoningEntry } = {
           entry: { type: "reasoning", text: "" },
-          pieces: [],
+          pieces: new TextPieces(),
         };
         reasonings.set(part.id, accumulator);
         accumulators.push(accumulator);
@@ -65,7 +65,7 @@ export function foldStreamParts(parts: Iterable<CanonicalStreamPart>): Canonical
         break;
       }
       case "reasoning-delta":
-        reasonings.get(part.id)?.pieces.push(part.delta);
+        reasonings.get(part.id)?.pieces.append(part.delta);
         break;
       case "reasoning-end": {
         const entry = reasonings.get(part.id)?.entry;
@@ -111,6 +111,6 @@ export function foldStreamParts(parts: Iterable<CanonicalStreamPart>): Canonical
         break; // tool-input-* parts: the tool-call part carries the whole call
     }
   }
-  for (const { entry, pieces } of accumulators) entry.text = pieces.join("");
+  for (const { entry, pieces } of accumulators) entry.text = pieces.text();
   return result;
 }
