@@ -83,6 +83,84 @@ test("group commit: a queued item can be withdrawn before a write carries it", a
   assert.deepEqual(writes, [[1], [2, 4]]);
 });
 
+test("group commit with a linger: items of its milliseconds share one write; hurry and drain end it at once", async () => {
+  const writes: Array<{ items: number[]; at: number }> = [];
+  const commit = createGroupCommit<number>({
+    maxBatch: 10,
+    lingerMs: 60_000,
+    async write(items) {
+      writes.push({ items: [...items], at: performance.now() });
+    },
+  });
+  const started = performance.now();
+  const first = commit.submit(1);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const second = commit.submit(2);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.deepEqual(writes, [], "nothing written while the linger lasts");
+  commit.hurry();
+  await Promise.all([first, second]);
+  assert.deepEqual(
+    writes.map((write) => write.items),
+    [[1, 2]],
+    "both in one write",
+  );
+  assert.ok(writes[0].at - started < 5_000, "written when hurried, not after the linger");
+
+  const third = commit.submit(3);
+  await commit.drain();
+  await third;
+  assert.deepEqual(
+    writes.map((write) => write.items),
+    [[1, 2], [3]],
+    "drain writes what lingers",
+  );
+});
+
+test("group commit with a linger: what queues behind a write in flight does not wait again", async () => {
+  const writes: number[][] = [];
+  let release: (() => void) | undefined;
+  const commit = createGroupCommit<number>({
+    maxBatch: 10,
+    lingerMs: 60_000,
+    async write(items) {
+      writes.push([...items]);
+      if (writes.length === 1) await new Promise<void>((resolve) => (release = resolve));
+    },
+  });
+  const first = commit.submit(1);
+  commit.hurry();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.deepEqual(writes, [[1]]);
+  const queued = [2, 3].map((item) => commit.submit(item));
+  release?.();
+  const started = performance.now();
+  await Promise.all([first, ...queued]);
+  assert.deepEqual(writes, [[1], [2, 3]]);
+  assert.ok(performance.now() - started < 5_000, "written right after the write in flight");
+});
+
+test("the batched repository's linger ends when a reader waits for the records answered before it", async (t) => {
+  if (!(await requireMode(t, "embedded"))) return;
+  const context = await createTestStore("embedded");
+  t.after(() => context.cleanup());
+  const workspace = await context.store.workspaces.create({ name: "W", creditsMicroUsd: 0, invoicing: true });
+  const { key } = await context.store.apiKeys.create({ workspaceId: workspace.id });
+  const sql = createGenerationRepository(context.sql);
+  const repository = createBatchedGenerationRepository(sql, { lingerMs: 60_000 });
+  const start = createTestStart(
+    { id: "req_linger", workspaceId: workspace.id, apiKeyId: key.id },
+    { stream: true },
+  );
+  const started = performance.now();
+  const written = repository.finish("req_linger", createTestOutcome({ costMicroUsd: 7 }), start);
+  await repository.finishedBefore();
+  await written;
+  assert.ok(performance.now() - started < 2_000, "the reader did not wait out the minute's linger");
+  assert.equal((await sql.get("req_linger", workspace.id))?.costMicroUsd, 7, "committed");
+  await repository.drain();
+});
+
 /**
  * The real SQL repository behind the batched one, on a fresh embedded store, with its start and
  * finish writes held back until their gates open; `started` lists each start write's ids.

@@ -2,8 +2,12 @@
  * Usage records through group commits (docs/decisions/0035-settlement-group-commit.md): the
  * PostgreSQL recorder's writer, and embedded mode's without a data folder. Items submitted while a
  * write is in flight are written together by the next one, so under load one statement (one round
- * trip, one WAL flush) carries many usage records, while a lone item is written at once — no
- * timer, no added latency when idle. Concurrent `start`s share one multi-row INSERT and concurrent
+ * trip, one WAL flush) carries many usage records. A lone item is written at the end of its
+ * event-loop turn, or, with `lingerMs`, after waiting that long for others (distributed mode, where
+ * the record's Redis copy already answers every instance's lookups: at moderate rates each request
+ * otherwise pays a statement, a round trip and a settlement call of its own, and a short stream's
+ * in-progress row is withdrawn before it is ever written). A reader that must see the records
+ * already answered (`finishedBefore`) and `drain` end the wait at once. Concurrent `start`s share one multi-row INSERT and concurrent
  * `finish`es one statement that finalises every row, writes their ledger lines and debits each
  * workspace once. A caller still waits until its own record is committed; only the number of
  * round trips and transactions per request drops.
@@ -32,10 +36,19 @@ export interface BatchedGenerationRepository extends GenerationRepository {
   finishedBefore(): Promise<void>;
 }
 
-export function createBatchedGenerationRepository(sql: SqlGenerationRepository): BatchedGenerationRepository {
-  const starts = createGroupCommit<GenerationStart>({ write: sql.startMany, maxBatch: MAX_BATCH });
+export interface BatchedGenerationOptions {
+  /** How long a lone record waits for others before its write (default 0: the turn's end). */
+  lingerMs?: number;
+}
+
+export function createBatchedGenerationRepository(
+  sql: SqlGenerationRepository,
+  { lingerMs = 0 }: BatchedGenerationOptions = {},
+): BatchedGenerationRepository {
+  const starts = createGroupCommit<GenerationStart>({ write: sql.startMany, maxBatch: MAX_BATCH, lingerMs });
   const finishes = createGroupCommit<FinishEntry & { start: GenerationStart }>({
     maxBatch: MAX_BATCH,
+    lingerMs,
     write(entries) {
       // An upsert may touch a row once per statement; a repeated finish is a no-op anyway.
       const seen = new Set<string>();
@@ -90,7 +103,10 @@ export function createBatchedGenerationRepository(sql: SqlGenerationRepository):
       return stored ?? toInProgressRecord(pending.start, pending.submittedAt);
     },
     listInProgress: (admittedBefore, limit) => sql.listInProgress(admittedBefore, limit),
-    finishedBefore: () => lastFinish,
+    finishedBefore() {
+      finishes.hurry();
+      return lastFinish;
+    },
     async drain() {
       await Promise.all([starts.drain(), finishes.drain()]);
     },
@@ -102,6 +118,11 @@ export interface GroupCommitOptions<T> {
   write(items: readonly T[]): Promise<void>;
   /** At most this many items per write (bounds statement size). */
   maxBatch: number;
+  /**
+   * How long the first item after a quiet moment waits for others before the write (default 0:
+   * only the rest of its event-loop turn). Items that queue while a write is in flight never wait.
+   */
+  lingerMs?: number;
 }
 
 export interface GroupCommit<T> {
@@ -112,7 +133,9 @@ export interface GroupCommit<T> {
    * resolve as if written. Items of a write in flight are not touched. Returns how many were taken.
    */
   withdraw(matches: (item: T) => boolean): number;
-  /** Waits for every submitted item to be written or failed. */
+  /** Ends a linger in progress: what is queued is written now. */
+  hurry(): void;
+  /** Waits for every submitted item to be written or failed (ending a linger). */
   drain(): Promise<void>;
 }
 
@@ -125,6 +148,11 @@ interface Pending<T> {
 export function createGroupCommit<T>(options: GroupCommitOptions<T>): GroupCommit<T> {
   let queue: Pending<T>[] = [];
   let running: Promise<void> | undefined;
+  /** Ends the current linger, while there is one. */
+  let endLinger: (() => void) | undefined;
+  /** What is queued is to be written without a linger (a reader waits for it). */
+  let hurried = false;
+  const lingerMs = options.lingerMs ?? 0;
 
   function writeBatch(batch: Pending<T>[]): Promise<void> {
     return writeAllOrEach(
@@ -140,6 +168,8 @@ export function createGroupCommit<T>(options: GroupCommitOptions<T>): GroupCommi
     running = (async () => {
       // Let the rest of this event-loop turn submit too: requests finishing together share a write.
       await new Promise<void>((resolve) => setImmediate(resolve));
+      if (lingerMs > 0 && queue.length > 0 && !hurried) await linger();
+      hurried = false;
       while (queue.length > 0) {
         const batch = queue.length <= options.maxBatch ? queue : queue.slice(0, options.maxBatch);
         queue = batch === queue ? [] : queue.slice(options.maxBatch);
@@ -148,6 +178,26 @@ export function createGroupCommit<T>(options: GroupCommitOptions<T>): GroupCommi
     })().finally(() => {
       running = undefined;
       if (queue.length > 0) run();
+    });
+  }
+
+  function hurry(): void {
+    if (queue.length === 0) return;
+    hurried = true;
+    endLinger?.();
+  }
+
+  function linger(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        endLinger = undefined;
+        resolve();
+      }, lingerMs);
+      endLinger = () => {
+        endLinger = undefined;
+        clearTimeout(timer);
+        resolve();
+      };
     });
   }
 
@@ -170,8 +220,13 @@ export function createGroupCommit<T>(options: GroupCommitOptions<T>): GroupCommi
       queue = kept;
       return taken;
     },
+    hurry,
     async drain() {
-      while (running) await running;
+      hurry();
+      while (running) {
+        await running;
+        hurry();
+      }
     },
   };
 }
