@@ -169,8 +169,9 @@ export function createGroupCommit<T>(options: GroupCommitOptions<T>): GroupCommi
       // Let the rest of this event-loop turn submit too: requests finishing together share a write.
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (lingerMs > 0 && queue.length > 0 && !hurried) await linger();
-      hurried = false;
       while (queue.length > 0) {
+        // A hurry is for what was queued when it came: this batch takes it.
+        hurried = false;
         const batch = queue.length <= options.maxBatch ? queue : queue.slice(0, options.maxBatch);
         queue = batch === queue ? [] : queue.slice(options.maxBatch);
         await writeBatch(batch);
