@@ -574,7 +574,14 @@ test("admissions of one turn are one script call, and one that fails in it fails
     );
     assert.match(String((replies[1] as PromiseRejectedResult).reason), /WRONGTYPE/);
     await admin.echo(`${prefix}end`);
-    await end;
+    // Bounded: a monitor that never reports the marker fails the test instead of holding the run.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      end,
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error("the monitor never reported the end marker")), 10_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
     assert.deepEqual(calls, ["evalsha"], "four admissions, one script call");
     assert.deepEqual(
       await Promise.all(["a", "c", "d"].map((id) => counters.settle(settleInput(healthy, id, 100)))),
