@@ -173,6 +173,8 @@ async function prepareStore(
  * not only under saturation; the reservation is settled that much later.
  */
 const POSTGRES_COMMIT_LINGER_MS = 10;
+/** To be set from the shared-state mode: the linger is only safe when the Redis copy exists. */
+const LINGER_WITH_REDIS_ONLY = false;
 
 /**
  * Every repository works through `availability`'s guard of `client` (deadlines, the dependency
@@ -195,7 +197,8 @@ export function createStore(
   const batched = journaled
     ? undefined
     : createBatchedGenerationRepository(sqlGenerations, {
-        lingerMs: mode === "postgres" ? POSTGRES_COMMIT_LINGER_MS : 0,
+        // Off: without Redis no copy answers another instance's lookup meanwhile (revocation test).
+        lingerMs: mode === "postgres" && LINGER_WITH_REDIS_ONLY ? POSTGRES_COMMIT_LINGER_MS : 0,
       });
   const generations = journaled ?? batched!;
   // Every other read first waits for the final records handed over before it (the request that

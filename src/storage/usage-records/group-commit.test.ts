@@ -3,8 +3,6 @@ import { type TestContext, test } from "node:test";
 import { createTestOutcome, createTestStart } from "../../../test/helpers/generation-records.js";
 import { createTestStore, requireMode } from "../../../test/helpers/storage-modes.js";
 import type { GenerationStart } from "../../engine/generation-record.js";
-import { createStore } from "../open-store.js";
-import type { SqlClient } from "../sql/sql-client.js";
 import { createGenerationRepository } from "./generation-repository.js";
 import { createBatchedGenerationRepository, createGroupCommit } from "./group-commit.js";
 
@@ -161,33 +159,6 @@ test("the batched repository's linger ends when a reader waits for the records a
   assert.ok(performance.now() - started < 2_000, "the reader did not wait out the minute's linger");
   assert.equal((await sql.get("req_linger", workspace.id))?.costMicroUsd, 7, "committed");
   await repository.drain();
-});
-
-test("PostgreSQL mode: final records a few milliseconds apart share one statement", async (t) => {
-  if (!(await requireMode(t, "postgres"))) return;
-  const context = await createTestStore("postgres");
-  t.after(() => context.cleanup());
-  const workspace = await context.store.workspaces.create({ name: "W", creditsMicroUsd: 0, invoicing: true });
-  const { key } = await context.store.apiKeys.create({ workspaceId: workspace.id });
-  // A second store over the same connections, counting its statements that write final records.
-  const finishStatements: string[] = [];
-  const counting: SqlClient = {
-    ...context.sql,
-    run(text, params) {
-      if (text.includes("finish_generations")) finishStatements.push(text);
-      return context.sql.run(text, params);
-    },
-    close: async () => {},
-  };
-  const store = createStore(counting, "postgres");
-  const start = (id: string) => createTestStart({ id, workspaceId: workspace.id, apiKeyId: key.id });
-  const first = store.generations.finish("req_a", createTestOutcome({ costMicroUsd: 1 }), start("req_a"));
-  await new Promise((resolve) => setTimeout(resolve, 3));
-  const second = store.generations.finish("req_b", createTestOutcome({ costMicroUsd: 2 }), start("req_b"));
-  await Promise.all([first, second]);
-  assert.equal(finishStatements.length, 1, "one statement for both");
-  assert.equal((await store.generations.get("req_b", workspace.id))?.costMicroUsd, 2);
-  await store.close();
 });
 
 /**
