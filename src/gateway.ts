@@ -152,6 +152,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     pgliteThread,
     deadlineMs: limits.databaseDeadlineMs,
     openWhileUnreachable: true,
+    // With Redis the usage recorder keeps each record's copy there (openUsageRecorder below).
+    recordCopiesInRedis: Boolean(settings.redisUrl),
     onError: (error) => logger.warn({ err: error }, "database connection error"),
     onJournalError: (error, requestId) =>
       logger.error(

@@ -63,6 +63,12 @@ export interface OpenStoreOptions {
    * with its batch; it is lost only if the process dies first, so this must be reported.
    */
   onJournalError?: (error: unknown, requestId: string) => void;
+  /**
+   * PostgreSQL mode: the usage recorder will keep each record's copy in Redis (a gateway with a
+   * Redis URL, `openUsageRecorder` with a Redis state). Only then may final records' group commits
+   * wait for company: that copy answers every instance's lookups meanwhile.
+   */
+  recordCopiesInRedis?: boolean;
 }
 
 export const IN_MEMORY_DATA_DIR = "memory://";
@@ -83,6 +89,7 @@ export async function openStoreWithSqlClient(
       onChange: options.onAvailabilityChange,
     });
   if (options.databaseUrl) {
+    const commitLingerMs = options.recordCopiesInRedis ? POSTGRES_COMMIT_LINGER_MS : 0;
     // Loaded only here: an embedded gateway never needs pg.
     const { createPostgresClient } = await import("./postgres/postgres-client.js");
     const client = createPostgresClient(options.databaseUrl, {
@@ -105,10 +112,10 @@ export async function openStoreWithSqlClient(
       const deferred = availability(client, async () => {
         await migrate(client);
       });
-      const store = createStore(client, "postgres", async () => {}, undefined, deferred);
+      const store = createStore(client, "postgres", { availability: deferred, commitLingerMs });
       return { store, client: store.readClient };
     }
-    const store = createStore(client, "postgres", async () => {}, undefined, availability(client));
+    const store = createStore(client, "postgres", { availability: availability(client), commitLingerMs });
     return { store, client: store.readClient };
   }
   const thread = options.pgliteThread ?? "main";
@@ -161,20 +168,29 @@ async function prepareStore(
     await client.close().catch(() => {});
     throw error;
   }
-  const store = createStore(client, mode, releaseLock, journal, availability, onJournalError);
+  const store = createStore(client, mode, { releaseLock, journal, availability, onJournalError });
   return { store, client: store.readClient };
 }
 
 /**
- * How long a lone usage record waits for others before its PostgreSQL commit (group-commit.ts).
- * Nothing waits for it on the request path: the record's Redis copy answers every instance's
- * lookups, and reads that must see it end the wait. A commit's client work, round trip and
- * settlement call are then shared by the records of these milliseconds at moderate rates too,
- * not only under saturation; the reservation is settled that much later.
+ * How long a lone usage record waits for others before its PostgreSQL commit (group-commit.ts),
+ * when its Redis copy exists. Nothing waits for it on the request path: that copy answers every
+ * instance's lookups, and reads that must see it end the wait. A commit's client work, round trip
+ * and settlement call are then shared by the records of these milliseconds at moderate rates too,
+ * not only under saturation; the reservation is settled that much later. Without Redis another
+ * instance could look a record up only in PostgreSQL, so nothing waits.
  */
 const POSTGRES_COMMIT_LINGER_MS = 10;
-/** To be set from the shared-state mode: the linger is only safe when the Redis copy exists. */
-const LINGER_WITH_REDIS_ONLY = false;
+
+export interface CreateStoreOptions {
+  releaseLock?: () => Promise<void>;
+  /** Embedded mode with a data folder: final records are journaled (embedded-recorder.ts). */
+  journal?: UsageJournal;
+  availability?: DatabaseAvailability;
+  onJournalError?: (error: unknown, requestId: string) => void;
+  /** How long a lone final or in-progress record waits for others before its commit (default 0). */
+  commitLingerMs?: number;
+}
 
 /**
  * Every repository works through `availability`'s guard of `client` (deadlines, the dependency
@@ -183,10 +199,13 @@ const LINGER_WITH_REDIS_ONLY = false;
 export function createStore(
   rawClient: SqlClient,
   mode: Store["mode"],
-  releaseLock: () => Promise<void> = async () => {},
-  journal?: UsageJournal,
-  availability: DatabaseAvailability = createDatabaseAvailability({ client: rawClient }),
-  onJournalError?: (error: unknown, requestId: string) => void,
+  {
+    releaseLock = async () => {},
+    journal,
+    availability = createDatabaseAvailability({ client: rawClient }),
+    onJournalError,
+    commitLingerMs = 0,
+  }: CreateStoreOptions = {},
 ): Store & { readClient: SqlClient } {
   let closing: Promise<void> | undefined;
   const client = availability.guard(rawClient);
@@ -196,10 +215,7 @@ export function createStore(
     : undefined;
   const batched = journaled
     ? undefined
-    : createBatchedGenerationRepository(sqlGenerations, {
-        // Off: without Redis no copy answers another instance's lookup meanwhile (revocation test).
-        lingerMs: mode === "postgres" && LINGER_WITH_REDIS_ONLY ? POSTGRES_COMMIT_LINGER_MS : 0,
-      });
+    : createBatchedGenerationRepository(sqlGenerations, { lingerMs: commitLingerMs });
   const generations = journaled ?? batched!;
   // Every other read first waits for the final records handed over before it (the request that
   // asked was answered before its record was written): journaled, or submitted to a batch.
