@@ -142,6 +142,27 @@ forEachGatewayMode("chat completions through the official openai client", async 
     assert.equal(generation.cost_micro_usd, "48");
   });
 
+  await t.test(
+    "stream_options.include_usage of any value is accepted: the usage chunk comes anyway",
+    async () => {
+      context.upstream.enqueue(
+        fakeReply.sse(
+          buildTextChunks(["ok"], { usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } }),
+        ),
+      );
+      const stream = await context.openai.chat.completions.create({
+        model: TEST_MODEL,
+        messages: [{ role: "user", content: "hi" }],
+        stream: true,
+        stream_options: { include_usage: "yes" as unknown as boolean },
+      });
+      const chunks: OpenAI.ChatCompletionChunk[] = [];
+      for await (const chunk of stream) chunks.push(chunk);
+      assert.equal(chunks.at(-1)!.usage?.prompt_tokens, 5);
+      assert.deepEqual(context.upstream.requests.at(-1)!.body.stream_options, { include_usage: true });
+    },
+  );
+
   await t.test("streamed parallel tool calls survive with exact arguments (stream helper)", async () => {
     const first = '{"city":"Paris","unit":"c"}';
     const second = '{"city":"Tokyo, \\"JP\\""}';

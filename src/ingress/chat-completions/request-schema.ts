@@ -307,11 +307,9 @@ export const chatCompletionRequestSchema = z
     response_format: responseFormatSchema.nullish(),
     reasoning_effort: z.enum(REASONING_EFFORTS).meta({ enum: DOCUMENTED_REASONING_EFFORTS }).nullish(),
     stream: z.boolean().nullish(),
-    stream_options: z
-      .object({ include_usage: z.boolean().nullish() })
-      .loose()
-      .nullish()
-      .meta({ description: "accepted; the final usage chunk is always emitted" }),
+    stream_options: z.object({ include_usage: z.unknown().optional() }).loose().nullish().meta({
+      description: "accepted whatever `include_usage` holds; the final usage chunk is always emitted",
+    }),
     plugins: z.array(pluginSchema).nullish(),
     web_search_options: webSearchOptionsSchema.nullish(),
     hi_tool_events: z.boolean().nullish(),

@@ -354,6 +354,18 @@ test("unknown top-level fields, include and max_tool_calls pass through; service
   assert.equal(request.maxToolCalls, 4);
 });
 
+test("reasoning.summary and service_tier are accepted whatever their value and ignored", () => {
+  for (const summary of ["auto", "concise", "detailed", "none", "brief", 42, { mode: "x" }, null]) {
+    const request = decodeWith({ reasoning: { effort: "low", summary } });
+    assert.deepEqual(request.reasoning, { effort: "low" }, `summary ${JSON.stringify(summary)}`);
+    assert.equal("reasoning" in request.passthrough, false);
+  }
+  for (const tier of ["flex", "priority", "scale", 7, { tier: "x" }, null]) {
+    const request = decodeWith({ service_tier: tier });
+    assert.equal("service_tier" in request.passthrough, false, `service_tier ${JSON.stringify(tier)}`);
+  }
+});
+
 test("stateful fields and stop are rejected with their param, in stream and non-stream requests", () => {
   const cases: Array<[Record<string, unknown>, string, RegExp]> = [
     [{ previous_response_id: "resp_1" }, "previous_response_id", /keeps no state/],
@@ -393,7 +405,6 @@ test("field validation names the field OpenAI-style", () => {
     [{ text: { format: { type: "json_schema", schema: {} } } }, "text.format.name", /required/],
     [{ text: { verbosity: "loud" } }, "text.verbosity"],
     [{ reasoning: { effort: "extreme" } }, "reasoning.effort"],
-    [{ reasoning: { summary: "short" } }, "reasoning.summary"],
     [{ tool_choice: "any" }, "tool_choice", /auto, none, required/],
     [{ tool_choice: { type: "function", name: "missing" } }, "tool_choice", /not in tools/],
     [

@@ -154,10 +154,9 @@ export const responsesRequestSchema = z
     reasoning: z
       .object({
         effort: z.enum(REASONING_EFFORTS).nullish(),
-        summary: z
-          .enum(["auto", "concise", "detailed"])
-          .nullish()
-          .meta({ description: "accepted and ignored" }),
+        summary: z.unknown().optional().meta({
+          description: "accepted whatever its value (`auto`, `concise`, `detailed`, a newer one) and ignored",
+        }),
       })
       .loose()
       .nullish(),
@@ -187,9 +186,9 @@ export const responsesRequestSchema = z
       .optional()
       .meta({ description: "stop sequences are not expressible in this format: rejected" }),
     service_tier: z
-      .string()
-      .nullish()
-      .meta({ description: "accepted and ignored: the gateway owns tiering" }),
+      .unknown()
+      .optional()
+      .meta({ description: "accepted whatever its value and ignored: the gateway owns tiering" }),
     user: z.string().nullish(),
     safety_identifier: z.string().nullish().meta({ description: "end-user identifier; wins over user" }),
     hi_tool_events: z.boolean().nullish().meta({ description: "opt every server tool into hi.tool_event" }),
