@@ -1,10 +1,11 @@
 /**
  * The console's activity log, latency and error charts and providers page in headless Chromium,
- * in both runtime modes: filters (status, key, session, model) that hold across pages and a
- * reload, paging older and newer without a row lost or repeated, the CSV download of the filter,
- * a request page whose attempts have human headings and whose session links to its requests, the
- * latency and error-rate lines of the usage tab, and each route's key status and breaker state
- * (a breaker the test opens shows open). The page runs under its policy, talking only to the gateway.
+ * in both runtime modes: filters (status, key, session, model, error code, time range) that hold
+ * across pages and a reload, paging older and newer without a row lost or repeated, the CSV
+ * download of the filter, a request page whose attempts have human headings and whose session
+ * links to its requests, the latency and error-rate lines of the usage tab, and each route's key
+ * status and breaker state (a breaker the test opens shows open). The page runs under its policy,
+ * talking only to the gateway.
  */
 
 import assert from "node:assert/strict";
@@ -222,6 +223,65 @@ async function runScenario(page: Page, context: TestGateway) {
     rows.filter((row) => row.model === OTHER_MODEL).map((row) => row.id),
     "one model",
   );
+
+  // A time range (read as UTC, to the minute), then an error code within it: the range leaves
+  // seeded rows out on both sides, the error code leaves out the successful ones inside it.
+  await page.click(".activity-filters button.clear");
+  await expectRows(page, ids.slice(0, 50), "cleared again");
+  const oldestFirst = [...rows].reverse();
+  // Each bound midway between two seeded requests (15 minutes apart), so its minute is no row's.
+  const between = (index: number) => {
+    const at = (oldestFirst[index].at + oldestFirst[index + 1].at) / 2;
+    return new Date(at).toISOString().slice(0, 16);
+  };
+  const since = between(40);
+  const until = between(79);
+  const sinceMs = Date.parse(`${since}:00Z`);
+  const untilMs = Date.parse(`${until}:00Z`);
+  const inRange = rows.filter((row) => row.at >= sinceMs && row.at < untilMs);
+  assert.equal(inRange.length, 39, "the range holds the 41st to the 79th seeded request");
+  await page.fill(".activity-filters input[name=since]", since);
+  await page.fill(".activity-filters input[name=until]", until);
+  await page.click(".activity-filters button[type=submit]");
+  await expectRows(
+    page,
+    inRange.map((row) => row.id),
+    "the time range",
+  );
+  const timedOut = inRange.filter((row) => row.status === "error");
+  const allTimedOut = rows.filter((row) => row.status === "error");
+  assert.ok(timedOut.length > 0, "some failed requests in the range");
+  assert.ok(
+    allTimedOut.some((row) => row.at < sinceMs) && allTimedOut.some((row) => row.at >= untilMs),
+    "failed requests before and after the range, which the filter leaves out",
+  );
+  await page.fill(".activity-filters input[name=error_code]", "provider_timeout");
+  await page.click(".activity-filters button[type=submit]");
+  await expectRows(
+    page,
+    timedOut.map((row) => row.id),
+    "one error code in the time range",
+  );
+  const rangeHash = new URLSearchParams(new URL(page.url()).hash.split("?")[1]);
+  assert.equal(rangeHash.get("error_code"), "provider_timeout");
+  assert.equal(rangeHash.get("since"), `${since}:00Z`);
+  assert.equal(rangeHash.get("until"), `${until}:00Z`);
+  await page.reload();
+  await expectRows(
+    page,
+    timedOut.map((row) => row.id),
+    "the same range and error code after a reload",
+  );
+  assert.equal(await page.locator(".activity-filters input[name=since]").inputValue(), since);
+  assert.equal(await page.locator(".activity-filters input[name=until]").inputValue(), until);
+  assert.equal(
+    await page.locator(".activity-filters input[name=error_code]").inputValue(),
+    "provider_timeout",
+  );
+  // Another error code: none of the seeded requests.
+  await page.fill(".activity-filters input[name=error_code]", "provider_auth");
+  await page.click(".activity-filters button[type=submit]");
+  await expectRows(page, [], "an error code no request has");
 
   // A failed request's page: human headings, no raw field names, the attempt's outcome.
   const failed = rows.find((row) => row.status === "error")!;

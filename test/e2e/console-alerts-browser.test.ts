@@ -10,7 +10,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { signInToConsole, watchPage } from "../helpers/console-page.js";
 import { buildChatCompletion, fakeReply } from "../helpers/fake-openai-upstream.js";
 import { type HeadlessBrowser, launchChromium, requireChromium } from "../helpers/headless-chromium.js";
@@ -130,22 +130,43 @@ async function runKeyThresholds(page: Page, context: TestGateway) {
 
   await useWorkspace.uncheck();
   await form.locator("input[name=thresholds]").fill("0, 80");
-  await form.locator("button[type=submit]").click();
+  assert.equal(await submitKeyThresholds(page, form, context.keyId), 400);
   await form.locator(".notice.error", { hasText: "thresholds: 0 is not a whole percentage" }).waitFor();
   const path = `/keys/${context.keyId}/alert-thresholds`;
   assert.equal((await adminGet(context, path)).thresholds, null, "nothing changed");
 
   await form.locator("input[name=thresholds]").fill("100 90");
-  await form.locator("button[type=submit]").click();
+  assert.equal(await submitKeyThresholds(page, form, context.keyId), 200);
   await page.getByText("Alert thresholds saved.").waitFor();
   assert.deepEqual((await adminGet(context, path)).thresholds, [90, 100]);
   assert.equal(await form.locator("input[name=thresholds]").inputValue(), "90, 100");
 
-  // Back to the workspace's (50 and 80), which the delivery below crosses.
+  // Back to the workspace's (50 and 80), which the delivery below crosses. Ticking the box checks
+  // it at once, and the "saved" notice is still there from the save above: what shows this save
+  // landed is its answer, then the form drawn again from it (the field emptied, still disabled).
   await form.locator("input[name=use-workspace]").check();
-  await form.locator("button[type=submit]").click();
-  await form.locator("input[name=use-workspace]:checked").waitFor();
+  assert.equal(await submitKeyThresholds(page, form, context.keyId), 200);
+  await form.locator('input[name=thresholds][value=""]').waitFor({ timeout: 5_000 });
+  assert.equal(await form.locator("input[name=thresholds]").isDisabled(), true);
+  assert.equal(await form.locator("input[name=use-workspace]").isChecked(), true);
   assert.equal((await adminGet(context, path)).thresholds, null);
+}
+
+/**
+ * Submits a key's alert form and returns the status of the console's save call (PATCH
+ * …/alert-thresholds) once the gateway has answered it (the wait is set up with the click, so a
+ * quick answer is not missed).
+ */
+async function submitKeyThresholds(page: Page, form: Locator, keyId: string): Promise<number> {
+  const path = `/internal/admin/keys/${encodeURIComponent(keyId)}/alert-thresholds`;
+  const [answer] = await Promise.all([
+    page.waitForResponse(
+      (response) => response.request().method() === "PATCH" && new URL(response.url()).pathname === path,
+      { timeout: 10_000 },
+    ),
+    form.locator("button[type=submit]").click(),
+  ]);
+  return answer.status();
 }
 
 async function runDelivery(page: Page, context: TestGateway, receiver: Receiver) {
