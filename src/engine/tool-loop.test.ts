@@ -487,6 +487,28 @@ for (const stream of [false, true]) {
     assert.equal(harness.tools.executed.length, 1);
   });
 
+  test(`${mode}: a carried tool_choice that forces a call goes in the first round only; one that only narrows stays`, async () => {
+    const choice = (value: Record<string, unknown>) => ({
+      family: "responses" as const,
+      param: "tool_choice",
+      kind: String(value.type),
+      path: ["tool_choice"],
+      value,
+    });
+    const forcing = choice({ type: "allowed_tools", mode: "required", tools: [] });
+    const narrowing = choice({ type: "allowed_tools", mode: "auto", tools: [] });
+    for (const [carried, later] of [
+      [forcing, undefined],
+      [narrowing, [narrowing]],
+    ] as const) {
+      const harness = createHarness([[search("c1", "one")], [say("answer")]]);
+      const run = await harness.run({ stream, serverTools: [webSearch()], extraFields: [carried] });
+      await collect(run, stream);
+      assert.deepEqual(harness.model.requests[0].extraFields, [carried]);
+      assert.deepEqual(harness.model.requests[1].extraFields, later);
+    }
+  });
+
   test(`${mode}: the last round offers no server tool; a model that calls one anyway ends with length`, async () => {
     const harness = createHarness([[search("c1", "one")], [search("c2", "two")], [search("c3", "three")]]);
     const run = await harness.run({ stream, serverTools: [webSearch()] });

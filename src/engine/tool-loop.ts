@@ -28,6 +28,7 @@ import type {
   CanonicalMessage,
   CanonicalRequest,
   CanonicalStreamPart,
+  ExtraField,
   NativeServerTool,
   ServerToolActivation,
   ServerToolId,
@@ -335,6 +336,11 @@ export class ToolLoop {
     const choice = this.received.request.toolChoice;
     // A forced tool call was made in this round; forcing it again would loop until the cap.
     if (choice?.type === "required" || choice?.type === "tool") next.toolChoice = { type: "auto" };
+    // The same for a choice carried as it came (a forced `custom` or Anthropic tool, `allowed_tools`
+    // in `required` mode); one whose mode is `auto` only narrows the tools and stays.
+    const carried = next.extraFields?.filter((field) => !isForcingToolChoice(field));
+    if (carried !== undefined && carried.length !== next.extraFields?.length)
+      next.extraFields = carried.length > 0 ? carried : undefined;
     // The last round may call nothing that would need one more: offered no tool, the model answers.
     const definitionsOnly = this.received.request.tools.every(
       (tool) => this.session.toolNamed(tool.name) !== undefined,
@@ -343,4 +349,11 @@ export class ToolLoop {
       next.toolChoice = { type: "none" };
     return next;
   }
+}
+
+/** A tool_choice carried for the caller's own wire family that forces a call. */
+function isForcingToolChoice(field: ExtraField): boolean {
+  if (field.path.length !== 1 || field.path[0] !== "tool_choice") return false;
+  const mode = (field.value as { mode?: unknown } | null)?.mode;
+  return mode !== "auto";
 }

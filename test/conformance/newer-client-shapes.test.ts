@@ -232,3 +232,98 @@ test("unknown fields of a Chat function tool's function object: inside it on Cha
     "tools[0].function.input_examples",
   );
 });
+
+test("a tool_choice of another form goes as it came to its own wire family, and is left out and reported elsewhere", async () => {
+  const cases = [
+    {
+      path: "messages",
+      family: "anthropic",
+      kind: "tool",
+      choice: { type: "tool", name: "bash" },
+      body: (model: string) => ({
+        model,
+        max_tokens: 64,
+        messages: [{ role: "user", content: "Hi" }],
+        tools: [
+          { name: "lookup", input_schema: { type: "object" } },
+          { type: "bash_20250124", name: "bash" },
+        ],
+      }),
+    },
+    {
+      path: "responses",
+      family: "openai-responses",
+      kind: "allowed_tools",
+      choice: { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "lookup" }] },
+      body: (model: string) => ({
+        model,
+        input: "Hi",
+        tools: [{ type: "function", name: "lookup", parameters: { type: "object" } }],
+      }),
+    },
+    {
+      path: "chat/completions",
+      family: "openai-chat",
+      kind: "custom",
+      choice: { type: "custom", custom: { name: "patch" } },
+      body: (model: string) => ({
+        model,
+        messages: [{ role: "user", content: "Hi" }],
+        tools: [{ type: "custom", custom: { name: "patch" } }],
+      }),
+    },
+  ] as const;
+  for (const { path, family, kind: choiceKind, choice, body } of cases) {
+    for (const kind of PROVIDER_KINDS) {
+      const upstream = gateway.upstreams[kind];
+      upstream.serve(scriptAnswer(kind, "text", { stream: false }));
+      const before = upstream.requests.length;
+      const response = await post(path, { ...body(upstream.model), tool_choice: choice });
+      const label = `${path} → ${kind}`;
+      assert.equal(response.status, 200, `${label}: ${await response.clone().text()}`);
+      const sent = upstream.requests[before].body;
+      const dropped = response.headers.get("x-hi-dropped") ?? "";
+      const ownFamily = kind === family || (family === "openai-chat" && kind === "openai-compatible");
+      if (ownFamily) {
+        assert.deepEqual(sent.tool_choice, choice, label);
+        assert.equal(dropped.includes("tool_choice"), false, label);
+      } else {
+        assert.equal(
+          JSON.stringify(sent).includes(choiceKind === "tool" ? "bash" : choiceKind),
+          false,
+          label,
+        );
+        assert.ok(
+          dropped
+            .split(",")
+            .map((entry) => entry.trim())
+            .includes(`tool_choice(${choiceKind})`),
+          `${label}: ${dropped}`,
+        );
+        assert.ok(
+          ((await recordedDrops(response)) as string[]).includes(`tool_choice(${choiceKind})`),
+          label,
+        );
+      }
+      if (path === "responses") {
+        const echoed = ((await response.json()) as { tool_choice: unknown }).tool_choice;
+        assert.deepEqual(echoed, choice, `${label}: the response echoes the choice`);
+      }
+    }
+  }
+  const google = gateway.upstreams.google;
+  const before = google.requests.length;
+  const strict = await post(
+    "responses",
+    {
+      model: google.model,
+      input: "Hi",
+      tools: [{ type: "function", name: "lookup", parameters: { type: "object" } }],
+      tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "function", name: "lookup" }] },
+    },
+    { "X-Hi-Strict": "true" },
+  );
+  assert.equal(strict.status, 400);
+  assert.equal(((await strict.json()) as { error: { param: string } }).error.param, "tool_choice");
+  assert.equal(google.requests.length, before, "nothing sent in strict mode");
+});

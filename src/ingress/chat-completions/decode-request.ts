@@ -44,7 +44,8 @@ export function decodeChatRequest(body: unknown, headers?: HeaderReader): Canoni
   const cacheTtl = readCacheOption(request.hi_cache, headers?.get(CACHE_HEADER));
   if (cacheTtl !== undefined) decoded.responseCacheTtlSeconds = cacheTtl;
   const toolChoice = decodeToolChoice(request.tool_choice, tools, request.tools);
-  if (toolChoice !== undefined) decoded.toolChoice = toolChoice;
+  if (toolChoice !== undefined && "param" in toolChoice) decoded.extraFields = [toolChoice];
+  else if (toolChoice !== undefined) decoded.toolChoice = toolChoice;
   if (isSet(request.parallel_tool_calls)) decoded.parallelToolCalls = request.parallel_tool_calls;
   // max_tokens is the legacy name; the current one wins when both are sent.
   const maxOutputTokens = request.max_completion_tokens ?? request.max_tokens;

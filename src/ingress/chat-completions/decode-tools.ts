@@ -2,15 +2,17 @@
  * Function tools of `tools`, and `tool_choice`. A `tools` element is a function tool when its
  * `type` is `function`; every other element is a server-tool activation (decode-server-tools.ts).
  */
-import type { CanonicalRequest, FunctionTool, ToolChoice } from "../../canonical/index.js";
+import type { CanonicalRequest, ExtraField, FunctionTool, ToolChoice } from "../../canonical/index.js";
 import { missingToolChoiceTarget } from "../shared/tool-choice-target.js";
-import { collectExtraFields, createExtraTool } from "../shared/wire-extras.js";
+import { collectExtraFields, createExtraTool, createExtraToolChoice } from "../shared/wire-extras.js";
 import {
   type ChatServerToolActivationBody,
   type ChatToolBody,
   type ChatToolChoiceBody,
   isKnownChatToolType,
 } from "./request-schema.js";
+
+type FunctionToolChoiceBody = { type: "function"; function: { name: string } };
 
 export type FunctionToolBody = Extract<ChatToolBody, { type: "function" }>;
 export type ServerToolActivationBody = ChatServerToolActivationBody;
@@ -41,16 +43,18 @@ export function decodeFunctionTools(tools: readonly ChatToolBody[] | null | unde
 
 /**
  * Throws `invalid_request` when it names a function that is not in `tools`: param `tool_choice`, or
- * `tools[i].type` when a tool of another type carries that name.
+ * `tools[i].type` when a tool of another type carries that name. A choice of another type
+ * (`allowed_tools`, `custom`, …) is an extra field, for routes of this format as it came.
  */
 export function decodeToolChoice(
   choice: ChatToolChoiceBody | null | undefined,
   functionTools: readonly FunctionTool[],
   rawTools?: readonly ChatToolBody[] | null,
-): ToolChoice | undefined {
+): ToolChoice | ExtraField | undefined {
   if (choice === null || choice === undefined) return undefined;
   if (typeof choice === "string") return { type: choice };
-  const name = choice.function.name;
+  if (choice.type !== "function") return createExtraToolChoice("chat_completions", choice);
+  const { name } = (choice as FunctionToolChoiceBody).function;
   if (!functionTools.some((tool) => tool.name === name)) {
     throw missingToolChoiceTarget(name, rawTools, functionNameOf, {
       message: `tool_choice names function "${name}", which is not in tools`,

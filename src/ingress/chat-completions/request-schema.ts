@@ -17,7 +17,11 @@ import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
 import { cacheFieldSchema } from "../shared/response-cache-option.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
-import { createVerbatimToolSchema, strictFieldSchema } from "../shared/wire-extras.js";
+import {
+  createVerbatimToolChoiceSchema,
+  createVerbatimToolSchema,
+  strictFieldSchema,
+} from "../shared/wire-extras.js";
 import { reasoningDetailSchema } from "./reasoning-details.js";
 
 /** The efforts /openapi.json advertises; the others (REASONING_EFFORTS) are accepted but not listed. */
@@ -219,8 +223,16 @@ const toolChoiceSchema = z
     [
       z.enum(["auto", "none", "required"]),
       z.object({ type: z.literal("function"), function: z.object({ name: z.string() }).loose() }).loose(),
+      createVerbatimToolChoiceSchema(
+        "ChatOtherToolChoice",
+        (type) => type === "function",
+        "Chat Completions",
+      ),
     ],
-    { error: 'must be one of auto, none, required or {type: "function", function: {name}}' },
+    {
+      error:
+        'must be one of auto, none, required, {type: "function", function: {name}} or another tool_choice object with a type',
+    },
   )
   .meta({ id: "ChatToolChoice" });
 

@@ -94,7 +94,9 @@ function decodeParsedRequest(
   if (readStrictMode(request.hi_strict, headers?.get(STRICT_HEADER))) decoded.strict = true;
   const cacheTtl = readCacheOption(request.hi_cache, headers?.get(CACHE_HEADER));
   if (cacheTtl !== undefined) decoded.responseCacheTtlSeconds = cacheTtl;
-  Object.assign(decoded, decodeToolChoice(request.tool_choice, tools));
+  const { extraToolChoice, ...choice } = decodeToolChoice(request.tool_choice, tools, verbatimTools);
+  Object.assign(decoded, choice);
+  if (extraToolChoice !== undefined) decoded.extraFields = [...(decoded.extraFields ?? []), extraToolChoice];
   if (isSet(request.max_tokens)) decoded.maxOutputTokens = request.max_tokens;
   if (isSet(request.stop_sequences) && request.stop_sequences.length > 0)
     decoded.stop = request.stop_sequences;

@@ -10,6 +10,7 @@
  */
 import type {
   CanonicalRequest,
+  ExtraField,
   FunctionTool,
   ServerToolActivation,
   ServerToolId,
@@ -19,7 +20,7 @@ import { GatewayError } from "../../errors/gateway-error.js";
 import { decodePluginActivation } from "../chat-completions/decode-server-tools.js";
 import type { ChatPluginBody } from "../chat-completions/request-schema.js";
 import { type ActivationSource, mergeServerToolActivations } from "../shared/server-tool-activations.js";
-import { collectExtraFields, createExtraTool } from "../shared/wire-extras.js";
+import { collectExtraFields, createExtraTool, createExtraToolChoice } from "../shared/wire-extras.js";
 import {
   type MessagesPluginBody,
   type MessagesToolBody,
@@ -42,6 +43,8 @@ const CUSTOM_TOOL_FIELDS: ReadonlySet<string> = new Set([
 
 export interface DecodedToolChoice {
   toolChoice?: ToolChoice;
+  /** A choice of another type, or naming a tool of another type: for Anthropic routes as it came. */
+  extraToolChoice?: ExtraField;
   /** false when the caller set `disable_parallel_tool_use`; otherwise the upstream default. */
   parallelToolCalls?: boolean;
 }
@@ -53,13 +56,19 @@ export function decodeFunctionTools(tools: readonly MessagesToolBody[] | null | 
   return functionTools;
 }
 
-/** Throws `invalid_request` (param `tool_choice.name`) when it names a tool that is not in `tools`. */
+/**
+ * Throws `invalid_request` (param `tool_choice.name`) when it names a tool that is not in `tools`.
+ * A choice that names a tool of another type (`bash_20250124`), or is of another type itself, is
+ * carried for Anthropic routes as it came (`extraToolChoice`).
+ */
 export function decodeToolChoice(
   choice: MessagesToolChoiceBody | null | undefined,
   functionTools: readonly FunctionTool[],
+  verbatimTools: readonly { tool: Record<string, unknown> }[] = [],
 ): DecodedToolChoice {
   if (choice === null || choice === undefined) return {};
   const decoded: DecodedToolChoice = {};
+  if (!isKnownToolChoice(choice)) return carriedAsItCame(choice);
   switch (choice.type) {
     case "auto":
     case "none":
@@ -69,6 +78,7 @@ export function decodeToolChoice(
       decoded.toolChoice = { type: "required" };
       break;
     case "tool":
+      if (verbatimTools.some(({ tool }) => tool.name === choice.name)) return carriedAsItCame(choice);
       if (!functionTools.some((tool) => tool.name === choice.name)) {
         throw GatewayError.invalidRequest(
           `tool_choice.name names tool "${choice.name}", which is not in tools`,
@@ -80,6 +90,19 @@ export function decodeToolChoice(
   }
   if (choice.type !== "none" && choice.disable_parallel_tool_use === true) decoded.parallelToolCalls = false;
   return decoded;
+}
+
+function carriedAsItCame(choice: Record<string, unknown> & { type: string }): DecodedToolChoice {
+  const decoded: DecodedToolChoice = { extraToolChoice: createExtraToolChoice("anthropic_messages", choice) };
+  // The routes that go without the choice still keep calls one at a time, as asked.
+  if (choice.disable_parallel_tool_use === true) decoded.parallelToolCalls = false;
+  return decoded;
+}
+
+type KnownToolChoiceBody = Extract<MessagesToolChoiceBody, { type: "auto" | "any" | "tool" | "none" }>;
+
+function isKnownToolChoice(choice: MessagesToolChoiceBody): choice is KnownToolChoiceBody {
+  return choice.type === "auto" || choice.type === "any" || choice.type === "tool" || choice.type === "none";
 }
 
 /**

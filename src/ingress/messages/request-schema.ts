@@ -13,7 +13,11 @@ import { z } from "zod";
 import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { cacheFieldSchema } from "../shared/response-cache-option.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
-import { createVerbatimToolSchema, strictFieldSchema } from "../shared/wire-extras.js";
+import {
+  createVerbatimToolChoiceSchema,
+  createVerbatimToolSchema,
+  strictFieldSchema,
+} from "../shared/wire-extras.js";
 import {
   assistantBlockSchema,
   cacheControlSchema,
@@ -112,18 +116,29 @@ const toolSchema = z.union([customToolSchema, nativeServerToolSchema, verbatimTo
 
 const disableParallelSchema = z.boolean().nullish();
 
+const MESSAGES_TOOL_CHOICE_TYPES: ReadonlySet<string> = new Set(["auto", "any", "tool", "none"]);
+
+const knownToolChoiceSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("auto"), disable_parallel_tool_use: disableParallelSchema }).loose(),
+  z.object({ type: z.literal("any"), disable_parallel_tool_use: disableParallelSchema }).loose(),
+  z
+    .object({
+      type: z.literal("tool"),
+      name: z.string().min(1),
+      disable_parallel_tool_use: disableParallelSchema,
+    })
+    .loose(),
+  z.object({ type: z.literal("none") }).loose(),
+]);
+
 const toolChoiceSchema = z
-  .discriminatedUnion("type", [
-    z.object({ type: z.literal("auto"), disable_parallel_tool_use: disableParallelSchema }).loose(),
-    z.object({ type: z.literal("any"), disable_parallel_tool_use: disableParallelSchema }).loose(),
-    z
-      .object({
-        type: z.literal("tool"),
-        name: z.string().min(1),
-        disable_parallel_tool_use: disableParallelSchema,
-      })
-      .loose(),
-    z.object({ type: z.literal("none") }).loose(),
+  .union([
+    knownToolChoiceSchema,
+    createVerbatimToolChoiceSchema(
+      "MessagesOtherToolChoice",
+      (type) => MESSAGES_TOOL_CHOICE_TYPES.has(type),
+      "Anthropic",
+    ),
   ])
   .meta({ id: "MessagesToolChoice" });
 

@@ -52,7 +52,8 @@ export interface ResponseEcho {
   store: false;
   temperature: number | null;
   text: { format: ResponsesTextFormat; verbosity?: string };
-  tool_choice: "auto" | "none" | "required" | { type: "function"; name: string };
+  /** A choice of another type (`allowed_tools`) is echoed as it came. */
+  tool_choice: "auto" | "none" | "required" | { type: "function"; name: string } | Record<string, unknown>;
   /** Function tools only; server tools are the gateway's, not OpenAI tool types. */
   tools: ResponsesFunctionToolEcho[];
   top_p: number | null;
@@ -144,6 +145,8 @@ export function createResponseEcho(request: CanonicalRequest | undefined): Respo
   if (request.responseFormat !== undefined) echo.text.format = encodeTextFormat(request.responseFormat);
   if (request.verbosity !== undefined) echo.text.verbosity = request.verbosity;
   if (request.toolChoice !== undefined) echo.tool_choice = encodeToolChoice(request.toolChoice);
+  const carriedChoice = request.extraFields?.find((field) => field.param === "tool_choice");
+  if (carriedChoice !== undefined) echo.tool_choice = carriedChoice.value as Record<string, unknown>;
   echo.tools = request.tools.map((tool) => ({
     type: "function",
     name: tool.name,

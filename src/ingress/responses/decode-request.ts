@@ -53,7 +53,8 @@ export function decodeResponsesRequest(
   const cacheTtl = readCacheOption(request.hi_cache, options.headers?.get(CACHE_HEADER));
   if (cacheTtl !== undefined) decoded.responseCacheTtlSeconds = cacheTtl;
   const toolChoice = decodeToolChoice(request.tool_choice, tools, request.tools);
-  if (toolChoice !== undefined) decoded.toolChoice = toolChoice;
+  if (toolChoice !== undefined && "param" in toolChoice) decoded.extraFields = [toolChoice];
+  else if (toolChoice !== undefined) decoded.toolChoice = toolChoice;
   if (isSet(request.parallel_tool_calls)) decoded.parallelToolCalls = request.parallel_tool_calls;
   if (isSet(request.max_output_tokens)) decoded.maxOutputTokens = request.max_output_tokens;
   if (isSet(request.max_tool_calls)) decoded.maxToolCalls = request.max_tool_calls;

@@ -3,9 +3,9 @@
  * function tool when its `type` is `function`; every other element is a server-tool activation
  * (decode-server-tools.ts).
  */
-import type { CanonicalRequest, FunctionTool, ToolChoice } from "../../canonical/index.js";
+import type { CanonicalRequest, ExtraField, FunctionTool, ToolChoice } from "../../canonical/index.js";
 import { missingToolChoiceTarget } from "../shared/tool-choice-target.js";
-import { collectExtraFields, createExtraTool } from "../shared/wire-extras.js";
+import { collectExtraFields, createExtraTool, createExtraToolChoice } from "../shared/wire-extras.js";
 import {
   isKnownResponsesToolType,
   type ResponsesServerToolBody,
@@ -56,22 +56,25 @@ export function decodeFunctionTools(tools: readonly ResponsesToolBody[] | null |
 
 /**
  * Throws `invalid_request` when it names a function that is not in `tools`: param `tool_choice`, or
- * `tools[i].type` when a tool of another type carries that name.
+ * `tools[i].type` when a tool of another type carries that name. A choice of another type
+ * (`allowed_tools`, `custom`, …) is an extra field, for routes of this format as it came.
  */
 export function decodeToolChoice(
   choice: ResponsesToolChoiceBody | null | undefined,
   functionTools: readonly FunctionTool[],
   rawTools?: readonly ResponsesToolBody[] | null,
-): ToolChoice | undefined {
+): ToolChoice | ExtraField | undefined {
   if (choice === null || choice === undefined) return undefined;
   if (typeof choice === "string") return { type: choice };
-  if (!functionTools.some((tool) => tool.name === choice.name)) {
-    throw missingToolChoiceTarget(choice.name, rawTools, (tool) => tool.name, {
-      message: `tool_choice names function "${choice.name}", which is not in tools`,
+  if (choice.type !== "function") return createExtraToolChoice("responses", choice);
+  const { name } = choice as { type: "function"; name: string };
+  if (!functionTools.some((tool) => tool.name === name)) {
+    throw missingToolChoiceTarget(name, rawTools, (tool) => tool.name, {
+      message: `tool_choice names function "${name}", which is not in tools`,
       param: "tool_choice",
     });
   }
-  return { type: "tool", name: choice.name };
+  return { type: "tool", name };
 }
 
 function decodeFunctionTool(tool: FunctionToolBody, param: string): FunctionTool {

@@ -16,7 +16,11 @@ import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
 import { cacheFieldSchema } from "../shared/response-cache-option.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
-import { createVerbatimToolSchema, strictFieldSchema } from "../shared/wire-extras.js";
+import {
+  createVerbatimToolChoiceSchema,
+  createVerbatimToolSchema,
+  strictFieldSchema,
+} from "../shared/wire-extras.js";
 import { inputItemSchema } from "./input-item-schema.js";
 
 /**
@@ -102,8 +106,16 @@ const toolChoiceSchema = z
     [
       z.enum(["auto", "none", "required"]),
       z.object({ type: z.literal("function"), name: z.string() }).loose(),
+      createVerbatimToolChoiceSchema(
+        "ResponsesOtherToolChoice",
+        (type) => type === "function",
+        "OpenAI Responses",
+      ),
     ],
-    { error: 'must be one of auto, none, required or {type: "function", name}' },
+    {
+      error:
+        'must be one of auto, none, required, {type: "function", name} or another tool_choice object with a type',
+    },
   )
   .meta({ id: "ResponsesToolChoice" });
 

@@ -5,7 +5,7 @@
  * strict mode (`X-Hi-Strict: true` or `hi_strict: true`) refuses any such loss instead.
  */
 import { z } from "zod";
-import type { WireExtra, WireFamily } from "../../canonical/index.js";
+import type { ExtraField, WireExtra, WireFamily } from "../../canonical/index.js";
 
 /** The request header that turns strict mode on (`true`; any other value leaves it off). */
 export const STRICT_HEADER = "x-hi-strict";
@@ -72,4 +72,39 @@ export function collectExtraFields(
   if (keys.length === 0) return undefined;
   const named = keys.length === 1 ? `${param}.${keys[0]}` : `${param}.{${keys.join(",")}}`;
   return { family, param: named, fields };
+}
+
+/**
+ * A `tool_choice` of a form the gateway has no vocabulary for (Responses `allowed_tools`, `custom`,
+ * `mcp`; Chat `custom`, `allowed_tools`; Messages `tool` naming a tool of another type): the whole
+ * choice goes as it came to an upstream of `family`, which knows the tools it names; elsewhere the
+ * route goes without it (the model chooses) and the drop report says `tool_choice(<type>)`.
+ */
+export function createExtraToolChoice(
+  family: WireFamily,
+  choice: Record<string, unknown> & { type: string },
+): ExtraField {
+  return { family, param: "tool_choice", kind: choice.type, path: ["tool_choice"], value: choice };
+}
+
+/**
+ * The schema branch of a `tool_choice` object of another type: any object with a string `type`
+ * that `isKnownType` rejects (aborting, so a malformed choice of a known type keeps its own error).
+ */
+export function createVerbatimToolChoiceSchema(
+  id: string,
+  isKnownType: (type: string) => boolean,
+  family: string,
+) {
+  return z
+    .object({
+      type: z
+        .string()
+        .refine((type) => !isKnownType(type), { error: "is a known tool_choice type", abort: true }),
+    })
+    .loose()
+    .meta({
+      id,
+      description: `a tool_choice of another type: sent as it is to ${family} upstreams, left out elsewhere (reported in X-Hi-Dropped)`,
+    });
 }

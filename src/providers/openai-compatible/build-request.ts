@@ -8,7 +8,7 @@ import type { UpstreamCall } from "../provider-adapter.js";
 import { fitEndUserId } from "../shared/fit-end-user-id.js";
 import { readOpenAiPassthrough } from "../shared/openai-shared-fields.js";
 import { resolveReasoningEffort } from "../shared/resolve-reasoning-effort.js";
-import { extraToolsFor } from "../shared/wire-extras.js";
+import { applyExtraFields, extraFieldsFor, extraToolsFor } from "../shared/wire-extras.js";
 import { buildUpstreamHeaders } from "./build-headers.js";
 import { type ChatDialect, OPENAI_COMPATIBLE_DIALECT } from "./chat-dialect.js";
 import { convertMessages } from "./convert-messages.js";
@@ -80,6 +80,9 @@ export function buildChatCompletionsBody(
   if (request.tools.length > 0 || verbatimTools.length > 0)
     body.tools = [...convertTools(request.tools), ...verbatimTools];
   if (request.toolChoice !== undefined) body.tool_choice = convertToolChoice(request.toolChoice);
+  // A tool_choice of a form the gateway has no vocabulary for (`allowed_tools`), from a caller of
+  // this format: as it came.
+  applyExtraFields(body, extraFieldsFor(request, "chat_completions"));
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   body[quirks.maxTokensField] = call.maxOutputTokens;
   setIfDefined(body, "temperature", sampling.temperature);

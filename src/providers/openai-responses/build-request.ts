@@ -26,7 +26,7 @@ import type { UpstreamCall } from "../provider-adapter.js";
 import { fitEndUserId } from "../shared/fit-end-user-id.js";
 import { readOpenAiPassthrough } from "../shared/openai-shared-fields.js";
 import { resolveReasoningEffort } from "../shared/resolve-reasoning-effort.js";
-import { extraToolsFor } from "../shared/wire-extras.js";
+import { applyExtraFields, extraFieldsFor, extraToolsFor } from "../shared/wire-extras.js";
 import { convertInput, convertInstructions } from "./convert-input.js";
 import { convertNativeTools, convertTextFormat, convertToolChoice, convertTools } from "./convert-tools.js";
 import { WEB_SEARCH_SOURCES_INCLUDE } from "./read-web-search-items.js";
@@ -94,6 +94,9 @@ export function buildResponsesBody(call: UpstreamCall, options: { stream: boolea
     body.max_tool_calls = (request.nativeServerTools ?? []).reduce((sum, tool) => sum + tool.maxUses, 0);
   }
   if (request.toolChoice !== undefined) body.tool_choice = convertToolChoice(request.toolChoice);
+  // A tool_choice of a form the gateway has no vocabulary for (`allowed_tools`), from a caller of
+  // this format: as it came.
+  applyExtraFields(body, extraFieldsFor(request, "responses"));
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   body.max_output_tokens = call.maxOutputTokens;
   if (sampling.temperature !== undefined) body.temperature = sampling.temperature;
