@@ -184,8 +184,16 @@ async function runOpenLoop(
     all.add(fresh);
     return fresh;
   };
+  /** The most recently used idle connection the target has not closed (it closes idle ones after a while). */
+  const takeIdle = (): HttpConnection | undefined => {
+    for (let connection = idle.pop(); connection !== undefined; connection = idle.pop()) {
+      if (connection.isAlive) return connection;
+      all.delete(connection);
+    }
+    return undefined;
+  };
   const dispatch = (dueAt: number) => {
-    const connection = idle.pop();
+    const connection = takeIdle();
     if (connection) return run(connection, dueAt);
     if (all.size + opening < maxConnections) {
       opening += 1;
