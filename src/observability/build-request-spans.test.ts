@@ -137,6 +137,43 @@ test("request, attempt and server-tool spans: parents, kinds, times and GenAI at
   assert.equal(fetch.attributes["error.type"], "url_not_allowed");
 });
 
+test("an attempt whose rounded latency reaches past the request's end ends with the request", () => {
+  const trace = RequestTrace.fromHeaders(`00-${TRACE_ID}-${CALLER_SPAN}-01`, undefined);
+  trace.startAttempt(0);
+  // Started at 1,999.4 and answered with the request at 3,000.0: 1,000.6 ms, recorded as 1,001.
+  trace.attemptStartedAt[0] = 1_999.4;
+  const served: GenerationAttempt = {
+    provider: "acme",
+    model: "acme/model-one",
+    upstreamModel: "one-v1",
+    outcome: "ok",
+    latencyMs: 1_001,
+  };
+  const settled: SettledGeneration = {
+    outcome: {
+      status: "ok",
+      errorCode: null,
+      upstreamProvider: "acme",
+      upstreamModel: "one-v1",
+      tokensPrompt: 1,
+      tokensCompletion: 1,
+      tokensReasoning: 0,
+      tokensCachedPrompt: 0,
+      tokensCacheWrite: 0,
+      costMicroUsd: 1,
+      toolCostsMicroUsd: {},
+      latencyMs: 2_000,
+      finishReason: "stop",
+      attempts: [served],
+    },
+    served,
+    toolCalls: [],
+  };
+  const [root, attempt] = buildRequestSpans(request(settled, trace), trace, ORIGIN);
+  assert.ok(toMs(attempt.endTime) <= toMs(root.endTime), "the child ends within its parent");
+  assert.ok(Math.abs(toMs(attempt.endTime) - 3_000) < 0.01);
+});
+
 test("a request refused before admission is one span; caller text in it is cut short", () => {
   const trace = RequestTrace.fromHeaders(undefined, undefined);
   const refused = {

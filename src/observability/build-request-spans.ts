@@ -111,8 +111,13 @@ export function buildRequestSpans(
   for (let index = 0; index < attempts.length; index++) {
     const attempt = attempts[index];
     const startedAt = trace.attemptStartedAt[index] ?? previousEnd;
-    // The recorded latency is whole milliseconds: it must not reach into the next attempt.
-    previousEnd = Math.min(startedAt + attempt.latencyMs, trace.attemptStartedAt[index + 1] ?? Infinity);
+    // The recorded latency is whole milliseconds (rounded): it must not reach into the next
+    // attempt, nor past the request's own end, which can follow the attempt's within the rounding.
+    previousEnd = Math.min(
+      startedAt + attempt.latencyMs,
+      trace.attemptStartedAt[index + 1] ?? Infinity,
+      request.endedAt,
+    );
     spans.push(
       createSpan(origin, {
         name: `chat ${cut(attempt.upstreamModel)}`,
