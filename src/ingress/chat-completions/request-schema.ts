@@ -17,11 +17,7 @@ import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
 import { cacheFieldSchema } from "../shared/response-cache-option.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
-import {
-  createVerbatimToolChoiceSchema,
-  createVerbatimToolSchema,
-  strictFieldSchema,
-} from "../shared/wire-extras.js";
+import { createVerbatimSchema, strictFieldSchema } from "../shared/wire-extras.js";
 import { reasoningDetailSchema } from "./reasoning-details.js";
 
 /** The efforts /openapi.json advertises; the others (REASONING_EFFORTS) are accepted but not listed. */
@@ -212,7 +208,12 @@ export function isKnownChatToolType(type: string): boolean {
 }
 
 /** OpenAI's other Chat tool types (`custom`, …). */
-const verbatimToolSchema = createVerbatimToolSchema("ChatOtherTool", isKnownChatToolType, "Chat Completions");
+const verbatimToolSchema = createVerbatimSchema(
+  "ChatOtherTool",
+  isKnownChatToolType,
+  "Chat Completions",
+  "tool",
+);
 
 const toolSchema = z.union([functionToolSchema, serverToolActivationSchema, verbatimToolSchema], {
   error: `must be a function tool {type: "function", function}, a server tool {type: "<vendor>:<tool>"}, or another tool with a type`,
@@ -223,10 +224,11 @@ const toolChoiceSchema = z
     [
       z.enum(["auto", "none", "required"]),
       z.object({ type: z.literal("function"), function: z.object({ name: z.string() }).loose() }).loose(),
-      createVerbatimToolChoiceSchema(
+      createVerbatimSchema(
         "ChatOtherToolChoice",
         (type) => type === "function",
         "Chat Completions",
+        "tool_choice",
       ),
     ],
     {

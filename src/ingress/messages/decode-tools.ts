@@ -22,6 +22,7 @@ import type { ChatPluginBody } from "../chat-completions/request-schema.js";
 import { type ActivationSource, mergeServerToolActivations } from "../shared/server-tool-activations.js";
 import { collectExtraFields, createExtraTool, createExtraToolChoice } from "../shared/wire-extras.js";
 import {
+  MESSAGES_TOOL_CHOICE_TYPES,
   type MessagesPluginBody,
   type MessagesToolBody,
   type MessagesToolChoiceBody,
@@ -102,7 +103,7 @@ function carriedAsItCame(choice: Record<string, unknown> & { type: string }): De
 type KnownToolChoiceBody = Extract<MessagesToolChoiceBody, { type: "auto" | "any" | "tool" | "none" }>;
 
 function isKnownToolChoice(choice: MessagesToolChoiceBody): choice is KnownToolChoiceBody {
-  return choice.type === "auto" || choice.type === "any" || choice.type === "tool" || choice.type === "none";
+  return MESSAGES_TOOL_CHOICE_TYPES.has(choice.type);
 }
 
 /**

@@ -13,11 +13,7 @@ import { z } from "zod";
 import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { cacheFieldSchema } from "../shared/response-cache-option.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
-import {
-  createVerbatimToolChoiceSchema,
-  createVerbatimToolSchema,
-  strictFieldSchema,
-} from "../shared/wire-extras.js";
+import { createVerbatimSchema, strictFieldSchema } from "../shared/wire-extras.js";
 import {
   assistantBlockSchema,
   cacheControlSchema,
@@ -103,10 +99,11 @@ export function isKnownMessagesToolType(type: string): boolean {
 }
 
 /** Anthropic's other tool types (`bash_20250124`, `tool_search_tool_regex_…`, `mcp_toolset`, …). */
-const verbatimToolSchema = createVerbatimToolSchema(
+const verbatimToolSchema = createVerbatimSchema(
   "MessagesOtherTool",
   isKnownMessagesToolType,
   "Anthropic",
+  "tool",
 );
 
 const toolSchema = z.union([customToolSchema, nativeServerToolSchema, verbatimToolSchema], {
@@ -116,7 +113,8 @@ const toolSchema = z.union([customToolSchema, nativeServerToolSchema, verbatimTo
 
 const disableParallelSchema = z.boolean().nullish();
 
-const MESSAGES_TOOL_CHOICE_TYPES: ReadonlySet<string> = new Set(["auto", "any", "tool", "none"]);
+/** The `tool_choice` types the gateway translates; any other is carried as it came. */
+export const MESSAGES_TOOL_CHOICE_TYPES: ReadonlySet<string> = new Set(["auto", "any", "tool", "none"]);
 
 const knownToolChoiceSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("auto"), disable_parallel_tool_use: disableParallelSchema }).loose(),
@@ -134,10 +132,11 @@ const knownToolChoiceSchema = z.discriminatedUnion("type", [
 const toolChoiceSchema = z
   .union([
     knownToolChoiceSchema,
-    createVerbatimToolChoiceSchema(
+    createVerbatimSchema(
       "MessagesOtherToolChoice",
       (type) => MESSAGES_TOOL_CHOICE_TYPES.has(type),
       "Anthropic",
+      "tool_choice",
     ),
   ])
   .meta({ id: "MessagesToolChoice" });

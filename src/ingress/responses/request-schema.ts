@@ -16,11 +16,7 @@ import { fallbackModelsSchema } from "../shared/fallback-models.js";
 import { REASONING_EFFORTS } from "../shared/reasoning-efforts.js";
 import { cacheFieldSchema } from "../shared/response-cache-option.js";
 import { SERVER_TOOL_IDS } from "../shared/server-tool-activations.js";
-import {
-  createVerbatimToolChoiceSchema,
-  createVerbatimToolSchema,
-  strictFieldSchema,
-} from "../shared/wire-extras.js";
+import { createVerbatimSchema, strictFieldSchema } from "../shared/wire-extras.js";
 import { inputItemSchema } from "./input-item-schema.js";
 
 /**
@@ -88,10 +84,11 @@ export function isKnownResponsesToolType(type: string): boolean {
 }
 
 /** OpenAI's other tool types (`namespace`, `custom`, `file_search`, `mcp`, `shell`, …). */
-const verbatimToolSchema = createVerbatimToolSchema(
+const verbatimToolSchema = createVerbatimSchema(
   "ResponsesOtherTool",
   isKnownResponsesToolType,
   "OpenAI Responses",
+  "tool",
 );
 
 const toolSchema = z.union([functionToolSchema, serverToolSchema, verbatimToolSchema], {
@@ -106,10 +103,11 @@ const toolChoiceSchema = z
     [
       z.enum(["auto", "none", "required"]),
       z.object({ type: z.literal("function"), name: z.string() }).loose(),
-      createVerbatimToolChoiceSchema(
+      createVerbatimSchema(
         "ResponsesOtherToolChoice",
         (type) => type === "function",
         "OpenAI Responses",
+        "tool_choice",
       ),
     ],
     {

@@ -28,19 +28,27 @@ export function readStrictMode(
 }
 
 /**
- * A tool of a type the format's own schema does not know (Codex's `namespace`, Anthropic's
- * `bash_20250124`): any object with a string `type` that `isKnownType` rejects. The check aborts,
- * so a malformed tool of a known type still gets that type's own error.
+ * An object of a type the format's own schema does not know (a tool such as Codex's `namespace` or
+ * Anthropic's `bash_20250124`; a `tool_choice` such as `allowed_tools`): any object with a string
+ * `type` that `isKnownType` rejects. The check aborts, so a malformed object of a known type still
+ * gets that type's own error. `what` names it in the schema's description ("tool", "tool_choice").
  */
-export function createVerbatimToolSchema(id: string, isKnownType: (type: string) => boolean, family: string) {
+export function createVerbatimSchema(
+  id: string,
+  isKnownType: (type: string) => boolean,
+  family: string,
+  what: "tool" | "tool_choice",
+) {
   return z
     .object({
-      type: z.string().refine((type) => !isKnownType(type), { error: "is a known tool type", abort: true }),
+      type: z
+        .string()
+        .refine((type) => !isKnownType(type), { error: `is a known ${what} type`, abort: true }),
     })
     .loose()
     .meta({
       id,
-      description: `a tool of another type: sent as it is to ${family} upstreams, left out elsewhere (reported in X-Hi-Dropped)`,
+      description: `a ${what} of another type: sent as it is to ${family} upstreams, left out elsewhere (reported in X-Hi-Dropped)`,
     });
 }
 
@@ -85,26 +93,4 @@ export function createExtraToolChoice(
   choice: Record<string, unknown> & { type: string },
 ): ExtraField {
   return { family, param: "tool_choice", kind: choice.type, path: ["tool_choice"], value: choice };
-}
-
-/**
- * The schema branch of a `tool_choice` object of another type: any object with a string `type`
- * that `isKnownType` rejects (aborting, so a malformed choice of a known type keeps its own error).
- */
-export function createVerbatimToolChoiceSchema(
-  id: string,
-  isKnownType: (type: string) => boolean,
-  family: string,
-) {
-  return z
-    .object({
-      type: z
-        .string()
-        .refine((type) => !isKnownType(type), { error: "is a known tool_choice type", abort: true }),
-    })
-    .loose()
-    .meta({
-      id,
-      description: `a tool_choice of another type: sent as it is to ${family} upstreams, left out elsewhere (reported in X-Hi-Dropped)`,
-    });
 }
